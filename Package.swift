@@ -1,0 +1,55 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+    name: "mouse3d",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "mouse3d", targets: ["mouse3d"]),
+        .library(name: "Mouse3DCore", targets: ["Mouse3DCore"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
+        .package(url: "https://github.com/apple/swift-numerics", from: "1.1.1"),
+    ],
+    targets: [
+        // Layer 1: pure Swift, no I/O, no C imports.
+        .target(
+            name: "Mouse3DCore",
+            dependencies: [.product(name: "RealModule", package: "swift-numerics")]),
+
+        // C libraries from Debian, each behind a one-line shim header.
+        .systemLibrary(
+            name: "CEvdev", pkgConfig: "libevdev", providers: [.apt(["libevdev-dev"])]),
+        .systemLibrary(
+            name: "CUdev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
+
+        // Layer 2: the only code that imports C libraries or makes syscalls.
+        .target(
+            name: "Mouse3DLinux",
+            dependencies: [
+                "Mouse3DCore", "CEvdev", "CUdev",
+                .product(name: "SystemPackage", package: "swift-system"),
+            ]),
+
+        // Layer 3: streaming, pairing, discovery.
+        .target(name: "Mouse3DNetwork", dependencies: ["Mouse3DCore", "Mouse3DLinux"]),
+
+        // Layer 4: the thin command-line executable.
+        .executableTarget(
+            name: "mouse3d",
+            dependencies: [
+                "Mouse3DCore", "Mouse3DLinux", "Mouse3DNetwork",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
+
+        .testTarget(
+            name: "Mouse3DCoreTests",
+            dependencies: ["Mouse3DCore", .product(name: "RealModule", package: "swift-numerics")],
+            resources: [.copy("Fixtures")]),
+        .testTarget(name: "Mouse3DLinuxTests", dependencies: ["Mouse3DLinux"]),
+        .testTarget(name: "Mouse3DNetworkTests", dependencies: ["Mouse3DNetwork"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,213 @@
+import RealModule
+
+extension AttitudeEstimator {
+    /// Feeds one sample: integrates the gyroscope over the time since the previous sample, then
+    /// corrects with the accelerometer and updates the bias estimate.
+    public mutating func update(_ sample: MotionSample) {
+        counters.samples += 1
+        let gyro = sample.angularVelocityRadiansPerSecond
+        let accel = sample.specificForceMetersPerSecondSquared
+        guard isFinite(gyro), isFinite(accel) else {
+            counters.invalidSamples += 1
+            return
+        }
+        guard let dt = stepSeconds(to: sample.timestampNanoseconds) else { return }
+        let ts = tuning.accelerometer.samplePeriodSeconds
+
+        detectRest(gyro: gyro, accel: accel, periodSeconds: ts)
+        integrateGyro(gyro, seconds: dt)
+        if accel != .zero { correct(accel: accel, periodSeconds: ts) }
+    }
+
+    /// Works out how long to integrate the gyroscope for, or `nil` when this sample's time is unusable.
+    mutating func stepSeconds(to t: Int64) -> Double? {
+        guard let last = lastTimestampNanoseconds else {
+            lastTimestampNanoseconds = t
+            return 0  // first sample: nothing to integrate, but level from its accelerometer.
+        }
+        lastTimestampNanoseconds = t
+        let (gapNanoseconds, overflow) = t.subtractingReportingOverflow(last)
+        guard !overflow, gapNanoseconds > 0 else {
+            // Time stood still or went back: do not integrate. Re-anchor to this timestamp so that a
+            // clock that stepped back is followed; a one-off glitch costs one clamped step below.
+            counters.timestampGlitches += 1
+            return nil
+        }
+        let gap = Double(gapNanoseconds) * 1e-9
+        if gap > parameters.resetGapSeconds {
+            counters.resets += 1
+            relevel()
+            return 0
+        }
+        if gap > parameters.maximumGapSeconds {
+            counters.gapsClamped += 1
+            return nominalPeriodSeconds ?? Self.provisionalPeriodSeconds
+        }
+        trackPeriod(gap)
+        return gap
+    }
+
+    /// Follows the regular sample period and re-tunes the filters when it changes by more than 5 %.
+    mutating func trackPeriod(_ gap: Double) {
+        let period: Double
+        if let nominal = nominalPeriodSeconds {
+            period = nominal + 0.01 * (gap - nominal)
+        } else {
+            period = gap
+            // The warm-up averages span the intended time, now that the rate is known.
+            accelerometerLowPass.setWarmUpLength(Int(parameters.accelerometerTimeConstantSeconds / gap))
+            biasRotationLowPass.setWarmUpLength(Int(parameters.accelerometerTimeConstantSeconds / gap))
+            restGyroLowPass.setWarmUpLength(Int(parameters.restTimeConstantSeconds / gap))
+            restAccelerometerLowPass.setWarmUpLength(Int(parameters.restTimeConstantSeconds / gap))
+        }
+        nominalPeriodSeconds = period
+        let tuned = tuning.accelerometer.samplePeriodSeconds
+        if abs(period - tuned) > 0.05 * tuned {
+            tuning = Tuning(parameters, periodSeconds: period)
+        }
+    }
+
+    /// Starts over from the next accelerometer reading, keeping the bias estimate.
+    mutating func relevel() {
+        accelerometerLowPass.reset()
+        biasRotationLowPass.reset()
+        restGyroLowPass.reset()
+        restAccelerometerLowPass.reset()
+        restSeconds = 0
+        isAtRest = false
+    }
+
+    mutating func detectRest(gyro: SIMD3<Double>, accel: SIMD3<Double>, periodSeconds ts: Double) {
+        let gyroMean = restGyroLowPass.step(gyro, tuning.rest)
+        let gyroDeviation = gyro - gyroMean
+        let accelMean = restAccelerometerLowPass.step(accel, tuning.rest)
+        let accelDeviation = accel - accelMean
+        let gyroLimit = parameters.restGyroscopeThresholdRadiansPerSecond
+        let accelLimit = parameters.restAccelerometerThresholdMetersPerSecondSquared
+        let biasLimit = parameters.biasLimitRadiansPerSecond
+        if dot(gyroDeviation, gyroDeviation) >= gyroLimit * gyroLimit
+            || max(gyroMean.max(), -gyroMean.min()) > biasLimit
+            || dot(accelDeviation, accelDeviation) >= accelLimit * accelLimit
+        {
+            restSeconds = 0
+            isAtRest = false
+        } else {
+            restSeconds += ts
+            if restSeconds >= parameters.restMinimumDurationSeconds { isAtRest = true }
+        }
+    }
+
+    /// Strapdown integration of the bias-corrected angular velocity over `seconds`.
+    mutating func integrateGyro(_ gyro: SIMD3<Double>, seconds: Double) {
+        guard seconds > 0 else { return }
+        let omega = gyro - gyroBiasRadiansPerSecond
+        let rate = length(omega)
+        guard rate > 1e-12 else { return }
+        let half = rate * seconds / 2
+        let s = Double.sin(half) / rate
+        let step = Quaternion(w: Double.cos(half), x: omega.x * s, y: omega.y * s, z: omega.z * s)
+        gyroQuaternion = (gyroQuaternion * step).normalized
+    }
+
+    /// Accelerometer correction of the inclination and the bias update that goes with it.
+    mutating func correct(accel measured: SIMD3<Double>, periodSeconds ts: Double) {
+        let g = standardGravityMetersPerSecondSquared
+        var accel = measured
+        let magnitude = length(accel)
+        let impactLimit = parameters.impactLimitStandardGravities * g
+        if magnitude > impactLimit { accel *= impactLimit / magnitude }
+
+        // How far the instantaneous force leans away from the estimated vertical, averaged briefly:
+        // zero-mean hand motion averages out, a sustained push does not.
+        let levelAccel = (inclinationCorrection * gyroQuaternion).rotate(accel)
+        let horizontal = SIMD2(levelAccel.x, levelAccel.y) / max(magnitude, 1e-9)
+        disturbance += (horizontal - disturbance) * min(1, ts / parameters.disturbanceTimeConstantSeconds)
+        let leaning = (disturbance * disturbance).sum() > sinDisturbanceAngleSquared
+
+        // Low-pass in the inertial frame: linear accelerations average out, gravity stays. While the
+        // warm-up mean is collected, samples that lean are left out of it.
+        let inertial = gyroQuaternion.rotate(accel)
+        let skipped = accelerometerLowPass.isWarmingUp && leaning
+            && rejectedSeconds <= parameters.rejectionRecoverySeconds
+        let filtered = skipped ? accelerometerLowPass.output : accelerometerLowPass.step(inertial, tuning.accelerometer)
+        var up = inclinationCorrection.rotate(filtered)
+        let filteredMagnitude = length(up)
+        var rejected = leaning
+            || abs(filteredMagnitude - g) > parameters.linearAccelerationRejectionFraction * g
+        if rejected {
+            rejectedSeconds += ts
+            if rejectedSeconds > parameters.rejectionRecoverySeconds { rejected = false }
+        } else {
+            rejectedSeconds = 0
+        }
+        if rejected {
+            counters.accelerometerRejections += 1
+        } else {
+            up /= filteredMagnitude
+            // The smallest rotation that takes `up` to +Z.
+            let w = ((up.z + 1) / 2).squareRoot()
+            let correction = w > 1e-6
+                ? Quaternion(w: w, x: 0.5 * up.y / w, y: -0.5 * up.x / w, z: 0)
+                : Quaternion(w: 0, x: 1, y: 0, z: 0)
+            inclinationCorrection = (correction * inclinationCorrection).normalized
+        }
+        updateBias(correctionDirection: rejected ? nil : up, periodSeconds: ts)
+    }
+
+    var sinDisturbanceAngleSquared: Double {
+        let s = Double.sin(parameters.disturbanceAngleRadians)
+        return s * s
+    }
+
+    /// One Kalman step of the gyroscope bias estimate: from the rest average while resting, from the
+    /// accelerometer correction while moving.
+    mutating func updateBias(correctionDirection up: SIMD3<Double>?, periodSeconds ts: Double) {
+        let p = parameters
+        guard p.motionBiasEstimation || p.restBiasEstimation else { return }
+        let bias = gyroBiasRadiansPerSecond
+        let rotation = (inclinationCorrection * gyroQuaternion).rotationMatrix
+        let rotatedBias = SIMD2(dot(rotation.r0, bias), dot(rotation.r1, bias))
+        var packed = SIMD16<Double>.zero
+        packed[0] = rotation.r0.x; packed[1] = rotation.r0.y; packed[2] = rotation.r0.z
+        packed[3] = rotation.r1.x; packed[4] = rotation.r1.y; packed[5] = rotation.r1.z
+        packed[6] = rotation.r2.x; packed[7] = rotation.r2.y; packed[8] = rotation.r2.z
+        packed[9] = rotatedBias.x; packed[10] = rotatedBias.y
+        let f = biasRotationLowPass.step(packed, tuning.accelerometer)
+
+        // The covariance grows while no measurement comes in, up to its initial value.
+        for i in 0..<3 where biasCovariance[i, i] < tuning.biasInitialVariance {
+            biasCovariance[i, i] += tuning.biasProcessVariance
+        }
+
+        let measurement: Matrix3
+        let error: SIMD3<Double>
+        let noise: SIMD3<Double>
+        if isAtRest && p.restBiasEstimation {
+            error = restGyroLowPass.output - bias
+            measurement = .diagonal(1)
+            noise = SIMD3(repeating: tuning.biasRestNoise)
+        } else if p.motionBiasEstimation, let up {
+            let r = Matrix3(SIMD3(f[0], f[1], f[2]), SIMD3(f[3], f[4], f[5]), SIMD3(f[6], f[7], f[8]))
+            // The correction turned by atan(up.y) about x and -up.x about y this step: read as a rate,
+            // it is what the bias left unexplained.
+            error = SIMD3(
+                -up.y / ts + f[9] - dot(r.r0, bias),
+                up.x / ts + f[10] - dot(r.r1, bias),
+                -dot(r.r2, bias))
+            measurement = r
+            noise = SIMD3(tuning.biasMotionNoise, tuning.biasMotionNoise, tuning.biasVerticalNoise)
+        } else {
+            return
+        }
+        let limit = SIMD3(repeating: p.biasLimitRadiansPerSecond)
+        let e = error.clamped(lowerBound: -limit, upperBound: limit)
+        // K = P Rᵀ (W + R P Rᵀ)⁻¹; bias += K e; P -= K R P.
+        let pRt = biasCovariance * measurement.transposed
+        guard let innovationInverse = (measurement * pRt + .diagonal(noise)).inverse else { return }
+        let gain = pRt * innovationInverse
+        gyroBiasRadiansPerSecond = (bias + gain * e).clamped(lowerBound: -limit, upperBound: limit)
+        biasCovariance = biasCovariance - gain * (measurement * biasCovariance)
+    }
+}
+
+func isFinite(_ v: SIMD3<Double>) -> Bool { v.x.isFinite && v.y.isFinite && v.z.isFinite }

@@ -1,0 +1,121 @@
+import RealModule
+
+/// A 6-axis orientation filter: gyroscope strapdown integration, corrected towards gravity by an
+/// accelerometer that is low-passed in the inertial frame, with rest detection and a Kalman estimate
+/// of the gyroscope bias.
+///
+/// The structure follows the published description of VQF (D. Laidig and T. Seel, "VQF: Highly
+/// accurate IMU orientation estimation with bias estimation and magnetic disturbance rejection",
+/// Information Fusion 91, 2023), restricted to 6D, written for this project, with explicit handling
+/// of irregular timestamps and of linear acceleration and impacts.
+///
+/// The estimate is `inclinationCorrection ⊗ gyroQuaternion`: the gyroscope alone moves
+/// `gyroQuaternion` in a drifting inertial frame, and the accelerometer, low-passed in that frame,
+/// steers `inclinationCorrection` so that the low-passed specific force points up.
+///
+/// Every sample given to ``update(_:)`` is processed. A value type: whoever owns it serialises access.
+public struct AttitudeEstimator: Sendable {
+    /// The tuning this filter was made with.
+    public let parameters: AttitudeEstimatorParameters
+
+    /// Counters of what the filter has seen.
+    public internal(set) var counters = FusionCounters()
+
+    /// Gyroscope integration in the inertial frame.
+    @usableFromInline var gyroQuaternion = Quaternion.identity
+    /// Rotation from the inertial frame to the level reference frame (heading is left alone).
+    @usableFromInline var inclinationCorrection = Quaternion.identity
+
+    /// The current gyroscope bias estimate, in rad/s.
+    public internal(set) var gyroBiasRadiansPerSecond = SIMD3<Double>.zero
+    /// Covariance of the bias estimate, in (0.01 °/s)².
+    @usableFromInline var biasCovariance: Matrix3
+
+    @usableFromInline var accelerometerLowPass: ButterworthLowPass<SIMD3<Double>>
+    @usableFromInline var restGyroLowPass: ButterworthLowPass<SIMD3<Double>>
+    @usableFromInline var restAccelerometerLowPass: ButterworthLowPass<SIMD3<Double>>
+    /// Low-pass of the rotation matrix (lanes 0–8, rows first) and of R·bias (lanes 9–10).
+    @usableFromInline var biasRotationLowPass: ButterworthLowPass<SIMD16<Double>>
+
+    /// Short average of the horizontal part of the measured vertical, in the level frame.
+    @usableFromInline var disturbance = SIMD2<Double>.zero
+    /// How long corrections have been rejected without a break, in seconds.
+    @usableFromInline var rejectedSeconds = 0.0
+    @usableFromInline var restSeconds = 0.0
+    /// Whether the device has been still long enough to count as resting.
+    public internal(set) var isAtRest = false
+
+    @usableFromInline var lastTimestampNanoseconds: Int64?
+    /// The filter's estimate of the regular sample period, in seconds.
+    public internal(set) var nominalPeriodSeconds: Double?
+    @usableFromInline var tuning: Tuning
+
+    /// Coefficients that depend on the sample period.
+    @usableFromInline struct Tuning: Sendable {
+        var accelerometer: ButterworthCoefficients
+        var rest: ButterworthCoefficients
+        var biasInitialVariance: Double
+        var biasProcessVariance: Double
+        var biasMotionNoise: Double
+        var biasVerticalNoise: Double
+        var biasRestNoise: Double
+
+        init(_ p: AttitudeEstimatorParameters, periodSeconds ts: Double) {
+            accelerometer = ButterworthCoefficients(
+                timeConstantSeconds: p.accelerometerTimeConstantSeconds, samplePeriodSeconds: ts)
+            rest = ButterworthCoefficients(timeConstantSeconds: p.restTimeConstantSeconds, samplePeriodSeconds: ts)
+            // Variances in (0.01 °/s)², as in the paper, so that the numbers stay near 1.
+            func variance(_ sigmaDegreesPerSecond: Double) -> Double {
+                (sigmaDegreesPerSecond * 100) * (sigmaDegreesPerSecond * 100)
+            }
+            biasInitialVariance = variance(p.biasSigmaInitialDegreesPerSecond)
+            biasProcessVariance = variance(0.1) * ts / p.biasForgettingTimeSeconds
+            let motion = variance(p.biasSigmaMotionDegreesPerSecond)
+            biasMotionNoise = motion * motion / biasProcessVariance + motion
+            biasVerticalNoise = biasMotionNoise / max(p.biasVerticalForgettingFactor, 1e-10)
+            let rest = variance(p.biasSigmaRestDegreesPerSecond)
+            biasRestNoise = rest * rest / biasProcessVariance + rest
+        }
+    }
+
+    /// The period assumed until two timestamps have been seen, in seconds.
+    @usableFromInline static let provisionalPeriodSeconds = 0.01
+
+    /// A filter with the given tuning, at the identity attitude until the first sample.
+    public init(parameters: AttitudeEstimatorParameters = AttitudeEstimatorParameters()) {
+        self.parameters = parameters
+        let ts = Self.provisionalPeriodSeconds
+        tuning = Tuning(parameters, periodSeconds: ts)
+        biasCovariance = .diagonal(tuning.biasInitialVariance)
+        accelerometerLowPass = ButterworthLowPass(
+            warmUpSamples: Int(parameters.accelerometerTimeConstantSeconds / ts))
+        restGyroLowPass = ButterworthLowPass(warmUpSamples: Int(parameters.restTimeConstantSeconds / ts))
+        restAccelerometerLowPass = ButterworthLowPass(warmUpSamples: Int(parameters.restTimeConstantSeconds / ts))
+        biasRotationLowPass = ButterworthLowPass(
+            warmUpSamples: Int(parameters.accelerometerTimeConstantSeconds / ts))
+    }
+
+    /// The current attitude estimate.
+    @inlinable
+    public var attitude: Attitude { Attitude(quaternion: inclinationCorrection * gyroQuaternion) }
+
+    /// The current attitude quaternion (unit, scalar first).
+    @inlinable
+    public var quaternion: Quaternion { (inclinationCorrection * gyroQuaternion).normalized }
+}
+
+/// What an ``AttitudeEstimator`` has seen, for diagnostics.
+public struct FusionCounters: Sendable, Equatable {
+    /// Samples given to the filter.
+    public var samples = 0
+    /// Samples whose timestamp did not advance (equal or earlier than the one before): not integrated.
+    public var timestampGlitches = 0
+    /// Gaps longer than the maximum, integrated over the nominal period instead.
+    public var gapsClamped = 0
+    /// Gaps so long that the filter re-levelled from the accelerometer.
+    public var resets = 0
+    /// Samples whose accelerometer correction was skipped because of linear acceleration.
+    public var accelerometerRejections = 0
+    /// Samples with a non-finite or zero reading, which were ignored.
+    public var invalidSamples = 0
+}

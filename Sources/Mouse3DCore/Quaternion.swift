@@ -1,0 +1,104 @@
+import RealModule
+
+/// A quaternion with the scalar part first, `w + xi + yj + zk`, in Hamilton convention.
+///
+/// As an attitude it is a unit quaternion that rotates sensor-frame vectors into the reference frame:
+/// `v_ref = q ⊗ v_sensor ⊗ q*`.
+public struct Quaternion: Sendable, Equatable, Hashable, CustomStringConvertible {
+    /// The scalar part.
+    public var w: Double
+    /// The vector part.
+    public var x: Double, y: Double, z: Double
+
+    /// The identity rotation.
+    public static let identity = Quaternion(w: 1, x: 0, y: 0, z: 0)
+
+    /// Creates a quaternion from its four components, scalar first.
+    @inlinable
+    public init(w: Double, x: Double, y: Double, z: Double) {
+        self.w = w
+        self.x = x
+        self.y = y
+        self.z = z
+    }
+
+    /// The rotation of `angleRadians` about the unit vector `axis`.
+    @inlinable
+    public init(axis: SIMD3<Double>, angleRadians: Double) {
+        let half = angleRadians / 2
+        let s = Double.sin(half)
+        self.init(w: Double.cos(half), x: axis.x * s, y: axis.y * s, z: axis.z * s)
+    }
+
+    /// The Hamilton product `self ⊗ other`: first `other`, then `self`.
+    @inlinable
+    public static func * (a: Quaternion, b: Quaternion) -> Quaternion {
+        Quaternion(
+            w: a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z,
+            x: a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y,
+            y: a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x,
+            z: a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w)
+    }
+
+    /// The conjugate, which for a unit quaternion is the inverse rotation.
+    @inlinable
+    public var conjugate: Quaternion { Quaternion(w: w, x: -x, y: -y, z: -z) }
+
+    /// The Euclidean norm of the four components.
+    @inlinable
+    public var norm: Double { (w * w + x * x + y * y + z * z).squareRoot() }
+
+    /// The quaternion scaled to unit norm (identity if the norm is zero or not finite).
+    @inlinable
+    public var normalized: Quaternion {
+        let n = norm
+        guard n > 0, n.isFinite else { return .identity }
+        let inv = 1 / n
+        return Quaternion(w: w * inv, x: x * inv, y: y * inv, z: z * inv)
+    }
+
+    /// `v` rotated by this (unit) quaternion: `q ⊗ v ⊗ q*`.
+    @inlinable
+    public func rotate(_ v: SIMD3<Double>) -> SIMD3<Double> {
+        // v + 2w(u × v) + 2u × (u × v), with u the vector part.
+        let u = SIMD3(x, y, z)
+        let t = 2 * cross(u, v)
+        return v + w * t + cross(u, t)
+    }
+
+    /// The rotation matrix of this unit quaternion, rows first.
+    @inlinable
+    public var rotationMatrix: Matrix3 {
+        let xx = x * x, yy = y * y, zz = z * z
+        let xy = x * y, xz = x * z, yz = y * z
+        let wx = w * x, wy = w * y, wz = w * z
+        return Matrix3(
+            SIMD3(1 - 2 * (yy + zz), 2 * (xy - wz), 2 * (xz + wy)),
+            SIMD3(2 * (xy + wz), 1 - 2 * (xx + zz), 2 * (yz - wx)),
+            SIMD3(2 * (xz - wy), 2 * (yz + wx), 1 - 2 * (xx + yy)))
+    }
+
+    /// Whether all four components are finite.
+    @inlinable
+    public var isFinite: Bool { w.isFinite && x.isFinite && y.isFinite && z.isFinite }
+
+    public var description: String { "(\(w), \(x), \(y), \(z))" }
+}
+
+/// The cross product `a × b`.
+@inlinable
+public func cross(_ a: SIMD3<Double>, _ b: SIMD3<Double>) -> SIMD3<Double> {
+    SIMD3(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x)
+}
+
+/// The dot product `a · b`.
+@inlinable
+public func dot(_ a: SIMD3<Double>, _ b: SIMD3<Double>) -> Double {
+    (a * b).sum()
+}
+
+/// The Euclidean length of `v`.
+@inlinable
+public func length(_ v: SIMD3<Double>) -> Double {
+    dot(v, v).squareRoot()
+}

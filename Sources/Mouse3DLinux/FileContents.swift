@@ -1,0 +1,29 @@
+import SystemPackage
+
+/// Whole-file reads through one descriptor, with errors that name the file.
+public enum FileContents {
+    /// Reads every byte of the file at `path`.
+    ///
+    /// The corresponding C calls are `open(2)`, `read(2)` (retried on `EINTR`) and `close(2)`.
+    public static func read(path: String) throws(SystemCallError) -> [UInt8] {
+        let fd: FileDescriptor
+        do {
+            fd = try FileDescriptor.open(FilePath(path), .readOnly, options: [.closeOnExec], retryOnInterrupt: true)
+        } catch {
+            throw SystemCallError(call: "open", subject: path, errno: error as? Errno ?? .ioError)
+        }
+        defer { try? fd.close() }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let n: Int
+            do {
+                n = try chunk.withUnsafeMutableBytes { try fd.read(into: $0, retryOnInterrupt: true) }
+            } catch {
+                throw SystemCallError(call: "read", subject: path, errno: error as? Errno ?? .ioError)
+            }
+            if n == 0 { return bytes }
+            bytes.append(contentsOf: chunk[0..<n])
+        }
+    }
+}

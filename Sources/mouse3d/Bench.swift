@@ -1,0 +1,10 @@
+import ArgumentParser
+
+extension Mouse3D {
+    /// `mouse3d bench`: figures a user can reproduce on their own machine.
+    struct Bench: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Measure fusion speed and accuracy.",
+            subcommands: [BenchFusion.self, BenchAccuracy.self])
+    }
+}

@@ -1,0 +1,21 @@
+import ArgumentParser
+import Mouse3DCore
+import Mouse3DLinux
+
+/// Reads and parses a motion log, turning every failure into a one-line message and exit status 1.
+func loadMotionLog(path: String) throws -> MotionLog {
+    do {
+        let bytes = try FileContents.read(path: path)
+        return try MotionLogParser.parse(bytes, file: path)
+    } catch let error as SystemCallError {
+        throw CommandFailure("cannot read the motion log: \(error)")
+    } catch let error as MotionLogError {
+        throw CommandFailure("bad motion log: \(error)")
+    }
+}
+
+/// A failure the user can act on: printed as `mouse3d: error: MESSAGE`, exit status 1, no stack trace.
+struct CommandFailure: Error, CustomStringConvertible {
+    var description: String
+    init(_ message: String) { description = message }
+}

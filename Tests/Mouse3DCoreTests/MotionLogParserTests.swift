@@ -1,0 +1,82 @@
+import Mouse3DCore
+import Testing
+
+@Suite("Motion log format")
+struct MotionLogParserTests {
+    @Test("Columns in any order, extra columns ignored, CRLF and blank lines accepted")
+    func anyOrder() throws {
+        let text = "ax, t ,gz,note,gy,gx,ay,az\r\n1,0.5,3,hello,2,1.5,-1,9.8\r\n\r\n2,0.51,0,x,0,0,0,9.81\r\n"
+        let log = try MotionLogParser.parse(text: text, file: "a.csv")
+        #expect(log.samples.count == 2)
+        #expect(log.samples[0].timestampNanoseconds == 500_000_000)
+        #expect(log.samples[0].angularVelocityRadiansPerSecond == SIMD3(1.5, 2, 3))
+        #expect(log.samples[0].specificForceMetersPerSecondSquared == SIMD3(1, -1, 9.8))
+        #expect(log.samples[1].timestampNanoseconds == 510_000_000)
+        #expect(log.truth == nil)
+    }
+
+    @Test("Truth and movement columns are read, nan allowed there")
+    func truthColumns() throws {
+        let text = "t,gx,gy,gz,ax,ay,az,qw,qx,qy,qz,movement\n0,0,0,0,0,0,9.8,1,0,0,0,0\n0.1,0,0,0,0,0,9.8,nan,nan,nan,nan,1\n"
+        let log = try MotionLogParser.parse(text: text, file: "t.csv")
+        #expect(log.truth?.count == 2)
+        #expect(log.truth?[0] == .identity)
+        #expect(log.truth?[1].isFinite == false)
+        #expect(log.movement == [false, true])
+    }
+
+    static let errorCases: [(String, MotionLogError.Reason, Int?, String)] = [
+        ("", .empty, nil, "a.csv: the file is empty"),
+        ("\n\n", .empty, nil, "empty"),
+        ("t,gx,gy,gz,ax,ay\n", .missingColumns(["az"]), 1, "a.csv:1: the header lacks column 'az'"),
+        ("t,gx,gy,gz,ax,ay,az,t\n", .duplicateColumn("t"), 1, "names column 't' twice"),
+        ("t,gx,gy,gz,ax,ay,az\n", .noSamples, nil, "no samples"),
+        ("t,gx,gy,gz,ax,ay,az\n0,0,0,0,0,0,9.8\n0.1,0,abc,0,0,0,9.8\n",
+         .notANumber(column: "gy", text: "abc"), 3, "a.csv:3: column 'gy': 'abc' is not a number"),
+        ("t,gx,gy,gz,ax,ay,az\n0,0,0,0,nan,0,9.8\n", .notFinite(column: "ax", text: "nan"), 2, "column 'ax'"),
+        ("t,gx,gy,gz,ax,ay,az\n0,0,0,0,0,0,inf\n", .notFinite(column: "az", text: "inf"), 2, "not a finite number"),
+        ("t,gx,gy,gz,ax,ay,az\n0,0,0,0,0,0\n", .missingCell(column: "az"), 2, "row ends"),
+        ("t,gx,gy,gz,ax,ay,az\n1,0,0,0,0,0,9.8\n0.5,0,0,0,0,0,9.8\n",
+         .timeWentBackwards(previousSeconds: 1, seconds: 0.5), 3, "a.csv:3: column 't': time goes backwards"),
+        ("t,gx,gy,gz,ax,ay,az\n,0,0,0,0,0,9.8\n", .notANumber(column: "t", text: ""), 2, "'' is not a number"),
+    ]
+
+    @Test("Bad logs name the file, line and column", arguments: errorCases)
+    func errors(text: String, reason: MotionLogError.Reason, line: Int?, message: String) {
+        #expect {
+            try MotionLogParser.parse(text: text, file: "a.csv")
+        } throws: { error in
+            guard let error = error as? MotionLogError else { return false }
+            return error.reason == reason && error.line == line && error.file == "a.csv"
+                && error.description.contains(message)
+        }
+    }
+
+    @Test("Writer and parser round-trip every bit")
+    func roundTrip() throws {
+        let points = noisy(SyntheticMotion(segments: [.init(seconds: 0.5, radiansPerSecond: SIMD3(1, 2, 3))],
+                                           sampleRateHertz: 333)).generate()
+        let text = ([MotionLogWriter.header + ",qw,qx,qy,qz"] + points.map { MotionLogWriter.row($0.sample, truth: $0.truth) })
+            .joined(separator: "\n")
+        let log = try MotionLogParser.parse(text: text, file: "r.csv")
+        #expect(log.samples == points.map(\.sample))
+        #expect(log.truth == points.map(\.truth))
+    }
+
+    @Test("Timestamps print as exact decimal seconds", arguments: [
+        (Int64(0), "0.0"), (3_500_000, "0.0035"), (1_000_000_001, "1.000000001"), (-1_500_000_000, "-1.5"),
+    ])
+    func secondsFormat(nanoseconds: Int64, text: String) {
+        #expect(MotionLogWriter.formatSeconds(nanoseconds) == text)
+    }
+
+    @Test("The bundled sample log parses and carries truth")
+    func bundledSample() throws {
+        let url = try #require(Bundle.module.url(forResource: "sample-motion", withExtension: "csv", subdirectory: "Fixtures"))
+        let log = try MotionLogParser.parse(try Data(contentsOf: url), file: url.path)
+        #expect(log.samples.count > 1000)
+        #expect(log.truth?.count == log.samples.count)
+    }
+}
+
+import Foundation

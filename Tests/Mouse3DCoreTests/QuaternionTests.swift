@@ -1,0 +1,63 @@
+import Mouse3DCore
+import Testing
+
+@Suite("Quaternions and the attitude convention")
+struct QuaternionTests {
+    @Test("Yaw 90° turns the sensor's x axis into the reference y axis")
+    func yawConvention() {
+        let a = Attitude(rollRadians: 0, pitchRadians: 0, yawRadians: 90 * degree)
+        let v = a.quaternion.rotate(SIMD3(1, 0, 0))
+        #expect(length(v - SIMD3(0, 1, 0)) < 1e-12)
+    }
+
+    @Test("Roll 90° turns the sensor's y axis into the reference z axis (up)")
+    func rollConvention() {
+        let a = Attitude(rollRadians: 90 * degree, pitchRadians: 0, yawRadians: 0)
+        #expect(length(a.quaternion.rotate(SIMD3(0, 1, 0)) - SIMD3(0, 0, 1)) < 1e-12)
+    }
+
+    @Test("Pitch 90° turns the sensor's x axis into the reference -z axis (nose down)")
+    func pitchConvention() {
+        let a = Attitude(rollRadians: 0, pitchRadians: 90 * degree, yawRadians: 0)
+        #expect(length(a.quaternion.rotate(SIMD3(1, 0, 0)) - SIMD3(0, 0, -1)) < 1e-12)
+    }
+
+    @Test("Euler angles round-trip through the quaternion", arguments: [
+        (10.0, 20.0, 30.0), (-170.0, 45.0, 179.0), (0.0, -89.0, -90.0), (120.0, 0.0, 0.0),
+    ])
+    func eulerRoundTrip(roll: Double, pitch: Double, yaw: Double) {
+        let a = Attitude(rollRadians: roll * degree, pitchRadians: pitch * degree, yawRadians: yaw * degree)
+        #expect(abs(a.rollRadians - roll * degree) < 1e-9)
+        #expect(abs(a.pitchRadians - pitch * degree) < 1e-9)
+        #expect(abs(a.yawRadians - yaw * degree) < 1e-9)
+    }
+
+    @Test("Rotation matrix agrees with rotating vectors")
+    func matrixMatchesRotate() {
+        let q = Attitude(rollRadians: 0.3, pitchRadians: -0.7, yawRadians: 2.1).quaternion
+        let v = SIMD3<Double>(0.2, -1.3, 0.9)
+        #expect(length(q.rotationMatrix * v - q.rotate(v)) < 1e-12)
+    }
+
+    @Test("A 3×3 inverse times the matrix is the identity; a singular matrix has none")
+    func inverse() throws {
+        let m = Matrix3(SIMD3(4, 1, 0.5), SIMD3(1, 3, 0.2), SIMD3(0.5, 0.2, 2))
+        let product = m * (try #require(m.inverse))
+        for r in 0..<3 {
+            for c in 0..<3 { #expect(abs(product[r, c] - (r == c ? 1 : 0)) < 1e-12) }
+        }
+        #expect(Matrix3(SIMD3(1, 2, 3), SIMD3(2, 4, 6), SIMD3(0, 0, 1)).inverse == nil)
+    }
+
+    @Test("Butterworth low-pass passes a constant unchanged and settles to a step")
+    func lowPass() {
+        let k = ButterworthCoefficients(timeConstantSeconds: 0.5, samplePeriodSeconds: 0.01)
+        var f = ButterworthLowPass<SIMD2<Double>>(warmUpSamples: 50)
+        for _ in 0..<100 { f.step(SIMD2(3, -2), k) }
+        #expect(length(SIMD3(f.output.x - 3, f.output.y + 2, 0)) < 1e-12)
+        for _ in 0..<20 { f.step(SIMD2(4, -2), k) }
+        #expect(f.output.x > 3 && f.output.x < 3.5, "0.2 s into a 0.5 s time constant")
+        for _ in 0..<1000 { f.step(SIMD2(4, -2), k) }
+        #expect(abs(f.output.x - 4) < 1e-6)
+    }
+}
