@@ -59,6 +59,8 @@ public struct AttitudeEstimator: Sendable {
         var biasMotionNoise: Double
         var biasVerticalNoise: Double
         var biasRestNoise: Double
+        /// sin² of the disturbance angle, compared with the squared horizontal lean.
+        var disturbanceLimitSquared: Double
 
         init(_ p: AttitudeEstimatorParameters, periodSeconds ts: Double) {
             accelerometer = ButterworthCoefficients(
@@ -75,6 +77,8 @@ public struct AttitudeEstimator: Sendable {
             biasVerticalNoise = biasMotionNoise / max(p.biasVerticalForgettingFactor, 1e-10)
             let rest = variance(p.biasSigmaRestDegreesPerSecond)
             biasRestNoise = rest * rest / biasProcessVariance + rest
+            let sine = Double.sin(p.disturbanceAngleRadians)
+            disturbanceLimitSquared = sine * sine
         }
     }
 

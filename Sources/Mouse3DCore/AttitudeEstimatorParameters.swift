@@ -2,7 +2,7 @@
 public struct AttitudeEstimatorParameters: Sendable, Equatable {
     /// Time constant of the accelerometer low-pass in the inertial frame, in seconds. Larger trusts the
     /// gyroscope longer and rejects linear acceleration better.
-    public var accelerometerTimeConstantSeconds = 3.0
+    public var accelerometerTimeConstantSeconds = 2.0
 
     /// Estimate gyroscope bias while the device moves (from the accelerometer corrections).
     public var motionBiasEstimation = true
@@ -37,9 +37,9 @@ public struct AttitudeEstimatorParameters: Sendable, Equatable {
     /// The accelerometer correction is also skipped while the specific force, averaged over
     /// ``disturbanceTimeConstantSeconds``, points more than this far from the estimated vertical, in
     /// radians: sustained horizontal acceleration, which barely changes the magnitude.
-    public var disturbanceAngleRadians = 8.0 * .pi / 180
+    public var disturbanceAngleRadians = 15.0 * .pi / 180
     /// Time constant of that short average, in seconds.
-    public var disturbanceTimeConstantSeconds = 1.0
+    public var disturbanceTimeConstantSeconds = 0.5
     /// After this long of continuous rejection the correction resumes anyway, in seconds, so that an
     /// estimate that is really wrong (a saturated gyroscope) is still pulled back.
     public var rejectionRecoverySeconds = 10.0

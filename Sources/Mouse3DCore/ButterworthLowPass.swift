@@ -56,12 +56,16 @@ public struct ButterworthLowPass<Value: SIMD>: Sendable where Value.Scalar == Do
         warmUpSum = .zero
     }
 
+    /// Whether nothing has been fed since creation or the last reset.
+    @inlinable
+    public var isEmpty: Bool { warmUpCount == 0 }
+
     /// Whether the warm-up average is still being collected.
     @inlinable
     public var isWarmingUp: Bool { warmUpCount < warmUpLength }
 
     /// Feeds `x` and returns the filtered value.
-    @inlinable
+    @inlinable @inline(__always)
     @discardableResult
     public mutating func step(_ x: Value, _ k: ButterworthCoefficients) -> Value {
         if warmUpCount < warmUpLength {

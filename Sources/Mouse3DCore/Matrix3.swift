@@ -18,13 +18,13 @@ public struct Matrix3: Sendable, Equatable {
     }
 
     /// The diagonal matrix with `d` on its diagonal.
-    @inlinable
+    @inlinable @inline(__always)
     public static func diagonal(_ d: SIMD3<Double>) -> Matrix3 {
         Matrix3(SIMD3(d.x, 0, 0), SIMD3(0, d.y, 0), SIMD3(0, 0, d.z))
     }
 
     /// The columns, left to right.
-    @inlinable
+    @inlinable @inline(__always)
     public var transposed: Matrix3 {
         Matrix3(SIMD3(r0.x, r1.x, r2.x), SIMD3(r0.y, r1.y, r2.y), SIMD3(r0.z, r1.z, r2.z))
     }
@@ -34,13 +34,13 @@ public struct Matrix3: Sendable, Equatable {
     public var diagonalElements: SIMD3<Double> { SIMD3(r0.x, r1.y, r2.z) }
 
     /// `m · v`.
-    @inlinable
+    @inlinable @inline(__always)
     public static func * (m: Matrix3, v: SIMD3<Double>) -> SIMD3<Double> {
         SIMD3(dot(m.r0, v), dot(m.r1, v), dot(m.r2, v))
     }
 
     /// The matrix product `a · b`.
-    @inlinable
+    @inlinable @inline(__always)
     public static func * (a: Matrix3, b: Matrix3) -> Matrix3 {
         Matrix3(
             a.r0.x * b.r0 + a.r0.y * b.r1 + a.r0.z * b.r2,
@@ -49,19 +49,19 @@ public struct Matrix3: Sendable, Equatable {
     }
 
     /// The element-wise sum.
-    @inlinable
+    @inlinable @inline(__always)
     public static func + (a: Matrix3, b: Matrix3) -> Matrix3 {
         Matrix3(a.r0 + b.r0, a.r1 + b.r1, a.r2 + b.r2)
     }
 
     /// The element-wise difference.
-    @inlinable
+    @inlinable @inline(__always)
     public static func - (a: Matrix3, b: Matrix3) -> Matrix3 {
         Matrix3(a.r0 - b.r0, a.r1 - b.r1, a.r2 - b.r2)
     }
 
     /// The inverse, by the adjugate; `nil` when the matrix is singular.
-    @inlinable
+    @inlinable @inline(__always)
     public var inverse: Matrix3? {
         let c0 = cross(r1, r2), c1 = cross(r2, r0), c2 = cross(r0, r1)
         let det = dot(r0, c0)
@@ -73,6 +73,14 @@ public struct Matrix3: Sendable, Equatable {
 }
 
 extension Matrix3 {
+    /// Adds `d` to the diagonal.
+    @inlinable @inline(__always)
+    public mutating func addToDiagonal(_ d: SIMD3<Double>) {
+        r0.x += d.x
+        r1.y += d.y
+        r2.z += d.z
+    }
+
     /// The element in `row`, `column` (both 0-based).
     @inlinable
     public subscript(row: Int, column: Int) -> Double {

@@ -31,7 +31,7 @@ public struct Quaternion: Sendable, Equatable, Hashable, CustomStringConvertible
     }
 
     /// The Hamilton product `self ⊗ other`: first `other`, then `self`.
-    @inlinable
+    @inlinable @inline(__always)
     public static func * (a: Quaternion, b: Quaternion) -> Quaternion {
         Quaternion(
             w: a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z,
@@ -49,7 +49,7 @@ public struct Quaternion: Sendable, Equatable, Hashable, CustomStringConvertible
     public var norm: Double { (w * w + x * x + y * y + z * z).squareRoot() }
 
     /// The quaternion scaled to unit norm (identity if the norm is zero or not finite).
-    @inlinable
+    @inlinable @inline(__always)
     public var normalized: Quaternion {
         let n = norm
         guard n > 0, n.isFinite else { return .identity }
@@ -58,7 +58,7 @@ public struct Quaternion: Sendable, Equatable, Hashable, CustomStringConvertible
     }
 
     /// `v` rotated by this (unit) quaternion: `q ⊗ v ⊗ q*`.
-    @inlinable
+    @inlinable @inline(__always)
     public func rotate(_ v: SIMD3<Double>) -> SIMD3<Double> {
         // v + 2w(u × v) + 2u × (u × v), with u the vector part.
         let u = SIMD3(x, y, z)
@@ -67,7 +67,7 @@ public struct Quaternion: Sendable, Equatable, Hashable, CustomStringConvertible
     }
 
     /// The rotation matrix of this unit quaternion, rows first.
-    @inlinable
+    @inlinable @inline(__always)
     public var rotationMatrix: Matrix3 {
         let xx = x * x, yy = y * y, zz = z * z
         let xy = x * y, xz = x * z, yz = y * z
@@ -86,19 +86,19 @@ public struct Quaternion: Sendable, Equatable, Hashable, CustomStringConvertible
 }
 
 /// The cross product `a × b`.
-@inlinable
+@inlinable @inline(__always)
 public func cross(_ a: SIMD3<Double>, _ b: SIMD3<Double>) -> SIMD3<Double> {
     SIMD3(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x)
 }
 
 /// The dot product `a · b`.
-@inlinable
+@inlinable @inline(__always)
 public func dot(_ a: SIMD3<Double>, _ b: SIMD3<Double>) -> Double {
     (a * b).sum()
 }
 
 /// The Euclidean length of `v`.
-@inlinable
+@inlinable @inline(__always)
 public func length(_ v: SIMD3<Double>) -> Double {
     dot(v, v).squareRoot()
 }

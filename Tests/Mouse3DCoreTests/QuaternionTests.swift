@@ -1,4 +1,4 @@
-import Mouse3DCore
+@testable import Mouse3DCore
 import Testing
 
 @Suite("Quaternions and the attitude convention")
@@ -61,3 +61,17 @@ struct QuaternionTests {
         #expect(abs(f.output.x - 4) < 1e-6)
     }
 }
+
+@Suite("Series sine and cosine")
+struct SinCosTests {
+    @Test("Agree with the library functions to 1e-15 across the switch-over", arguments: [
+        0.0, 1e-9, -0.001, 0.01, 0.0499, -0.0499, 0.05, 0.3, -2.0,
+    ])
+    func agree(x: Double) {
+        let (s, c) = sinCos(x)
+        #expect(abs(s - Double.sin(x)) < 1e-15)
+        #expect(abs(c - Double.cos(x)) < 1e-15)
+    }
+}
+
+import RealModule

@@ -1,0 +1,16 @@
+#!/bin/sh
+# Installs the Debian packages mouse3d builds and tests with (idempotent; needs root or sudo).
+# Swift itself is expected at /opt/swift or on PATH.
+set -eu
+packages="libevdev-dev libudev-dev pkg-config"
+[ "${1:-}" = "--vm" ] && packages="$packages qemu-system-x86 busybox-static cpio kmod xz-utils file"
+missing=""
+for p in $packages; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+sudo=""
+[ "$(id -u)" = 0 ] || sudo="sudo"
+echo "installing:$missing" >&2
+$sudo apt-get update -q >/dev/null
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends $missing >/dev/null
