@@ -12,6 +12,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
         .package(url: "https://github.com/apple/swift-numerics", from: "1.1.1"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
     ],
     targets: [
         // Layer 1: pure Swift, no I/O, no C imports.
@@ -24,17 +25,24 @@ let package = Package(
             name: "CEvdev", pkgConfig: "libevdev", providers: [.apt(["libevdev-dev"])]),
         .systemLibrary(
             name: "CUdev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
+        // Kernel and libc headers that Glibc's module leaves out (signalfd, ppoll with _GNU_SOURCE).
+        .systemLibrary(name: "CLinux"),
 
         // Layer 2: the only code that imports C libraries or makes syscalls.
         .target(
             name: "Mouse3DLinux",
             dependencies: [
-                "Mouse3DCore", "CEvdev", "CUdev",
+                "Mouse3DCore", "CEvdev", "CUdev", "CLinux",
                 .product(name: "SystemPackage", package: "swift-system"),
             ]),
 
         // Layer 3: streaming, pairing, discovery.
-        .target(name: "Mouse3DNetwork", dependencies: ["Mouse3DCore", "Mouse3DLinux"]),
+        .target(
+            name: "Mouse3DNetwork",
+            dependencies: [
+                "Mouse3DCore", "Mouse3DLinux",
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
+            ]),
 
         // Layer 4: the thin command-line executable.
         .executableTarget(

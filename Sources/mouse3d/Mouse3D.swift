@@ -2,11 +2,11 @@ import ArgumentParser
 
 /// The `mouse3d` command: a motion sensor as a 3D mouse.
 @main
-struct Mouse3D: AsyncParsableCommand {
+struct Mouse3D: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "mouse3d",
         abstract: "Turn a motion sensor into a 3D mouse: fuse gyroscope and accelerometer into an attitude, "
             + "stream it, and drive virtual input devices.",
         version: "0.1.0",
-        subcommands: [Replay.self, Simulate.self, Bench.self])
+        subcommands: [Send.self, Receive.self, Replay.self, Simulate.self, Bench.self])
 }

@@ -1,0 +1,5 @@
+#define _GNU_SOURCE 1
+#include <poll.h>
+#include <signal.h>
+#include <sys/signalfd.h>
+#include <netdb.h>

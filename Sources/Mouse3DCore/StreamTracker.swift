@@ -1,0 +1,85 @@
+/// Keeps the streams a receiver hears apart: orders each by sequence number (latest wins), counts loss
+/// and reordering, and notices when one falls silent and when it comes back.
+///
+/// `Stream` identifies a stream, for example a sender address with its stream id. Times are any
+/// monotonic clock in nanoseconds. A value type: its owner serialises access.
+public struct StreamTracker<Stream: Hashable & Sendable>: Sendable {
+    /// What is known about one stream.
+    public struct State: Sendable, Equatable {
+        /// The newest sequence number accepted.
+        public var newestSequence: UInt64
+        /// When the stream was last heard from.
+        public var lastHeardNanoseconds: UInt64
+        /// Whether the stream is currently silent for longer than the limit.
+        public var isSilent = false
+        /// Datagrams accepted.
+        public var accepted: UInt64 = 0
+        /// Sequence numbers skipped over (never seen before a newer one).
+        public var lost: UInt64 = 0
+        /// Datagrams that arrived after a newer one (or twice) and were dropped.
+        public var reordered: UInt64 = 0
+    }
+
+    /// What to do with a datagram.
+    public enum Verdict: Sendable, Equatable {
+        /// Newest of its stream: use it. `isNew` for a stream's first datagram, `resumed` after silence.
+        case accept(isNew: Bool, resumed: Bool)
+        /// Older than (or equal to) one already accepted: drop it.
+        case stale
+    }
+
+    /// How long a stream may be silent before it counts as lost, in nanoseconds.
+    public let silenceLimitNanoseconds: UInt64
+    /// Every stream heard so far.
+    public private(set) var streams: [Stream: State] = [:]
+
+    /// A tracker that calls a stream lost after `silenceLimitNanoseconds` without datagrams (500 ms).
+    public init(silenceLimitNanoseconds: UInt64 = 500_000_000) {
+        self.silenceLimitNanoseconds = silenceLimitNanoseconds
+    }
+
+    /// Judges a datagram with `sequence` from `stream`, heard at `now`.
+    public mutating func receive(_ stream: Stream, sequence: UInt64, now: UInt64) -> Verdict {
+        guard var state = streams[stream] else {
+            var fresh = State(newestSequence: sequence, lastHeardNanoseconds: now)
+            fresh.accepted = 1
+            streams[stream] = fresh
+            return .accept(isNew: true, resumed: false)
+        }
+        guard sequence > state.newestSequence else {
+            state.reordered += 1
+            streams[stream] = state
+            return .stale
+        }
+        state.lost += sequence - state.newestSequence - 1
+        state.newestSequence = sequence
+        state.lastHeardNanoseconds = now
+        state.accepted += 1
+        let resumed = state.isSilent
+        state.isSilent = false
+        streams[stream] = state
+        return .accept(isNew: false, resumed: resumed)
+    }
+
+    /// Marks the streams that have been silent past the limit at `now`; returns those newly silent.
+    public mutating func checkSilence(now: UInt64) -> [Stream] {
+        var newlySilent: [Stream] = []
+        for (stream, state) in streams where !state.isSilent {
+            if now >= state.lastHeardNanoseconds, now - state.lastHeardNanoseconds > silenceLimitNanoseconds {
+                streams[stream]?.isSilent = true
+                newlySilent.append(stream)
+            }
+        }
+        return newlySilent
+    }
+
+    /// When the next stream will fall silent if nothing arrives, or `nil` if none can.
+    public func nextSilenceDeadline() -> UInt64? {
+        streams.values.lazy.filter { !$0.isSilent }.map { $0.lastHeardNanoseconds + self.silenceLimitNanoseconds }.min()
+    }
+
+    /// Forgets streams silent for longer than `nanoseconds` (a sender that restarted gets a new id).
+    public mutating func forget(silentLongerThan nanoseconds: UInt64, now: UInt64) {
+        streams = streams.filter { _, s in !(s.isSilent && now > s.lastHeardNanoseconds + nanoseconds) }
+    }
+}

@@ -1,0 +1,140 @@
+import CLinux
+import Glibc
+
+/// An IPv4 or IPv6 socket address (`sockaddr_storage` with its length).
+public struct SocketAddress: Sendable, Hashable, CustomStringConvertible {
+    @usableFromInline var storage: sockaddr_storage
+    @usableFromInline var length: socklen_t
+
+    /// Wraps raw socket address bytes.
+    init(storage: sockaddr_storage, length: socklen_t) {
+        self.storage = storage
+        self.length = length
+    }
+
+    /// `AF_INET` or `AF_INET6`.
+    public var family: Int32 { Int32(storage.ss_family) }
+
+    /// The port.
+    public var port: UInt16 {
+        withUnsafeBytes(of: storage) { raw in
+            switch family {
+            case AF_INET: UInt16(bigEndian: raw.load(fromByteOffset: 2, as: UInt16.self))
+            case AF_INET6: UInt16(bigEndian: raw.load(fromByteOffset: 2, as: UInt16.self))
+            default: 0
+            }
+        }
+    }
+
+    /// Whether this is a loopback address (127.0.0.0/8 or ::1, or ::ffff:127.x).
+    public var isLoopback: Bool {
+        withUnsafeBytes(of: storage) { raw in
+            switch family {
+            case AF_INET: return raw[4] == 127
+            case AF_INET6:
+                let a = Array(raw[8..<24])
+                if a[0..<15].allSatisfy({ $0 == 0 }) && a[15] == 1 { return true }
+                return a[0..<10].allSatisfy({ $0 == 0 }) && a[10] == 0xff && a[11] == 0xff && a[12] == 127
+            default: return false
+            }
+        }
+    }
+
+    /// Whether this is the wildcard address (0.0.0.0 or ::).
+    public var isWildcard: Bool {
+        withUnsafeBytes(of: storage) { raw in
+            switch family {
+            case AF_INET: return raw[4..<8].allSatisfy { $0 == 0 }
+            case AF_INET6: return raw[8..<24].allSatisfy { $0 == 0 }
+            default: return false
+            }
+        }
+    }
+
+    /// `1.2.3.4:5` or `[::1]:5`.
+    public var description: String {
+        var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)
+        withUnsafeBytes(of: storage) { raw in
+            let offset = family == AF_INET ? 4 : 8
+            _ = inet_ntop(family, raw.baseAddress! + offset, &text, socklen_t(text.count))
+        }
+        let host = String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return family == AF_INET6 ? "[\(host)]:\(port)" : "\(host):\(port)"
+    }
+
+    public static func == (a: SocketAddress, b: SocketAddress) -> Bool {
+        guard a.length == b.length else { return false }
+        return withUnsafeBytes(of: a.storage) { ra in
+            withUnsafeBytes(of: b.storage) { rb in memcmp(ra.baseAddress!, rb.baseAddress!, Int(a.length)) == 0 }
+        }
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        withUnsafeBytes(of: storage) { hasher.combine(bytes: UnsafeRawBufferPointer(rebasing: $0[0..<Int(length)])) }
+    }
+
+    /// Why an address could not be understood.
+    public struct ParseError: Error, Sendable, CustomStringConvertible {
+        /// The text as given.
+        public var text: String
+        /// What is wrong with it.
+        public var problem: String
+        public var description: String { "'\(text)': \(problem)" }
+    }
+
+    /// Resolves `HOST:PORT`, `[IPv6]:PORT`, `:PORT` or `PORT` (wildcard host when `passive`, else
+    /// loopback), or `HOST` alone with `defaultPort`. Names are looked up with `getaddrinfo`.
+    public static func resolve(_ text: String, defaultPort: UInt16, passive: Bool) throws(ParseError) -> SocketAddress {
+        var host: String?
+        var portText: String?
+        if text.hasPrefix("[") {
+            guard let close = text.firstIndex(of: "]") else {
+                throw ParseError(text: text, problem: "an IPv6 address in brackets needs its ']', as in [::1]:24930")
+            }
+            host = String(text[text.index(after: text.startIndex)..<close])
+            let rest = text[text.index(after: close)...]
+            if !rest.isEmpty {
+                guard rest.hasPrefix(":") else { throw ParseError(text: text, problem: "expected ':PORT' after ']'") }
+                portText = String(rest.dropFirst())
+            }
+        } else if text.allSatisfy(\.isNumber) {
+            portText = text
+        } else if let colon = text.lastIndex(of: ":"), text.firstIndex(of: ":") == colon {
+            host = String(text[..<colon])
+            portText = String(text[text.index(after: colon)...])
+        } else {
+            host = text  // a name, an IPv4 address, or a bare IPv6 address
+        }
+        var port = defaultPort
+        if let portText {
+            guard let p = UInt16(portText) else {
+                throw ParseError(text: text, problem: "'\(portText)' is not a port number (0-65535)")
+            }
+            port = p
+        }
+        if let h = host, h.isEmpty { host = nil }
+
+        var hints = addrinfo()
+        hints.ai_socktype = Int32(SOCK_DGRAM.rawValue)
+        hints.ai_flags = AI_NUMERICSERV | (passive ? AI_PASSIVE : 0) | AI_ADDRCONFIG
+        hints.ai_family = AF_UNSPEC
+        var list: UnsafeMutablePointer<addrinfo>?
+        var status = getaddrinfo(host, String(port), &hints, &list)
+        if status == EAI_NONAME || status == EAI_ADDRFAMILY || status == EAI_NODATA, host != nil {
+            // AI_ADDRCONFIG hides ::1 on hosts without a global IPv6 address; ask again without it.
+            hints.ai_flags &= ~AI_ADDRCONFIG
+            status = getaddrinfo(host, String(port), &hints, &list)
+        }
+        guard status == 0, let first = list else {
+            let reason = String(cString: gai_strerror(status))
+            throw ParseError(text: text, problem: "cannot resolve host '\(host ?? "")': \(reason)")
+        }
+        defer { freeaddrinfo(list) }
+        var storage = sockaddr_storage()
+        let length = first.pointee.ai_addrlen
+        withUnsafeMutableBytes(of: &storage) { dst in
+            dst.copyMemory(from: UnsafeRawBufferPointer(start: first.pointee.ai_addr, count: Int(length)))
+        }
+        return SocketAddress(storage: storage, length: length)
+    }
+}

@@ -1,0 +1,110 @@
+import Glibc
+import SystemPackage
+
+/// A non-blocking UDP socket. Owned by one thread at a time; closed on deinit.
+public final class UDPSocket {
+    /// The descriptor, for polling.
+    public let descriptor: Int32
+    /// The address family, `AF_INET` or `AF_INET6`.
+    public let family: Int32
+
+    /// A new socket of `family`. The corresponding C call is
+    /// `socket(family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0)`.
+    public init(family: Int32) throws(SystemCallError) {
+        let type = Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
+        descriptor = try SystemCall.retrying("socket", "UDP socket") { socket(family, type, 0) }
+        self.family = family
+    }
+
+    deinit { close(descriptor) }
+
+    /// Binds to `address`. An IPv6 wildcard also accepts IPv4 (dual stack). `bind(2)`.
+    public func bind(to address: SocketAddress) throws(SystemCallError) {
+        if family == AF_INET6 && address.isWildcard { try setOption(Int32(IPPROTO_IPV6), IPV6_V6ONLY, 0, "IPV6_V6ONLY") }
+        var storage = address.storage
+        _ = try SystemCall.retrying("bind", "\(address)") {
+            withUnsafePointer(to: &storage) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(descriptor, $0, address.length) }
+            }
+        }
+    }
+
+    /// The address the socket is bound to. `getsockname(2)`.
+    public func localAddress() throws(SystemCallError) -> SocketAddress {
+        var storage = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        _ = try SystemCall.retrying("getsockname", "UDP socket") {
+            withUnsafeMutablePointer(to: &storage) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+            }
+        }
+        return SocketAddress(storage: storage, length: length)
+    }
+
+    /// Asks for a receive buffer of `bytes` (the kernel may cap it at `net.core.rmem_max`).
+    public func setReceiveBufferSize(_ bytes: Int) throws(SystemCallError) {
+        try setOption(SOL_SOCKET, SO_RCVBUF, Int32(clamping: bytes), "SO_RCVBUF")
+    }
+
+    /// Asks for a send buffer of `bytes`.
+    public func setSendBufferSize(_ bytes: Int) throws(SystemCallError) {
+        try setOption(SOL_SOCKET, SO_SNDBUF, Int32(clamping: bytes), "SO_SNDBUF")
+    }
+
+    func setOption(_ level: Int32, _ name: Int32, _ value: Int32, _ label: String) throws(SystemCallError) {
+        var v = value
+        _ = try SystemCall.retrying("setsockopt", "UDP socket option \(label)") {
+            setsockopt(descriptor, level, name, &v, socklen_t(MemoryLayout<Int32>.size))
+        }
+    }
+
+    /// The outcome of one send.
+    public enum SendOutcome: Sendable, Equatable {
+        /// Handed to the kernel.
+        case sent
+        /// Not sent, for a reason a streaming sender survives: the peer is not listening (an ICMP
+        /// error came back), the network is unreachable or down, or the socket buffer is full.
+        case notDelivered(Errno)
+    }
+
+    /// Sends one datagram to `address`. `sendto(2)`; errors a sender should ride out are returned as
+    /// ``SendOutcome/notDelivered(_:)``, anything else is thrown.
+    public func send(_ bytes: UnsafeRawBufferPointer, to address: SocketAddress) throws(SystemCallError) -> SendOutcome {
+        var storage = address.storage
+        let survivable: [Int32] = [ECONNREFUSED, ENETUNREACH, EHOSTUNREACH, ENETDOWN, EHOSTDOWN, EAGAIN, ENOBUFS, EPERM, EADDRNOTAVAIL]
+        while true {
+            let n = withUnsafePointer(to: &storage) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    sendto(descriptor, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL), $0, address.length)
+                }
+            }
+            if n >= 0 { return .sent }
+            let error = Glibc.errno
+            if error == EINTR { continue }
+            if survivable.contains(error) { return .notDelivered(Errno(rawValue: error)) }
+            throw SystemCallError(call: "sendto", subject: "\(address)", errno: Errno(rawValue: error))
+        }
+    }
+
+    /// Receives one datagram into `buffer`: its length (possibly truncated to the buffer) and sender,
+    /// or `nil` when none is waiting. `recvfrom(2)` with `MSG_TRUNC`, so the real length is reported.
+    public func receive(into buffer: UnsafeMutableRawBufferPointer) throws(SystemCallError) -> (length: Int, from: SocketAddress)? {
+        var storage = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        // ECONNREFUSED can be queued on an unconnected socket by an ICMP error: not ours to stop for.
+        let tolerated = [EAGAIN, EWOULDBLOCK, ECONNREFUSED]
+        while true {
+            guard let n = try SystemCall.retrying("recvfrom", "UDP socket", tolerating: tolerated, {
+                withUnsafeMutablePointer(to: &storage) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                        recvfrom(descriptor, buffer.baseAddress, buffer.count, Int32(MSG_TRUNC), $0, &length)
+                    }
+                }
+            }) else {
+                if Glibc.errno == ECONNREFUSED { continue }
+                return nil
+            }
+            return (n, SocketAddress(storage: storage, length: length))
+        }
+    }
+}

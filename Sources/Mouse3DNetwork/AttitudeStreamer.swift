@@ -1,0 +1,87 @@
+import Mouse3DCore
+import Mouse3DLinux
+
+/// Sends attitudes to up to eight peers over UDP, as datagrams of one stream (or as raw frames).
+///
+/// A peer that is not listening, a network that is down or a full socket buffer never stops the
+/// stream: the datagram is counted as not delivered and the next one is tried. Owned by one thread.
+public final class AttitudeStreamer {
+    /// One destination and how sending to it went.
+    public struct Peer: Sendable {
+        /// Where datagrams go.
+        public var address: SocketAddress
+        /// Datagrams handed to the kernel.
+        public var sent: UInt64 = 0
+        /// Datagrams refused on the way (peer not listening, network down, buffer full).
+        public var notDelivered: UInt64 = 0
+        /// The reason of the latest refusal, while refusals go on.
+        public var failing: String?
+    }
+
+    /// The destinations.
+    public private(set) var peers: [Peer]
+    /// This run's stream id (random).
+    public let streamID: UInt32
+    /// The sequence number the next datagram gets.
+    public private(set) var nextSequence: UInt64 = 0
+    /// What is sent.
+    public let format: WireFormat
+    private var sockets: [Int32: UDPSocket] = [:]
+    private var buffer: [UInt8] = []
+
+    /// Prepares sockets for every family among `peers`.
+    public init(peers: [SocketAddress], format: WireFormat, streamID: UInt32 = .random(in: 1...UInt32.max)) throws(SystemCallError) {
+        self.peers = peers.map { Peer(address: $0) }
+        self.format = format
+        self.streamID = streamID
+        for family in Set(peers.map(\.family)) {
+            let socket = try UDPSocket(family: family)
+            try? socket.setSendBufferSize(1 << 20)
+            sockets[family] = socket
+        }
+    }
+
+    /// A change in a peer's reachability worth telling the user about.
+    public enum PeerEvent: Sendable {
+        /// Sending to the peer started failing, with the reason.
+        case failing(SocketAddress, String)
+        /// Sending to the peer works again.
+        case recovered(SocketAddress)
+    }
+
+    /// Sends one attitude to every peer. Returns reachability changes (usually none).
+    @discardableResult
+    public func send(_ frame: AttitudeFrame, buttons: ButtonState, now: UInt64) throws -> [PeerEvent] {
+        buffer.removeAll(keepingCapacity: true)
+        switch format {
+        case .datagram:
+            buffer = AttitudeDatagram(
+                streamID: streamID, sequence: nextSequence, sentNanoseconds: now, buttons: buttons, frame: frame
+            ).encoded
+        case .raw:
+            frame.encode(into: &buffer)
+        }
+        nextSequence += 1
+        var events: [PeerEvent] = []
+        for i in peers.indices {
+            guard let socket = sockets[peers[i].address.family] else { continue }
+            let address = peers[i].address
+            let outcome = try buffer.withUnsafeBytes { try socket.send($0, to: address) }
+            switch outcome {
+            case .sent:
+                peers[i].sent += 1
+                if peers[i].failing != nil {
+                    peers[i].failing = nil
+                    events.append(.recovered(peers[i].address))
+                }
+            case .notDelivered(let errno):
+                peers[i].notDelivered += 1
+                if peers[i].failing == nil {
+                    peers[i].failing = errno.description
+                    events.append(.failing(peers[i].address, errno.description))
+                }
+            }
+        }
+        return events
+    }
+}

@@ -1,0 +1,163 @@
+import ArgumentParser
+import Glibc
+import Mouse3DCore
+import Mouse3DLinux
+import Mouse3DNetwork
+
+extension Mouse3D {
+    /// `mouse3d receive`: take attitude streams from senders and print them.
+    struct Receive: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Receive attitude streams over UDP and print them.",
+            discussion: """
+                Datagrams that are not valid frames (wrong size or version, NaN, infinite or out-of-range \
+                angles) are dropped and counted; a frame older than the newest of its stream is dropped \
+                (latest wins). A sender silent for 500 ms is reported lost, and back when frames resume. \
+                A summary goes to standard error at the end (SIGINT or SIGTERM).
+                """)
+
+        @Option(help: "Address to listen on, [ADDR]:PORT; without ADDR, loopback only. Use 0.0.0.0:PORT or [::]:PORT for other hosts.")
+        var listen: String = "127.0.0.1:\(StreamDefaults.port)"
+
+        @Flag(help: "Print each frame on standard output.")
+        var print = false
+
+        @Option(help: "Print format: text (degrees) or jsonl (radians; keys sender, stream, seq, time, roll, pitch, yaw, buttons).")
+        var format: PrintFormat = .text
+
+        @Flag(help: "Print per-sender statistics to standard error once a second.")
+        var stats = false
+
+        @Flag(help: "Accept bare 12-byte frames (roll, pitch, yaw) instead of datagrams.")
+        var raw = false
+
+        @Flag(help: "Measure the latency from each frame's send call to its output (same machine only) and report it at the end.")
+        var latency = false
+
+        @Flag(help: "Print nothing on standard error but errors.")
+        var quiet = false
+
+        func validate() throws {
+            guard print else { throw ValidationError("Choose an output: --print.") }
+        }
+
+        func run() throws {
+            let signals = try SignalDescriptor(signals: [SIGINT, SIGTERM])
+            let address: SocketAddress
+            do {
+                address = try SocketAddress.resolve(listen, defaultPort: StreamDefaults.port, passive: false)
+            } catch {
+                throw CommandFailure("bad --listen address \(error)")
+            }
+            let receiver: AttitudeReceiver
+            do {
+                receiver = try AttitudeReceiver(listeningOn: address, format: raw ? .raw : .datagram)
+            } catch {
+                throw CommandFailure("cannot listen on \(address): \(error)")
+            }
+            let diagnostics = Diagnostics(quiet: quiet)
+            diagnostics.say("listening on \(receiver.localAddress) for \(raw ? "raw 12-byte frames" : "datagrams")")
+            if !receiver.localAddress.isLoopback {
+                diagnostics.say("warning: accepting unauthenticated frames from any host that can reach \(receiver.localAddress)")
+            }
+            let output = BufferedOutput()
+            var recorder = LatencyRecorder()
+            var batchSent: [UInt64] = []
+            var statistics = ReceiveStatistics()
+            let second: UInt64 = 1_000_000_000
+            var nextStats = MonotonicClock.nanoseconds() + second
+
+            func handle(_ event: AttitudeReceiver.Event) throws {
+                switch event {
+                case .frame(let f):
+                    try output.writeLine(format.line(f))
+                    if latency, let sent = f.sentNanoseconds { batchSent.append(sent) }
+                case .streamStarted(let key): diagnostics.say("\(key): new stream")
+                case .streamLost(let key): diagnostics.say("\(key): lost (no frames for 500 ms)")
+                case .streamResumed(let key): diagnostics.say("\(key): back")
+                }
+            }
+
+            running: while true {
+                let now = MonotonicClock.nanoseconds()
+                let deadlines = [receiver.nextSilenceDeadline.map { $0 + 1 }, stats ? nextStats : nil].compactMap { $0 }
+                let timeout = deadlines.min().map { $0 > now ? $0 - now : 0 }
+                let ready = try Poller.waitReadable([receiver.descriptor, signals.descriptor], timeoutNanoseconds: timeout)
+                if ready.contains(receiver.descriptor) {
+                    while try receiver.drain(handle) > 0 {
+                        try output.flush()
+                        if latency {
+                            let done = MonotonicClock.nanoseconds()
+                            for sent in batchSent { recorder.record(nanoseconds: done &- sent) }
+                            batchSent.removeAll(keepingCapacity: true)
+                        }
+                    }
+                }
+                if ready.contains(signals.descriptor), let signal = try signals.pending().first {
+                    diagnostics.say("stopping on \(signal == SIGINT ? "SIGINT" : "SIGTERM")")
+                    break running
+                }
+                let later = MonotonicClock.nanoseconds()
+                try receiver.checkSilence(now: later, handle)
+                if stats && later >= nextStats {
+                    for line in statistics.lines(receiver.counters, intervalNanoseconds: later - (nextStats - second)) {
+                        diagnostics.say(line)
+                    }
+                    nextStats += second
+                    if nextStats <= later { nextStats = later + second }
+                }
+            }
+            try output.flush()
+            let t = receiver.totals
+            var summary = "summary: frames \(t.frames), dropped \(t.dropped), lost \(t.lost), reordered \(t.reordered), senders \(receiver.counters.count)"
+            if !receiver.dropReasons.isEmpty {
+                summary += " (dropped: " + receiver.dropReasons.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ") + ")"
+            }
+            diagnostics.say(summary)
+            if latency { diagnostics.say("latency send→output: \(recorder.summary)") }
+        }
+    }
+}
+
+/// How `receive --print` shows a frame.
+enum PrintFormat: String, ExpressibleByArgument, CaseIterable {
+    case text, jsonl
+
+    func line(_ f: AttitudeReceiver.ReceivedFrame) -> String {
+        let wall = WallClock.nanoseconds()
+        switch self {
+        case .jsonl:
+            let seconds = "\(wall / 1_000_000_000).\(String(wall / 1000 % 1_000_000).leftPadded(to: 6))"
+            return "{\"sender\":\"\(f.stream.sender)\",\"stream\":\"\(String(f.stream.streamID, radix: 16))\",\"seq\":\(f.sequence),"
+                + "\"time\":\(seconds),\"roll\":\(f.frame.roll),\"pitch\":\(f.frame.pitch),\"yaw\":\(f.frame.yaw),"
+                + "\"buttons\":\(f.buttons.rawValue)}"
+        case .text:
+            func deg(_ r: Float) -> String { formatted(Double(r) * 180 / .pi, 3).leftPadded(to: 8, with: " ") + "°" }
+            return "\(WallClock.iso8601(nanoseconds: wall)) \(f.stream) #\(f.sequence) roll \(deg(f.frame.roll)) "
+                + "pitch \(deg(f.frame.pitch)) yaw \(deg(f.frame.yaw))"
+                + (f.buttons.isEmpty ? "" : " buttons 0x\(String(f.buttons.rawValue, radix: 16))")
+        }
+    }
+}
+
+/// Per-second rates from cumulative counters.
+struct ReceiveStatistics {
+    var previous: [SocketAddress: AttitudeReceiver.SenderCounters] = [:]
+
+    mutating func lines(_ counters: [SocketAddress: AttitudeReceiver.SenderCounters], intervalNanoseconds: UInt64) -> [String] {
+        defer { previous = counters }
+        if counters.isEmpty { return ["stats: no senders yet"] }
+        return counters.sorted { $0.key.description < $1.key.description }.map { sender, c in
+            let frames = c.frames - (previous[sender]?.frames ?? 0)
+            let rate = Double(frames) * 1e9 / Double(max(intervalNanoseconds, 1))
+            return "stats \(sender): \(Int(rate.rounded())) frames/s, dropped \(c.dropped), lost \(c.lost), reordered \(c.reordered)"
+        }
+    }
+}
+
+extension String {
+    /// Left-padded with `pad` to at least `width` characters.
+    func leftPadded(to width: Int, with pad: Character = "0") -> String {
+        count >= width ? self : String(repeating: pad, count: width - count) + self
+    }
+}
