@@ -58,6 +58,8 @@ let package = Package(
             resources: [.copy("Fixtures")]),
         .testTarget(name: "Mouse3DLinuxTests", dependencies: ["Mouse3DLinux"]),
         .testTarget(name: "Mouse3DNetworkTests", dependencies: ["Mouse3DNetwork"]),
+        // Runs the built `mouse3d` executable as real processes (depends on it so it is built first).
+        .testTarget(name: "EndToEndTests", dependencies: ["mouse3d", "Mouse3DCore", "Mouse3DLinux"]),
     ],
     swiftLanguageModes: [.v6]
 )

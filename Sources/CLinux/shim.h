@@ -3,3 +3,6 @@
 #include <signal.h>
 #include <sys/signalfd.h>
 #include <netdb.h>
+#include <unistd.h>
+#include <fcntl.h>
+#include <spawn.h>

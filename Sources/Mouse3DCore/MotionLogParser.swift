@@ -1,86 +1,176 @@
-/// Reads the CSV motion log format described at ``MotionLog``.
-public enum MotionLogParser {
-    /// Parses a whole log from its bytes. `file` is used in error messages only.
-    public static func parse(_ bytes: some Collection<UInt8>, file: String) throws(MotionLogError) -> MotionLog {
-        let text = String(decoding: bytes, as: UTF8.self)
-        return try parse(text: text, file: file)
+/// Reads the CSV motion log format described at ``MotionLog``, whole or in chunks of any size.
+///
+/// Feed it bytes with ``consume(_:)`` as they are read and call ``finish()`` at the end: only the
+/// samples and one partial line are kept, never the whole file.
+public struct MotionLogParser {
+    /// The file name used in error messages.
+    public let file: String
+    private var lineNumber = 0
+    private var headerCells: [String] = []
+    private var header: Header?
+    private var samples: [MotionSample] = []
+    private var truth: [Quaternion] = []
+    private var movement: [Bool] = []
+    private var previousSeconds = -Double.infinity
+    private var row: [Range<Int>] = []
+    private var partialLine: [UInt8] = []
+
+    /// A parser for the log named `file` (for messages).
+    public init(file: String) {
+        self.file = file
+    }
+
+    /// Parses a whole log from its bytes (UTF-8). `file` is used in error messages only.
+    public static func parse(_ bytes: [UInt8], file: String) throws(MotionLogError) -> MotionLog {
+        var parser = MotionLogParser(file: file)
+        try parser.consume(bytes)
+        return try parser.finish()
     }
 
     /// Parses a whole log from text. `file` is used in error messages only.
     public static func parse(text: String, file: String) throws(MotionLogError) -> MotionLog {
-        var lines = text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).makeIterator()
-        var lineNumber = 0
+        try parse(Array(text.utf8), file: file)
+    }
 
-        // Header: the first line that is not blank.
-        var headerCells: [String] = []
-        while let raw = lines.next() {
-            lineNumber += 1
-            let line = trimmed(raw)
-            if line.isEmpty { continue }
-            headerCells = line.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false)
-                .map { String(decoding: trimmed($0), as: UTF8.self).lowercased() }
-            break
+    /// Parses every complete line in `bytes` (plus a line left open by the previous chunk); keeps the
+    /// unfinished last line for the next call.
+    public mutating func consume(_ bytes: [UInt8]) throws(MotionLogError) {
+        var failure: MotionLogError?
+        bytes.withUnsafeBufferPointer { buffer in
+            do throws(MotionLogError) { try consume(buffer: buffer) } catch { failure = error }
         }
-        guard !headerCells.isEmpty else { throw MotionLogError(file: file, line: nil, reason: .empty) }
-        let header = try Header(cells: headerCells, file: file, line: lineNumber)
+        if let failure { throw failure }
+    }
 
-        var samples: [MotionSample] = []
-        var truth: [Quaternion] = []
-        var movement: [Bool] = []
-        var previousSeconds = -Double.infinity
-        var cells: [Substring.UTF8View] = []
-        cells.reserveCapacity(headerCells.count)
-        while let raw = lines.next() {
-            lineNumber += 1
-            let line = trimmed(raw)
-            if line.isEmpty { continue }
-            cells.removeAll(keepingCapacity: true)
-            cells.append(contentsOf: line.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false))
-            func cell(_ index: Int, finite: Bool) throws(MotionLogError) -> Double {
-                let name = headerCells[index]
-                guard index < cells.count else {
-                    throw MotionLogError(file: file, line: lineNumber, reason: .missingCell(column: name))
-                }
-                let text = trimmed(cells[index])
-                guard let value = Double(Substring(text)) else {
-                    throw MotionLogError(
-                        file: file, line: lineNumber,
-                        reason: .notANumber(column: name, text: String(Substring(text))))
-                }
-                if finite && !value.isFinite {
-                    throw MotionLogError(
-                        file: file, line: lineNumber, reason: .notFinite(column: name, text: String(Substring(text))))
-                }
-                return value
+    /// The log, after the last chunk.
+    public mutating func finish() throws(MotionLogError) -> MotionLog {
+        if !partialLine.isEmpty {
+            let line = partialLine
+            partialLine = []
+            var failure: MotionLogError?
+            line.withUnsafeBufferPointer { buffer in
+                do throws(MotionLogError) { try parseLine(0..<buffer.count, in: buffer) } catch { failure = error }
             }
-            let r = header.required
-            let seconds = try cell(r[0], finite: true)
-            if seconds < previousSeconds {
-                throw MotionLogError(
-                    file: file, line: lineNumber,
-                    reason: .timeWentBackwards(previousSeconds: previousSeconds, seconds: seconds))
-            }
-            previousSeconds = seconds
-            let gyro = SIMD3(try cell(r[1], finite: true), try cell(r[2], finite: true), try cell(r[3], finite: true))
-            let accel = SIMD3(try cell(r[4], finite: true), try cell(r[5], finite: true), try cell(r[6], finite: true))
-            samples.append(
-                MotionSample(
-                    timestampNanoseconds: nanoseconds(fromSeconds: seconds),
-                    angularVelocityRadiansPerSecond: gyro, specificForceMetersPerSecondSquared: accel))
-            if let q = header.truth {
-                truth.append(
-                    Quaternion(
-                        w: try cell(q[0], finite: false), x: try cell(q[1], finite: false),
-                        y: try cell(q[2], finite: false), z: try cell(q[3], finite: false)))
-            }
-            if let m = header.movement {
-                movement.append(try cell(m, finite: false) == 1)
-            }
+            if let failure { throw failure }
         }
+        guard let header else { throw MotionLogError(file: file, line: nil, reason: .empty) }
         guard !samples.isEmpty else { throw MotionLogError(file: file, line: nil, reason: .noSamples) }
         return MotionLog(
             samples: samples, truth: header.truth == nil ? nil : truth,
             movement: header.movement == nil ? nil : movement)
+    }
+
+    private mutating func consume(buffer: UnsafeBufferPointer<UInt8>) throws(MotionLogError) {
+        guard let lastNewline = buffer.lastIndex(of: UInt8(ascii: "\n")) else {
+            partialLine.append(contentsOf: buffer)
+            return
+        }
+        var lines = LineReader(UnsafeBufferPointer(rebasing: buffer[0..<lastNewline + 1]))
+        if !partialLine.isEmpty, let first = lines.next() {
+            // Finish the line the previous chunk left open.
+            partialLine.append(contentsOf: buffer[first])
+            let line = partialLine
+            partialLine = []
+            var failure: MotionLogError?
+            line.withUnsafeBufferPointer { whole in
+                do throws(MotionLogError) { try parseLine(0..<whole.count, in: whole) } catch { failure = error }
+            }
+            if let failure { throw failure }
+        }
+        while let line = lines.next() { try parseLine(line, in: buffer) }
+        partialLine.append(contentsOf: buffer[(lastNewline + 1)...])
+    }
+
+    /// One line: the header if none was seen yet, else a sample row.
+    private mutating func parseLine(_ line: Range<Int>, in buffer: UnsafeBufferPointer<UInt8>) throws(MotionLogError) {
+        lineNumber += 1
+        if Self.trimmed(line, in: buffer).isEmpty { return }
+        guard let header else {
+            headerCells = Self.cells(of: line, in: buffer).map {
+                String(decoding: buffer[Self.trimmed($0, in: buffer)], as: UTF8.self).lowercased()
+            }
+            header = try Header(cells: headerCells, file: file, line: lineNumber)
+            return
+        }
+        row.removeAll(keepingCapacity: true)
+        row.append(contentsOf: Self.cells(of: line, in: buffer))
+        let (file, lineNumber, headerCells, row) = (self.file, self.lineNumber, self.headerCells, self.row)
+        func cell(_ index: Int, finite: Bool) throws(MotionLogError) -> Double {
+            let name = headerCells[index]
+            guard index < row.count else {
+                throw MotionLogError(file: file, line: lineNumber, reason: .missingCell(column: name))
+            }
+            // Short cells become small (inline) strings: no allocation for typical numbers.
+            let text = String(decoding: buffer[Self.trimmed(row[index], in: buffer)], as: UTF8.self)
+            guard let value = Double(text) else {
+                throw MotionLogError(file: file, line: lineNumber, reason: .notANumber(column: name, text: text))
+            }
+            if finite && !value.isFinite {
+                throw MotionLogError(file: file, line: lineNumber, reason: .notFinite(column: name, text: text))
+            }
+            return value
+        }
+        let r = header.required
+        let seconds = try cell(r[0], finite: true)
+        if seconds < previousSeconds {
+            throw MotionLogError(
+                file: file, line: lineNumber,
+                reason: .timeWentBackwards(previousSeconds: previousSeconds, seconds: seconds))
+        }
+        previousSeconds = seconds
+        let gyro = SIMD3(try cell(r[1], finite: true), try cell(r[2], finite: true), try cell(r[3], finite: true))
+        let accel = SIMD3(try cell(r[4], finite: true), try cell(r[5], finite: true), try cell(r[6], finite: true))
+        samples.append(
+            MotionSample(
+                timestampNanoseconds: Self.nanoseconds(fromSeconds: seconds),
+                angularVelocityRadiansPerSecond: gyro, specificForceMetersPerSecondSquared: accel))
+        if let q = header.truth {
+            truth.append(
+                Quaternion(
+                    w: try cell(q[0], finite: false), x: try cell(q[1], finite: false),
+                    y: try cell(q[2], finite: false), z: try cell(q[3], finite: false)))
+        }
+        if let m = header.movement {
+            movement.append(try cell(m, finite: false) == 1)
+        }
+    }
+
+    /// Yields the byte range of each line (without its `\n`).
+    struct LineReader {
+        let buffer: UnsafeBufferPointer<UInt8>
+        var position = 0
+
+        init(_ buffer: UnsafeBufferPointer<UInt8>) { self.buffer = buffer }
+
+        mutating func next() -> Range<Int>? {
+            guard position < buffer.count else { return nil }
+            let start = position
+            while position < buffer.count && buffer[position] != UInt8(ascii: "\n") { position += 1 }
+            let line = start..<position
+            position += 1
+            return line
+        }
+    }
+
+    /// The comma-separated cells of `line`, as byte ranges.
+    static func cells(of line: Range<Int>, in buffer: UnsafeBufferPointer<UInt8>) -> [Range<Int>] {
+        var result: [Range<Int>] = []
+        var start = line.lowerBound
+        for i in line where buffer[i] == UInt8(ascii: ",") {
+            result.append(start..<i)
+            start = i + 1
+        }
+        result.append(start..<line.upperBound)
+        return result
+    }
+
+    /// `range` without surrounding blanks and carriage returns.
+    static func trimmed(_ range: Range<Int>, in buffer: UnsafeBufferPointer<UInt8>) -> Range<Int> {
+        func blank(_ b: UInt8) -> Bool { b == UInt8(ascii: " ") || b == UInt8(ascii: "\t") || b == UInt8(ascii: "\r") }
+        var lower = range.lowerBound, upper = range.upperBound
+        while lower < upper && blank(buffer[lower]) { lower += 1 }
+        while upper > lower && blank(buffer[upper - 1]) { upper -= 1 }
+        return lower..<upper
     }
 
     /// Seconds to whole nanoseconds, rounded to nearest.
@@ -113,12 +203,4 @@ public enum MotionLogParser {
         }
     }
 
-    static func trimmed(_ s: Substring.UTF8View) -> Substring.UTF8View {
-        var s = s
-        while let last = s.last, last == UInt8(ascii: "\r") || last == UInt8(ascii: " ") || last == UInt8(ascii: "\t") {
-            s = s.dropLast()
-        }
-        while let first = s.first, first == UInt8(ascii: " ") || first == UInt8(ascii: "\t") { s = s.dropFirst() }
-        return s
-    }
 }

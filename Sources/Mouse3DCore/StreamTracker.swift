@@ -6,6 +6,12 @@
 public struct StreamTracker<Stream: Hashable & Sendable>: Sendable {
     /// What is known about one stream.
     public struct State: Sendable, Equatable {
+        @inlinable
+        init(newestSequence: UInt64, lastHeardNanoseconds: UInt64) {
+            self.newestSequence = newestSequence
+            self.lastHeardNanoseconds = lastHeardNanoseconds
+        }
+
         /// The newest sequence number accepted.
         public var newestSequence: UInt64
         /// When the stream was last heard from.
@@ -31,55 +37,74 @@ public struct StreamTracker<Stream: Hashable & Sendable>: Sendable {
     /// How long a stream may be silent before it counts as lost, in nanoseconds.
     public let silenceLimitNanoseconds: UInt64
     /// Every stream heard so far.
-    public private(set) var streams: [Stream: State] = [:]
+    public var streams: [Stream: State] { _streams }
+    @usableFromInline var _streams: [Stream: State] = [:]
 
     /// A tracker that calls a stream lost after `silenceLimitNanoseconds` without datagrams (500 ms).
+    @inlinable
     public init(silenceLimitNanoseconds: UInt64 = 500_000_000) {
         self.silenceLimitNanoseconds = silenceLimitNanoseconds
     }
 
     /// Judges a datagram with `sequence` from `stream`, heard at `now`.
+    @inlinable
     public mutating func receive(_ stream: Stream, sequence: UInt64, now: UInt64) -> Verdict {
-        guard var state = streams[stream] else {
+        guard let index = _streams.index(forKey: stream) else {
             var fresh = State(newestSequence: sequence, lastHeardNanoseconds: now)
             fresh.accepted = 1
-            streams[stream] = fresh
+            _streams[stream] = fresh
             return .accept(isNew: true, resumed: false)
         }
-        guard sequence > state.newestSequence else {
-            state.reordered += 1
-            streams[stream] = state
-            return .stale
+        return _streams.values.withState(at: index) { state in
+            guard sequence > state.newestSequence else {
+                state.reordered += 1
+                return .stale
+            }
+            state.lost += sequence - state.newestSequence - 1
+            state.newestSequence = sequence
+            state.lastHeardNanoseconds = now
+            state.accepted += 1
+            let resumed = state.isSilent
+            state.isSilent = false
+            return .accept(isNew: false, resumed: resumed)
         }
-        state.lost += sequence - state.newestSequence - 1
-        state.newestSequence = sequence
-        state.lastHeardNanoseconds = now
-        state.accepted += 1
-        let resumed = state.isSilent
-        state.isSilent = false
-        streams[stream] = state
-        return .accept(isNew: false, resumed: resumed)
     }
 
     /// Marks the streams that have been silent past the limit at `now`; returns those newly silent.
+    @inlinable
     public mutating func checkSilence(now: UInt64) -> [Stream] {
         var newlySilent: [Stream] = []
-        for (stream, state) in streams where !state.isSilent {
+        for (stream, state) in _streams where !state.isSilent {
             if now >= state.lastHeardNanoseconds, now - state.lastHeardNanoseconds > silenceLimitNanoseconds {
-                streams[stream]?.isSilent = true
                 newlySilent.append(stream)
             }
         }
+        for stream in newlySilent { _streams[stream]?.isSilent = true }
         return newlySilent
     }
 
     /// When the next stream will fall silent if nothing arrives, or `nil` if none can.
+    @inlinable
     public func nextSilenceDeadline() -> UInt64? {
-        streams.values.lazy.filter { !$0.isSilent }.map { $0.lastHeardNanoseconds + self.silenceLimitNanoseconds }.min()
+        var earliest: UInt64?
+        for state in _streams.values where !state.isSilent {
+            let deadline = state.lastHeardNanoseconds + silenceLimitNanoseconds
+            if earliest == nil || deadline < earliest! { earliest = deadline }
+        }
+        return earliest
     }
 
     /// Forgets streams silent for longer than `nanoseconds` (a sender that restarted gets a new id).
+    @inlinable
     public mutating func forget(silentLongerThan nanoseconds: UInt64, now: UInt64) {
-        streams = streams.filter { _, s in !(s.isSilent && now > s.lastHeardNanoseconds + nanoseconds) }
+        _streams = _streams.filter { _, s in !(s.isSilent && now > s.lastHeardNanoseconds + nanoseconds) }
+    }
+}
+
+extension Dictionary.Values {
+    /// Runs `body` on the value at `index` in place (no copy of the value out and back).
+    @inlinable
+    mutating func withState<R>(at index: Dictionary.Index, _ body: (inout Value) -> R) -> R {
+        body(&self[index])
     }
 }

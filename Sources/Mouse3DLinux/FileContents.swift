@@ -13,7 +13,12 @@ public enum FileContents {
             throw SystemCallError(call: "open", subject: path, errno: error as? Errno ?? .ioError)
         }
         defer { try? fd.close() }
+        // Reserve the file's size up front (when it has one), so the buffer is not regrown and copied.
         var bytes: [UInt8] = []
+        if let size = try? fd.seek(offset: 0, from: .end), size > 0 {
+            _ = try? fd.seek(offset: 0, from: .start)
+            bytes.reserveCapacity(Int(size))
+        }
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while true {
             let n: Int
@@ -24,6 +29,30 @@ public enum FileContents {
             }
             if n == 0 { return bytes }
             bytes.append(contentsOf: chunk[0..<n])
+        }
+    }
+
+    /// Reads the file at `path` in chunks of up to `chunkSize` bytes, handing each to `body`.
+    public static func forEachChunk(
+        path: String, chunkSize: Int = 1 << 16, _ body: ([UInt8]) throws -> Void
+    ) throws {
+        let fd: FileDescriptor
+        do {
+            fd = try FileDescriptor.open(FilePath(path), .readOnly, options: [.closeOnExec], retryOnInterrupt: true)
+        } catch {
+            throw SystemCallError(call: "open", subject: path, errno: error as? Errno ?? .ioError)
+        }
+        defer { try? fd.close() }
+        var chunk = [UInt8](repeating: 0, count: chunkSize)
+        while true {
+            let n: Int
+            do {
+                n = try chunk.withUnsafeMutableBytes { try fd.read(into: $0, retryOnInterrupt: true) }
+            } catch {
+                throw SystemCallError(call: "read", subject: path, errno: error as? Errno ?? .ioError)
+            }
+            if n == 0 { return }
+            try body(n == chunkSize ? chunk : Array(chunk[0..<n]))
         }
     }
 }

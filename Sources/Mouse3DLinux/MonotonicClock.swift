@@ -10,3 +10,12 @@ public enum MonotonicClock {
         return UInt64(ts.tv_sec) &* 1_000_000_000 &+ UInt64(ts.tv_nsec)
     }
 }
+
+extension MonotonicClock {
+    /// Sleeps for `nanoseconds` (resumed after signals). `clock_nanosleep(CLOCK_MONOTONIC)`.
+    public static func sleep(nanoseconds: UInt64) {
+        var request = timespec(tv_sec: Int(nanoseconds / 1_000_000_000), tv_nsec: Int(nanoseconds % 1_000_000_000))
+        var remaining = timespec()
+        while clock_nanosleep(CLOCK_MONOTONIC, 0, &request, &remaining) == EINTR { request = remaining }
+    }
+}

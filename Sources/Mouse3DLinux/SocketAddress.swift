@@ -70,7 +70,17 @@ public struct SocketAddress: Sendable, Hashable, CustomStringConvertible {
     }
 
     public func hash(into hasher: inout Hasher) {
-        withUnsafeBytes(of: storage) { hasher.combine(bytes: UnsafeRawBufferPointer(rebasing: $0[0..<Int(length)])) }
+        // Family, port and address: the bytes that tell two peers apart (not the padding).
+        withUnsafeBytes(of: storage) { raw in
+            switch family {
+            case AF_INET: hasher.combine(raw.loadUnaligned(fromByteOffset: 0, as: UInt64.self))
+            case AF_INET6:
+                hasher.combine(raw.loadUnaligned(fromByteOffset: 0, as: UInt32.self))
+                hasher.combine(raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+                hasher.combine(raw.loadUnaligned(fromByteOffset: 16, as: UInt64.self))
+            default: hasher.combine(bytes: UnsafeRawBufferPointer(rebasing: raw[0..<Int(length)]))
+            }
+        }
     }
 
     /// Why an address could not be understood.

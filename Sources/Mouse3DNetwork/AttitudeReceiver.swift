@@ -68,6 +68,7 @@ public final class AttitudeReceiver {
     public private(set) var dropReasons: [String: UInt64] = [:]
     private var tracker = StreamTracker<StreamKey>()
     private var rawSequence: [SocketAddress: UInt64] = [:]
+    private var nextForget: UInt64 = 0
     private let socket: UDPSocket
     private var buffer = [UInt8](repeating: 0, count: 2048)
 
@@ -134,10 +135,14 @@ public final class AttitudeReceiver {
         return count
     }
 
-    /// Reports streams that have been silent for 500 ms as of `now`.
+    /// Reports streams that have been silent for 500 ms as of `now`; forgets streams silent for ten
+    /// minutes (checked at most once a second).
     public func checkSilence(now: UInt64, _ handle: (Event) throws -> Void) rethrows {
         for key in tracker.checkSilence(now: now) { try handle(.streamLost(key)) }
-        tracker.forget(silentLongerThan: 600_000_000_000, now: now)
+        if now >= nextForget {
+            tracker.forget(silentLongerThan: 600_000_000_000, now: now)
+            nextForget = now + 1_000_000_000
+        }
     }
 
     /// When a stream will next fall silent if nothing arrives.

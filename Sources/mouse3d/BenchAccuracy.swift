@@ -1,5 +1,4 @@
 import ArgumentParser
-import Foundation
 import Mouse3DCore
 import Mouse3DLinux
 
@@ -24,18 +23,19 @@ extension Mouse3D {
         func run() throws {
             let names: [String]
             do {
-                names = try FileManager.default.contentsOfDirectory(atPath: directory)
-                    .filter { $0.hasSuffix(".csv") }.sorted()
+                names = try DirectoryListing.names(in: directory).filter { $0.hasSuffix(".csv") }.sorted()
             } catch {
-                throw CommandFailure("cannot list \(directory): \(error.localizedDescription)")
+                throw CommandFailure("cannot list the folder: \(error)")
             }
             var rows: [(String, OrientationErrorMetrics)] = []
             print("trial                                          inclination  heading    total  (degrees, RMS)")
             for name in names {
-                let path = (directory as NSString).appendingPathComponent(name)
+                let path = directory.hasSuffix("/") ? directory + name : directory + "/" + name
                 let log: MotionLog
                 do {
-                    log = try MotionLogParser.parse(try FileContents.read(path: path), file: path)
+                    var parser = MotionLogParser(file: path)
+                    try FileContents.forEachChunk(path: path) { try parser.consume($0) }
+                    log = try parser.finish()
                 } catch let error as MotionLogError where error.line == 1 {
                     print("skipped \(name): not a motion log (\(error))")
                     continue
@@ -69,8 +69,8 @@ extension Mouse3D {
         }
 
         func line(_ name: String, _ m: OrientationErrorMetrics.Summary) -> String {
-            let padded = name.count < 46 ? name + String(repeating: " ", count: 46 - name.count) : name
-            return padded + String(format: " %11.3f %8.3f %8.3f", m.inclination, m.heading, m.total)
+            name.rightPadded(to: 46) + " " + fixed(m.inclination, 3, width: 11) + " " + fixed(m.heading, 3, width: 8)
+                + " " + fixed(m.total, 3, width: 8)
         }
 
         /// The median sample rate of a log.

@@ -47,7 +47,7 @@ extension Mouse3D {
                 runs += 1
             } while (clock.now - start).seconds < seconds || runs < 3
             let nanosecondsPerSample = best / Double(samples.count) * 1e9
-            print("runs: \(runs), best: \(formatted(best * 1000, 2)) ms, \(formatted(nanosecondsPerSample, 1)) ns/sample (checksum \(formatted(checksum, 3)))")
+            print("runs: \(runs), best: \(fixed(best * 1000, 2)) ms, \(fixed(nanosecondsPerSample, 1)) ns/sample (checksum \(fixed(checksum, 3)))")
             print("\(Int(Double(samples.count) / best)) samples/s")
         }
     }
@@ -56,18 +56,6 @@ extension Mouse3D {
 extension Duration {
     /// The duration in seconds.
     var seconds: Double { Double(components.seconds) + Double(components.attoseconds) * 1e-18 }
-}
-
-/// `value` with `digits` decimals.
-func formatted(_ value: Double, _ digits: Int) -> String {
-    var scale = 1.0
-    for _ in 0..<digits { scale *= 10 }
-    let rounded = (value * scale).rounded() / scale
-    var text = "\(rounded)"
-    if let dot = text.firstIndex(of: "."), text.distance(from: dot, to: text.endIndex) - 1 < digits {
-        text += String(repeating: "0", count: digits - (text.distance(from: dot, to: text.endIndex) - 1))
-    }
-    return text
 }
 
 /// The built-in motion used by benchmarks.

@@ -5,8 +5,9 @@ import Mouse3DLinux
 /// Reads and parses a motion log, turning every failure into a one-line message and exit status 1.
 func loadMotionLog(path: String) throws -> MotionLog {
     do {
-        let bytes = try FileContents.read(path: path)
-        return try MotionLogParser.parse(bytes, file: path)
+        var parser = MotionLogParser(file: path)
+        try FileContents.forEachChunk(path: path) { try parser.consume($0) }
+        return try parser.finish()
     } catch let error as SystemCallError {
         throw CommandFailure("cannot read the motion log: \(error)")
     } catch let error as MotionLogError {

@@ -53,7 +53,7 @@ extension Mouse3D {
             do {
                 receiver = try AttitudeReceiver(listeningOn: address, format: raw ? .raw : .datagram)
             } catch {
-                throw CommandFailure("cannot listen on \(address): \(error)")
+                throw CommandFailure("cannot listen: \(error)")
             }
             let diagnostics = Diagnostics(quiet: quiet)
             diagnostics.say("listening on \(receiver.localAddress) for \(raw ? "raw 12-byte frames" : "datagrams")")
@@ -64,13 +64,15 @@ extension Mouse3D {
             var recorder = LatencyRecorder()
             var batchSent: [UInt64] = []
             var statistics = ReceiveStatistics()
+            var names = StreamNames()
             let second: UInt64 = 1_000_000_000
             var nextStats = MonotonicClock.nanoseconds() + second
+            let poll = PollSet([receiver.descriptor, signals.descriptor])
 
             func handle(_ event: AttitudeReceiver.Event) throws {
                 switch event {
                 case .frame(let f):
-                    try output.writeLine(format.line(f))
+                    try output.writeLine(format.line(f, names: &names))
                     if latency, let sent = f.sentNanoseconds { batchSent.append(sent) }
                 case .streamStarted(let key): diagnostics.say("\(key): new stream")
                 case .streamLost(let key): diagnostics.say("\(key): lost (no frames for 500 ms)")
@@ -80,20 +82,20 @@ extension Mouse3D {
 
             running: while true {
                 let now = MonotonicClock.nanoseconds()
-                let deadlines = [receiver.nextSilenceDeadline.map { $0 + 1 }, stats ? nextStats : nil].compactMap { $0 }
-                let timeout = deadlines.min().map { $0 > now ? $0 - now : 0 }
-                let ready = try Poller.waitReadable([receiver.descriptor, signals.descriptor], timeoutNanoseconds: timeout)
-                if ready.contains(receiver.descriptor) {
-                    while try receiver.drain(handle) > 0 {
-                        try output.flush()
-                        if latency {
-                            let done = MonotonicClock.nanoseconds()
-                            for sent in batchSent { recorder.record(nanoseconds: done &- sent) }
-                            batchSent.removeAll(keepingCapacity: true)
-                        }
+                var wake = receiver.nextSilenceDeadline.map { $0 + 1 }
+                if stats { wake = min(wake ?? nextStats, nextStats) }
+                try poll.wait(timeoutNanoseconds: wake.map { $0 > now ? $0 - now : 0 })
+                if poll.isReadable(0) {
+                    // Everything waiting is read (until the socket would block), then written at once.
+                    try receiver.drain(handle)
+                    try output.flush()
+                    if latency {
+                        let done = MonotonicClock.nanoseconds()
+                        for sent in batchSent { recorder.record(nanoseconds: done &- sent) }
+                        batchSent.removeAll(keepingCapacity: true)
                     }
                 }
-                if ready.contains(signals.descriptor), let signal = try signals.pending().first {
+                if poll.isReadable(1), let signal = try signals.pending().first {
                     diagnostics.say("stopping on \(signal == SIGINT ? "SIGINT" : "SIGTERM")")
                     break running
                 }
@@ -123,19 +125,50 @@ extension Mouse3D {
 enum PrintFormat: String, ExpressibleByArgument, CaseIterable {
     case text, jsonl
 
-    func line(_ f: AttitudeReceiver.ReceivedFrame) -> String {
+    func line(_ f: AttitudeReceiver.ReceivedFrame, names: inout StreamNames) -> String {
         let wall = WallClock.nanoseconds()
+        names.updateSecond(wall)
+        let name = names[f.stream]
         switch self {
         case .jsonl:
             let seconds = "\(wall / 1_000_000_000).\(String(wall / 1000 % 1_000_000).leftPadded(to: 6))"
-            return "{\"sender\":\"\(f.stream.sender)\",\"stream\":\"\(String(f.stream.streamID, radix: 16))\",\"seq\":\(f.sequence),"
+            return "{\"sender\":\"\(name.sender)\",\"stream\":\"\(name.stream)\",\"seq\":\(f.sequence),"
                 + "\"time\":\(seconds),\"roll\":\(f.frame.roll),\"pitch\":\(f.frame.pitch),\"yaw\":\(f.frame.yaw),"
                 + "\"buttons\":\(f.buttons.rawValue)}"
         case .text:
-            func deg(_ r: Float) -> String { formatted(Double(r) * 180 / .pi, 3).leftPadded(to: 8, with: " ") + "°" }
-            return "\(WallClock.iso8601(nanoseconds: wall)) \(f.stream) #\(f.sequence) roll \(deg(f.frame.roll)) "
+            func deg(_ r: Float) -> String { fixed(Double(r) * 180 / .pi, 3, width: 8) + "°" }
+            return "\(names.secondText).\(String(wall / 1000 % 1_000_000).leftPadded(to: 6))Z \(name.full) #\(f.sequence) roll \(deg(f.frame.roll)) "
                 + "pitch \(deg(f.frame.pitch)) yaw \(deg(f.frame.yaw))"
                 + (f.buttons.isEmpty ? "" : " buttons 0x\(String(f.buttons.rawValue, radix: 16))")
+        }
+    }
+}
+
+/// The printed names of streams, made once per stream rather than once per frame.
+struct StreamNames {
+    struct Name {
+        var sender: String, stream: String, full: String
+    }
+    private var cache: [AttitudeReceiver.StreamKey: Name] = [:]
+    private var second: UInt64 = .max
+    /// `2026-11-22T01:50:00` for the second last passed to ``updateSecond(_:)`` (UTC).
+    private(set) var secondText = ""
+
+    /// Makes ``secondText`` show the second of `wallNanoseconds`, formatting only when it changes.
+    mutating func updateSecond(_ wallNanoseconds: UInt64) {
+        let s = wallNanoseconds / 1_000_000_000
+        guard s != second else { return }
+        second = s
+        secondText = String(WallClock.iso8601(nanoseconds: s * 1_000_000_000).prefix(19))
+    }
+
+    subscript(key: AttitudeReceiver.StreamKey) -> Name {
+        mutating get {
+            if let name = cache[key] { return name }
+            if cache.count > 4096 { cache.removeAll() }
+            let name = Name(sender: key.sender.description, stream: String(key.streamID, radix: 16), full: key.description)
+            cache[key] = name
+            return name
         }
     }
 }
@@ -152,12 +185,5 @@ struct ReceiveStatistics {
             let rate = Double(frames) * 1e9 / Double(max(intervalNanoseconds, 1))
             return "stats \(sender): \(Int(rate.rounded())) frames/s, dropped \(c.dropped), lost \(c.lost), reordered \(c.reordered)"
         }
-    }
-}
-
-extension String {
-    /// Left-padded with `pad` to at least `width` characters.
-    func leftPadded(to width: Int, with pad: Character = "0") -> String {
-        count >= width ? self : String(repeating: pad, count: width - count) + self
     }
 }

@@ -1,5 +1,4 @@
 import ArgumentParser
-import Foundation
 import Mouse3DCore
 import Mouse3DLinux
 
@@ -62,9 +61,9 @@ enum ReplayOutputFormat: String, ExpressibleByArgument, CaseIterable {
                 + "\"roll\":\(attitude.rollRadians),\"pitch\":\(attitude.pitchRadians),\"yaw\":\(attitude.yawRadians)}"
         case .table:
             let degrees = attitude.eulerRadians * (180 / .pi)
-            return String(
-                format: "%12.4f %10.3f %10.3f %10.3f %11.6f %11.6f %11.6f %11.6f",
-                Double(nanoseconds) * 1e-9, degrees.x, degrees.y, degrees.z, q.w, q.x, q.y, q.z)
+            return fixed(Double(nanoseconds) * 1e-9, 4, width: 12) + " "
+                + [degrees.x, degrees.y, degrees.z].map { fixed($0, 3, width: 10) }.joined(separator: " ") + " "
+                + [q.w, q.x, q.y, q.z].map { fixed($0, 6, width: 11) }.joined(separator: " ")
         }
     }
 }

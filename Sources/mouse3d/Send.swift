@@ -68,6 +68,7 @@ extension Mouse3D {
             let diagnostics = Diagnostics(quiet: quiet)
             diagnostics.say("sending \(raw ? "raw frames" : "stream \(String(streamer.streamID, radix: 16))") from \(source) to \(addresses.map(\.description).joined(separator: ", "))")
 
+            let poll = PollSet([signals.descriptor])
             let start = MonotonicClock.nanoseconds()
             let sendPeriod = rate.map { UInt64(1e9 / $0) }
             var nextSend = start
@@ -102,7 +103,7 @@ extension Mouse3D {
                 }
                 let wake = min(start + due, sendPeriod == nil || !unsent ? UInt64.max : nextSend)
                 let timeout = wake > now ? wake - now : 0
-                if !(try Poller.waitReadable([signals.descriptor], timeoutNanoseconds: timeout)).isEmpty {
+                if try poll.wait(timeoutNanoseconds: timeout) {
                     for signal in try signals.pending() {
                         diagnostics.say("stopping on \(signal == SIGINT ? "SIGINT" : "SIGTERM")")
                         break running

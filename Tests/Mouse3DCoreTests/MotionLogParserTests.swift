@@ -63,6 +63,24 @@ struct MotionLogParserTests {
         #expect(log.truth == points.map(\.truth))
     }
 
+    @Test("Parsing in chunks of any size gives the same log and the same error lines", arguments: [1, 2, 7, 64, 4096])
+    func chunked(chunkSize: Int) throws {
+        let good = Array("gx,gy,gz,ax,ay,az,t\r\n0,0,1,0,0,9.8,0\n\n0.5,0,1,0,0,9.8,0.01\n0,0,1,0,0,9.8,0.02".utf8)
+        let bad = Array("t,gx,gy,gz,ax,ay,az\n0,0,0,0,0,0,9.8\n\n0.1,0,x,0,0,0,9.8\n".utf8)
+        func parseInChunks(_ bytes: [UInt8]) throws(MotionLogError) -> MotionLog {
+            var parser = MotionLogParser(file: "c.csv")
+            var start = 0
+            while start < bytes.count {
+                try parser.consume(Array(bytes[start..<min(start + chunkSize, bytes.count)]))
+                start += chunkSize
+            }
+            return try parser.finish()
+        }
+        #expect(try parseInChunks(good).samples == MotionLogParser.parse(good, file: "c.csv").samples)
+        #expect(try parseInChunks(good).samples.count == 3)
+        #expect { try parseInChunks(bad) } throws: { ($0 as? MotionLogError)?.line == 4 }
+    }
+
     @Test("Timestamps print as exact decimal seconds", arguments: [
         (Int64(0), "0.0"), (3_500_000, "0.0035"), (1_000_000_001, "1.000000001"), (-1_500_000_000, "-1.5"),
     ])
@@ -73,7 +91,7 @@ struct MotionLogParserTests {
     @Test("The bundled sample log parses and carries truth")
     func bundledSample() throws {
         let url = try #require(Bundle.module.url(forResource: "sample-motion", withExtension: "csv", subdirectory: "Fixtures"))
-        let log = try MotionLogParser.parse(try Data(contentsOf: url), file: url.path)
+        let log = try MotionLogParser.parse(Array(try Data(contentsOf: url)), file: url.path)
         #expect(log.samples.count > 1000)
         #expect(log.truth?.count == log.samples.count)
     }

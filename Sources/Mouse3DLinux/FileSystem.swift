@@ -1,0 +1,25 @@
+import Glibc
+
+/// Small file-system facts and actions.
+public enum FileSystem {
+    /// The path of the running executable (`readlink("/proc/self/exe")`).
+    public static func executablePath() throws(SystemCallError) -> String {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let n = try SystemCall.retrying("readlink", "/proc/self/exe") { readlink("/proc/self/exe", &buffer, buffer.count - 1) }
+        return String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// Removes the file at `path`; a missing file is not an error. `unlink(2)`.
+    public static func remove(_ path: String) throws(SystemCallError) {
+        _ = try SystemCall.retrying("unlink", path, tolerating: [ENOENT]) { unlink(path) }
+    }
+
+    /// The directory for temporary files: `$TMPDIR`, else `/tmp`.
+    public static var temporaryDirectory: String {
+        if let dir = getenv("TMPDIR"), dir.pointee != 0 { return String(cString: dir) }
+        return "/tmp"
+    }
+
+    /// The process id. `getpid(2)`.
+    public static var processID: Int32 { getpid() }
+}

@@ -1,0 +1,120 @@
+import Foundation
+import Testing
+
+/// A running `mouse3d` child process with its output captured.
+final class Mouse3DProcess: @unchecked Sendable {
+    // @unchecked: `process` and the pipes are only touched from the test that owns this value, and
+    // Foundation's Process is thread-safe for terminate/wait.
+    let process = Process()
+    let stdout = Pipe()
+    let stderr = Pipe()
+    private var stdoutData = Data()
+    private var stderrData = Data()
+    private let lock = NSLock()
+
+    /// The executable under test: `MOUSE3D` if set, else `mouse3d` beside the test bundle.
+    static var executable: URL {
+        if let path = ProcessInfo.processInfo.environment["MOUSE3D"] { return URL(fileURLWithPath: path) }
+        return URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("mouse3d")
+    }
+
+    /// The bundled sample log.
+    static var sampleLog: String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Mouse3DCoreTests/Fixtures/sample-motion.csv").path
+    }
+
+    init(_ arguments: [String]) throws {
+        process.executableURL = Self.executable
+        process.arguments = arguments
+        process.standardOutput = stdout
+        process.standardError = stderr
+        stdout.fileHandleForReading.readabilityHandler = { [weak self] h in
+            let d = h.availableData
+            self?.lock.withLock { self?.stdoutData.append(d) }
+        }
+        stderr.fileHandleForReading.readabilityHandler = { [weak self] h in
+            let d = h.availableData
+            self?.lock.withLock { self?.stderrData.append(d) }
+        }
+        try process.run()
+    }
+
+    var output: String { lock.withLock { String(decoding: stdoutData, as: UTF8.self) } }
+    var errors: String { lock.withLock { String(decoding: stderrData, as: UTF8.self) } }
+
+    /// Waits until standard error contains `text` (or the time runs out); returns whether it did.
+    @discardableResult
+    func waitForError(containing text: String, seconds: Double = 10) -> Bool {
+        let end = Date().addingTimeInterval(seconds)
+        while Date() < end {
+            if errors.contains(text) { return true }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        return false
+    }
+
+    /// The port from "listening on ADDR:PORT".
+    func listeningPort() throws -> Int {
+        #expect(waitForError(containing: "listening on"), "receiver did not start: \(errors)")
+        let line = try #require(errors.split(separator: "\n").first { $0.contains("listening on") })
+        let address = try #require(line.split(separator: " ").first { $0.contains(":") && $0.last?.isNumber == true })
+        return try #require(Int(address.split(separator: ":").last!))
+    }
+
+    /// Waits for the process to end by itself, at most `seconds`; kills it and fails if it does not.
+    func waitForExit(seconds: Double = 30) -> Int32 {
+        let end = Date().addingTimeInterval(seconds)
+        while process.isRunning && Date() < end { Thread.sleep(forTimeInterval: 0.02) }
+        if process.isRunning {
+            process.terminate()
+            Issue.record("process \(process.arguments ?? []) did not end within \(seconds) s")
+        }
+        process.waitUntilExit()
+        drain()
+        return process.terminationStatus
+    }
+
+    /// Sends SIGTERM and waits for a clean exit.
+    func terminate() -> Int32 {
+        process.terminate()
+        return waitForExit(seconds: 10)
+    }
+
+    private func drain() {
+        stdout.fileHandleForReading.readabilityHandler = nil
+        stderr.fileHandleForReading.readabilityHandler = nil
+        let rest = stdout.fileHandleForReading.readDataToEndOfFile()
+        let restErr = stderr.fileHandleForReading.readDataToEndOfFile()
+        lock.withLock {
+            stdoutData.append(rest)
+            stderrData.append(restErr)
+        }
+    }
+
+    deinit { if process.isRunning { process.terminate() } }
+}
+
+/// Runs `mouse3d` to completion and returns its standard output.
+func runMouse3D(_ arguments: [String]) throws -> (status: Int32, output: String, errors: String) {
+    let p = try Mouse3DProcess(arguments)
+    let status = p.waitForExit(seconds: 60)
+    return (status, p.output, p.errors)
+}
+
+/// The summary figures a receiver prints at exit.
+struct ReceiverSummary {
+    var frames = 0, dropped = 0, lost = 0, reordered = 0
+
+    init(_ errors: String) throws {
+        let line = try #require(errors.split(separator: "\n").last { $0.contains("summary:") }, "no summary in: \(errors)")
+        func value(_ name: String) -> Int {
+            guard let r = line.range(of: "\(name) ") else { return -1 }
+            return Int(line[r.upperBound...].prefix { $0.isNumber }) ?? -1
+        }
+        frames = value("frames")
+        dropped = value("dropped")
+        lost = value("lost")
+        reordered = value("reordered")
+    }
+}
