@@ -19,3 +19,12 @@ extension MonotonicClock {
         while clock_nanosleep(CLOCK_MONOTONIC, 0, &request, &remaining) == EINTR { request = remaining }
     }
 }
+
+extension MonotonicClock {
+    /// Sleeps until the clock reads `deadlineNanoseconds`. `clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME)`.
+    public static func sleep(untilNanoseconds deadlineNanoseconds: UInt64) {
+        var deadline = timespec(
+            tv_sec: Int(deadlineNanoseconds / 1_000_000_000), tv_nsec: Int(deadlineNanoseconds % 1_000_000_000))
+        while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &deadline, nil) == EINTR {}
+    }
+}

@@ -2,17 +2,17 @@ import CLinux
 import Glibc
 import SystemPackage
 
-/// A non-blocking UDP socket. Owned by one thread at a time; closed on deinit.
+/// A UDP socket, non-blocking by default. Owned by one thread at a time; closed on deinit.
 public final class UDPSocket {
     /// The descriptor, for polling.
     public let descriptor: Int32
     /// The address family, `AF_INET` or `AF_INET6`.
     public let family: Int32
 
-    /// A new socket of `family`. The corresponding C call is
-    /// `socket(family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0)`.
-    public init(family: Int32) throws(SystemCallError) {
-        let type = Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
+    /// A new socket of `family`, non-blocking unless `blocking` (then ``receive(into:)`` waits).
+    /// The corresponding C call is `socket(family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0)`.
+    public init(family: Int32, blocking: Bool = false) throws(SystemCallError) {
+        let type = Int32(SOCK_DGRAM.rawValue) | (blocking ? 0 : Int32(SOCK_NONBLOCK.rawValue)) | Int32(SOCK_CLOEXEC.rawValue)
         descriptor = try SystemCall.retrying("socket", "UDP socket") { socket(family, type, 0) }
         self.family = family
     }

@@ -49,6 +49,37 @@ extension Mouse3D {
             }
             print("  sustained without loss: \(best) frames/s (highest step tried: \(rateList.last!))")
             try latencyRun(executable: executable)
+            try floorRun(executable: executable)
+        }
+
+        /// The same measurement for the least a 1 kHz UDP pair can do on this machine: a sender that
+        /// sleeps 1 ms (clock_nanosleep) then calls sendto, and a receiver blocked in recvfrom.
+        func floorRun(executable: String) throws {
+            let count = Int(seconds * 1000) + 1000
+            let receiver = try ChildProcess(
+                executable: executable, arguments: ["bench", "floor-peer", "--role", "receiver", "--count", "\(count)"])
+            guard let line = try receiver.readErrorLine(), let range = line.firstRange(of: "127.0.0.1:"),
+                  let port = Int(line[range.upperBound...].prefix { $0.isNumber })
+            else { throw CommandFailure("the floor receiver did not start") }
+            let sender = try ChildProcess(
+                executable: executable,
+                arguments: ["bench", "floor-peer", "--role", "sender", "--port", "\(port)", "--count", "\(count + 100)"])
+            MonotonicClock.sleep(nanoseconds: 1_000_000_000)
+            let cpu0 = (try ProcessStatistics.cpuSeconds(pid: sender.pid), try ProcessStatistics.cpuSeconds(pid: receiver.pid))
+            let t0 = MonotonicClock.nanoseconds()
+            MonotonicClock.sleep(nanoseconds: UInt64((seconds - 0.5) * 1e9))
+            let elapsed = Double(MonotonicClock.nanoseconds() - t0) * 1e-9
+            let cpu1 = (try ProcessStatistics.cpuSeconds(pid: sender.pid), try ProcessStatistics.cpuSeconds(pid: receiver.pid))
+            let report = try receiver.readAllErrors()
+            try receiver.wait()
+            try sender.send(signal: SIGTERM)
+            try sender.wait()
+            let latency = report.split(separator: "\n").last { $0.contains("latency") }
+                .map { String($0.split(separator: ":", maxSplits: 2).last ?? "") } ?? " n/a"
+            print("machine floor at 1000 frames/s (minimal sleep+sendto sender, blocking recvfrom receiver):")
+            print("  latency send→receive:\(latency)")
+            print("  sender:   CPU \(fixed((cpu1.0 - cpu0.0) / elapsed * 100, 2))% of a core")
+            print("  receiver: CPU \(fixed((cpu1.1 - cpu0.1) / elapsed * 100, 2))% of a core")
         }
 
         /// Starts a receiver on an ephemeral loopback port; returns it with the port it reported.
