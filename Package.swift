@@ -52,6 +52,12 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 
+        // Device emulators and the tests that run inside the kernel VM (Tests/VM/run.sh).
+        .target(name: "VMDeviceEmulators", dependencies: ["Mouse3DLinux", "CLinux"], path: "Tests/VM/Emulators"),
+        .executableTarget(
+            name: "mouse3d-vmtests", dependencies: ["VMDeviceEmulators", "Mouse3DLinux", "CLinux"],
+            path: "Tests/VM/Runner"),
+
         .testTarget(
             name: "Mouse3DCoreTests",
             dependencies: ["Mouse3DCore", .product(name: "RealModule", package: "swift-numerics")],

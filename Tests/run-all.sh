@@ -1,10 +1,28 @@
 #!/bin/bash
-# The project's whole test suite: host unit tests, then the kernel VM suite.
-# Installs what it needs (Debian packages) itself. Exit status 0 only if everything passed.
+# The project's whole test suite: host unit and end-to-end tests, then the device tests inside a VM
+# running Debian's kernel. Installs what it needs (Debian packages) itself. Exit 0 only if all passed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="/opt/swift/usr/bin:$PATH"
-Tests/setup-debian.sh
+Tests/setup-debian.sh --vm
+
 echo "== host tests"
 swift build --build-tests
 swift test --skip-build
+
+echo "== VM harness self-check: a deliberately failing VM test must fail the run"
+selfcheck=$(mktemp)
+set +e
+Tests/VM/run.sh harness_selftest_must_fail >"$selfcheck" 2>&1
+status=$?
+set -e
+if [ "$status" != 1 ] || ! grep -q "harness_selftest_must_fail FAIL" "$selfcheck"; then
+    cat "$selfcheck"
+    echo "self-check failed: the VM harness did not report a failing test as a failure (exit $status)"
+    exit 1
+fi
+echo "self-check ok: the failing test was reported and the harness exited 1"
+rm -f "$selfcheck"
+
+echo "== VM device tests (Debian kernel under QEMU)"
+Tests/VM/run.sh

@@ -1,4 +1,3 @@
-#define _GNU_SOURCE 1
 #include <poll.h>
 #include <signal.h>
 #include <sys/signalfd.h>
@@ -6,3 +5,10 @@
 #include <unistd.h>
 #include <fcntl.h>
 #include <spawn.h>
+#include <linux/uhid.h>
+#include <linux/input.h>
+#include <sys/stat.h>
+/* GNU extensions, declared here rather than through _GNU_SOURCE, which would change struct layouts
+   that other modules (libevdev, libudev, swift-system) see without it. */
+int ppoll(struct pollfd *fds, nfds_t nfds, const struct timespec *timeout, const sigset_t *sigmask);
+int pipe2(int pipefd[2], int flags);

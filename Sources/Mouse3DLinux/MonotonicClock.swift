@@ -3,7 +3,6 @@ import Glibc
 /// `CLOCK_MONOTONIC`, in nanoseconds: the clock every timestamp of mouse3d is taken from.
 public enum MonotonicClock {
     /// Now. The corresponding C call is `clock_gettime(CLOCK_MONOTONIC)`.
-    @inlinable
     public static func nanoseconds() -> UInt64 {
         var ts = timespec()
         clock_gettime(CLOCK_MONOTONIC, &ts)  // cannot fail for this clock id

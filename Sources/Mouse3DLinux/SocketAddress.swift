@@ -130,7 +130,7 @@ public struct SocketAddress: Sendable, Hashable, CustomStringConvertible {
         hints.ai_family = AF_UNSPEC
         var list: UnsafeMutablePointer<addrinfo>?
         var status = getaddrinfo(host, String(port), &hints, &list)
-        if status == EAI_NONAME || status == EAI_ADDRFAMILY || status == EAI_NODATA, host != nil {
+        if status != 0, host != nil {
             // AI_ADDRCONFIG hides ::1 on hosts without a global IPv6 address; ask again without it.
             hints.ai_flags &= ~AI_ADDRCONFIG
             status = getaddrinfo(host, String(port), &hints, &list)

@@ -1,0 +1,94 @@
+import CLinux
+import Glibc
+
+/// A motion sensor the system offers: an evdev motion device or an IIO accelerometer/gyroscope.
+public struct MotionSourceInfo: Sendable, Equatable {
+    /// Where it comes from.
+    public enum Kind: String, Sendable {
+        /// An input device with `INPUT_PROP_ACCELEROMETER` (gamepad motion sensors, handheld IMUs).
+        case evdev
+        /// An Industrial I/O device with accelerometer and/or angular-velocity channels.
+        case iio
+    }
+
+    /// Where it comes from.
+    public var kind: Kind
+    /// The device's name (evdev name, or IIO `name`).
+    public var name: String
+    /// `/dev/input/eventN` or `/dev/iio:deviceN`, if there is a node.
+    public var node: String?
+    /// The sysfs path.
+    public var sysfsPath: String
+    /// Whether it measures specific force.
+    public var hasAccelerometer: Bool
+    /// Whether it measures angular velocity.
+    public var hasGyroscope: Bool
+    /// For IIO: the scale of raw accelerometer values (m/s² per count), if given.
+    public var accelerometerScale: Double?
+    /// For IIO: the scale of raw angular-velocity values (rad/s per count), if given.
+    public var gyroscopeScale: Double?
+    /// The sampling frequency in Hz, if the device reports one.
+    public var samplingFrequencyHertz: Double?
+    /// The unique id of an evdev device (ties it to its sibling gamepad), if any.
+    public var uniqueID: String?
+}
+
+/// Finds motion sources through libudev and sysfs. Works without udevd (from sysfs attributes);
+/// with udevd it also sees udev's properties.
+public enum MotionSourceEnumerator {
+    /// Every evdev device whose input properties include `INPUT_PROP_ACCELEROMETER`.
+    public static func evdevDevices(udev: Udev) throws(SystemCallError) -> [MotionSourceInfo] {
+        try udev.devices(subsystem: "input").compactMap { device -> MotionSourceInfo? in
+            guard device.sysname.hasPrefix("event"), let input = device.parent else { return nil }
+            let byProperty = device.property("ID_INPUT_ACCELEROMETER") == "1"
+            let bySysfs = input.attribute("properties").map { hasBit(Int(INPUT_PROP_ACCELEROMETER), inHexBitmask: $0) } ?? false
+            guard byProperty || bySysfs else { return nil }
+            let abs = input.attribute("capabilities/abs") ?? "0"
+            let hasAccel = [ABS_X, ABS_Y, ABS_Z].allSatisfy { hasBit(Int($0), inHexBitmask: abs) }
+            let hasGyro = [ABS_RX, ABS_RY, ABS_RZ].allSatisfy { hasBit(Int($0), inHexBitmask: abs) }
+            return MotionSourceInfo(
+                kind: .evdev, name: input.attribute("name") ?? device.sysname, node: device.node,
+                sysfsPath: device.sysfsPath, hasAccelerometer: hasAccel, hasGyroscope: hasGyro,
+                accelerometerScale: nil, gyroscopeScale: nil, samplingFrequencyHertz: nil,
+                uniqueID: input.attribute("uniq").flatMap { $0.isEmpty ? nil : $0 })
+        }
+    }
+
+    /// Every IIO device with accelerometer (`in_accel_*`) or angular-velocity (`in_anglvel_*`) channels.
+    public static func iioDevices(udev: Udev) throws(SystemCallError) -> [MotionSourceInfo] {
+        try udev.devices(subsystem: "iio").compactMap { device -> MotionSourceInfo? in
+            guard device.sysname.hasPrefix("iio:device") else { return nil }
+            let hasAccel = device.attribute("in_accel_x_raw") != nil || device.attribute("in_accel_x_scale") != nil
+                || FileSystem.exists(device.sysfsPath + "/in_accel_x_raw")
+            let hasGyro = device.attribute("in_anglvel_x_raw") != nil || device.attribute("in_anglvel_x_scale") != nil
+                || FileSystem.exists(device.sysfsPath + "/in_anglvel_x_raw")
+            guard hasAccel || hasGyro else { return nil }
+            func number(_ names: [String]) -> Double? {
+                for n in names { if let v = device.attribute(n).flatMap(Double.init) { return v } }
+                return nil
+            }
+            return MotionSourceInfo(
+                kind: .iio, name: device.attribute("name") ?? device.sysname, node: device.node ?? "/dev/\(device.sysname)",
+                sysfsPath: device.sysfsPath, hasAccelerometer: hasAccel, hasGyroscope: hasGyro,
+                accelerometerScale: hasAccel ? number(["in_accel_scale", "in_accel_x_scale"]) : nil,
+                gyroscopeScale: hasGyro ? number(["in_anglvel_scale", "in_anglvel_x_scale"]) : nil,
+                samplingFrequencyHertz: number(["sampling_frequency", "in_accel_sampling_frequency", "in_anglvel_sampling_frequency"]),
+                uniqueID: nil)
+        }
+    }
+
+    /// Whether bit `bit` is set in a sysfs bitmask such as `"3 0 0"` (hex words, most significant
+    /// first, each `long` wide).
+    public static func hasBit(_ bit: Int, inHexBitmask text: String) -> Bool {
+        let words = text.split(separator: " ").reversed().map { UInt64($0, radix: 16) ?? 0 }
+        let wordBits = MemoryLayout<Int>.size * 8
+        let index = bit / wordBits
+        guard index < words.count else { return false }
+        return words[index] & (1 << UInt64(bit % wordBits)) != 0
+    }
+}
+
+extension FileSystem {
+    /// Whether something exists at `path`. `access(2)`.
+    public static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
+}

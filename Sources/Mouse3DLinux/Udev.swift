@@ -1,0 +1,90 @@
+import CUdev
+import Glibc
+
+/// A libudev context. Owned by one thread.
+public final class Udev {
+    let context: OpaquePointer
+
+    /// A new context. The corresponding call is `udev_new()`.
+    public init() throws(SystemCallError) {
+        guard let context = udev_new() else { throw SystemCallError(call: "udev_new", subject: "libudev", errno: .noMemory) }
+        self.context = context
+    }
+
+    deinit { udev_unref(context) }
+
+    /// Every device of `subsystem` known to sysfs, in libudev's order.
+    /// The corresponding calls are `udev_enumerate_add_match_subsystem` and `udev_enumerate_scan_devices`.
+    public func devices(subsystem: String) throws(SystemCallError) -> [UdevDevice] {
+        guard let enumerate = udev_enumerate_new(context) else {
+            throw SystemCallError(call: "udev_enumerate_new", subject: subsystem, errno: .noMemory)
+        }
+        defer { udev_enumerate_unref(enumerate) }
+        udev_enumerate_add_match_subsystem(enumerate, subsystem)
+        let rc = udev_enumerate_scan_devices(enumerate)
+        guard rc >= 0 else { throw SystemCallError(call: "udev_enumerate_scan_devices", subject: subsystem, errno: .init(rawValue: -rc)) }
+        var devices: [UdevDevice] = []
+        var entry = udev_enumerate_get_list_entry(enumerate)
+        while let e = entry {
+            if let path = udev_list_entry_get_name(e), let device = udev_device_new_from_syspath(context, path) {
+                devices.append(UdevDevice(device))
+            }
+            entry = udev_list_entry_get_next(e)
+        }
+        return devices
+    }
+}
+
+/// One device as libudev sees it: sysfs path, node, attributes and udev properties.
+public final class UdevDevice {
+    let device: OpaquePointer
+
+    init(_ device: OpaquePointer) { self.device = device }
+    deinit { udev_device_unref(device) }
+
+    /// `/sys/...`.
+    public var sysfsPath: String { udev_device_get_syspath(device).map { String(cString: $0) } ?? "" }
+    /// The kernel name, for example `event5` or `iio:device0`.
+    public var sysname: String { udev_device_get_sysname(device).map { String(cString: $0) } ?? "" }
+    /// The device node, for example `/dev/input/event5`, if it has one.
+    public var node: String? { udev_device_get_devnode(device).map { String(cString: $0) } }
+
+    /// A sysfs attribute's value, trimmed.
+    public func attribute(_ name: String) -> String? {
+        udev_device_get_sysattr_value(device, name).map { String(cString: $0).trimmingBlanks }
+    }
+
+    /// A udev property (set by udevd's rules, for example `ID_INPUT_ACCELEROMETER`), if udevd has
+    /// processed the device.
+    public func property(_ name: String) -> String? {
+        udev_device_get_property_value(device, name).map { String(cString: $0) }
+    }
+
+    /// The parent device (`udev_device_get_parent`), kept alive by this one.
+    public var parent: UdevDeviceReference? {
+        udev_device_get_parent(device).map { UdevDeviceReference(owner: self, device: $0) }
+    }
+}
+
+/// A device borrowed from another (a parent): valid while its owner lives.
+public struct UdevDeviceReference {
+    let owner: UdevDevice
+    let device: OpaquePointer
+
+    /// `/sys/...`.
+    public var sysfsPath: String { udev_device_get_syspath(device).map { String(cString: $0) } ?? "" }
+
+    /// A sysfs attribute's value, trimmed.
+    public func attribute(_ name: String) -> String? {
+        udev_device_get_sysattr_value(device, name).map { String(cString: $0).trimmingBlanks }
+    }
+}
+
+extension String {
+    /// Without leading and trailing spaces, tabs and newlines.
+    var trimmingBlanks: String {
+        let blank: (Character) -> Bool = { $0 == " " || $0 == "\n" || $0 == "\t" || $0 == "\r" }
+        guard let first = firstIndex(where: { !blank($0) }), let last = lastIndex(where: { !blank($0) }) else { return "" }
+        return String(self[first...last])
+    }
+}

@@ -1,0 +1,162 @@
+import CLinux
+import Dispatch
+import Glibc
+import Mouse3DLinux
+
+/// A USB Sony DualSense (054c:0ce6) emulated over `/dev/uhid`, for the kernel's hid-playstation
+/// driver: it answers the feature reports the driver asks for at probe (0x09 pairing info with the
+/// MAC, 0x20 firmware info, 0x05 IMU calibration) and sends input report 0x01 with motion.
+///
+/// Facts used (from hid-playstation): USB input report 0x01 is 64 bytes; gyroscope x/y/z (s16) at
+/// bytes 16–21, accelerometer at 22–27, sensor timestamp (u32, units of 1/3 µs) at 28; the driver
+/// reports gyro in 1024 units per °/s and acceleration in 8192 units per g, computed from the
+/// calibration report as `raw * speed2x * 1024 / (plus - minus)` and
+/// `(raw - (plus - range/2)) * 16384 / range` with `range = plus - minus`.
+public final class DualSenseEmulator: @unchecked Sendable {
+    // @unchecked: `device` is Sendable; `stopped` and `requests` are guarded by `lock`.
+    /// The HID name; the motion device is this plus " Motion Sensors".
+    public static let name = "Sony Interactive Entertainment DualSense Wireless Controller"
+    /// The MAC address the emulated controller reports (the evdev `uniq`).
+    public let macAddress: [UInt8] = [0x11, 0x22, 0x33, 0x44, 0x55, 0x66]
+
+    /// Raw gyroscope counts per °/s and accelerometer counts per g of this emulated unit. The
+    /// calibration report below makes the driver's output exactly 1024 per °/s and 8192 per g.
+    public static let gyroCountsPerDegreePerSecond = 16.0
+    public static let accelerometerCountsPerG = 8192.0
+
+    let device: UHIDDevice
+    private let lock = NSLockLite()
+    private var stopped = false
+    private var sequence: UInt8 = 0
+    private var timestamp: UInt32 = 0
+    /// How many requests the driver made (for diagnostics).
+    public private(set) var requestsAnswered = 0
+
+    /// Creates the device and answers the driver's requests on a background queue until deinit.
+    public init(uniq: String = "") throws {
+        device = try UHIDDevice(
+            identity: .init(name: Self.name, uniq: uniq, bus: UInt16(BUS_USB), vendor: 0x054C, product: 0x0CE6),
+            reportDescriptor: Self.reportDescriptor())
+        let device = self.device
+        DispatchQueue.global().async { [weak self] in
+            while let self, !self.lock.withLock({ self.stopped }) {
+                self.serviceOnce(device)
+            }
+        }
+    }
+
+    deinit { lock.withLock { stopped = true } }
+
+    /// Unplugs the controller (the kernel removes its devices).
+    public func unplug() throws {
+        lock.withLock { stopped = true }
+        try device.destroy()
+    }
+
+    func serviceOnce(_ device: UHIDDevice) {
+        var poll = pollfd(fd: device.descriptor, events: Int16(POLLIN), revents: 0)
+        guard Glibc.poll(&poll, 1, 50) > 0, let request = try? device.nextRequest() else { return }
+        switch request {
+        case .getReport(let id, let number, _):
+            if let data = featureReport(number) {
+                try? device.replyToGetReport(id: id, data: data)
+            } else {
+                try? device.failGetReport(id: id)
+            }
+            lock.withLock { requestsAnswered += 1 }
+        case .setReport(let id, _, _, _):
+            try? device.replyToSetReport(id: id)
+        case .output, .lifecycle:
+            break
+        }
+    }
+
+    /// The report descriptor: vendor-defined reports of the sizes the driver expects.
+    static func reportDescriptor() -> [UInt8] {
+        var d = HIDReportDescriptor()
+        d.usagePage(0x01)  // generic desktop
+        d.usage(0x05)  // game pad
+        d.collection(0x01)
+        d.usagePage(0xFF00)
+        d.logical(0, 255)
+        for (id, kind, payload) in [(0x01, 0, 63), (0x02, 1, 47), (0x05, 2, 40), (0x08, 2, 47), (0x09, 2, 19), (0x20, 2, 63)] {
+            d.reportID(Int64(id))
+            d.usage(Int64(0x20 + id))
+            d.fields(bits: 8, count: Int64(payload))
+            switch kind {
+            case 0: d.input(0x02)
+            case 1: d.output(0x02)
+            default: d.feature(0x02)
+            }
+        }
+        d.endCollection()
+        return d.bytes
+    }
+
+    /// Feature reports by number, with the report id first.
+    func featureReport(_ number: UInt8) -> [UInt8]? {
+        switch number {
+        case 0x09:  // pairing info: MAC address, least significant byte first
+            return [0x09] + macAddress.reversed() + [UInt8](repeating: 0, count: 13)
+        case 0x20:  // firmware info: build date text, then hardware (24) and firmware (28) versions
+            var r = [UInt8](repeating: 0, count: 64)
+            r[0] = 0x20
+            r.replaceSubrange(1..<20, with: Array("Nov 22 2026 00:00:0".utf8))
+            r.replaceSubrange(24..<28, with: le32(UInt32(0x0000_0413)))
+            r.replaceSubrange(28..<32, with: le32(UInt32(0x0100_0000)))
+            return r
+        case 0x05:  // IMU calibration
+            let speed2x = Int16(540 * 2)  // the gyro's full-scale speeds, summed
+            let gyroPlus = Int16(Self.gyroCountsPerDegreePerSecond * 540)  // counts at +540 °/s
+            let accelPlus = Int16(Self.accelerometerCountsPerG)
+            var r: [UInt8] = [0x05]
+            for v in [0, 0, 0, gyroPlus, -gyroPlus, gyroPlus, -gyroPlus, gyroPlus, -gyroPlus, speed2x / 2, speed2x / 2,
+                      accelPlus, -accelPlus, accelPlus, -accelPlus, accelPlus, -accelPlus] as [Int16] {
+                r += le16(v)
+            }
+            return r + [UInt8](repeating: 0, count: 41 - r.count)
+        default:
+            return nil
+        }
+    }
+
+    /// Sends one input report with this motion (°/s and m/s² in the controller's x, y, z), with the
+    /// sensor clock advanced by `microseconds` since the previous report.
+    public func sendMotion(degreesPerSecond: SIMD3<Double>, metersPerSecondSquared: SIMD3<Double>, microseconds: UInt32) throws {
+        var r = [UInt8](repeating: 0, count: 64)
+        r[0] = 0x01
+        for i in 1...6 { r[i] = 0x80 }  // sticks centred
+        r[7] = sequence
+        sequence &+= 1
+        r[8] = 0x08  // d-pad released
+        for axis in 0..<3 {
+            r.replaceSubrange(16 + 2 * axis..<18 + 2 * axis, with: le16(Self.clamp(degreesPerSecond[axis] * Self.gyroCountsPerDegreePerSecond)))
+            r.replaceSubrange(22 + 2 * axis..<24 + 2 * axis, with: le16(Self.clamp(metersPerSecondSquared[axis] / 9.80665 * Self.accelerometerCountsPerG)))
+        }
+        timestamp &+= microseconds &* 3
+        r.replaceSubrange(28..<32, with: le32(timestamp))
+        r[33] = 0x80  // touch points inactive
+        r[37] = 0x80
+        r[53] = 0x0A  // battery
+        try device.input(r)
+    }
+
+    static func clamp(_ value: Double) -> Int16 { Int16(max(-32768, min(32767, value.rounded()))) }
+}
+
+func le16(_ v: Int16) -> [UInt8] { [UInt8(truncatingIfNeeded: v), UInt8(truncatingIfNeeded: v >> 8)] }
+func le32(_ v: UInt32) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: v >> (8 * $0)) } }
+func le32(_ v: Int32) -> [UInt8] { le32(UInt32(bitPattern: v)) }
+
+/// A minimal mutex over `pthread_mutex_t`, so the emulators need no Foundation.
+final class NSLockLite: @unchecked Sendable {
+    // @unchecked: the mutex serialises every access it guards.
+    private var mutex = pthread_mutex_t()
+    init() { pthread_mutex_init(&mutex, nil) }
+    deinit { pthread_mutex_destroy(&mutex) }
+    func withLock<T>(_ body: () throws -> T) rethrows -> T {
+        pthread_mutex_lock(&mutex)
+        defer { pthread_mutex_unlock(&mutex) }
+        return try body()
+    }
+}

@@ -1,0 +1,39 @@
+/// Motion an emulated sensor reports: stretches of constant angular velocity and specific force in
+/// the device's own axes, so a test knows the truth it injected.
+public struct MotionScript: Sendable {
+    /// One stretch.
+    public struct Step: Sendable {
+        /// How long, in seconds.
+        public var seconds: Double
+        /// Angular velocity about the device's x, y, z axes, in degrees per second.
+        public var degreesPerSecond: SIMD3<Double>
+        /// Specific force along x, y, z, in m/s² (at rest, +9.81 on the axis pointing up).
+        public var metersPerSecondSquared: SIMD3<Double>
+
+        /// Creates a step.
+        public init(seconds: Double, degreesPerSecond: SIMD3<Double>, metersPerSecondSquared: SIMD3<Double>) {
+            self.seconds = seconds
+            self.degreesPerSecond = degreesPerSecond
+            self.metersPerSecondSquared = metersPerSecondSquared
+        }
+    }
+
+    /// The steps, in order.
+    public var steps: [Step]
+
+    /// Creates a script.
+    public init(_ steps: [Step]) { self.steps = steps }
+
+    /// The step in force at `seconds` from the start (the last one after the end).
+    public func step(at seconds: Double) -> Step {
+        var t = 0.0
+        for s in steps {
+            t += s.seconds
+            if seconds < t { return s }
+        }
+        return steps[steps.count - 1]
+    }
+
+    /// The total duration in seconds.
+    public var duration: Double { steps.reduce(0) { $0 + $1.seconds } }
+}

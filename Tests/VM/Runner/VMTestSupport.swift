@@ -1,0 +1,45 @@
+import CLinux
+import Glibc
+import Mouse3DLinux
+
+/// A failed expectation inside a VM test.
+struct VMTestFailure: Error, CustomStringConvertible {
+    var description: String
+}
+
+/// Fails the running test with `message` unless `condition` holds.
+func expect(_ condition: Bool, _ message: @autoclosure () -> String, line: UInt = #line) throws {
+    if !condition { throw VMTestFailure(description: "line \(line): \(message())") }
+}
+
+/// Waits up to `seconds` for `probe` to return a value; fails the test with `what` otherwise.
+func waitFor<T>(_ what: String, seconds: Double = 10, _ probe: () throws -> T?) throws -> T {
+    let end = MonotonicClock.nanoseconds() + UInt64(seconds * 1e9)
+    while MonotonicClock.nanoseconds() < end {
+        if let value = try probe() { return value }
+        MonotonicClock.sleep(nanoseconds: 20_000_000)
+    }
+    throw VMTestFailure(description: "timed out after \(seconds) s waiting for \(what)")
+}
+
+/// Reads events from `device` until a `SYN_REPORT` (or `seconds` pass); returns the frame's events.
+func readFrame(_ device: EvdevDevice, seconds: Double = 3) throws -> [EvdevDevice.Event] {
+    var events: [EvdevDevice.Event] = []
+    let end = MonotonicClock.nanoseconds() + UInt64(seconds * 1e9)
+    while MonotonicClock.nanoseconds() < end {
+        switch try device.next() {
+        case .event(let e), .resynchronised(let e):
+            if e.type == Int32(EV_SYN) && e.code == Int32(SYN_REPORT) { return events }
+            events.append(e)
+        case .wouldBlock:
+            let poll = PollSet([device.descriptor])
+            try poll.wait(timeoutNanoseconds: 50_000_000)
+        }
+    }
+    throw VMTestFailure(description: "no complete event frame from \(device.path) within \(seconds) s (got \(events))")
+}
+
+/// Prints a line at once (the serial console is the only channel to the host).
+func say(_ text: String) {
+    StandardError.write(text + "\n")
+}

@@ -1,0 +1,38 @@
+import Glibc
+import Mouse3DLinux
+
+// The device tests that run inside the VM. Each prints one line the host harness reads:
+//   VMTEST-CASE <name> PASS (<seconds> s)
+//   VMTEST-CASE <name> FAIL: <reason>
+// Arguments name the tests to run; without any, every test except the deliberately failing self-test.
+
+let allTests: [(name: String, run: () throws -> Void)] = [
+    ("uinput_roundtrip", UinputTests.roundTrip),
+    ("uinput_motion_device_enumerated", UinputTests.motionDeviceEnumerated),
+    ("dualsense_motion_sensors", DualSenseTests.motionSensors),
+    ("dualsense_udev_properties", DualSenseTests.udevProperties),
+    ("iio_sensor_hub_devices", SensorHubTests.devicesWithScales),
+    ("harness_selftest_must_fail", { try expect(1 + 1 == 3, "this test fails on purpose, to prove failures are reported") }),
+]
+let defaultExcluded: Set = ["harness_selftest_must_fail"]
+
+let requested = Array(CommandLine.arguments.dropFirst()).flatMap { $0.split(separator: ",").map(String.init) }
+let unknown = requested.filter { name in !allTests.contains { $0.name == name } }
+if !unknown.isEmpty {
+    say("VMTEST-CASE \(unknown.joined(separator: ",")) FAIL: no such VM test; known: \(allTests.map(\.name).joined(separator: ", "))")
+    exit(1)
+}
+var failures = 0
+for test in allTests where requested.isEmpty ? !defaultExcluded.contains(test.name) : requested.contains(test.name) {
+    say("VMTEST-START \(test.name)")
+    let start = MonotonicClock.nanoseconds()
+    do {
+        try test.run()
+        let seconds = Double(MonotonicClock.nanoseconds() - start) / 1e9
+        say("VMTEST-CASE \(test.name) PASS (\(Double(Int(seconds * 100)) / 100) s)")
+    } catch {
+        failures += 1
+        say("VMTEST-CASE \(test.name) FAIL: \(error)")
+    }
+}
+exit(failures == 0 ? 0 : 1)

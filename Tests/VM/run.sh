@@ -1,0 +1,123 @@
+#!/bin/bash
+# Runs the project's device tests inside a QEMU VM that boots Debian's own kernel, so evdev, uinput,
+# uhid (hid-playstation, hid-sensor-hub) and IIO are the real drivers.
+#
+#   Tests/VM/run.sh                  every VM test
+#   Tests/VM/run.sh NAME [NAME ...]  only these (see Tests/VM/Runner/main.swift for the names)
+#
+# Environment: VM_CACHE (downloads and build products; default .build/vm), VM_TIMEOUT (seconds the
+# whole boot may take; default 240), VM_MEMORY (MiB; default 768), VM_UDEV (1: run systemd-udevd).
+# Prints each test's result and a closing line "vm: N passed, N failed". Exit status: 0 all passed,
+# 1 a test failed, 2 the VM crashed, panicked, hung past the limit or never ran the tests.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$root"
+export PATH="/opt/swift/usr/bin:$PATH"
+cache=${VM_CACHE:-$root/.build/vm}
+timeout_seconds=${VM_TIMEOUT:-240}
+memory=${VM_MEMORY:-768}
+use_udev=${VM_UDEV:-1}
+modules="evdev uinput uhid hid-generic hid-playstation hid-sensor-hub hid-sensor-accel-3d hid-sensor-gyro-3d"
+mkdir -p "$cache/debs" "$cache/logs"
+
+Tests/setup-debian.sh --vm
+
+# 1. Debian's kernel and udev, unpacked (not installed) into the cache.
+if [ ! -f "$cache/kernel.version" ]; then
+    package=$(apt-cache depends linux-image-amd64 | awk '/Depends: linux-image-[0-9]/ {print $2; exit}')
+    [ -n "$package" ] || { apt-get update -q >/dev/null; package=$(apt-cache depends linux-image-amd64 | awk '/Depends: linux-image-[0-9]/ {print $2; exit}'); }
+    (cd "$cache/debs" && apt-get download "$package" udev >/dev/null 2>&1)
+    rm -rf "$cache/kernel" "$cache/udev"
+    dpkg -x "$cache"/debs/"$package"_*.deb "$cache/kernel"
+    dpkg -x "$cache"/debs/udev_*.deb "$cache/udev"
+    version=$(ls "$cache/kernel/lib/modules")
+    depmod -b "$cache/kernel" "$version"
+    # The uncompressed kernel boots through its PVH entry, skipping slow in-guest decompression.
+    image="$cache/kernel/boot/vmlinuz-$version"
+    offset=$(LC_ALL=C grep -aboP '\xfd7zXZ\x00' "$image" | head -1 | cut -d: -f1)
+    tail -c +$((offset + 1)) "$image" | xz -dq > "$cache/vmlinux" 2>/dev/null || true
+    file "$cache/vmlinux" | grep -q ELF || rm -f "$cache/vmlinux"
+    echo "$version" > "$cache/kernel.version"
+fi
+version=$(cat "$cache/kernel.version")
+
+# 2. The test runner (debug build, shared with the host tests).
+swift build --product mouse3d-vmtests >/dev/null
+runner=$(swift build --product mouse3d-vmtests --show-bin-path)/mouse3d-vmtests
+
+# 3. The initramfs: busybox, modules with their dependencies, udevd, the runner and its libraries.
+rootfs="$cache/rootfs"
+rm -rf "$rootfs"
+mkdir -p "$rootfs"/{bin,dev,proc,sys,run,tmp,lib/modules,etc}
+cp /bin/busybox "$rootfs/bin/"
+for applet in $(/bin/busybox --list); do [ "$applet" = busybox ] || ln -sf busybox "$rootfs/bin/$applet"; done
+ln -s bin "$rootfs/sbin"
+install -m 755 Tests/VM/init.sh "$rootfs/init"
+: > "$rootfs/lib/modules/order"
+for module in $modules; do
+    modprobe -d "$cache/kernel" -S "$version" --show-depends "$module" | awk '$1 == "insmod" {print $2}'
+done | awk '!seen[$0]++' | while read -r ko; do
+    name=$(basename "$ko" .ko)
+    cp "$ko" "$rootfs/lib/modules/$name.ko"
+    echo "$name" >> "$rootfs/lib/modules/order"
+done
+copy_with_libraries() {  # FILE DEST: the file and every shared library ldd lists, at their own paths
+    install -m 755 "$1" "$rootfs$2"
+    ldd "$1" | grep -oE '/[^ ]+' | while read -r lib; do
+        mkdir -p "$rootfs$(dirname "$lib")"
+        [ -e "$rootfs$lib" ] || cp -L "$lib" "$rootfs$lib"
+    done
+}
+copy_with_libraries "$runner" /mouse3d-vmtests
+if [ "$use_udev" = 1 ]; then
+    mkdir -p "$rootfs/lib/systemd" "$rootfs/lib/udev/rules.d"
+    copy_with_libraries "$cache/udev/bin/udevadm" /bin/udevadm
+    ln -s /bin/udevadm "$rootfs/lib/systemd/systemd-udevd"
+    for rules in 50-udev-default 60-input-id 60-persistent-input 60-sensor 70-joystick 70-mouse; do
+        [ -f "$cache/udev/lib/udev/rules.d/$rules.rules" ] && cp "$cache/udev/lib/udev/rules.d/$rules.rules" "$rootfs/lib/udev/rules.d/"
+    done
+    printf 'root:x:0:0:root:/:/bin/sh\n' > "$rootfs/etc/passwd"
+    printf 'root:x:0:\ninput:x:101:\n' > "$rootfs/etc/group"
+fi
+(cd "$rootfs" && find . | cpio -o -H newc -R 0:0 --quiet) > "$cache/initramfs.cpio"
+
+# 4. Boot, with a hard time limit; the serial console is the log.
+kernel="$cache/vmlinux"
+[ -f "$kernel" ] || kernel="$cache/kernel/boot/vmlinuz-$version"
+append="console=ttyS0 quiet panic=-1 oops=panic mitigations=off"
+[ $# -gt 0 ] && append="$append vmtest.only=$(IFS=,; echo "$*")"
+log="$cache/logs/boot-$(date +%Y%m%d-%H%M%S)-$$.log"
+started=$(date +%s.%N)
+set +e
+timeout --kill-after=5 "$timeout_seconds" qemu-system-x86_64 -accel tcg -m "$memory" -smp 1 \
+    -nodefaults -no-user-config -nographic -serial "file:$log" -monitor none -net none -no-reboot \
+    -kernel "$kernel" -initrd "$cache/initramfs.cpio" -append "$append" </dev/null >/dev/null 2>&1
+qemu_status=$?
+set -e
+elapsed=$(awk "BEGIN {printf \"%.1f\", $(date +%s.%N) - $started}")
+
+# 5. Results.
+passed=$(grep -ac '^VMTEST-CASE .* PASS' "$log" || true)
+failed=$(grep -ac '^VMTEST-CASE .* FAIL' "$log" || true)
+grep -a '^VMTEST-CASE' "$log" | sed 's/^VMTEST-CASE /vm: /' || true
+problem=""
+if ! grep -aq '^VMTEST-DONE' "$log"; then
+    if [ "$qemu_status" = 124 ] || [ "$qemu_status" = 137 ]; then problem="the VM hung past ${timeout_seconds} s"
+    elif grep -aq 'Kernel panic' "$log"; then problem="the kernel panicked"
+    else problem="the VM stopped before the tests finished (qemu exit $qemu_status)"; fi
+    # A test that started but never reported crashed the runner.
+    started_tests=$(grep -a '^VMTEST-START' "$log" | awk '{print $2}')
+    for name in $started_tests; do
+        grep -aq "^VMTEST-CASE $name " "$log" || { echo "vm: $name FAIL: did not finish ($problem)"; failed=$((failed + 1)); }
+    done
+fi
+if [ -n "$problem" ] || [ "$failed" != 0 ]; then
+    echo "---- serial log ($log), last 60 lines:"
+    tail -n 60 "$log" | sed 's/^/    /'
+fi
+echo "VM boot and tests took ${elapsed} s (kernel $version)"
+echo "vm: $passed passed, $failed failed"
+[ -n "$problem" ] && exit 2
+[ "$failed" = 0 ] || exit 1
+[ "$passed" -gt 0 ] || { echo "vm: no test ran"; exit 2; }
+exit 0
