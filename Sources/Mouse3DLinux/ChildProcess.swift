@@ -22,10 +22,23 @@ public final class ChildProcess {
             posix_spawn_file_actions_addopen(&actions, 1, path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         }
         posix_spawn_file_actions_adddup2(&actions, fds[1], 2)
+        // The child starts with no blocked signals and default handlers, whatever the calling thread
+        // had (worker threads block signals; a child inheriting that would ignore SIGTERM).
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var empty = sigset_t()
+        sigemptyset(&empty)
+        posix_spawnattr_setsigmask(&attributes, &empty)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for s in [SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGUSR1] { sigaddset(&defaults, s) }
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { for p in argv { free(p) } }
         var child: pid_t = 0
-        let status = posix_spawn(&child, executable, &actions, nil, argv, Glibc.environ)
+        let status = posix_spawn(&child, executable, &actions, &attributes, argv, Glibc.environ)
         close(fds[1])
         guard status == 0 else {
             close(fds[0])

@@ -1,0 +1,64 @@
+import Glibc
+import Mouse3DLinux
+import Testing
+
+@Suite("Files, directories, processes")
+struct FileAndProcessTests {
+    let directory: String = {
+        var template = Array("/tmp/mouse3d-linux-test-XXXXXX".utf8CString)
+        return String(cString: mkdtemp(&template)!)
+    }()
+
+    @Test("A missing file's error names the file and the errno text")
+    func missingFile() {
+        #expect { try FileContents.read(path: "\(directory)/missing.csv") } throws: { error in
+            let text = "\(error)"
+            return text.contains("missing.csv") && text.contains("No such file or directory") && text.contains("open")
+        }
+    }
+
+    @Test("Written output reads back whole and in chunks of any size", arguments: [1, 7, 4096])
+    func writeAndRead(chunkSize: Int) throws {
+        let path = "\(directory)/out-\(chunkSize).txt"
+        do {
+            let out = try BufferedOutput(creatingFileAt: path, capacity: 16)
+            for i in 0..<100 { try out.writeLine("line \(i)") }
+            try out.flush()
+        }
+        let whole = try FileContents.read(path: path)
+        #expect(String(decoding: whole, as: UTF8.self).split(separator: "\n").count == 100)
+        var chunks: [UInt8] = []
+        try FileContents.forEachChunk(path: path, chunkSize: chunkSize) { chunk in
+            #expect(chunk.count <= chunkSize)
+            chunks += chunk
+        }
+        #expect(chunks == whole)
+        #expect(try DirectoryListing.names(in: directory).contains("out-\(chunkSize).txt"))
+        try FileSystem.remove(path)
+        try FileSystem.remove(path)  // already gone: not an error
+        #expect(!FileSystem.exists(path))
+    }
+
+    @Test("Listing a missing directory names it")
+    func missingDirectory() {
+        #expect { try DirectoryListing.names(in: "\(directory)/nope") } throws: { "\($0)".contains("nope") }
+    }
+
+    @Test("A child's exit status and standard error are reported")
+    func child() throws {
+        let ok = try ChildProcess(executable: "/bin/sh", arguments: ["-c", "echo hello >&2; exit 3"])
+        #expect(try ok.readErrorLine() == "hello")
+        #expect(try ok.wait() == 3)
+        let killed = try ChildProcess(executable: "/bin/sleep", arguments: ["30"])
+        try killed.send(signal: SIGTERM)
+        #expect(try killed.wait() == 128 + SIGTERM)
+    }
+
+    @Test("Sysfs bitmasks: INPUT_PROP_ACCELEROMETER and ABS axes", arguments: [
+        ("40", 6, true), ("3f", 6, false), ("3f", 5, true), ("30000003f", 32, true),
+        ("3 0", 64, true), ("3 0", 0, false), ("0", 200, false), ("", 1, false),
+    ])
+    func bitmask(text: String, bit: Int, set: Bool) {
+        #expect(MotionSourceEnumerator.hasBit(bit, inHexBitmask: text) == set)
+    }
+}

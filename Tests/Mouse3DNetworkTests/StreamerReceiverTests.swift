@@ -1,0 +1,75 @@
+import Glibc
+import Mouse3DCore
+import Mouse3DLinux
+import Mouse3DNetwork
+import Testing
+
+@Suite("Streamer and receiver in one process over loopback")
+struct StreamerReceiverTests {
+    func receiver(_ format: WireFormat, _ host: String = "127.0.0.1") throws -> AttitudeReceiver {
+        try AttitudeReceiver(listeningOn: SocketAddress.resolve("\(host):0", defaultPort: 0, passive: false), format: format)
+    }
+
+    /// Drains until `count` events arrived or a second passed.
+    func events(_ r: AttitudeReceiver, count: Int) throws -> [AttitudeReceiver.Event] {
+        var events: [AttitudeReceiver.Event] = []
+        let end = MonotonicClock.nanoseconds() + 1_000_000_000
+        while events.count < count && MonotonicClock.nanoseconds() < end {
+            try PollSet([r.descriptor]).wait(timeoutNanoseconds: 10_000_000)
+            try r.drain { events.append($0) }
+        }
+        return events
+    }
+
+    @Test("Frames arrive in order with sequence numbers, buttons and a send time", arguments: ["127.0.0.1", "[::1]"])
+    func frames(host: String) throws {
+        let r = try receiver(.datagram, host)
+        let s = try AttitudeStreamer(peers: [r.localAddress], format: .datagram, streamID: 77)
+        for i in 0..<50 {
+            try s.send(AttitudeFrame(roll: Float(i) * 0.01, pitch: -0.5, yaw: 1), buttons: i % 2 == 0 ? [.clutch] : [], now: UInt64(i))
+        }
+        let frames = try events(r, count: 51).compactMap { e -> AttitudeReceiver.ReceivedFrame? in
+            if case .frame(let f) = e { return f } else { return nil }
+        }
+        #expect(frames.map(\.sequence) == Array(0..<50))
+        #expect(frames.map(\.frame.roll) == (0..<50).map { Float($0) * 0.01 })
+        #expect(frames[0].buttons == [.clutch] && frames[1].buttons == [])
+        #expect(frames[3].sentNanoseconds == 3)
+        #expect(frames.allSatisfy { $0.stream.streamID == 77 })
+        let t = r.totals
+        #expect(t.frames == 50 && t.dropped == 0 && t.lost == 0 && t.reordered == 0)
+    }
+
+    @Test("Raw mode carries bare frames and refuses datagrams")
+    func raw() throws {
+        let r = try receiver(.raw)
+        let raw = try AttitudeStreamer(peers: [r.localAddress], format: .raw)
+        let datagrams = try AttitudeStreamer(peers: [r.localAddress], format: .datagram)
+        try raw.send(AttitudeFrame(roll: 0.1, pitch: 0.2, yaw: 0.3), buttons: [], now: 0)
+        try datagrams.send(AttitudeFrame(roll: 0.1, pitch: 0.2, yaw: 0.3), buttons: [], now: 0)
+        try raw.send(AttitudeFrame(roll: 0.4, pitch: 0.2, yaw: 0.3), buttons: [], now: 0)
+        let frames = try events(r, count: 4).compactMap { e -> AttitudeFrame? in
+            if case .frame(let f) = e { return f.frame } else { return nil }
+        }
+        #expect(frames.map(\.roll) == [0.1, 0.4])
+        #expect(r.totals.dropped == 1)
+        #expect(r.dropReasons == ["wrong size": 1])
+    }
+
+    @Test("Two senders are kept apart")
+    func twoSenders() throws {
+        let r = try receiver(.datagram)
+        let a = try AttitudeStreamer(peers: [r.localAddress], format: .datagram, streamID: 1)
+        let b = try AttitudeStreamer(peers: [r.localAddress], format: .datagram, streamID: 2)
+        for _ in 0..<5 {
+            try a.send(AttitudeFrame(roll: 0.1, pitch: 0, yaw: 0), buttons: [], now: 0)
+            try b.send(AttitudeFrame(roll: 0.2, pitch: 0, yaw: 0), buttons: [], now: 0)
+        }
+        let started = try events(r, count: 12).compactMap { e -> UInt32? in
+            if case .streamStarted(let key) = e { return key.streamID } else { return nil }
+        }
+        #expect(Set(started) == [1, 2])
+        #expect(r.counters.count == 2)
+        #expect(r.counters.values.allSatisfy { $0.frames == 5 && $0.lost == 0 })
+    }
+}
