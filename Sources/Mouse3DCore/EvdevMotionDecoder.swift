@@ -1,0 +1,113 @@
+import RealModule
+
+/// Turns the events of an evdev motion device (`INPUT_PROP_ACCELEROMETER`: ABS_X/Y/Z acceleration,
+/// ABS_RX/RY/RZ angular rate, MSC_TIMESTAMP) into ``MotionSample``s, one per `SYN_REPORT` that
+/// changed the motion.
+///
+/// Units follow the axes' resolutions: acceleration in units per g, angular rate in units per °/s
+/// (Documentation/input/event-codes.rst, INPUT_PROP_ACCELEROMETER); the axis centre is subtracted.
+/// Sample times come from MSC_TIMESTAMP (µs, 32 bits, wrapping), unwrapped to a continuous clock;
+/// where a frame has none, the event time is used.
+public struct EvdevMotionDecoder: Sendable {
+    /// What the decoder needs to know about one axis.
+    public struct Axis: Sendable, Equatable {
+        /// The axis centre (`(minimum + maximum) / 2`, usually 0).
+        public var center: Double
+        /// Units per g (acceleration) or per °/s (rate).
+        public var resolution: Double
+
+        /// Creates an axis description.
+        public init(center: Double, resolution: Double) {
+            self.center = center
+            self.resolution = resolution
+        }
+    }
+
+    /// Event codes (from `<linux/input-event-codes.h>`).
+    public enum Code {
+        public static let synReport: Int32 = 0, synDropped: Int32 = 3
+        public static let evSyn: Int32 = 0, evAbs: Int32 = 3, evMsc: Int32 = 4
+        public static let mscTimestamp: Int32 = 5
+        /// ABS_X, ABS_Y, ABS_Z, ABS_RX, ABS_RY, ABS_RZ.
+        public static let motionAxes: [Int32] = [0, 1, 2, 3, 4, 5]
+    }
+
+    /// Accelerometer axes x, y, z and gyroscope axes x, y, z.
+    public let axes: [Axis]
+    /// Current raw values of ABS_X..ABS_RZ.
+    private var raw: [Int32]
+    private var changed = false
+    private var frameTimestampMicroseconds: UInt32?
+    private var lastTimestampMicroseconds: UInt32?
+    private var lastEventTimeNanoseconds: Int64 = 0
+    private var unwrappedMicroseconds: Int64 = 0
+    /// The offset from the device clock to event time, fixed at the first sample.
+    private var clockOffsetNanoseconds: Int64?
+    /// Frames that had no MSC_TIMESTAMP and used the event time.
+    public private(set) var framesWithoutTimestamp = 0
+
+    /// A decoder for a device with these six axes (ABS_X..ABS_RZ) and their current values.
+    public init(axes: [Axis], initialValues: [Int32]) {
+        precondition(axes.count == 6 && initialValues.count == 6, "six motion axes")
+        self.axes = axes
+        raw = initialValues
+    }
+
+    /// Feeds one event; returns a sample when it ends a frame that changed the motion.
+    public mutating func feed(type: Int32, code: Int32, value: Int32, eventTimeNanoseconds: Int64) -> MotionSample? {
+        switch type {
+        case Code.evAbs where (0...5).contains(code):
+            raw[Int(code)] = value
+            changed = true
+        case Code.evMsc where code == Code.mscTimestamp:
+            frameTimestampMicroseconds = UInt32(bitPattern: value)
+        case Code.evSyn where code == Code.synReport:
+            defer { changed = false; frameTimestampMicroseconds = nil }
+            guard changed else { return nil }
+            return MotionSample(
+                timestampNanoseconds: timestamp(eventTimeNanoseconds: eventTimeNanoseconds),
+                angularVelocityRadiansPerSecond: SIMD3((3..<6).map { physical(at: $0) * .pi / 180 }),
+                specificForceMetersPerSecondSquared: SIMD3((0..<3).map { physical(at: $0) * standardGravityMetersPerSecondSquared }))
+        default:
+            break
+        }
+        return nil
+    }
+
+    /// Replaces the raw state after the kernel dropped events (SYN_DROPPED): libevdev's resync
+    /// events are fed like normal ones; call this when a resync begins so that time restarts from
+    /// the event clock rather than from a timestamp that may have wrapped unseen.
+    public mutating func resynchronising() {
+        lastTimestampMicroseconds = nil
+        clockOffsetNanoseconds = nil
+        changed = false
+        frameTimestampMicroseconds = nil
+    }
+
+    private func physical(at index: Int) -> Double {
+        let axis = axes[index]
+        return (Double(raw[index]) - axis.center) / axis.resolution
+    }
+
+    private mutating func timestamp(eventTimeNanoseconds: Int64) -> Int64 {
+        guard let stamp = frameTimestampMicroseconds else {
+            framesWithoutTimestamp += 1
+            lastTimestampMicroseconds = nil
+            clockOffsetNanoseconds = nil
+            return eventTimeNanoseconds
+        }
+        let eventStep = eventTimeNanoseconds - lastEventTimeNanoseconds
+        lastEventTimeNanoseconds = eventTimeNanoseconds
+        if let last = lastTimestampMicroseconds,
+           abs(Int64(stamp &- last) * 1000 - eventStep) < 1_000_000_000 {
+            unwrappedMicroseconds += Int64(stamp &- last)  // modulo 2³²: wraps are followed
+        } else {
+            // First frame, or the device clock jumped (a reset, a reconnect): re-anchor.
+            unwrappedMicroseconds = 0
+            // Anchor the device clock to the event clock once, so samples keep the device's spacing.
+            clockOffsetNanoseconds = eventTimeNanoseconds
+        }
+        lastTimestampMicroseconds = stamp
+        return (clockOffsetNanoseconds ?? eventTimeNanoseconds) + unwrappedMicroseconds * 1000
+    }
+}

@@ -1,0 +1,63 @@
+import Mouse3DCore
+import Testing
+
+@Suite("evdev motion decoding")
+struct EvdevMotionDecoderTests {
+    typealias C = EvdevMotionDecoder.Code
+    let axes = [EvdevMotionDecoder.Axis](repeating: .init(center: 0, resolution: 8192), count: 3)
+        + [EvdevMotionDecoder.Axis](repeating: .init(center: 0, resolution: 1024), count: 3)
+
+    func frame(_ d: inout EvdevMotionDecoder, abs: [(Int32, Int32)], stamp: UInt32?, time: Int64) -> MotionSample? {
+        for (code, value) in abs { _ = d.feed(type: C.evAbs, code: code, value: value, eventTimeNanoseconds: time) }
+        if let stamp { _ = d.feed(type: C.evMsc, code: C.mscTimestamp, value: Int32(bitPattern: stamp), eventTimeNanoseconds: time) }
+        return d.feed(type: C.evSyn, code: C.synReport, value: 0, eventTimeNanoseconds: time)
+    }
+
+    @Test("Resolutions give m/s² and rad/s; unchanged axes keep their values")
+    func units() throws {
+        var d = EvdevMotionDecoder(axes: axes, initialValues: [0, 0, 8192, 0, 0, 0])
+        let s = try #require(frame(&d, abs: [(0, 4096), (3, 1024 * 90)], stamp: 1000, time: 5_000_000_000))
+        #expect(abs(s.specificForceMetersPerSecondSquared.x - 4.903325) < 1e-9)
+        #expect(abs(s.specificForceMetersPerSecondSquared.z - 9.80665) < 1e-9)
+        #expect(abs(s.angularVelocityRadiansPerSecond.x - Double.pi / 2) < 1e-12)
+        #expect(s.angularVelocityRadiansPerSecond.y == 0)
+    }
+
+    @Test("The axis centre is subtracted")
+    func center() throws {
+        var a = axes
+        a[0] = .init(center: 100, resolution: 10)
+        var d = EvdevMotionDecoder(axes: a, initialValues: [0, 0, 0, 0, 0, 0])
+        let s = try #require(frame(&d, abs: [(0, 110)], stamp: nil, time: 0))
+        #expect(abs(s.specificForceMetersPerSecondSquared.x - 9.80665) < 1e-9)
+    }
+
+    @Test("MSC_TIMESTAMP spacing is kept across a 32-bit wrap; event time anchors it")
+    func timestampWrap() throws {
+        var d = EvdevMotionDecoder(axes: axes, initialValues: [0, 0, 0, 0, 0, 0])
+        let start = UInt32.max - 3000
+        var times: [Int64] = []
+        for i in 0..<4 {
+            let stamp = start &+ UInt32(i * 2000)
+            let eventTime = 7_000_000_000 + Int64(i) * 2_100_000  // event times jitter; device times do not
+            times.append(try #require(frame(&d, abs: [(3, Int32(i))], stamp: stamp, time: eventTime)).timestampNanoseconds)
+        }
+        #expect(times == [7_000_000_000, 7_002_000_000, 7_004_000_000, 7_006_000_000])
+    }
+
+    @Test("Without MSC_TIMESTAMP the event time is used; a frame without motion yields nothing")
+    func fallback() throws {
+        var d = EvdevMotionDecoder(axes: axes, initialValues: [0, 0, 0, 0, 0, 0])
+        #expect(frame(&d, abs: [], stamp: 5, time: 10) == nil)
+        #expect(try #require(frame(&d, abs: [(1, 3)], stamp: nil, time: 123)).timestampNanoseconds == 123)
+        #expect(d.framesWithoutTimestamp == 1)
+    }
+
+    @Test("A device clock that jumps back re-anchors to the event time")
+    func clockReset() throws {
+        var d = EvdevMotionDecoder(axes: axes, initialValues: [0, 0, 0, 0, 0, 0])
+        _ = frame(&d, abs: [(0, 1)], stamp: 50_000_000, time: 1_000_000_000)
+        let s = try #require(frame(&d, abs: [(0, 2)], stamp: 10, time: 1_004_000_000))
+        #expect(s.timestampNanoseconds == 1_004_000_000)
+    }
+}
