@@ -23,3 +23,12 @@ public enum FileSystem {
     /// The process id. `getpid(2)`.
     public static var processID: Int32 { getpid() }
 }
+
+extension FileSystem {
+    /// The canonical path of `path` (symbolic links resolved), or `nil`. `realpath(3)`.
+    public static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+}

@@ -15,8 +15,8 @@ extension Mouse3D {
                 goes away does not stop the stream. SIGINT or SIGTERM ends it cleanly.
                 """)
 
-        @Option(help: "Motion source: replay:LOG.csv (a recorded log).")
-        var source: SourceSpecifier
+        @Option(help: "Motion source: auto (the best sensor found), evdev:/dev/input/eventN, iio:NAME, or replay:LOG.csv.")
+        var source: SourceSpecifier = .live(.automatic)
 
         @Option(name: .customLong("to"), help: "A receiver, HOST[:PORT] or [IPv6][:PORT]; repeat for up to 8 (default port \(StreamDefaults.port)).")
         var peers: [String] = []
@@ -37,6 +37,8 @@ extension Mouse3D {
         var quiet = false
 
         @OptionGroup var filter: FilterOptions
+
+        @OptionGroup var live: LiveSourceOptions
 
         func validate() throws {
             guard !peers.isEmpty else {
@@ -59,59 +61,67 @@ extension Mouse3D {
                     throw CommandFailure("bad receiver address \(error)")
                 }
             }
-            guard case .replay(let path) = source else { return }
-            let log = try loadMotionLog(path: path)
-            let speedFactor: Double? = if case .factor(let f) = speed { f } else { nil }
-            var player = MotionLogPlayer(samples: log.samples, loops: loop, speed: speedFactor)
-            var estimator = AttitudeEstimator(parameters: filter.parameters)
             let streamer = try AttitudeStreamer(peers: addresses, format: raw ? .raw : .datagram)
             let diagnostics = Diagnostics(quiet: quiet)
-            diagnostics.say("sending \(raw ? "raw frames" : "stream \(String(streamer.streamID, radix: 16))") from \(source) to \(addresses.map(\.description).joined(separator: ", "))")
-
-            let poll = PollSet([signals.descriptor])
-            let start = MonotonicClock.nanoseconds()
-            let sendPeriod = rate.map { UInt64(1e9 / $0) }
-            var nextSend = start
-            var unsent = false  // in --rate mode: fused since the last send
-            func send() throws {
-                unsent = false
-                for event in try streamer.send(AttitudeFrame(estimator.attitude), buttons: [], now: MonotonicClock.nanoseconds()) {
-                    switch event {
-                    case .failing(let peer, let reason): diagnostics.say("\(peer): not delivered (\(reason)); still sending")
-                    case .recovered(let peer): diagnostics.say("\(peer): delivering again")
+            let publisher = AttitudePublisher(parameters: filter.parameters, streamer: streamer, rate: rate, diagnostics: diagnostics)
+            let destination = "\(raw ? "raw frames" : "stream \(String(streamer.streamID, radix: 16))") to \(addresses.map(\.description).joined(separator: ", "))"
+            switch source {
+            case .replay(let path):
+                diagnostics.say("sending \(destination) from \(source)")
+                try replay(path: path, publisher: publisher, signals: signals, diagnostics: diagnostics)
+            case .live(let request):
+                let follower: MotionSourceFollower
+                do {
+                    follower = try MotionSourceFollower(
+                        request, iioPollHertz: live.iioPoll, mountOverride: live.mount, signals: signals, report: diagnostics.say)
+                } catch {
+                    throw CommandFailure("\(error)")
+                }
+                diagnostics.say("sending \(destination) from \(follower.summary)")
+                following: while true {
+                    switch try follower.step(until: publisher.nextDeadline) {
+                    case .signal(let s):
+                        diagnostics.say("stopping on \(s == SIGINT ? "SIGINT" : "SIGTERM")")
+                        break following
+                    case .deadline:
+                        break
+                    case .samples(let samples):
+                        for sample in samples { try publisher.fuse(sample) }
                     }
-                }
-            }
-            running: while true {
-                // Fuse whatever is due (in bounded batches, so signals are seen at maximum speed).
-                var batch = 0
-                while batch < 256, let due = player.nextDueNanoseconds(), start + due <= MonotonicClock.nanoseconds() {
-                    estimator.update(player.peek()!)
-                    player.advance()
-                    batch += 1
-                    if sendPeriod == nil { try send() } else { unsent = true }
-                }
-                let now = MonotonicClock.nanoseconds()
-                if let period = sendPeriod, unsent, now >= nextSend {
-                    try send()
-                    nextSend += period
-                    if nextSend < now { nextSend = now + period }  // fell behind: do not burst
-                }
-                guard let due = player.nextDueNanoseconds() else {
-                    if unsent { try send() }  // the final attitude of the log
-                    break
-                }
-                let wake = min(start + due, sendPeriod == nil || !unsent ? UInt64.max : nextSend)
-                let timeout = wake > now ? wake - now : 0
-                if try poll.wait(timeoutNanoseconds: timeout) {
-                    for signal in try signals.pending() {
-                        diagnostics.say("stopping on \(signal == SIGINT ? "SIGINT" : "SIGTERM")")
-                        break running
-                    }
+                    try publisher.tick(now: MonotonicClock.nanoseconds())
                 }
             }
             for peer in streamer.peers {
                 diagnostics.say("\(peer.address): sent \(peer.sent), not delivered \(peer.notDelivered)")
+            }
+        }
+
+        /// Plays a recorded log at the chosen speed (or looped), fusing every sample.
+        func replay(path: String, publisher: AttitudePublisher, signals: SignalDescriptor, diagnostics: Diagnostics) throws {
+            let log = try loadMotionLog(path: path)
+            let speedFactor: Double? = if case .factor(let f) = speed { f } else { nil }
+            var player = MotionLogPlayer(samples: log.samples, loops: loop, speed: speedFactor)
+            let poll = PollSet([signals.descriptor])
+            let start = MonotonicClock.nanoseconds()
+            while true {
+                // Fuse whatever is due (in bounded batches, so signals are seen at maximum speed).
+                var batch = 0
+                while batch < 256, let due = player.nextDueNanoseconds(), start + due <= MonotonicClock.nanoseconds() {
+                    try publisher.fuse(player.peek()!)
+                    player.advance()
+                    batch += 1
+                }
+                let now = MonotonicClock.nanoseconds()
+                try publisher.tick(now: now)
+                guard let due = player.nextDueNanoseconds() else {
+                    if publisher.unsent { try publisher.send() }  // the final attitude of the log
+                    return
+                }
+                let wake = min(start + due, publisher.nextDeadline ?? .max)
+                if try poll.wait(timeoutNanoseconds: wake > now ? wake - now : 0), let signal = try signals.pending().first {
+                    diagnostics.say("stopping on \(signal == SIGINT ? "SIGINT" : "SIGTERM")")
+                    return
+                }
             }
         }
     }

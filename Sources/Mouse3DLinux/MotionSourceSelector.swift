@@ -1,0 +1,116 @@
+import Mouse3DCore
+
+/// Which motion source to use, as the user names it.
+public enum MotionSourceRequest: Sendable, Equatable, CustomStringConvertible {
+    /// The best source found: an evdev motion device with both sensors first, then IIO.
+    case automatic
+    /// The evdev device at this node.
+    case evdev(path: String)
+    /// The IIO device with this name (or `iio:deviceN`); `ACCEL+GYRO` names two devices to merge.
+    case iio(name: String)
+
+    public var description: String {
+        switch self {
+        case .automatic: "auto"
+        case .evdev(let path): "evdev:\(path)"
+        case .iio(let name): "iio:\(name)"
+        }
+    }
+}
+
+/// Finds and opens motion sources, and recognises the same device when it comes back.
+public enum MotionSourceSelector {
+    /// What identifies a device across unplugging: kind, name and unique id.
+    public struct Identity: Sendable, Equatable {
+        /// evdev or iio.
+        public var kind: MotionSourceInfo.Kind
+        /// The device name.
+        public var name: String
+        /// The unique id (MAC address of a controller), if any.
+        public var uniqueID: String?
+    }
+
+    /// Every motion source there is.
+    public static func list() throws -> [MotionSourceInfo] {
+        let udev = try Udev()
+        return try MotionSourceEnumerator.evdevDevices(udev: udev) + MotionSourceEnumerator.iioDevices(udev: udev)
+    }
+
+    /// Opens the source `request` names, or, with `identity`, the device that has it (a device that
+    /// came back may have a new node). IIO sources read buffered unless `iioPollHertz` is given.
+    public static func open(
+        _ request: MotionSourceRequest, identity: Identity? = nil, iioPollHertz: Double? = nil, mountOverride: MountMatrix? = nil
+    ) throws -> (source: LiveMotionSource, identity: Identity) {
+        let sources = try list()
+        let mode: IIOMotionSource.Mode = iioPollHertz.map { .polled(hertz: $0) } ?? .buffered
+        func openEvdev(_ info: MotionSourceInfo) throws -> (LiveMotionSource, Identity) {
+            guard let node = info.node else { throw MotionSourceError(message: "'\(info.name)' has no device node") }
+            return (try EvdevMotionSource(path: node), Identity(kind: .evdev, name: info.name, uniqueID: info.uniqueID))
+        }
+        if let identity {
+            guard let info = sources.first(where: { $0.kind == identity.kind && $0.name == identity.name && $0.uniqueID == identity.uniqueID && ($0.kind == .iio || ($0.hasAccelerometer && $0.hasGyroscope)) }) else {
+                throw MotionSourceError(message: "'\(identity.name)' is not there")
+            }
+            if identity.kind == .evdev { return try openEvdev(info) }
+            return try openIIO(name: request.iioName ?? identity.name, among: sources, mode: mode, mountOverride: mountOverride)
+        }
+        switch request {
+        case .evdev(let path):
+            let source = try EvdevMotionSource(path: path)
+            let info = sources.first { $0.node == path }
+            return (source, Identity(kind: .evdev, name: source.device.name, uniqueID: info?.uniqueID ?? source.device.uniqueID))
+        case .iio(let name):
+            return try openIIO(name: name, among: sources, mode: mode, mountOverride: mountOverride)
+        case .automatic:
+            if let best = sources.first(where: { $0.kind == .evdev && $0.hasAccelerometer && $0.hasGyroscope }) {
+                return try openEvdev(best)
+            }
+            if let gyro = sources.first(where: { $0.kind == .iio && $0.hasGyroscope }) {
+                return try openIIO(name: gyro.name, among: sources, mode: mode, mountOverride: mountOverride)
+            }
+            throw MotionSourceError(message: sources.isEmpty
+                ? "no motion sensor found (no evdev motion device, no IIO accelerometer or gyroscope); 'mouse3d list' shows what there is"
+                : "no source with both an accelerometer and a gyroscope among: \(sources.map(\.name).joined(separator: ", "))")
+        }
+    }
+
+    /// Opens an IIO source by name: one device with both sensors, `ACCEL+GYRO`, or a device paired
+    /// with the device that has the other sensor and shares its parent's parent (a sensor hub), or
+    /// else the only other device that has it.
+    static func openIIO(name: String, among sources: [MotionSourceInfo], mode: IIOMotionSource.Mode, mountOverride: MountMatrix?) throws -> (LiveMotionSource, Identity) {
+        let iio = sources.filter { $0.kind == .iio }
+        func find(_ n: String) throws -> MotionSourceInfo {
+            guard let info = iio.first(where: { $0.name == n || $0.sysfsPath.hasSuffix("/" + n) }) else {
+                throw MotionSourceError(message: "no IIO device named '\(n)'; have: \(iio.map(\.name).joined(separator: ", "))")
+            }
+            return info
+        }
+        let parts = name.split(separator: "+").map(String.init)
+        let first = try find(parts[0])
+        var accel = first.hasAccelerometer ? first : nil
+        var gyro = first.hasGyroscope ? first : nil
+        if parts.count == 2 {
+            let second = try find(parts[1])
+            accel = accel ?? (second.hasAccelerometer ? second : nil)
+            gyro = gyro ?? (second.hasGyroscope ? second : nil)
+        } else if accel == nil || gyro == nil {
+            let wantAccel = accel == nil
+            let candidates = iio.filter { $0.sysfsPath != first.sysfsPath && (wantAccel ? $0.hasAccelerometer : $0.hasGyroscope) }
+            let family = FileSystem.realPath(first.sysfsPath + "/../..")
+            let partner = candidates.first { FileSystem.realPath($0.sysfsPath + "/../..") == family }
+                ?? (candidates.count == 1 ? candidates[0] : nil)
+            if wantAccel { accel = partner } else { gyro = partner }
+        }
+        guard let accel, let gyro else {
+            throw MotionSourceError(message: "IIO '\(name)' lacks \(accel == nil ? "an accelerometer" : "a gyroscope") and no partner device was found; name both as iio:ACCEL+GYRO")
+        }
+        let source = try IIOMotionSource(
+            accelerometer: IIODevice(sysfsPath: accel.sysfsPath), gyroscope: IIODevice(sysfsPath: gyro.sysfsPath),
+            mode: mode, mountOverride: mountOverride)
+        return (source, Identity(kind: .iio, name: first.name, uniqueID: nil))
+    }
+}
+
+extension MotionSourceRequest {
+    var iioName: String? { if case .iio(let n) = self { n } else { nil } }
+}

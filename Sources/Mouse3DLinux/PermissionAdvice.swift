@@ -1,0 +1,21 @@
+import Glibc
+
+/// What to tell a user who may not open a device node.
+public enum PermissionAdvice {
+    /// The udev rule file shipped in the repository that grants access.
+    public static let ruleFile = "udev/70-mouse3d.rules"
+
+    /// A sentence for `error` on `node`: for EACCES/EPERM, which rule fixes it and how to install it.
+    public static func message(for error: SystemCallError, node: String) -> String {
+        switch error.errno.rawValue {
+        case EACCES, EPERM:
+            return "\(node): permission denied. Install the udev rule that grants it to the seat user and the input group: "
+                + "sudo install -m 644 \(ruleFile) /etc/udev/rules.d/ && sudo udevadm control --reload && sudo udevadm trigger "
+                + "(or add yourself to group input and log in again)"
+        case ENOENT, ENXIO, ENODEV:
+            return "\(node): the device is gone (unplugged?) or never existed; 'mouse3d list' shows what is there"
+        default:
+            return "\(error)"
+        }
+    }
+}

@@ -1,0 +1,66 @@
+import ArgumentParser
+import Glibc
+import Mouse3DLinux
+
+extension Mouse3D {
+    /// `mouse3d list`: the motion sources this machine offers.
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List every usable motion source: evdev motion devices and IIO accelerometers/gyroscopes.")
+
+        @Flag(help: "Print JSON (an array of objects) instead of a table.")
+        var json = false
+
+        func run() throws {
+            let sources: [MotionSourceInfo]
+            do {
+                sources = try MotionSourceSelector.list()
+            } catch {
+                throw CommandFailure("cannot enumerate devices: \(error)")
+            }
+            if json {
+                print("[" + sources.map(Self.json).joined(separator: ",\n ") + "]")
+                return
+            }
+            guard !sources.isEmpty else {
+                print("No motion sensors found: no evdev device with INPUT_PROP_ACCELEROMETER and no IIO accelerometer or gyroscope.")
+                print("Plug in a controller (DualShock 4, DualSense, Switch Pro, ...) or use a recorded log: mouse3d send --source replay:LOG.csv")
+                return
+            }
+            for s in sources {
+                let sensors = [s.hasAccelerometer ? "accelerometer" : nil, s.hasGyroscope ? "gyroscope" : nil].compactMap { $0 }
+                print("\(s.kind.rawValue):\(s.kind == .evdev ? (s.node ?? "?") : s.name)  '\(s.name)'")
+                print("    node \(s.node ?? "none"), \(Self.access(s.node)), sensors: \(sensors.joined(separator: " + "))"
+                      + (s.samplingFrequencyHertz.map { ", \(fixed($0, 0)) Hz" } ?? "")
+                      + (s.uniqueID.map { ", uniq \($0)" } ?? ""))
+                print("    sysfs \(s.sysfsPath)")
+            }
+        }
+
+        static func access(_ node: String?) -> String {
+            guard let node else { return "no node" }
+            return Glibc.access(node, R_OK) == 0 ? "readable" : "not readable by you (see udev/70-mouse3d.rules)"
+        }
+
+        static func json(_ s: MotionSourceInfo) -> String {
+            func str(_ v: String?) -> String {
+                guard let v else { return "null" }
+                var escaped = ""
+                for ch in v.unicodeScalars {
+                    switch ch {
+                    case "\"": escaped += "\\\""
+                    case "\\": escaped += "\\\\"
+                    case _ where ch.value < 0x20: escaped += "\\u" + String(String(ch.value, radix: 16).leftPadded(to: 4))
+                    default: escaped.unicodeScalars.append(ch)
+                    }
+                }
+                return "\"\(escaped)\""
+            }
+            func num(_ v: Double?) -> String { v.map { "\($0)" } ?? "null" }
+            return "{\"kind\":\(str(s.kind.rawValue)),\"name\":\(str(s.name)),\"node\":\(str(s.node)),\"sysfs\":\(str(s.sysfsPath)),"
+                + "\"accelerometer\":\(s.hasAccelerometer),\"gyroscope\":\(s.hasGyroscope),\"readable\":\(s.node.map { Glibc.access($0, R_OK) == 0 } ?? false),"
+                + "\"rate_hz\":\(num(s.samplingFrequencyHertz)),\"accelerometer_scale\":\(num(s.accelerometerScale)),"
+                + "\"gyroscope_scale\":\(num(s.gyroscopeScale)),\"uniq\":\(str(s.uniqueID))}"
+        }
+    }
+}

@@ -1,0 +1,78 @@
+import ArgumentParser
+import Glibc
+import Mouse3DCore
+import Mouse3DLinux
+
+extension Mouse3D {
+    /// `mouse3d record`: raw samples from a live sensor into a motion log.
+    struct Record: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Record raw samples from a motion sensor into a log that replay and send can read.",
+            discussion: """
+                The log has the columns t,gx,gy,gz,ax,ay,az (seconds from the first sample, rad/s, m/s²). \
+                It is flushed after every batch of samples, so a recording ended by SIGINT, SIGTERM or a \
+                crash keeps everything up to that point.
+                """)
+
+        @Option(help: "Motion source: auto, evdev:/dev/input/eventN, iio:NAME (or iio:ACCEL+GYRO).")
+        var source: SourceSpecifier = .live(.automatic)
+
+        @Option(help: "Where to write the log (CSV).")
+        var output: String
+
+        @Option(help: "Stop after this many seconds (default: until interrupted).")
+        var duration: Double?
+
+        @OptionGroup var live: LiveSourceOptions
+
+        func validate() throws {
+            if case .replay = source { throw ValidationError("record reads live sensors; --source replay: makes no sense here.") }
+            if let duration, !(duration.isFinite && duration > 0) { throw ValidationError("--duration must be a positive number of seconds.") }
+        }
+
+        func run() throws {
+            guard case .live(let request) = source else { return }
+            let signals = try SignalDescriptor(signals: [SIGINT, SIGTERM])
+            let diagnostics = Diagnostics(quiet: false)
+            let follower: MotionSourceFollower
+            do {
+                follower = try MotionSourceFollower(
+                    request, iioPollHertz: live.iioPoll, mountOverride: live.mount, signals: signals, report: diagnostics.say)
+            } catch {
+                throw CommandFailure("\(error)")
+            }
+            let out: BufferedOutput
+            do {
+                out = try BufferedOutput(creatingFileAt: output)
+            } catch {
+                throw CommandFailure("cannot write the log: \(error)")
+            }
+            try out.writeLine(MotionLogWriter.header)
+            try out.flush()
+            diagnostics.say("recording \(follower.summary) to \(output)")
+            let end = duration.map { MonotonicClock.nanoseconds() + UInt64($0 * 1e9) }
+            var first: Int64?
+            var count = 0
+            recording: while end.map({ MonotonicClock.nanoseconds() < $0 }) ?? true {
+                switch try follower.step(until: end) {
+                case .signal(let s):
+                    diagnostics.say("stopping on \(s == SIGINT ? "SIGINT" : "SIGTERM")")
+                    break recording
+                case .deadline:
+                    continue
+                case .samples(let samples):
+                    for var sample in samples {
+                        let t0 = first ?? sample.timestampNanoseconds
+                        first = t0
+                        sample.timestampNanoseconds -= t0
+                        try out.writeLine(MotionLogWriter.row(sample))
+                        count += 1
+                    }
+                    try out.flush()
+                }
+            }
+            try out.flush()
+            diagnostics.say("recorded \(count) samples to \(output)")
+        }
+    }
+}
