@@ -1,8 +1,10 @@
 import RealModule
 
 /// Turns the events of an evdev motion device (`INPUT_PROP_ACCELEROMETER`: ABS_X/Y/Z acceleration,
-/// ABS_RX/RY/RZ angular rate, MSC_TIMESTAMP) into ``MotionSample``s, one per `SYN_REPORT` that
-/// changed the motion.
+/// ABS_RX/RY/RZ angular rate, MSC_TIMESTAMP) into ``MotionSample``s, one per sensor report: every
+/// `SYN_REPORT` that carries an MSC_TIMESTAMP or a changed axis. (The kernel drops axis events
+/// whose value did not change, so a steady sensor's reports may hold only the timestamp; they are
+/// samples all the same.)
 ///
 /// Units follow the axes' resolutions: acceleration in units per g, angular rate in units per °/s
 /// (Documentation/input/event-codes.rst, INPUT_PROP_ACCELEROMETER); the axis centre is subtracted.
@@ -61,6 +63,7 @@ public struct EvdevMotionDecoder: Sendable {
             changed = true
         case Code.evMsc where code == Code.mscTimestamp:
             frameTimestampMicroseconds = UInt32(bitPattern: value)
+            changed = true
         case Code.evSyn where code == Code.synReport:
             defer { changed = false; frameTimestampMicroseconds = nil }
             guard changed else { return nil }

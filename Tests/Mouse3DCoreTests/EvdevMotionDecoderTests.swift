@@ -45,10 +45,19 @@ struct EvdevMotionDecoderTests {
         #expect(times == [7_000_000_000, 7_002_000_000, 7_004_000_000, 7_006_000_000])
     }
 
-    @Test("Without MSC_TIMESTAMP the event time is used; a frame without motion yields nothing")
+    @Test("A report of a steady sensor (timestamp only: the kernel drops unchanged axes) is a sample")
+    func steady() throws {
+        var d = EvdevMotionDecoder(axes: axes, initialValues: [0, 0, 8192, 1024, 0, 0])
+        _ = frame(&d, abs: [(0, 1)], stamp: 100, time: 1_000)
+        let s = try #require(frame(&d, abs: [], stamp: 4100, time: 5_000))
+        #expect(s.timestampNanoseconds == 1_000 + 4_000_000)
+        #expect(abs(s.angularVelocityRadiansPerSecond.x - Double.pi / 180) < 1e-12)
+    }
+
+    @Test("Without MSC_TIMESTAMP the event time is used; a frame with neither yields nothing")
     func fallback() throws {
         var d = EvdevMotionDecoder(axes: axes, initialValues: [0, 0, 0, 0, 0, 0])
-        #expect(frame(&d, abs: [], stamp: 5, time: 10) == nil)
+        #expect(frame(&d, abs: [], stamp: nil, time: 10) == nil)
         #expect(try #require(frame(&d, abs: [(1, 3)], stamp: nil, time: 123)).timestampNanoseconds == 123)
         #expect(d.framesWithoutTimestamp == 1)
     }

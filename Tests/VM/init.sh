@@ -7,6 +7,7 @@ mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev
 mkdir -p /run /tmp
 mount -t tmpfs tmpfs /run
+ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up
 echo "VMTEST-BOOT kernel $(uname -r), uptime $(cut -d' ' -f1 /proc/uptime) s"
 
 while read -r module; do

@@ -41,9 +41,11 @@ if [ ! -f "$cache/kernel.version" ]; then
 fi
 version=$(cat "$cache/kernel.version")
 
-# 2. The test runner (debug build, shared with the host tests).
+# 2. The test runner and mouse3d itself (debug builds, shared with the host tests).
 swift build --product mouse3d-vmtests >/dev/null
-runner=$(swift build --product mouse3d-vmtests --show-bin-path)/mouse3d-vmtests
+swift build --product mouse3d >/dev/null
+bin=$(swift build --show-bin-path)
+runner=$bin/mouse3d-vmtests
 
 # 3. The initramfs: busybox, modules with their dependencies, udevd, the runner and its libraries.
 rootfs="$cache/rootfs"
@@ -69,6 +71,7 @@ copy_with_libraries() {  # FILE DEST: the file and every shared library ldd list
     done
 }
 copy_with_libraries "$runner" /mouse3d-vmtests
+copy_with_libraries "$bin/mouse3d" /mouse3d
 if [ "$use_udev" = 1 ]; then
     mkdir -p "$rootfs/lib/systemd" "$rootfs/lib/udev/rules.d"
     copy_with_libraries "$cache/udev/bin/udevadm" /bin/udevadm

@@ -27,6 +27,7 @@ public final class DualSenseEmulator: @unchecked Sendable {
     let device: UHIDDevice
     private let lock = NSLockLite()
     private var stopped = false
+    private var streaming = false
     private var sequence: UInt8 = 0
     private var timestamp: UInt32 = 0
     /// How many requests the driver made (for diagnostics).
@@ -119,6 +120,28 @@ public final class DualSenseEmulator: @unchecked Sendable {
             return nil
         }
     }
+
+    /// Streams `script` as input reports at `hertz` on a background queue, looping it, until
+    /// ``stopStreaming()`` or deinit. Returns at once.
+    public func startStreaming(_ script: MotionScript, hertz: Double) {
+        lock.withLock { streaming = true }
+        DispatchQueue.global().async { [weak self] in
+            let period = UInt64(1e9 / hertz)
+            let start = MonotonicClock.nanoseconds()
+            var next = start
+            while let self, self.lock.withLock({ self.streaming && !self.stopped }) {
+                let elapsed = Double(next - start) / 1e9
+                let step = script.step(at: elapsed.truncatingRemainder(dividingBy: script.duration))
+                try? self.sendMotion(degreesPerSecond: step.degreesPerSecond, metersPerSecondSquared: step.metersPerSecondSquared,
+                                     microseconds: UInt32(period / 1000))
+                next += period
+                MonotonicClock.sleep(untilNanoseconds: next)
+            }
+        }
+    }
+
+    /// Stops the stream started by ``startStreaming(_:hertz:)``.
+    public func stopStreaming() { lock.withLock { streaming = false } }
 
     /// Sends one input report with this motion (°/s and m/s² in the controller's x, y, z), with the
     /// sensor clock advanced by `microseconds` since the previous report.

@@ -11,13 +11,13 @@ import Mouse3DLinux
 /// gyrometer 3D 0x76; properties connection type 0x0309, reporting state 0x0316, power state 0x0319,
 /// report interval 0x030E, change sensitivity 0x1000|data; sensor state 0x0201, sensor event 0x0202;
 /// acceleration x/y/z 0x0453–0x0455, angular velocity x/y/z 0x0457–0x0459. Values carry unit
-/// exponent -2 and the sensors' default units (g, °/s), so the drivers' scales are
-/// 9.80665e-2 m/s² and π/180·1e-2 rad/s per count.
+/// exponent -3 and the sensors' default units (g, °/s), so the drivers' scales are
+/// 9.80665e-3 m/s² and π/180·1e-3 rad/s per count.
 public final class SensorHubEmulator: @unchecked Sendable {
     // @unchecked: `device` is Sendable; mutable state is guarded by `lock`.
-    /// Raw counts per g and per °/s (unit exponent -2).
-    public static let countsPerG = 100.0
-    public static let countsPerDegreePerSecond = 100.0
+    /// Raw counts per g and per °/s (unit exponent -3).
+    public static let countsPerG = 1000.0
+    public static let countsPerDegreePerSecond = 1000.0
 
     let device: UHIDDevice
     private let lock = NSLockLite()
@@ -49,6 +49,21 @@ public final class SensorHubEmulator: @unchecked Sendable {
         lock.withLock {
             values[1] = (0..<3).map { Int32((a[$0] / 9.80665 * Self.countsPerG).rounded()) }
             values[2] = (0..<3).map { Int32((w[$0] * Self.countsPerDegreePerSecond).rounded()) }
+        }
+    }
+
+    /// Pushes input reports for both sensors at `hertz` on a background queue (as sensors reporting on
+    /// their own do) until deinit. Returns at once.
+    public func startReporting(hertz: Double) {
+        DispatchQueue.global().async { [weak self] in
+            let period = UInt64(1e9 / hertz)
+            var next = MonotonicClock.nanoseconds()
+            while let self, !self.lock.withLock({ self.stopped }) {
+                try? self.pushReport(sensor: 1)
+                try? self.pushReport(sensor: 2)
+                next += period
+                MonotonicClock.sleep(untilNanoseconds: next)
+            }
         }
     }
 
@@ -123,7 +138,7 @@ public final class SensorHubEmulator: @unchecked Sendable {
                 d.usage(firstData + axis)
                 d.logical(-2_147_418_112, 2_147_483_647)
                 d.fields(bits: 32, count: 1)
-                d.unitExponent(-2)
+                d.unitExponent(-3)
                 d.input(0x02)
             }
             d.endCollection()

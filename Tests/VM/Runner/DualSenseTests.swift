@@ -52,7 +52,7 @@ enum DualSenseTests {
             throw VMTestFailure(description: "udevd is not running in this VM (/run/udev/control missing)")
         }
         let controller = try DualSenseEmulator()
-        _ = controller
+        defer { _ = controller }  // keep it plugged in until the check is done
         let udev = try Udev()
         let properties = try waitFor("udev properties of '\(motionName)'", seconds: 15) { () -> (String?, String?)? in
             for device in try udev.devices(subsystem: "input") where device.sysname.hasPrefix("event") {

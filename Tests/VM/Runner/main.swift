@@ -12,6 +12,10 @@ let allTests: [(name: String, run: () throws -> Void)] = [
     ("dualsense_motion_sensors", DualSenseTests.motionSensors),
     ("dualsense_udev_properties", DualSenseTests.udevProperties),
     ("iio_sensor_hub_devices", SensorHubTests.devicesWithScales),
+    ("dualsense_record_rates", LiveSourceTests.dualSenseRecord),
+    ("iio_record_buffered", LiveSourceTests.sensorHubBuffered),
+    ("iio_record_polled", LiveSourceTests.sensorHubPolled),
+    ("send_unplug_replug_resumes", LiveSourceTests.unplugReplug),
     ("harness_selftest_must_fail", { try expect(1 + 1 == 3, "this test fails on purpose, to prove failures are reported") }),
 ]
 let defaultExcluded: Set = ["harness_selftest_must_fail"]

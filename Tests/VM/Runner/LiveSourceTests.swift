@@ -1,0 +1,149 @@
+import Glibc
+import Mouse3DCore
+import Mouse3DLinux
+import Mouse3DNetwork
+import VMDeviceEmulators
+
+/// `mouse3d` itself, run inside the VM.
+let mouse3d = "/mouse3d"
+
+enum LiveSourceTests {
+    /// Runs `mouse3d record` for `seconds` and returns the log it wrote, parsed.
+    static func record(_ sourceArguments: [String], seconds: Double) throws -> MotionLog {
+        let path = "/tmp/record-\(MonotonicClock.nanoseconds()).csv"
+        let child = try ChildProcess(executable: mouse3d, arguments: ["record", "--output", path, "--duration", "\(seconds)"] + sourceArguments)
+        var messages: [String] = []
+        while let line = try child.readErrorLine() { messages.append(line) }
+        let status = try child.wait()
+        try expect(status == 0, "record exited \(status): \(messages.joined(separator: " | "))")
+        return try MotionLogParser.parse(try FileContents.read(path: path), file: path)
+    }
+
+    /// Whether `got` is within 1% of `want` on every axis (or within `floor` where `want` is near 0).
+    static func close(_ got: SIMD3<Double>, _ want: SIMD3<Double>, floor: Double) -> Bool {
+        (0..<3).allSatisfy { abs(got[$0] - want[$0]) <= max(0.01 * abs(want[$0]), floor) }
+    }
+
+    /// `mouse3d record` reads an emulated DualSense, rotating at known rates, within 1% of the
+    /// injected rates and forces, with the controller's own 4 ms sample spacing.
+    static func dualSenseRecord() throws {
+        let controller = try DualSenseEmulator()
+        let udev = try Udev()
+        let node = try waitFor("the DualSense motion device", seconds: 15) {
+            try MotionSourceEnumerator.evdevDevices(udev: udev).first { $0.name == DualSenseTests.motionName }?.node
+        }
+        let a = MotionScript.Step(seconds: 0.5, degreesPerSecond: SIMD3(90, -45, 30), metersPerSecondSquared: SIMD3(0, 4.903325, 8.49285))
+        let b = MotionScript.Step(seconds: 0.5, degreesPerSecond: SIMD3(-200, 10, 0), metersPerSecondSquared: SIMD3(9.80665, 0, 0))
+        controller.startStreaming(MotionScript([a, b]), hertz: 250)
+        let log = try record(["--source", "evdev:\(node)"], seconds: 2)
+        controller.stopStreaming()
+        try expect(log.samples.count > 200, "only \(log.samples.count) samples in 2 s at 250 Hz")
+        var seen = (a: 0, b: 0)
+        for (i, s) in log.samples.enumerated() {
+            let rates = s.angularVelocityRadiansPerSecond * 180 / .pi
+            if close(rates, a.degreesPerSecond, floor: 0.07) && close(s.specificForceMetersPerSecondSquared, a.metersPerSecondSquared, floor: 0.01) {
+                seen.a += 1
+            } else if close(rates, b.degreesPerSecond, floor: 0.07) && close(s.specificForceMetersPerSecondSquared, b.metersPerSecondSquared, floor: 0.01) {
+                seen.b += 1
+            } else {
+                throw VMTestFailure(description: "sample \(i) matches no injected motion: \(rates) °/s, \(s.specificForceMetersPerSecondSquared) m/s²")
+            }
+        }
+        try expect(seen.a > 50 && seen.b > 50, "both motions recorded (\(seen))")
+        let gaps = zip(log.samples.dropFirst(), log.samples).map { $0.timestampNanoseconds - $1.timestampNanoseconds }.sorted()
+        try expect(gaps[gaps.count / 2] == 4_000_000, "median spacing \(gaps[gaps.count / 2]) ns, the controller's clock says 4 ms")
+    }
+
+    /// The emulated sensor hub read through IIO, buffered and polled, with correct scales and times.
+    static func sensorHubRecord(polled: Bool) throws {
+        let hub = try SensorHubEmulator()
+        let force = SIMD3<Double>(1.5, -2.25, 9.5), rate = SIMD3<Double>(30, -12.5, 45)
+        hub.setReading(metersPerSecondSquared: force, degreesPerSecond: rate)
+        let udev = try Udev()
+        _ = try waitFor("IIO accel_3d and gyro_3d", seconds: 15) { () -> Bool? in
+            let names = try MotionSourceEnumerator.iioDevices(udev: udev).map(\.name)
+            return names.contains("accel_3d") && names.contains("gyro_3d") ? true : nil
+        }
+        if !polled { hub.startReporting(hertz: 100) }
+        let log = try record(["--source", "iio:accel_3d"] + (polled ? ["--iio-poll", "40"] : []), seconds: 2)
+        try expect(log.samples.count >= (polled ? 10 : 60), "\(log.samples.count) samples in 2 s")
+        // Counts are 0.001 g and 0.001 °/s: well inside 1% of these values.
+        for (i, s) in log.samples.enumerated() {
+            try expect(close(s.specificForceMetersPerSecondSquared, force, floor: 0.01), "sample \(i): force \(s.specificForceMetersPerSecondSquared)")
+            try expect(close(s.angularVelocityRadiansPerSecond * 180 / .pi, rate, floor: 0.01), "sample \(i): rate \(s.angularVelocityRadiansPerSecond * 180 / .pi)")
+        }
+        let gaps = zip(log.samples.dropFirst(), log.samples).map { Double($0.timestampNanoseconds - $1.timestampNanoseconds) / 1e6 }.sorted()
+        let median = gaps[gaps.count / 2]
+        if polled {
+            // Each polled read is a HID GET_REPORT round trip: never faster than asked, maybe slower.
+            say("VMTEST-INFO polled IIO reads: \(log.samples.count) samples in 2 s, median spacing \(median) ms (asked 25 ms)")
+            try expect(gaps.first! >= 25 * 0.9, "polled faster than 40 Hz: \(gaps.first!) ms")
+        } else {
+            try expect(abs(median - 10) < 3, "median spacing \(median) ms, the hub reports every 10 ms")
+        }
+        try expect(gaps.first! > 0, "timestamps strictly increase")
+    }
+
+    static func sensorHubBuffered() throws { try sensorHubRecord(polled: false) }
+    static func sensorHubPolled() throws { try sensorHubRecord(polled: true) }
+
+    /// Unplugging the controller during `mouse3d send` and plugging it back resumes the stream
+    /// within 1 s of the device's return, without a restart.
+    static func unplugReplug() throws {
+        let receiver = try AttitudeReceiver(listeningOn: SocketAddress.resolve("127.0.0.1:0", defaultPort: 0, passive: false), format: .datagram)
+        var controller: DualSenseEmulator? = try DualSenseEmulator()
+        let udev = try Udev()
+        _ = try waitFor("the DualSense motion device", seconds: 15) {
+            try MotionSourceEnumerator.evdevDevices(udev: udev).first { $0.name == DualSenseTests.motionName }
+        }
+        let still = MotionScript([.init(seconds: 1, degreesPerSecond: SIMD3(0, 0, 20), metersPerSecondSquared: SIMD3(0, 0, 9.80665))])
+        controller?.startStreaming(still, hertz: 250)
+        let sender = try ChildProcess(executable: mouse3d, arguments: ["send", "--to", "\(receiver.localAddress)"])
+        func senderSaid() throws -> String {
+            try? sender.send(signal: SIGTERM)
+            return try sender.readAllErrors()
+        }
+        /// Frames received during `seconds`, and the monotonic time of the first.
+        func framesWithin(_ seconds: Double) throws -> (count: Int, firstAt: UInt64?) {
+            let start = MonotonicClock.nanoseconds()
+            var count = 0
+            var first: UInt64?
+            while MonotonicClock.nanoseconds() - start < UInt64(seconds * 1e9) {
+                try PollSet([receiver.descriptor]).wait(timeoutNanoseconds: 20_000_000)
+                try receiver.drain { event in
+                    if case .frame = event {
+                        count += 1
+                        if first == nil { first = MonotonicClock.nanoseconds() }
+                    }
+                }
+            }
+            return (count, first)
+        }
+        let warmUp = try framesWithin(5.0)
+        guard warmUp.firstAt != nil else { throw VMTestFailure(description: "no frames from the sender; it said: \(try senderSaid())") }
+        let before = try framesWithin(1.0)
+        try expect(before.count > 100, "frames before unplugging: \(before.count) in 1 s")
+        try controller?.unplug()
+        controller = nil
+        MonotonicClock.sleep(nanoseconds: 300_000_000)
+        _ = try framesWithin(0.2)  // drain what was in flight
+        let gone = try framesWithin(1.0)
+        try expect(gone.count == 0, "frames while unplugged: \(gone.count)")
+        // Plug it back: the same controller (same MAC) gets a new node.
+        let returned = MonotonicClock.nanoseconds()
+        controller = try DualSenseEmulator()
+        controller?.startStreaming(still, hertz: 250)
+        let after = try framesWithin(3.0)
+        try sender.send(signal: SIGTERM)
+        let messages = try sender.readAllErrors()
+        try sender.wait()
+        guard let first = after.firstAt else {
+            throw VMTestFailure(description: "no frames after the controller came back; sender said: \(messages)")
+        }
+        // From plugging the controller back in (before the kernel even probed it) to the first frame.
+        let resumeSeconds = Double(first - returned) / 1e9
+        say("VMTEST-INFO stream resumed \(resumeSeconds) s after the controller was plugged back")
+        try expect(resumeSeconds < 1.0, "resumed after \(resumeSeconds) s; sender said: \(messages)")
+        try expect(messages.contains("waiting for it to come back") && messages.contains("resuming"), "sender messages: \(messages)")
+    }
+}
