@@ -27,12 +27,16 @@ public final class MotionSourceFollower {
     private var lostAt: UInt64?
     private var nextRetry: UInt64 = 0
     private var nextPoll: UInt64 = 0
+    private let watchedButtons: Set<Int32>
+    private var buttons: GamepadButtons?
+    private var buttonChanges: [(code: Int32, pressed: Bool)] = []
 
     /// Opens the source now (throws if it cannot), ready to follow it.
     public init(
         _ request: MotionSourceRequest, iioPollHertz: Double? = nil, mountOverride: MountMatrix? = nil,
-        signals: SignalDescriptor, report: @escaping (String) -> Void
+        watchingButtons watchedButtons: Set<Int32> = [], signals: SignalDescriptor, report: @escaping (String) -> Void
     ) throws {
+        self.watchedButtons = watchedButtons
         self.request = request
         self.iioPollHertz = iioPollHertz
         self.mountOverride = mountOverride
@@ -42,7 +46,24 @@ public final class MotionSourceFollower {
         source = opened.source
         identity = opened.identity
         monitor = try? UdevMonitor(subsystems: ["input", "iio"])
+        attachButtons()
         if monitor == nil { report("udev monitor unavailable: checking for the device every 250 ms instead") }
+    }
+
+    /// Button changes (code, pressed) since the last call, in order.
+    public func takeButtonChanges() -> [(code: Int32, pressed: Bool)] {
+        defer { buttonChanges.removeAll() }
+        return buttonChanges
+    }
+
+    /// The gamepad whose buttons are read, if any.
+    public var buttonDeviceName: String? { buttons?.device.name }
+
+    private func attachButtons() {
+        buttons = nil
+        guard !watchedButtons.isEmpty, let evdev = source as? EvdevMotionSource else { return }
+        buttons = try? GamepadButtons.sibling(of: evdev.device.path, having: watchedButtons)
+        if buttons == nil { report("no gamepad with the configured buttons next to \(evdev.device.name); buttons are ignored") }
     }
 
     /// A description of the current source (or of the one awaited).
@@ -56,6 +77,8 @@ public final class MotionSourceFollower {
         if let monitor { descriptors.append(monitor.descriptor) }
         let sourceDescriptors = source?.descriptors ?? []
         descriptors += sourceDescriptors
+        let buttonPosition = buttons.map { _ in descriptors.count }
+        if let buttons { descriptors.append(buttons.device.descriptor) }
         var wake = deadline
         if source?.pollIntervalNanoseconds != nil {
             if nextPoll == 0 { nextPoll = now }
@@ -72,6 +95,9 @@ public final class MotionSourceFollower {
             } else if source == nil, events.contains(where: { $0.action == "add" || $0.action == "change" || $0.action == "bind" }) {
                 tryReopen(now: MonotonicClock.nanoseconds())
             }
+        }
+        if let buttonPosition, poll.isReadable(buttonPosition), let buttons {
+            if let changes = try? buttons.readChanges() { buttonChanges += changes } else { self.buttons = nil }
         }
         guard let current = source else { return .deadline }
         let offset = monitor == nil ? 1 : 2
@@ -95,6 +121,9 @@ public final class MotionSourceFollower {
     private func lose(_ why: String) {
         report("\(summary): \(why); waiting for it to come back")
         source = nil
+        // Whatever was held is released with the device: nothing stays stuck.
+        for code in buttons?.held.sorted() ?? [] { buttonChanges.append((code, false)) }
+        buttons = nil
         lostAt = MonotonicClock.nanoseconds()
         nextRetry = 0
     }
@@ -107,5 +136,6 @@ public final class MotionSourceFollower {
         report("\(opened.source.summary): back\(away); resuming")
         lostAt = nil
         nextPoll = 0
+        attachButtons()
     }
 }

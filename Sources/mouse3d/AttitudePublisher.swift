@@ -14,9 +14,17 @@ final class AttitudePublisher {
     private(set) var nextSend: UInt64
     /// Fused since the last send, in --rate mode.
     private(set) var unsent = false
+    /// Clutch and recenter.
+    private(set) var gestures: MotionGestures
+    /// Click and recenter bits currently held (the clutch bit comes from `gestures`).
+    private var heldButtons: ButtonState = []
 
-    init(parameters: AttitudeEstimatorParameters, streamer: AttitudeStreamer, rate: Double?, diagnostics: Diagnostics) {
+    init(
+        parameters: AttitudeEstimatorParameters, streamer: AttitudeStreamer, rate: Double?, diagnostics: Diagnostics,
+        clutchMode: MotionGestures.ClutchMode? = nil
+    ) {
         estimator = AttitudeEstimator(parameters: parameters)
+        gestures = MotionGestures(clutchMode: clutchMode)
         self.streamer = streamer
         self.diagnostics = diagnostics
         sendPeriod = rate.map { UInt64(1e9 / $0) }
@@ -40,10 +48,24 @@ final class AttitudePublisher {
     /// When the next send is due, if one is waiting.
     var nextDeadline: UInt64? { sendPeriod != nil && unsent ? nextSend : nil }
 
-    /// Sends the current attitude now.
+    /// The clutch button went down or up.
+    func clutch(pressed: Bool) { gestures.clutch(pressed: pressed) }
+
+    /// Makes the current attitude zero.
+    func recenter() { gestures.recenter(at: estimator.attitude) }
+
+    /// Holds or releases `button` (recenter, primary, secondary, middle) in the frames sent.
+    func set(_ button: ButtonState, held: Bool) {
+        if held { heldButtons.insert(button) } else { heldButtons.remove(button) }
+    }
+
+    /// Sends the current attitude now: relative to the recentred zero, with the clutch bit set while
+    /// motion is enabled and the held buttons.
     func send() throws {
         unsent = false
-        for event in try streamer.send(AttitudeFrame(estimator.attitude), buttons: [.clutch], now: MonotonicClock.nanoseconds()) {
+        let buttons = heldButtons.union(gestures.motionEnabled ? .clutch : [])
+        let frame = AttitudeFrame(gestures.relative(estimator.attitude))
+        for event in try streamer.send(frame, buttons: buttons, now: MonotonicClock.nanoseconds()) {
             switch event {
             case .failing(let peer, let reason): diagnostics.say("\(peer): not delivered (\(reason)); still sending")
             case .recovered(let peer): diagnostics.say("\(peer): delivering again")

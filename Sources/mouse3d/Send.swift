@@ -36,6 +36,8 @@ extension Mouse3D {
         @Flag(help: "Print nothing but errors.")
         var quiet = false
 
+        @OptionGroup var buttons: ButtonOptions
+
         @OptionGroup var filter: FilterOptions
 
         @OptionGroup var live: LiveSourceOptions
@@ -53,7 +55,7 @@ extension Mouse3D {
         }
 
         func run() throws {
-            let signals = try SignalDescriptor(signals: [SIGINT, SIGTERM])
+            let signals = try SignalDescriptor(signals: [SIGINT, SIGTERM, SIGUSR1])
             let addresses = try peers.map { text in
                 do {
                     return try SocketAddress.resolve(text, defaultPort: StreamDefaults.port, passive: false)
@@ -63,7 +65,9 @@ extension Mouse3D {
             }
             let streamer = try AttitudeStreamer(peers: addresses, format: raw ? .raw : .datagram)
             let diagnostics = Diagnostics(quiet: quiet)
-            let publisher = AttitudePublisher(parameters: filter.parameters, streamer: streamer, rate: rate, diagnostics: diagnostics)
+            let publisher = AttitudePublisher(
+                parameters: filter.parameters, streamer: streamer, rate: rate, diagnostics: diagnostics,
+                clutchMode: buttons.clutch == nil ? nil : buttons.clutchMode)
             let destination = "\(raw ? "raw frames" : "stream \(String(streamer.streamID, radix: 16))") to \(addresses.map(\.description).joined(separator: ", "))"
             switch source {
             case .replay(let path):
@@ -73,13 +77,20 @@ extension Mouse3D {
                 let follower: MotionSourceFollower
                 do {
                     follower = try MotionSourceFollower(
-                        request, iioPollHertz: live.iioPoll, mountOverride: live.mount, signals: signals, report: diagnostics.say)
+                        request, iioPollHertz: live.iioPoll, mountOverride: live.mount, watchingButtons: buttons.codes,
+                        signals: signals, report: diagnostics.say)
                 } catch {
                     throw CommandFailure("\(error)")
                 }
-                diagnostics.say("sending \(destination) from \(follower.summary)")
+                diagnostics.say("sending \(destination) from \(follower.summary)"
+                    + (follower.buttonDeviceName.map { ", buttons from '\($0)'" } ?? ""))
                 following: while true {
-                    switch try follower.step(until: publisher.nextDeadline) {
+                    let step = try follower.step(until: publisher.nextDeadline)
+                    for change in follower.takeButtonChanges() { buttons.apply(change, to: publisher, diagnostics: diagnostics) }
+                    switch step {
+                    case .signal(SIGUSR1):
+                        publisher.recenter()
+                        diagnostics.say("recentred (SIGUSR1)")
                     case .signal(let s):
                         diagnostics.say("stopping on \(s == SIGINT ? "SIGINT" : "SIGTERM")")
                         break following
@@ -118,9 +129,16 @@ extension Mouse3D {
                     return
                 }
                 let wake = min(start + due, publisher.nextDeadline ?? .max)
-                if try poll.wait(timeoutNanoseconds: wake > now ? wake - now : 0), let signal = try signals.pending().first {
-                    diagnostics.say("stopping on \(signal == SIGINT ? "SIGINT" : "SIGTERM")")
-                    return
+                if try poll.wait(timeoutNanoseconds: wake > now ? wake - now : 0) {
+                    for signal in try signals.pending() {
+                        if signal == SIGUSR1 {
+                            publisher.recenter()
+                            diagnostics.say("recentred (SIGUSR1)")
+                        } else {
+                            diagnostics.say("stopping on \(signal == SIGINT ? "SIGINT" : "SIGTERM")")
+                            return
+                        }
+                    }
                 }
             }
         }

@@ -28,6 +28,17 @@ public final class DualSenseEmulator: @unchecked Sendable {
     private let lock = NSLockLite()
     private var stopped = false
     private var streaming = false
+    private var heldButtons: Set<Button> = []
+
+    /// Face, shoulder and system buttons, by their bit in input report 0x01 (byte * 8 + bit).
+    public enum Button: Int, Sendable {
+        case square = 68, cross = 69, circle = 70, triangle = 71
+        case l1 = 72, r1 = 73, l2 = 74, r2 = 75, create = 76, options = 77, l3 = 78, r3 = 79
+        case ps = 80
+    }
+
+    /// Holds exactly these buttons in the reports that follow.
+    public func hold(_ buttons: Set<Button>) { lock.withLock { heldButtons = buttons } }
     private var sequence: UInt8 = 0
     private var timestamp: UInt32 = 0
     /// How many requests the driver made (for diagnostics).
@@ -152,6 +163,7 @@ public final class DualSenseEmulator: @unchecked Sendable {
         r[7] = sequence
         sequence &+= 1
         r[8] = 0x08  // d-pad released
+        for button in lock.withLock({ heldButtons }) { r[button.rawValue / 8] |= 1 << UInt8(button.rawValue % 8) }
         for axis in 0..<3 {
             r.replaceSubrange(16 + 2 * axis..<18 + 2 * axis, with: le16(Self.clamp(degreesPerSecond[axis] * Self.gyroCountsPerDegreePerSecond)))
             r.replaceSubrange(22 + 2 * axis..<24 + 2 * axis, with: le16(Self.clamp(metersPerSecondSquared[axis] / 9.80665 * Self.accelerometerCountsPerG)))

@@ -16,6 +16,7 @@ let allTests: [(name: String, run: () throws -> Void)] = [
     ("iio_record_buffered", LiveSourceTests.sensorHubBuffered),
     ("iio_record_polled", LiveSourceTests.sensorHubPolled),
     ("send_unplug_replug_resumes", LiveSourceTests.unplugReplug),
+    ("send_clutch_and_recenter", GestureTests.clutchAndRecenter),
     ("harness_selftest_must_fail", { try expect(1 + 1 == 3, "this test fails on purpose, to prove failures are reported") }),
 ]
 let defaultExcluded: Set = ["harness_selftest_must_fail"]

@@ -1,0 +1,76 @@
+import Glibc
+import Mouse3DCore
+import Mouse3DLinux
+import Mouse3DNetwork
+import VMDeviceEmulators
+
+enum GestureTests {
+    /// `send --clutch BTN_TL --recenter BTN_SOUTH` with an emulated DualSense: the clutch bit follows
+    /// L1; cross and SIGUSR1 make the current attitude zero.
+    static func clutchAndRecenter() throws {
+        var sender: ChildProcess?
+        do {
+            try clutchAndRecenter(sender: &sender)
+        } catch {
+            try? sender?.send(signal: SIGTERM)
+            let said = (try? sender?.readAllErrors()) ?? ""
+            throw VMTestFailure(description: "\(error); the sender said: \(said.split(separator: "\n").joined(separator: " | "))")
+        }
+    }
+
+    static func clutchAndRecenter(sender senderOut: inout ChildProcess?) throws {
+        let receiver = try AttitudeReceiver(listeningOn: SocketAddress.resolve("127.0.0.1:0", defaultPort: 0, passive: false), format: .datagram)
+        let controller = try DualSenseEmulator()
+        let udev = try Udev()
+        _ = try waitFor("the DualSense motion device", seconds: 15) {
+            try MotionSourceEnumerator.evdevDevices(udev: udev).first { $0.name == DualSenseTests.motionName }
+        }
+        // Level, turning about the vertical (the controller's z) at 40 °/s: yaw grows steadily.
+        controller.startStreaming(MotionScript([.init(seconds: 1, degreesPerSecond: SIMD3(0, 0, 40), metersPerSecondSquared: SIMD3(0, 0, 9.80665))]), hertz: 250)
+        let sender = try ChildProcess(
+            executable: mouse3d, arguments: ["send", "--to", "\(receiver.localAddress)", "--clutch", "BTN_TL", "--recenter", "BTN_SOUTH"])
+        senderOut = sender
+        defer { try? sender.send(signal: SIGTERM) }
+        func frames(for seconds: Double) throws -> [AttitudeReceiver.ReceivedFrame] {
+            var got: [AttitudeReceiver.ReceivedFrame] = []
+            let end = MonotonicClock.nanoseconds() + UInt64(seconds * 1e9)
+            while MonotonicClock.nanoseconds() < end {
+                try PollSet([receiver.descriptor]).wait(timeoutNanoseconds: 10_000_000)
+                try receiver.drain { if case .frame(let f) = $0 { got.append(f) } }
+            }
+            return got
+        }
+        _ = try waitFor("frames from the sender", seconds: 8) { try frames(for: 0.1).isEmpty ? nil : true }
+        try expect(try frames(for: 0.3).allSatisfy { !$0.buttons.contains(.clutch) }, "clutch bit set while L1 is up")
+        /// The clutch bit must take `expected` within 1 s and keep it from then on.
+        func expectClutch(_ expected: Bool, _ what: String) throws {
+            let seen = try frames(for: 1.0).map { $0.buttons.contains(.clutch) }
+            guard let switched = seen.firstIndex(of: expected) else {
+                throw VMTestFailure(description: "\(what): the clutch bit never became \(expected) (\(seen.count) frames)")
+            }
+            try expect(seen[switched...].allSatisfy { $0 == expected }, "\(what): the clutch bit flickered: \(seen)")
+        }
+        controller.hold([.l1])
+        try expectClutch(true, "L1 held")
+        controller.hold([])
+        try expectClutch(false, "L1 released")
+
+        func yawDegrees(_ f: AttitudeReceiver.ReceivedFrame) -> Double { Double(f.frame.yaw) * 180 / .pi }
+        let before = try frames(for: 0.2)
+        try expect(before.contains { abs(yawDegrees($0)) > 20 }, "the attitude turned before recentering (yaw \(before.last.map(yawDegrees) ?? .nan)°)")
+        controller.hold([.cross])
+        let afterCross = try frames(for: 0.3)
+        controller.hold([])
+        guard let firstRecentred = afterCross.first(where: { $0.buttons.contains(.recenter) }) else {
+            throw VMTestFailure(description: "no frame carried the recenter bit after cross was pressed")
+        }
+        // At 40 °/s the attitude moves 0.16° per 4 ms report: right after recentering it is near zero.
+        try expect(abs(yawDegrees(firstRecentred)) < 2, "yaw right after recentering: \(yawDegrees(firstRecentred))°")
+        MonotonicClock.sleep(nanoseconds: 800_000_000)
+        _ = try frames(for: 0.05)
+        try sender.send(signal: SIGUSR1)
+        let afterSignal = try frames(for: 0.5)
+        let smallest = afterSignal.map { abs(yawDegrees($0)) }.min() ?? .infinity
+        try expect(smallest < 3, "SIGUSR1 recentred: smallest |yaw| afterwards \(smallest)°")
+    }
+}
