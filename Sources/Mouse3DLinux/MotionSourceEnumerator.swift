@@ -58,10 +58,11 @@ public enum MotionSourceEnumerator {
     public static func iioDevices(udev: Udev) throws(SystemCallError) -> [MotionSourceInfo] {
         try udev.devices(subsystem: "iio").compactMap { device -> MotionSourceInfo? in
             guard device.sysname.hasPrefix("iio:device") else { return nil }
-            let hasAccel = device.attribute("in_accel_x_raw") != nil || device.attribute("in_accel_x_scale") != nil
-                || FileSystem.exists(device.sysfsPath + "/in_accel_x_raw")
-            let hasGyro = device.attribute("in_anglvel_x_raw") != nil || device.attribute("in_anglvel_x_scale") != nil
-                || FileSystem.exists(device.sysfsPath + "/in_anglvel_x_raw")
+            // Existence only: reading a *_raw attribute is a measurement (a device round trip).
+            func has(_ kind: String) -> Bool {
+                ["in_\(kind)_x_raw", "scan_elements/in_\(kind)_x_en"].contains { FileSystem.exists(device.sysfsPath + "/" + $0) }
+            }
+            let hasAccel = has("accel"), hasGyro = has("anglvel")
             guard hasAccel || hasGyro else { return nil }
             func number(_ names: [String]) -> Double? {
                 for n in names { if let v = device.attribute(n).flatMap(Double.init) { return v } }

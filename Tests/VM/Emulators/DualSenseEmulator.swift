@@ -50,19 +50,31 @@ public final class DualSenseEmulator: @unchecked Sendable {
             identity: .init(name: Self.name, uniq: uniq, bus: UInt16(BUS_USB), vendor: 0x054C, product: 0x0CE6),
             reportDescriptor: Self.reportDescriptor())
         let device = self.device
-        DispatchQueue.global().async { [weak self] in
+        DedicatedThread.start { [weak self] in
             while let self, !self.lock.withLock({ self.stopped }) {
                 self.serviceOnce(device)
             }
         }
     }
 
-    deinit { lock.withLock { stopped = true } }
+    deinit {
+        lock.withLock { stopped = true }
+        try? device.destroy()
+    }
 
-    /// Unplugs the controller (the kernel removes its devices).
+    /// Unplugs the controller and waits (up to 5 s) until the kernel has removed its input devices.
     public func unplug() throws {
         lock.withLock { stopped = true }
         try device.destroy()
+        let end = MonotonicClock.nanoseconds() + 5_000_000_000
+        while MonotonicClock.nanoseconds() < end {
+            let names = (try? DirectoryListing.names(in: "/sys/class/input")) ?? []
+            let present = names.contains { name in
+                (try? FileContents.read(path: "/sys/class/input/\(name)/name")).map { String(decoding: $0, as: UTF8.self).hasPrefix(Self.name) } ?? false
+            }
+            if !present { return }
+            MonotonicClock.sleep(nanoseconds: 20_000_000)
+        }
     }
 
     func serviceOnce(_ device: UHIDDevice) {
@@ -136,7 +148,7 @@ public final class DualSenseEmulator: @unchecked Sendable {
     /// ``stopStreaming()`` or deinit. Returns at once.
     public func startStreaming(_ script: MotionScript, hertz: Double) {
         lock.withLock { streaming = true }
-        DispatchQueue.global().async { [weak self] in
+        DedicatedThread.start { [weak self] in
             let period = UInt64(1e9 / hertz)
             let start = MonotonicClock.nanoseconds()
             var next = start
@@ -146,6 +158,9 @@ public final class DualSenseEmulator: @unchecked Sendable {
                 try? self.sendMotion(degreesPerSecond: step.degreesPerSecond, metersPerSecondSquared: step.metersPerSecondSquared,
                                      microseconds: UInt32(period / 1000))
                 next += period
+                // Behind (the VM is slow): skip ahead rather than burst, which would starve the CPU.
+                let now = MonotonicClock.nanoseconds()
+                if next < now { next = now + period }
                 MonotonicClock.sleep(untilNanoseconds: next)
             }
         }

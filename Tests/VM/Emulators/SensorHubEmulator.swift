@@ -37,12 +37,27 @@ public final class SensorHubEmulator: @unchecked Sendable {
             features[id] = [id, 0, 0, 0, 1] + le32(UInt32(10)) + le16(1) + le16(Int16.max) + le16(-Int16.max)
         }
         let device = self.device
-        DispatchQueue.global().async { [weak self] in
+        DedicatedThread.start { [weak self] in
             while let self, !self.lock.withLock({ self.stopped }) { self.serviceOnce(device) }
         }
     }
 
-    deinit { lock.withLock { stopped = true } }
+    deinit {
+        lock.withLock { stopped = true }
+        try? device.destroy()
+    }
+
+    /// Unplugs the hub and waits (up to 5 s) until its IIO devices are gone.
+    public func unplug() throws {
+        lock.withLock { stopped = true }
+        try device.destroy()
+        let end = MonotonicClock.nanoseconds() + 5_000_000_000
+        while MonotonicClock.nanoseconds() < end {
+            let names = (try? DirectoryListing.names(in: "/sys/bus/iio/devices")) ?? []
+            if !names.contains(where: { $0.hasPrefix("iio:device") }) { return }
+            MonotonicClock.sleep(nanoseconds: 20_000_000)
+        }
+    }
 
     /// Sets what a polled read (`in_*_raw`) returns: acceleration in m/s² and rates in °/s.
     public func setReading(metersPerSecondSquared a: SIMD3<Double>, degreesPerSecond w: SIMD3<Double>) {
@@ -55,13 +70,16 @@ public final class SensorHubEmulator: @unchecked Sendable {
     /// Pushes input reports for both sensors at `hertz` on a background queue (as sensors reporting on
     /// their own do) until deinit. Returns at once.
     public func startReporting(hertz: Double) {
-        DispatchQueue.global().async { [weak self] in
+        DedicatedThread.start { [weak self] in
             let period = UInt64(1e9 / hertz)
             var next = MonotonicClock.nanoseconds()
             while let self, !self.lock.withLock({ self.stopped }) {
                 try? self.pushReport(sensor: 1)
                 try? self.pushReport(sensor: 2)
                 next += period
+                // Behind (the VM is slow): skip ahead rather than burst, which would starve the CPU.
+                let now = MonotonicClock.nanoseconds()
+                if next < now { next = now + period }
                 MonotonicClock.sleep(untilNanoseconds: next)
             }
         }

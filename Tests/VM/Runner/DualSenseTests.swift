@@ -9,6 +9,7 @@ enum DualSenseTests {
     /// project's enumeration and reports the injected motion through the driver's calibration.
     static func motionSensors() throws {
         let controller = try DualSenseEmulator()
+        defer { try? controller.unplug() }
         let udev = try Udev()
         let source = try waitFor("'\(motionName)' in the enumeration", seconds: 15) {
             try MotionSourceEnumerator.evdevDevices(udev: udev).first { $0.name == motionName }
@@ -52,7 +53,7 @@ enum DualSenseTests {
             throw VMTestFailure(description: "udevd is not running in this VM (/run/udev/control missing)")
         }
         let controller = try DualSenseEmulator()
-        defer { _ = controller }  // keep it plugged in until the check is done
+        defer { try? controller.unplug() }
         let udev = try Udev()
         let properties = try waitFor("udev properties of '\(motionName)'", seconds: 15) { () -> (String?, String?)? in
             for device in try udev.devices(subsystem: "input") where device.sysname.hasPrefix("event") {

@@ -21,6 +21,7 @@ enum GestureTests {
     static func clutchAndRecenter(sender senderOut: inout ChildProcess?) throws {
         let receiver = try AttitudeReceiver(listeningOn: SocketAddress.resolve("127.0.0.1:0", defaultPort: 0, passive: false), format: .datagram)
         let controller = try DualSenseEmulator()
+        defer { try? controller.unplug() }
         let udev = try Udev()
         _ = try waitFor("the DualSense motion device", seconds: 15) {
             try MotionSourceEnumerator.evdevDevices(udev: udev).first { $0.name == DualSenseTests.motionName }
@@ -40,7 +41,8 @@ enum GestureTests {
             }
             return got
         }
-        _ = try waitFor("frames from the sender", seconds: 8) { try frames(for: 0.1).isEmpty ? nil : true }
+        // A debug build's start-up (argument parsing) takes seconds under TCG.
+        _ = try waitFor("frames from the sender", seconds: 20) { try frames(for: 0.1).isEmpty ? nil : true }
         try expect(try frames(for: 0.3).allSatisfy { !$0.buttons.contains(.clutch) }, "clutch bit set while L1 is up")
         /// The clutch bit must take `expected` within 1 s and keep it from then on.
         func expectClutch(_ expected: Bool, _ what: String) throws {

@@ -28,6 +28,7 @@ enum LiveSourceTests {
     /// injected rates and forces, with the controller's own 4 ms sample spacing.
     static func dualSenseRecord() throws {
         let controller = try DualSenseEmulator()
+        defer { try? controller.unplug() }
         let udev = try Udev()
         let node = try waitFor("the DualSense motion device", seconds: 15) {
             try MotionSourceEnumerator.evdevDevices(udev: udev).first { $0.name == DualSenseTests.motionName }?.node
@@ -57,6 +58,7 @@ enum LiveSourceTests {
     /// The emulated sensor hub read through IIO, buffered and polled, with correct scales and times.
     static func sensorHubRecord(polled: Bool) throws {
         let hub = try SensorHubEmulator()
+        defer { try? hub.unplug() }
         let force = SIMD3<Double>(1.5, -2.25, 9.5), rate = SIMD3<Double>(30, -12.5, 45)
         hub.setReading(metersPerSecondSquared: force, degreesPerSecond: rate)
         let udev = try Udev()
@@ -92,23 +94,42 @@ enum LiveSourceTests {
     static func unplugReplug() throws {
         let receiver = try AttitudeReceiver(listeningOn: SocketAddress.resolve("127.0.0.1:0", defaultPort: 0, passive: false), format: .datagram)
         var controller: DualSenseEmulator? = try DualSenseEmulator()
+        defer { try? controller?.unplug() }
         let udev = try Udev()
         _ = try waitFor("the DualSense motion device", seconds: 15) {
             try MotionSourceEnumerator.evdevDevices(udev: udev).first { $0.name == DualSenseTests.motionName }
         }
         let still = MotionScript([.init(seconds: 1, degreesPerSecond: SIMD3(0, 0, 20), metersPerSecondSquared: SIMD3(0, 0, 9.80665))])
         controller?.startStreaming(still, hertz: 250)
+        let listing = try ChildProcess(executable: mouse3d, arguments: ["list"], standardOutputPath: "/tmp/list.txt")
+        let t0 = MonotonicClock.nanoseconds()
+        try listing.wait()
+        say("VMTEST-INFO list took \(Double(MonotonicClock.nanoseconds() - t0) / 1e9) s: \(String(decoding: try FileContents.read(path: "/tmp/list.txt"), as: UTF8.self))")
         let sender = try ChildProcess(executable: mouse3d, arguments: ["send", "--to", "\(receiver.localAddress)"])
         func senderSaid() throws -> String {
+            let status = (try? FileContents.read(path: "/proc/\(sender.pid)/status")).map { String(decoding: $0, as: UTF8.self) } ?? "gone"
+            let stack = (try? FileContents.read(path: "/proc/\(sender.pid)/stack")).map { String(decoding: $0, as: UTF8.self) } ?? "?"
+            let wchan = (try? FileContents.read(path: "/proc/\(sender.pid)/wchan")).map { String(decoding: $0, as: UTF8.self) } ?? "?"
+            say("VMTEST-INFO sender state: \(status.split(separator: "\n").filter { $0.hasPrefix("State") || $0.hasPrefix("SigBlk") || $0.hasPrefix("SigPnd") || $0.hasPrefix("ShdPnd") }) wchan \(wchan) stack \(stack.split(separator: "\n").joined(separator: " < "))")
+            var busy: [String] = []
+            for pid in (try? DirectoryListing.names(in: "/proc")) ?? [] where pid.allSatisfy(\.isNumber) {
+                for tid in (try? DirectoryListing.names(in: "/proc/\(pid)/task")) ?? [] {
+                    guard let stat = try? FileContents.read(path: "/proc/\(pid)/task/\(tid)/stat") else { continue }
+                    let text = String(decoding: stat, as: UTF8.self)
+                    let fields = text.split(separator: " ")
+                    if fields.count > 15 { busy.append("\(pid)/\(tid) \(fields[1]) \(fields[2]) u=\(fields[13]) s=\(fields[14])") }
+                }
+            }
+            say("VMTEST-INFO threads: \(busy.joined(separator: "; "))")
             try? sender.send(signal: SIGTERM)
             return try sender.readAllErrors()
         }
-        /// Frames received during `seconds`, and the monotonic time of the first.
-        func framesWithin(_ seconds: Double) throws -> (count: Int, firstAt: UInt64?) {
+        /// Frames received during `seconds` (or until the first, if `untilFirst`), and the time of the first.
+        func framesWithin(_ seconds: Double, untilFirst: Bool = false) throws -> (count: Int, firstAt: UInt64?) {
             let start = MonotonicClock.nanoseconds()
             var count = 0
             var first: UInt64?
-            while MonotonicClock.nanoseconds() - start < UInt64(seconds * 1e9) {
+            while MonotonicClock.nanoseconds() - start < UInt64(seconds * 1e9) && !(untilFirst && first != nil) {
                 try PollSet([receiver.descriptor]).wait(timeoutNanoseconds: 20_000_000)
                 try receiver.drain { event in
                     if case .frame = event {
@@ -119,7 +140,8 @@ enum LiveSourceTests {
             }
             return (count, first)
         }
-        let warmUp = try framesWithin(5.0)
+        // A debug build's start-up (argument parsing) takes seconds under TCG: not what is measured here.
+        let warmUp = try framesWithin(20.0, untilFirst: true)
         guard warmUp.firstAt != nil else { throw VMTestFailure(description: "no frames from the sender; it said: \(try senderSaid())") }
         let before = try framesWithin(1.0)
         try expect(before.count > 100, "frames before unplugging: \(before.count) in 1 s")

@@ -7,6 +7,7 @@ enum SensorHubTests {
     /// returns the injected value.
     static func devicesWithScales() throws {
         let hub = try SensorHubEmulator()
+        defer { try? hub.unplug() }
         let udev = try Udev()
         let sources = try waitFor("IIO accel_3d and gyro_3d devices", seconds: 15) { () -> [MotionSourceInfo]? in
             let found = try MotionSourceEnumerator.iioDevices(udev: udev)
