@@ -62,3 +62,18 @@ struct FileAndProcessTests {
         #expect(MotionSourceEnumerator.hasBit(bit, inHexBitmask: text) == set)
     }
 }
+
+@Suite("Messages for device errors")
+struct PermissionAdviceTests {
+    @Test("Permission denied names the node and the udev rule that fixes it")
+    func permission() {
+        let text = PermissionAdvice.message(for: SystemCallError(call: "open", subject: "/dev/input/event7", errno: .permissionDenied), node: "/dev/input/event7")
+        #expect(text.contains("/dev/input/event7") && text.contains("udev/70-mouse3d.rules") && text.contains("udevadm"))
+    }
+
+    @Test("A vanished device says so and points at mouse3d list")
+    func gone() {
+        let text = PermissionAdvice.message(for: SystemCallError(call: "open", subject: "x", errno: .noSuchFileOrDirectory), node: "/dev/input/event9")
+        #expect(text.contains("/dev/input/event9") && text.contains("mouse3d list"))
+    }
+}

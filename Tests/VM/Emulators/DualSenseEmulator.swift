@@ -1,5 +1,4 @@
 import CLinux
-import Dispatch
 import Glibc
 import Mouse3DLinux
 
@@ -7,27 +6,21 @@ import Mouse3DLinux
 /// driver: it answers the feature reports the driver asks for at probe (0x09 pairing info with the
 /// MAC, 0x20 firmware info, 0x05 IMU calibration) and sends input report 0x01 with motion.
 ///
-/// Facts used (from hid-playstation): USB input report 0x01 is 64 bytes; gyroscope x/y/z (s16) at
-/// bytes 16–21, accelerometer at 22–27, sensor timestamp (u32, units of 1/3 µs) at 28; the driver
-/// reports gyro in 1024 units per °/s and acceleration in 8192 units per g, computed from the
-/// calibration report as `raw * speed2x * 1024 / (plus - minus)` and
+/// Facts used (from hid-playstation): USB input report 0x01 is 64 bytes; buttons at bytes 8–10;
+/// gyroscope x/y/z (s16) at bytes 16–21, accelerometer at 22–27, sensor timestamp (u32, units of
+/// 1/3 µs) at 28; the driver reports gyro in 1024 units per °/s and acceleration in 8192 units per
+/// g, computed from the calibration report as `raw * speed2x * 1024 / (plus - minus)` and
 /// `(raw - (plus - range/2)) * 16384 / range` with `range = plus - minus`.
-public final class DualSenseEmulator: @unchecked Sendable {
-    // @unchecked: `device` is Sendable; `stopped` and `requests` are guarded by `lock`.
+public final class DualSenseEmulator: GamepadEmulator, @unchecked Sendable {
     /// The HID name; the motion device is this plus " Motion Sensors".
     public static let name = "Sony Interactive Entertainment DualSense Wireless Controller"
-    /// The MAC address the emulated controller reports (the evdev `uniq`).
-    public let macAddress: [UInt8] = [0x11, 0x22, 0x33, 0x44, 0x55, 0x66]
-
     /// Raw gyroscope counts per °/s and accelerometer counts per g of this emulated unit. The
-    /// calibration report below makes the driver's output exactly 1024 per °/s and 8192 per g.
+    /// calibration report makes the driver's output exactly 1024 per °/s and 8192 per g.
     public static let gyroCountsPerDegreePerSecond = 16.0
     public static let accelerometerCountsPerG = 8192.0
 
-    let device: UHIDDevice
-    private let lock = NSLockLite()
-    private var stopped = false
-    private var streaming = false
+    private var sequence: UInt8 = 0
+    private var timestamp: UInt32 = 0
     private var heldButtons: Set<Button> = []
 
     /// Face, shoulder and system buttons, by their bit in input report 0x01 (byte * 8 + bit).
@@ -37,63 +30,13 @@ public final class DualSenseEmulator: @unchecked Sendable {
         case ps = 80
     }
 
+    /// Creates the device; it answers the driver on its own thread until unplugged.
+    public init() throws {
+        try super.init(name: Self.name, vendor: 0x054C, product: 0x0CE6, reportDescriptor: Self.reportDescriptor())
+    }
+
     /// Holds exactly these buttons in the reports that follow.
     public func hold(_ buttons: Set<Button>) { lock.withLock { heldButtons = buttons } }
-    private var sequence: UInt8 = 0
-    private var timestamp: UInt32 = 0
-    /// How many requests the driver made (for diagnostics).
-    public private(set) var requestsAnswered = 0
-
-    /// Creates the device and answers the driver's requests on a background queue until deinit.
-    public init(uniq: String = "") throws {
-        device = try UHIDDevice(
-            identity: .init(name: Self.name, uniq: uniq, bus: UInt16(BUS_USB), vendor: 0x054C, product: 0x0CE6),
-            reportDescriptor: Self.reportDescriptor())
-        let device = self.device
-        DedicatedThread.start { [weak self] in
-            while let self, !self.lock.withLock({ self.stopped }) {
-                self.serviceOnce(device)
-            }
-        }
-    }
-
-    deinit {
-        lock.withLock { stopped = true }
-        try? device.destroy()
-    }
-
-    /// Unplugs the controller and waits (up to 5 s) until the kernel has removed its input devices.
-    public func unplug() throws {
-        lock.withLock { stopped = true }
-        try device.destroy()
-        let end = MonotonicClock.nanoseconds() + 5_000_000_000
-        while MonotonicClock.nanoseconds() < end {
-            let names = (try? DirectoryListing.names(in: "/sys/class/input")) ?? []
-            let present = names.contains { name in
-                (try? FileContents.read(path: "/sys/class/input/\(name)/name")).map { String(decoding: $0, as: UTF8.self).hasPrefix(Self.name) } ?? false
-            }
-            if !present { return }
-            MonotonicClock.sleep(nanoseconds: 20_000_000)
-        }
-    }
-
-    func serviceOnce(_ device: UHIDDevice) {
-        var poll = pollfd(fd: device.descriptor, events: Int16(POLLIN), revents: 0)
-        guard Glibc.poll(&poll, 1, 50) > 0, let request = try? device.nextRequest() else { return }
-        switch request {
-        case .getReport(let id, let number, _):
-            if let data = featureReport(number) {
-                try? device.replyToGetReport(id: id, data: data)
-            } else {
-                try? device.failGetReport(id: id)
-            }
-            lock.withLock { requestsAnswered += 1 }
-        case .setReport(let id, _, _, _):
-            try? device.replyToSetReport(id: id)
-        case .output, .lifecycle:
-            break
-        }
-    }
 
     /// The report descriptor: vendor-defined reports of the sizes the driver expects.
     static func reportDescriptor() -> [UInt8] {
@@ -117,8 +60,7 @@ public final class DualSenseEmulator: @unchecked Sendable {
         return d.bytes
     }
 
-    /// Feature reports by number, with the report id first.
-    func featureReport(_ number: UInt8) -> [UInt8]? {
+    override func featureReport(_ number: UInt8) -> [UInt8]? {
         switch number {
         case 0x09:  // pairing info: MAC address, least significant byte first
             return [0x09] + macAddress.reversed() + [UInt8](repeating: 0, count: 13)
@@ -129,69 +71,35 @@ public final class DualSenseEmulator: @unchecked Sendable {
             r.replaceSubrange(24..<28, with: le32(UInt32(0x0000_0413)))
             r.replaceSubrange(28..<32, with: le32(UInt32(0x0100_0000)))
             return r
-        case 0x05:  // IMU calibration
-            let speed2x = Int16(540 * 2)  // the gyro's full-scale speeds, summed
-            let gyroPlus = Int16(Self.gyroCountsPerDegreePerSecond * 540)  // counts at +540 °/s
-            let accelPlus = Int16(Self.accelerometerCountsPerG)
-            var r: [UInt8] = [0x05]
-            for v in [0, 0, 0, gyroPlus, -gyroPlus, gyroPlus, -gyroPlus, gyroPlus, -gyroPlus, speed2x / 2, speed2x / 2,
-                      accelPlus, -accelPlus, accelPlus, -accelPlus, accelPlus, -accelPlus] as [Int16] {
-                r += le16(v)
-            }
-            return r + [UInt8](repeating: 0, count: 41 - r.count)
+        case 0x05:
+            return Self.calibration(reportID: 0x05, gyroCountsPerDegreePerSecond: Self.gyroCountsPerDegreePerSecond,
+                                    accelerometerCountsPerG: Self.accelerometerCountsPerG, size: 41)
         default:
             return nil
         }
     }
 
-    /// Streams `script` as input reports at `hertz` on a background queue, looping it, until
-    /// ``stopStreaming()`` or deinit. Returns at once.
-    public func startStreaming(_ script: MotionScript, hertz: Double) {
-        lock.withLock { streaming = true }
-        DedicatedThread.start { [weak self] in
-            let period = UInt64(1e9 / hertz)
-            let start = MonotonicClock.nanoseconds()
-            var next = start
-            while let self, self.lock.withLock({ self.streaming && !self.stopped }) {
-                let elapsed = Double(next - start) / 1e9
-                let step = script.step(at: elapsed.truncatingRemainder(dividingBy: script.duration))
-                try? self.sendMotion(degreesPerSecond: step.degreesPerSecond, metersPerSecondSquared: step.metersPerSecondSquared,
-                                     microseconds: UInt32(period / 1000))
-                next += period
-                // Behind (the VM is slow): skip ahead rather than burst, which would starve the CPU.
-                let now = MonotonicClock.nanoseconds()
-                if next < now { next = now + period }
-                MonotonicClock.sleep(untilNanoseconds: next)
-            }
-        }
-    }
-
-    /// Stops the stream started by ``startStreaming(_:hertz:)``.
-    public func stopStreaming() { lock.withLock { streaming = false } }
-
-    /// Sends one input report with this motion (°/s and m/s² in the controller's x, y, z), with the
-    /// sensor clock advanced by `microseconds` since the previous report.
-    public func sendMotion(degreesPerSecond: SIMD3<Double>, metersPerSecondSquared: SIMD3<Double>, microseconds: UInt32) throws {
+    override func motionReport(degreesPerSecond: SIMD3<Double>, metersPerSecondSquared: SIMD3<Double>, microseconds: UInt32) -> [UInt8] {
         var r = [UInt8](repeating: 0, count: 64)
         r[0] = 0x01
         for i in 1...6 { r[i] = 0x80 }  // sticks centred
-        r[7] = sequence
-        sequence &+= 1
+        lock.withLock {
+            r[7] = sequence
+            sequence &+= 1
+            timestamp &+= microseconds &* 3
+            r.replaceSubrange(28..<32, with: le32(timestamp))
+        }
         r[8] = 0x08  // d-pad released
         for button in lock.withLock({ heldButtons }) { r[button.rawValue / 8] |= 1 << UInt8(button.rawValue % 8) }
         for axis in 0..<3 {
             r.replaceSubrange(16 + 2 * axis..<18 + 2 * axis, with: le16(Self.clamp(degreesPerSecond[axis] * Self.gyroCountsPerDegreePerSecond)))
             r.replaceSubrange(22 + 2 * axis..<24 + 2 * axis, with: le16(Self.clamp(metersPerSecondSquared[axis] / 9.80665 * Self.accelerometerCountsPerG)))
         }
-        timestamp &+= microseconds &* 3
-        r.replaceSubrange(28..<32, with: le32(timestamp))
         r[33] = 0x80  // touch points inactive
         r[37] = 0x80
         r[53] = 0x0A  // battery
-        try device.input(r)
+        return r
     }
-
-    static func clamp(_ value: Double) -> Int16 { Int16(max(-32768, min(32767, value.rounded()))) }
 }
 
 func le16(_ v: Int16) -> [UInt8] { [UInt8(truncatingIfNeeded: v), UInt8(truncatingIfNeeded: v >> 8)] }

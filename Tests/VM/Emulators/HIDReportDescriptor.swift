@@ -6,10 +6,10 @@ public struct HIDReportDescriptor {
     /// An empty descriptor.
     public init() {}
 
-    enum ItemType: UInt8 { case main = 0, global = 1, local = 2 }
+    public enum ItemType: UInt8 { case main = 0, global = 1, local = 2 }
 
     /// Appends a short item with the smallest encoding of `value` (signed when `signed`).
-    mutating func item(_ tag: UInt8, _ type: ItemType, _ value: Int64? = nil, signed: Bool = false) {
+    public mutating func item(_ tag: UInt8, _ type: ItemType, _ value: Int64? = nil, signed: Bool = false) {
         guard let value else {
             bytes.append(tag << 4 | type.rawValue << 2)
             return

@@ -26,12 +26,17 @@ enum LiveSourceTests {
 
     /// `mouse3d record` reads an emulated DualSense, rotating at known rates, within 1% of the
     /// injected rates and forces, with the controller's own 4 ms sample spacing.
-    static func dualSenseRecord() throws {
-        let controller = try DualSenseEmulator()
+    static func dualSenseRecord() throws { try recordRates(try DualSenseEmulator()) }
+
+    /// The same for an emulated DualShock 4 (hid-sony on this kernel).
+    static func dualShock4Record() throws { try recordRates(try DualShock4Emulator()) }
+
+    static func recordRates(_ controller: GamepadEmulator) throws {
         defer { try? controller.unplug() }
         let udev = try Udev()
-        let node = try waitFor("the DualSense motion device", seconds: 15) {
-            try MotionSourceEnumerator.evdevDevices(udev: udev).first { $0.name == DualSenseTests.motionName }?.node
+        let motionName = controller.name + " Motion Sensors"
+        let node = try waitFor("'\(motionName)'", seconds: 15) {
+            try MotionSourceEnumerator.evdevDevices(udev: udev).first { $0.name == motionName }?.node
         }
         let a = MotionScript.Step(seconds: 0.5, degreesPerSecond: SIMD3(90, -45, 30), metersPerSecondSquared: SIMD3(0, 4.903325, 8.49285))
         let b = MotionScript.Step(seconds: 0.5, degreesPerSecond: SIMD3(-200, 10, 0), metersPerSecondSquared: SIMD3(9.80665, 0, 0))

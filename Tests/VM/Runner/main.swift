@@ -7,12 +7,15 @@ import Mouse3DLinux
 // Arguments name the tests to run; without any, every test except the deliberately failing self-test.
 
 let allTests: [(name: String, run: () throws -> Void)] = [
+    ("list_without_sensors", ListTests.withoutSensors),
     ("uinput_roundtrip", UinputTests.roundTrip),
     ("uinput_motion_device_enumerated", UinputTests.motionDeviceEnumerated),
     ("dualsense_motion_sensors", DualSenseTests.motionSensors),
     ("dualsense_udev_properties", DualSenseTests.udevProperties),
+    ("list_json_with_dualsense", ListTests.withDualSense),
     ("iio_sensor_hub_devices", SensorHubTests.devicesWithScales),
     ("dualsense_record_rates", LiveSourceTests.dualSenseRecord),
+    ("dualshock4_record_rates", LiveSourceTests.dualShock4Record),
     ("iio_record_buffered", LiveSourceTests.sensorHubBuffered),
     ("iio_record_polled", LiveSourceTests.sensorHubPolled),
     ("send_unplug_replug_resumes", LiveSourceTests.unplugReplug),
