@@ -44,15 +44,7 @@ public struct MotionLogParser {
 
     /// The log, after the last chunk.
     public mutating func finish() throws(MotionLogError) -> MotionLog {
-        if !partialLine.isEmpty {
-            let line = partialLine
-            partialLine = []
-            var failure: MotionLogError?
-            line.withUnsafeBufferPointer { buffer in
-                do throws(MotionLogError) { try parseLine(0..<buffer.count, in: buffer) } catch { failure = error }
-            }
-            if let failure { throw failure }
-        }
+        try parsePartialLine()
         guard let header else { throw MotionLogError(file: file, line: nil, reason: .empty) }
         guard !samples.isEmpty else { throw MotionLogError(file: file, line: nil, reason: .noSamples) }
         return MotionLog(
@@ -69,16 +61,22 @@ public struct MotionLogParser {
         if !partialLine.isEmpty, let first = lines.next() {
             // Finish the line the previous chunk left open.
             partialLine.append(contentsOf: buffer[first])
-            let line = partialLine
-            partialLine = []
-            var failure: MotionLogError?
-            line.withUnsafeBufferPointer { whole in
-                do throws(MotionLogError) { try parseLine(0..<whole.count, in: whole) } catch { failure = error }
-            }
-            if let failure { throw failure }
+            try parsePartialLine()
         }
         while let line = lines.next() { try parseLine(line, in: buffer) }
         partialLine.append(contentsOf: buffer[(lastNewline + 1)...])
+    }
+
+    /// Parses the line carried over between chunks (if any) and clears it.
+    private mutating func parsePartialLine() throws(MotionLogError) {
+        guard !partialLine.isEmpty else { return }
+        let line = partialLine
+        partialLine = []
+        var failure: MotionLogError?
+        line.withUnsafeBufferPointer { buffer in
+            do throws(MotionLogError) { try parseLine(0..<buffer.count, in: buffer) } catch { failure = error }
+        }
+        if let failure { throw failure }
     }
 
     /// One line: the header if none was seen yet, else a sample row.

@@ -6,30 +6,15 @@ public enum FileContents {
     ///
     /// The corresponding C calls are `open(2)`, `read(2)` (retried on `EINTR`) and `close(2)`.
     public static func read(path: String) throws(SystemCallError) -> [UInt8] {
-        let fd: FileDescriptor
-        do {
-            fd = try FileDescriptor.open(FilePath(path), .readOnly, options: [.closeOnExec], retryOnInterrupt: true)
-        } catch {
-            throw SystemCallError(call: "open", subject: path, errno: error as? Errno ?? .ioError)
-        }
-        defer { try? fd.close() }
-        // Reserve the file's size up front (when it has one), so the buffer is not regrown and copied.
         var bytes: [UInt8] = []
-        if let size = try? fd.seek(offset: 0, from: .end), size > 0 {
-            _ = try? fd.seek(offset: 0, from: .start)
-            bytes.reserveCapacity(Int(size))
+        do {
+            try forEachChunk(path: path) { bytes += $0 }
+        } catch let error as SystemCallError {
+            throw error
+        } catch {
+            throw SystemCallError(call: "read", subject: path, errno: .ioError)  // the body above cannot throw
         }
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            let n: Int
-            do {
-                n = try chunk.withUnsafeMutableBytes { try fd.read(into: $0, retryOnInterrupt: true) }
-            } catch {
-                throw SystemCallError(call: "read", subject: path, errno: error as? Errno ?? .ioError)
-            }
-            if n == 0 { return bytes }
-            bytes.append(contentsOf: chunk[0..<n])
-        }
+        return bytes
     }
 
     /// Reads the file at `path` in chunks of up to `chunkSize` bytes, handing each to `body`.

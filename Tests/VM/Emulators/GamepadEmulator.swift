@@ -5,11 +5,7 @@ import Mouse3DLinux
 /// What the Sony controller emulators share: a uhid device that answers the driver's feature-report
 /// requests on its own thread, streams a motion script, and unplugs deterministically.
 /// Subclasses give the descriptor, the feature reports and the input report layout.
-public class GamepadEmulator: @unchecked Sendable {
-    // @unchecked: `device` is Sendable; mutable state is guarded by `lock`.
-    let device: UHIDDevice
-    let lock = NSLockLite()
-    private var stopped = false
+public class GamepadEmulator: UHIDEmulator, @unchecked Sendable {
     private var streaming = false
     /// The HID name; the motion device is this plus " Motion Sensors".
     public let name: String
@@ -18,18 +14,9 @@ public class GamepadEmulator: @unchecked Sendable {
 
     init(name: String, vendor: UInt32, product: UInt32, reportDescriptor: [UInt8]) throws {
         self.name = name
-        device = try UHIDDevice(
+        try super.init(
             identity: .init(name: name, bus: UInt16(BUS_USB), vendor: vendor, product: product),
             reportDescriptor: reportDescriptor)
-        let device = self.device
-        DedicatedThread.start { [weak self] in
-            while let self, !self.lock.withLock({ self.stopped }) { self.serviceOnce(device) }
-        }
-    }
-
-    deinit {
-        lock.withLock { stopped = true }
-        try? device.destroy()
     }
 
     /// The feature report `number` with its id first, or `nil` to refuse it.
@@ -38,16 +25,11 @@ public class GamepadEmulator: @unchecked Sendable {
     /// One input report with this motion, the sensor clock advanced by `microseconds`.
     func motionReport(degreesPerSecond: SIMD3<Double>, metersPerSecondSquared: SIMD3<Double>, microseconds: UInt32) -> [UInt8] { [] }
 
-    func serviceOnce(_ device: UHIDDevice) {
-        var poll = pollfd(fd: device.descriptor, events: Int16(POLLIN), revents: 0)
-        guard Glibc.poll(&poll, 1, 50) > 0, let request = try? device.nextRequest() else { return }
-        switch request {
-        case .getReport(let id, let number, _):
-            if let data = featureReport(number) { try? device.replyToGetReport(id: id, data: data) } else { try? device.failGetReport(id: id) }
-        case .setReport(let id, _, _, _):
-            try? device.replyToSetReport(id: id)
-        case .output, .lifecycle:
-            break
+    override func handle(_ request: UHIDDevice.Request) {
+        if case .getReport(let id, let number, _) = request, let data = featureReport(number) {
+            try? device.replyToGetReport(id: id, data: data)
+        } else {
+            super.handle(request)
         }
     }
 
@@ -81,18 +63,11 @@ public class GamepadEmulator: @unchecked Sendable {
     /// Stops the stream started by ``startStreaming(_:hertz:)``.
     public func stopStreaming() { lock.withLock { streaming = false } }
 
-    /// Unplugs the controller and waits (up to 5 s) until the kernel has removed its input devices.
-    public func unplug() throws {
-        lock.withLock { stopped = true }
-        try device.destroy()
-        let end = MonotonicClock.nanoseconds() + 5_000_000_000
-        while MonotonicClock.nanoseconds() < end {
-            let names = (try? DirectoryListing.names(in: "/sys/class/input")) ?? []
-            let present = names.contains { entry in
-                (try? FileContents.read(path: "/sys/class/input/\(entry)/name")).map { String(decoding: $0, as: UTF8.self).hasPrefix(name) } ?? false
-            }
-            if !present { return }
-            MonotonicClock.sleep(nanoseconds: 20_000_000)
+    /// Gone once no input device carries the controller's name.
+    override func isGone() -> Bool {
+        let entries = (try? DirectoryListing.names(in: "/sys/class/input")) ?? []
+        return !entries.contains { entry in
+            (try? FileContents.read(path: "/sys/class/input/\(entry)/name")).map { String(decoding: $0, as: UTF8.self).hasPrefix(name) } ?? false
         }
     }
 

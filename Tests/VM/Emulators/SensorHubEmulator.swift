@@ -13,15 +13,12 @@ import Mouse3DLinux
 /// acceleration x/y/z 0x0453–0x0455, angular velocity x/y/z 0x0457–0x0459. Values carry unit
 /// exponent -3 and the sensors' default units (g, °/s), so the drivers' scales are
 /// 9.80665e-3 m/s² and π/180·1e-3 rad/s per count.
-public final class SensorHubEmulator: @unchecked Sendable {
-    // @unchecked: `device` is Sendable; mutable state is guarded by `lock`.
+public final class SensorHubEmulator: UHIDEmulator, @unchecked Sendable {
+    // @unchecked: mutable state is guarded by `lock`.
     /// Raw counts per g and per °/s (unit exponent -3).
     public static let countsPerG = 1000.0
     public static let countsPerDegreePerSecond = 1000.0
 
-    let device: UHIDDevice
-    private let lock = NSLockLite()
-    private var stopped = false
     /// Feature reports by id (connection, reporting state, power state, sensor state, interval,
     /// sensitivity, maximum, minimum), as the driver last set them.
     private var features: [UInt8: [UInt8]] = [:]
@@ -30,33 +27,17 @@ public final class SensorHubEmulator: @unchecked Sendable {
 
     /// Creates the hub and answers the drivers' requests on a background queue until deinit.
     public init() throws {
-        device = try UHIDDevice(
-            identity: .init(name: "mouse3d test sensor hub", bus: UInt16(BUS_USB), vendor: 0x1209, product: 0x3D01),
-            reportDescriptor: Self.reportDescriptor())
         for id: UInt8 in [1, 2] {
             features[id] = [id, 0, 0, 0, 1] + le32(UInt32(10)) + le16(1) + le16(Int16.max) + le16(-Int16.max)
         }
-        let device = self.device
-        DedicatedThread.start { [weak self] in
-            while let self, !self.lock.withLock({ self.stopped }) { self.serviceOnce(device) }
-        }
+        try super.init(
+            identity: .init(name: "mouse3d test sensor hub", bus: UInt16(BUS_USB), vendor: 0x1209, product: 0x3D01),
+            reportDescriptor: Self.reportDescriptor())
     }
 
-    deinit {
-        lock.withLock { stopped = true }
-        try? device.destroy()
-    }
-
-    /// Unplugs the hub and waits (up to 5 s) until its IIO devices are gone.
-    public func unplug() throws {
-        lock.withLock { stopped = true }
-        try device.destroy()
-        let end = MonotonicClock.nanoseconds() + 5_000_000_000
-        while MonotonicClock.nanoseconds() < end {
-            let names = (try? DirectoryListing.names(in: "/sys/bus/iio/devices")) ?? []
-            if !names.contains(where: { $0.hasPrefix("iio:device") }) { return }
-            MonotonicClock.sleep(nanoseconds: 20_000_000)
-        }
+    /// Gone once no IIO device is left.
+    override func isGone() -> Bool {
+        !((try? DirectoryListing.names(in: "/sys/bus/iio/devices")) ?? []).contains { $0.hasPrefix("iio:device") }
     }
 
     /// Sets what a polled read (`in_*_raw`) returns: acceleration in m/s² and rates in °/s.
@@ -97,9 +78,7 @@ public final class SensorHubEmulator: @unchecked Sendable {
         return [id, 2, 4] + v.flatMap { le32($0) }
     }
 
-    func serviceOnce(_ device: UHIDDevice) {
-        var poll = pollfd(fd: device.descriptor, events: Int16(POLLIN), revents: 0)
-        guard Glibc.poll(&poll, 1, 50) > 0, let request = try? device.nextRequest() else { return }
+    override func handle(_ request: UHIDDevice.Request) {
         switch request {
         case .getReport(let id, let number, let type):
             guard number == 1 || number == 2 else {
