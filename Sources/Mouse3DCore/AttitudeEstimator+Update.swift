@@ -107,7 +107,8 @@ extension AttitudeEstimator {
         let (sine, cosine) = sinCos(half)
         let s = sine / rate
         let step = Quaternion(w: cosine, x: omega.x * s, y: omega.y * s, z: omega.z * s)
-        gyroQuaternion = (gyroQuaternion * step).normalized
+        // Both factors are unit to rounding, so the product is too: a Newton step keeps it there.
+        gyroQuaternion = (gyroQuaternion * step).renormalizedNearUnit
     }
 
     /// Accelerometer correction of the inclination and the bias update that goes with it.
@@ -153,7 +154,7 @@ extension AttitudeEstimator {
             let correction = w > 1e-6
                 ? Quaternion(w: w, x: 0.5 * up.y / w, y: -0.5 * up.x / w, z: 0)
                 : Quaternion(w: 0, x: 1, y: 0, z: 0)
-            inclinationCorrection = (correction * inclinationCorrection).normalized
+            inclinationCorrection = (correction * inclinationCorrection).renormalizedNearUnit
         }
         updateBias(correctionDirection: rejected ? nil : up, periodSeconds: ts)
     }

@@ -57,6 +57,15 @@ public struct Quaternion: Sendable, Equatable, Hashable, CustomStringConvertible
         return Quaternion(w: w * inv, x: x * inv, y: y * inv, z: z * inv)
     }
 
+    /// The quaternion scaled back to unit norm when it is already within rounding of it: one
+    /// Newton step of 1/√n, `q · (3 − |q|²) / 2`, with no square root or division. The error after
+    /// the step is of the order of the square of the error before (1e-16 from 1e-8).
+    @inlinable @inline(__always)
+    public var renormalizedNearUnit: Quaternion {
+        let k = (3 - (w * w + x * x + y * y + z * z)) * 0.5
+        return Quaternion(w: w * k, x: x * k, y: y * k, z: z * k)
+    }
+
     /// `v` rotated by this (unit) quaternion: `q ⊗ v ⊗ q*`.
     @inlinable @inline(__always)
     public func rotate(_ v: SIMD3<Double>) -> SIMD3<Double> {
