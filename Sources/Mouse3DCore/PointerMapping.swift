@@ -1,0 +1,102 @@
+/// How a gyro mouse turns angular motion into pointer counts, with what the best gyro-aiming tools
+/// offer: tightening of very small motions, smoothing of tiny motions only, an acceleration curve,
+/// inversion and swapping, and the fractional remainder kept between events.
+public struct PointerMapping: Sendable, Equatable {
+    /// Pointer counts per degree of turn at the base sensitivity.
+    public var countsPerDegree = 20.0
+    /// Below this speed (°/s) motion is scaled down in proportion (speed / threshold), so hand
+    /// tremor does not move the pointer; 0 turns tightening off.
+    public var tighteningDegreesPerSecond = 0.0
+    /// Below this speed (°/s) motion is averaged over ``smoothingWindowSeconds``; above twice it,
+    /// passed through; blended between. 0 turns smoothing off.
+    public var smoothingDegreesPerSecond = 0.0
+    /// The averaging window of smoothing, in seconds.
+    public var smoothingWindowSeconds = 0.1
+    /// Acceleration: sensitivity rises from 1× at ``accelerationLowDegreesPerSecond`` to
+    /// ``accelerationFactor``× at ``accelerationHighDegreesPerSecond``.
+    public var accelerationLowDegreesPerSecond = 0.0
+    /// See ``accelerationLowDegreesPerSecond``.
+    public var accelerationHighDegreesPerSecond = 0.0
+    /// The sensitivity multiplier at and above the high speed (1: no acceleration).
+    public var accelerationFactor = 1.0
+    /// Mirror the horizontal axis.
+    public var invertX = false
+    /// Mirror the vertical axis.
+    public var invertY = false
+    /// Exchange the axes (yaw drives vertical, pitch horizontal).
+    public var swapAxes = false
+
+    /// The defaults: 20 counts per degree, no tightening, smoothing or acceleration.
+    public init() {}
+}
+
+/// The state of a gyro mouse: turns a stream of attitudes into relative pointer motion.
+/// Turning right (yaw decreasing, clockwise seen from above) moves the pointer right (+X); nose
+/// down (pitch increasing) moves it down (+Y), as screen coordinates grow.
+public struct PointerMotion: Sendable {
+    /// The mapping in use.
+    public var mapping: PointerMapping
+    private var previous: (yaw: Double, pitch: Double, time: UInt64)?
+    private var remainder = SIMD2<Double>.zero
+    private var window: [(time: UInt64, delta: SIMD2<Double>)] = []
+
+    /// A gyro mouse with `mapping`.
+    public init(mapping: PointerMapping) { self.mapping = mapping }
+
+    /// Feeds one attitude (radians) received at `timeNanoseconds`; returns whole counts to move.
+    /// While `enabled` is false (clutch released) nothing moves, and motion restarts from the next
+    /// attitude without a jump.
+    public mutating func update(yawRadians: Double, pitchRadians: Double, timeNanoseconds t: UInt64, enabled: Bool) -> (dx: Int32, dy: Int32) {
+        let yaw = yawRadians * 180 / .pi, pitch = pitchRadians * 180 / .pi
+        defer { previous = (yaw, pitch, t) }
+        guard enabled, let p = previous, t > p.time else {
+            if !enabled { remainder = .zero; window.removeAll() }
+            return (0, 0)
+        }
+        var dyaw = yaw - p.yaw
+        if dyaw > 180 { dyaw -= 360 } else if dyaw < -180 { dyaw += 360 }
+        var delta = SIMD2(-dyaw, pitch - p.pitch)  // degrees: right, down
+        let seconds = Double(t - p.time) * 1e-9
+        let speed = (delta * delta).sum().squareRoot() / seconds
+        let m = mapping
+
+        if m.smoothingDegreesPerSecond > 0 {
+            window.append((t, delta))
+            let horizon = UInt64(m.smoothingWindowSeconds * 1e9)
+            window.removeAll { t - $0.time > horizon }
+            let average = window.reduce(SIMD2<Double>.zero) { $0 + $1.delta } / Double(window.count)
+            let direct = min(1, max(0, (speed - m.smoothingDegreesPerSecond) / m.smoothingDegreesPerSecond))
+            delta = direct * delta + (1 - direct) * average
+        }
+        if m.tighteningDegreesPerSecond > 0 && speed < m.tighteningDegreesPerSecond {
+            delta *= speed / m.tighteningDegreesPerSecond
+        }
+        var gain = m.countsPerDegree
+        if m.accelerationFactor != 1 && m.accelerationHighDegreesPerSecond > m.accelerationLowDegreesPerSecond {
+            let f = min(1, max(0, (speed - m.accelerationLowDegreesPerSecond) / (m.accelerationHighDegreesPerSecond - m.accelerationLowDegreesPerSecond)))
+            gain *= 1 + (m.accelerationFactor - 1) * f
+        }
+        var counts = delta * gain
+        if m.swapAxes { counts = SIMD2(counts.y, counts.x) }
+        if m.invertX { counts.x = -counts.x }
+        if m.invertY { counts.y = -counts.y }
+        counts += remainder
+        let whole = SIMD2((counts.x).rounded(.towardZero), (counts.y).rounded(.towardZero))
+        remainder = counts - whole
+        return (Int32(clamping: Int64(whole.x)), Int32(clamping: Int64(whole.y)))
+    }
+}
+
+/// Absolute pose on joystick axes, in the style of opentrack's virtual joystick: ABS_RX roll,
+/// ABS_RY pitch, ABS_RZ yaw, each ±180° on ±32767 (pitch, limited to ±90°, spans ±16384);
+/// ABS_X, ABS_Y, ABS_Z (translation) stay at 0.
+public enum JoystickPose {
+    /// The axis range.
+    public static let range: ClosedRange<Int32> = -32767...32767
+
+    /// The value of an angle in radians on a ±180° axis.
+    public static func value(radians: Double) -> Int32 {
+        let v = (radians / .pi * 32767).rounded()
+        return Int32(max(-32767, min(32767, v)))
+    }
+}

@@ -1,0 +1,103 @@
+import Mouse3DCore
+import Testing
+
+@Suite("Gyro mouse and joystick mapping")
+struct PointerMappingTests {
+    /// Feeds yaw/pitch (degrees) at 100 Hz; returns the summed counts.
+    func run(_ mapping: PointerMapping, yaw: [Double], pitch: [Double]? = nil, enabled: [Bool]? = nil) -> (Int32, Int32) {
+        let moves = steps(mapping, yaw: yaw, pitch: pitch, enabled: enabled)
+        return (moves.reduce(0) { $0 + $1.0 }, moves.reduce(0) { $0 + $1.1 })
+    }
+
+    /// The counts of every event.
+    func steps(_ mapping: PointerMapping, yaw: [Double], pitch: [Double]? = nil, enabled: [Bool]? = nil) -> [(Int32, Int32)] {
+        var m = PointerMotion(mapping: mapping)
+        return yaw.indices.map { i in
+            let r = m.update(yawRadians: yaw[i] * degree, pitchRadians: (pitch?[i] ?? 0) * degree,
+                             timeNanoseconds: UInt64(i) * 10_000_000, enabled: enabled?[i] ?? true)
+            return (r.dx, r.dy)
+        }
+    }
+
+    @Test("Turning right 10° moves right 200 counts at 20 per degree; nose down moves down")
+    func directions() {
+        let turn = (0...100).map { -Double($0) * 0.1 }
+        #expect(run(PointerMapping(), yaw: turn) == (200, 0))
+        let nod = (0...100).map { Double($0) * 0.05 }
+        #expect(run(PointerMapping(), yaw: [Double](repeating: 0, count: 101), pitch: nod) == (0, 100))
+    }
+
+    @Test("Slow motion is not lost: the fractional remainder carries over")
+    func remainder() {
+        // 0.01° per step is 0.2 counts: nothing per event, 20 counts over 100 steps (19 whole ones
+        // plus the last 0.999… still in the remainder, as binary fractions sum just under 20).
+        let slow = (0...100).map { -Double($0) * 0.01 }
+        let moved = run(PointerMapping(), yaw: slow)
+        #expect((19...20).contains(moved.0) && moved.1 == 0)
+        #expect(run(PointerMapping(), yaw: (0...1000).map { -Double($0) * 0.01 }).0 >= 199)
+    }
+
+    @Test("Inversion and swapping")
+    func invertSwap() {
+        var m = PointerMapping()
+        m.invertX = true
+        let turn = (0...10).map { -Double($0) }
+        #expect(run(m, yaw: turn) == (-200, 0))
+        m.invertX = false
+        m.swapAxes = true
+        #expect(run(m, yaw: turn) == (0, 200))
+    }
+
+    @Test("Tightening suppresses tremor but passes deliberate motion")
+    func tightening() {
+        var m = PointerMapping()
+        m.tighteningDegreesPerSecond = 5
+        let tremor = (0...100).map { -Double($0) * 0.01 }  // 1 °/s
+        let deliberate = (0...100).map { -Double($0) * 0.2 }  // 20 °/s
+        #expect((3...4).contains(run(m, yaw: tremor).0))  // 20 counts × (1/5)
+        #expect(run(m, yaw: deliberate).0 == 400)
+    }
+
+    @Test("Acceleration raises sensitivity with speed")
+    func acceleration() {
+        var m = PointerMapping()
+        m.accelerationLowDegreesPerSecond = 10
+        m.accelerationHighDegreesPerSecond = 100
+        m.accelerationFactor = 3
+        let slow = (0...10).map { -Double($0) * 0.05 }  // 5 °/s: 1×
+        let fast = (0...10).map { -Double($0) * 2 }  // 200 °/s: 3×
+        #expect(run(m, yaw: slow).0 == 10)
+        #expect(run(m, yaw: fast).0 == 1200)
+    }
+
+    @Test("Smoothing averages tiny motions only")
+    func smoothing() {
+        var m = PointerMapping()
+        m.smoothingDegreesPerSecond = 10
+        // Alternating jitter of 0.05° (5 °/s): unsmoothed the pointer shakes one count each way every
+        // step; smoothed it barely moves. A fast turn passes unchanged.
+        let jitter = (0...100).map { $0 % 2 == 0 ? 0.0 : -0.05 }
+        let path = { (moves: [(Int32, Int32)]) in moves.reduce(0) { $0 + abs($1.0) } }
+        #expect(path(steps(PointerMapping(), yaw: jitter)) == 100)
+        #expect(path(steps(m, yaw: jitter)) < 20)
+        let fast = (0...10).map { -Double($0) * 1 }
+        #expect(run(m, yaw: fast).0 == 200)
+    }
+
+    @Test("With the clutch released nothing moves, and re-engaging does not jump")
+    func clutch() {
+        let turn = (0...20).map { -Double($0) }
+        let enabled = (0...20).map { $0 < 5 || $0 > 15 }
+        // Moves in steps 1-4 and 16-20 (each 1° since the step before): 9 × 20 counts. Without the
+        // attitude being followed while released, step 16 would jump by the 11° turned meanwhile.
+        #expect(run(PointerMapping(), yaw: turn, enabled: enabled).0 == 180)
+    }
+
+    @Test("Joystick values: ±180° at the ends, 0 in the middle")
+    func joystick() {
+        #expect(JoystickPose.value(radians: .pi) == 32767)
+        #expect(JoystickPose.value(radians: -.pi) == -32767)
+        #expect(JoystickPose.value(radians: 0) == 0)
+        #expect(JoystickPose.value(radians: .pi / 2) == 16384)
+    }
+}
