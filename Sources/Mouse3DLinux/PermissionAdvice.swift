@@ -18,4 +18,19 @@ public enum PermissionAdvice {
             return "\(error)"
         }
     }
+
+    /// A sentence for a failure to create a virtual device through `/dev/uinput`.
+    public static func uinputMessage(for error: SystemCallError) -> String {
+        switch error.errno.rawValue {
+        case ENOENT:
+            return "/dev/uinput does not exist: the uinput module is not loaded. Load it with 'sudo modprobe uinput' "
+                + "(and add 'uinput' to /etc/modules-load.d/ to keep it)"
+        case ENODEV, ENXIO:
+            return "/dev/uinput is there but no driver answers: the uinput module is missing from this kernel (CONFIG_INPUT_UINPUT)"
+        case EACCES, EPERM:
+            return message(for: error, node: "/dev/uinput")
+        default:
+            return "cannot create a virtual input device: \(error)"
+        }
+    }
 }

@@ -22,6 +22,11 @@ extension Mouse3D {
         @Flag(help: "Print each frame on standard output.")
         var print = false
 
+        @Option(help: "Drive a virtual input device per sender: pointer (gyro mouse) or joystick (absolute pose).")
+        var uinput: UinputMode?
+
+        @OptionGroup var pointer: PointerOptions
+
         @Option(help: "Print format: text (degrees) or jsonl (radians; keys sender, stream, seq, time, roll, pitch, yaw, buttons).")
         var format: PrintFormat = .text
 
@@ -38,7 +43,7 @@ extension Mouse3D {
         var quiet = false
 
         func validate() throws {
-            guard print else { throw ValidationError("Choose an output: --print.") }
+            guard print || uinput != nil else { throw ValidationError("Choose an output: --print and/or --uinput pointer|joystick.") }
         }
 
         func run() throws {
@@ -61,6 +66,8 @@ extension Mouse3D {
                 diagnostics.say("warning: accepting unauthenticated frames from any host that can reach \(receiver.localAddress)")
             }
             let output = BufferedOutput()
+            let outputs = uinput.map { UinputOutputs(mode: $0, mapping: pointer.mapping, diagnostics: diagnostics) }
+            defer { outputs?.releaseAll() }
             var recorder = LatencyRecorder()
             var batchSent: [UInt64] = []
             var statistics = ReceiveStatistics()
@@ -72,10 +79,13 @@ extension Mouse3D {
             func handle(_ event: AttitudeReceiver.Event) throws {
                 switch event {
                 case .frame(let f):
-                    try output.writeLine(format.line(f, names: &names))
+                    try outputs?.apply(f)
+                    if print { try output.writeLine(format.line(f, names: &names)) }
                     if latency, let sent = f.sentNanoseconds { batchSent.append(sent) }
                 case .streamStarted(let key): diagnostics.say("\(key): new stream")
-                case .streamLost(let key): diagnostics.say("\(key): lost (no frames for 500 ms)")
+                case .streamLost(let key):
+                    diagnostics.say("\(key): lost (no frames for 500 ms)")
+                    outputs?.streamLost(key)
                 case .streamResumed(let key): diagnostics.say("\(key): back")
                 }
             }
@@ -110,6 +120,7 @@ extension Mouse3D {
                 }
             }
             try output.flush()
+            outputs?.releaseAll()
             let t = receiver.totals
             var summary = "summary: frames \(t.frames), dropped \(t.dropped), lost \(t.lost), reordered \(t.reordered), senders \(receiver.counters.count)"
             if !receiver.dropReasons.isEmpty {

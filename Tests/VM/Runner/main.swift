@@ -20,6 +20,8 @@ let allTests: [(name: String, run: () throws -> Void)] = [
     ("iio_record_polled", LiveSourceTests.sensorHubPolled),
     ("send_unplug_replug_resumes", LiveSourceTests.unplugReplug),
     ("send_clutch_and_recenter", GestureTests.clutchAndRecenter),
+    ("uinput_pointer_output", OutputTests.pointer),
+    ("uinput_joystick_output", OutputTests.joystick),
     ("harness_selftest_must_fail", { try expect(1 + 1 == 3, "this test fails on purpose, to prove failures are reported") }),
 ]
 let defaultExcluded: Set = ["harness_selftest_must_fail"]

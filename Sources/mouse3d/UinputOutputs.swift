@@ -1,0 +1,119 @@
+import ArgumentParser
+import CLinux
+import Mouse3DCore
+import Mouse3DLinux
+import Mouse3DNetwork
+
+/// The kinds of virtual device `receive --uinput` makes.
+enum UinputMode: String, CaseIterable, ExpressibleByArgument {
+    /// A gyro mouse: REL_X/REL_Y and BTN_LEFT/RIGHT/MIDDLE.
+    case pointer
+    /// Absolute pose on ABS_X..ABS_RZ, with BTN_TRIGGER/BTN_THUMB for the clicks.
+    case joystick
+}
+
+/// One virtual device per sender stream: created on the stream's first frame, fed every frame,
+/// and — on stream loss, SIGINT/SIGTERM or any exit path — returned to rest (axes centred, buttons
+/// released) before it is destroyed. (If the process dies outright, the kernel destroys the device
+/// and releases its keys itself.) Owned by one thread.
+final class UinputOutputs {
+    private struct Output {
+        let device: UinputDevice
+        var pointer: PointerMotion
+        var held: Set<Int32> = []
+    }
+
+    let mode: UinputMode
+    let mapping: PointerMapping
+    private let diagnostics: Diagnostics
+    private var outputs: [AttitudeReceiver.StreamKey: Output] = [:]
+
+    init(mode: UinputMode, mapping: PointerMapping, diagnostics: Diagnostics) {
+        self.mode = mode
+        self.mapping = mapping
+        self.diagnostics = diagnostics
+    }
+
+    deinit { releaseAll() }
+
+    /// The button codes of the click bits, in this mode.
+    private var clickCodes: [(ButtonState, Int32)] {
+        switch mode {
+        case .pointer: [(.primary, Int32(BTN_LEFT)), (.secondary, Int32(BTN_RIGHT)), (.middle, Int32(BTN_MIDDLE))]
+        case .joystick: [(.primary, Int32(BTN_TRIGGER)), (.secondary, Int32(BTN_THUMB)), (.middle, Int32(BTN_THUMB2))]
+        }
+    }
+
+    /// Applies one frame of `stream`, creating its device first if needed.
+    func apply(_ f: AttitudeReceiver.ReceivedFrame) throws {
+        if outputs[f.stream] == nil { outputs[f.stream] = try create(for: f.stream) }
+        guard var output = outputs[f.stream] else { return }
+        let enabled = f.buttons.contains(.clutch)
+        switch mode {
+        case .pointer:
+            let (dx, dy) = output.pointer.update(
+                yawRadians: Double(f.frame.yaw), pitchRadians: Double(f.frame.pitch), timeNanoseconds: f.receivedNanoseconds, enabled: enabled)
+            if dx != 0 { try output.device.write(type: Int32(EV_REL), code: Int32(REL_X), value: dx) }
+            if dy != 0 { try output.device.write(type: Int32(EV_REL), code: Int32(REL_Y), value: dy) }
+        case .joystick:
+            let pose = enabled ? [f.frame.roll, f.frame.pitch, f.frame.yaw] : [0, 0, 0]
+            for (code, angle) in zip([ABS_RX, ABS_RY, ABS_RZ], pose) {
+                try output.device.write(type: Int32(EV_ABS), code: Int32(code), value: JoystickPose.value(radians: Double(angle)))
+            }
+        }
+        for (bit, code) in clickCodes {
+            let down = f.buttons.contains(bit)
+            if down != output.held.contains(code) {
+                try output.device.write(type: Int32(EV_KEY), code: code, value: down ? 1 : 0)
+                if down { output.held.insert(code) } else { output.held.remove(code) }
+            }
+        }
+        try output.device.synchronize()
+        outputs[f.stream] = output
+    }
+
+    /// The stream fell silent: rest and destroy its device.
+    func streamLost(_ stream: AttitudeReceiver.StreamKey) {
+        guard let output = outputs.removeValue(forKey: stream) else { return }
+        rest(output)
+        diagnostics.say("\(stream): virtual device removed, everything released")
+    }
+
+    /// Rests and destroys every device (SIGINT, SIGTERM, errors).
+    func releaseAll() {
+        for (_, output) in outputs { rest(output) }
+        outputs.removeAll()
+    }
+
+    /// Centres the axes and releases the buttons, in one frame.
+    private func rest(_ output: Output) {
+        let d = output.device
+        if mode == .joystick {
+            for code in [ABS_X, ABS_Y, ABS_Z, ABS_RX, ABS_RY, ABS_RZ] { try? d.write(type: Int32(EV_ABS), code: Int32(code), value: 0) }
+        }
+        for code in output.held { try? d.write(type: Int32(EV_KEY), code: code, value: 0) }
+        try? d.synchronize()
+    }
+
+    private func create(for stream: AttitudeReceiver.StreamKey) throws -> Output {
+        var d = UinputDevice.Description(name: "mouse3d \(mode.rawValue) \(stream.sender)")
+        d.vendor = 0x1209  // pid.codes, open-source hardware ids
+        d.product = mode == .pointer ? 0x3D10 : 0x3D11
+        d.keys = clickCodes.map(\.1)
+        switch mode {
+        case .pointer:
+            d.relativeAxes = [Int32(REL_X), Int32(REL_Y)]
+        case .joystick:
+            let axis = AbsoluteAxisInfo(value: 0, minimum: Int(JoystickPose.range.lowerBound), maximum: Int(JoystickPose.range.upperBound), fuzz: 0, flat: 0, resolution: 0)
+            d.absoluteAxes = [ABS_X, ABS_Y, ABS_Z, ABS_RX, ABS_RY, ABS_RZ].map { (Int32($0), axis) }
+        }
+        let device: UinputDevice
+        do {
+            device = try UinputDevice(d)
+        } catch {
+            throw CommandFailure(PermissionAdvice.uinputMessage(for: error))
+        }
+        diagnostics.say("\(stream): virtual \(mode.rawValue) '\(d.name)' at \(device.devicePath)")
+        return Output(device: device, pointer: PointerMotion(mapping: mapping))
+    }
+}

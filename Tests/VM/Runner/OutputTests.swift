@@ -1,0 +1,109 @@
+import CLinux
+import Glibc
+import Mouse3DCore
+import Mouse3DLinux
+import Mouse3DNetwork
+
+enum OutputTests {
+    /// Starts `mouse3d receive --uinput MODE` on an ephemeral loopback port; returns it and a streamer to it.
+    static func start(_ mode: String, extra: [String] = []) throws -> (ChildProcess, AttitudeStreamer) {
+        let receiver = try ChildProcess(executable: mouse3d, arguments: ["receive", "--listen", "127.0.0.1:0", "--uinput", mode] + extra)
+        var port: Int?
+        while port == nil, let line = try receiver.readErrorLine() {
+            if let r = line.firstRange(of: "127.0.0.1:") { port = Int(line[r.upperBound...].prefix { $0.isNumber }) }
+        }
+        guard let port else { throw VMTestFailure(description: "the receiver did not start") }
+        let target = try SocketAddress.resolve("127.0.0.1:\(port)", defaultPort: 0, passive: false)
+        return (receiver, try AttitudeStreamer(peers: [target], format: .datagram))
+    }
+
+    /// The event node of the input device whose name starts with `prefix`, once it exists.
+    static func node(named prefix: String) throws -> String {
+        try waitFor("a virtual device named '\(prefix)…'", seconds: 20) { () -> String? in
+            for entry in try DirectoryListing.names(in: "/sys/class/input") where entry.hasPrefix("event") {
+                let name = String(decoding: try FileContents.read(path: "/sys/class/input/\(entry)/device/name"), as: UTF8.self)
+                if name.hasPrefix(prefix) { return "/dev/input/\(entry)" }
+            }
+            return nil
+        }
+    }
+
+    /// Every event readable from `device` within `seconds` (until it goes away).
+    static func events(_ device: EvdevDevice, seconds: Double) -> [EvdevDevice.Event] {
+        var got: [EvdevDevice.Event] = []
+        let end = MonotonicClock.nanoseconds() + UInt64(seconds * 1e9)
+        while MonotonicClock.nanoseconds() < end {
+            switch try? device.next() {
+            case .event(let e)?, .resynchronised(let e)?: got.append(e)
+            case .wouldBlock?: _ = try? PollSet([device.descriptor]).wait(timeoutNanoseconds: 20_000_000)
+            case nil: return got  // the device is gone
+            }
+        }
+        return got
+    }
+
+    static func sum(_ events: [EvdevDevice.Event], code: Int32) -> Int32 {
+        events.filter { $0.type == Int32(EV_REL) && $0.code == code }.reduce(0) { $0 + $1.value }
+    }
+
+    /// `--uinput pointer`: a right turn of 20° moves +400 counts at 20 per degree; nothing moves with
+    /// the clutch released; the primary click is BTN_LEFT; when the stream stops the button is
+    /// released and the device removed.
+    static func pointer() throws {
+        let (receiver, streamer) = try start("pointer")
+        defer { try? receiver.send(signal: SIGTERM); _ = try? receiver.wait() }
+        func send(yawDegrees: Double, buttons: ButtonState = [.clutch]) throws {
+            try streamer.send(AttitudeFrame(roll: 0, pitch: 0, yaw: Float(yawDegrees * .pi / 180)), buttons: buttons, now: MonotonicClock.nanoseconds())
+            MonotonicClock.sleep(nanoseconds: 10_000_000)
+        }
+        try send(yawDegrees: 0)
+        let path = try node(named: "mouse3d pointer")
+        let device = try EvdevDevice(path: path)
+        try expect(device.hasEvent(type: Int32(EV_REL), code: Int32(REL_X)) && device.hasEvent(type: Int32(EV_KEY), code: Int32(BTN_LEFT)),
+                   "pointer capabilities")
+        for i in 1...40 { try send(yawDegrees: -0.5 * Double(i)) }  // 20° to the right
+        // Pauses stay under 500 ms: longer silence ends the stream (tested last).
+        let moved = events(device, seconds: 0.3)
+        let dx = sum(moved, code: Int32(REL_X))
+        try expect(abs(dx - 400) <= 1, "REL_X total \(dx), expected 400")
+        try expect(sum(moved, code: Int32(REL_Y)) == 0, "no vertical motion")
+        for i in 1...20 { try send(yawDegrees: -20 - Double(i), buttons: []) }  // clutch released: nothing
+        try expect(sum(events(device, seconds: 0.2), code: Int32(REL_X)) == 0, "motion with the clutch released")
+        try send(yawDegrees: -40, buttons: [.clutch, .primary])
+        let clicked = events(device, seconds: 0.2)
+        try expect(clicked.contains { $0.type == Int32(EV_KEY) && $0.code == Int32(BTN_LEFT) && $0.value == 1 }, "BTN_LEFT down")
+        // Silence: after 500 ms the receiver releases the button and removes the device.
+        let released = events(device, seconds: 2.5)
+        try expect(released.contains { $0.type == Int32(EV_KEY) && $0.code == Int32(BTN_LEFT) && $0.value == 0 }, "BTN_LEFT released on stream loss: \(released)")
+        try expect(!FileSystem.exists(path), "the device was removed on stream loss")
+    }
+
+    /// `--uinput joystick`: the pose lands on ABS_RX/RY/RZ; SIGTERM centres every axis and releases
+    /// the trigger before the device goes.
+    static func joystick() throws {
+        let (receiver, streamer) = try start("joystick")
+        defer { _ = try? receiver.wait() }
+        let frame = AttitudeFrame(roll: 0.5, pitch: -0.25, yaw: 2.0)
+        try streamer.send(frame, buttons: [.clutch], now: 0)
+        let path = try node(named: "mouse3d joystick")
+        let device = try EvdevDevice(path: path)
+        for code in [ABS_X, ABS_Y, ABS_Z, ABS_RX, ABS_RY, ABS_RZ] {
+            let info = device.absoluteAxis(Int32(code))
+            try expect(info?.minimum == -32767 && info?.maximum == 32767, "axis \(code) range \(String(describing: info))")
+        }
+        for _ in 0..<5 {
+            try streamer.send(frame, buttons: [.clutch, .primary], now: 0)
+            MonotonicClock.sleep(nanoseconds: 10_000_000)
+        }
+        _ = events(device, seconds: 0.3)
+        try expect(device.absoluteAxis(Int32(ABS_RX))?.value == Int(JoystickPose.value(radians: 0.5)), "ABS_RX \(String(describing: device.absoluteAxis(Int32(ABS_RX))))")
+        try expect(device.absoluteAxis(Int32(ABS_RY))?.value == Int(JoystickPose.value(radians: -0.25)), "ABS_RY")
+        try expect(device.absoluteAxis(Int32(ABS_RZ))?.value == Int(JoystickPose.value(radians: 2.0)), "ABS_RZ")
+        try receiver.send(signal: SIGTERM)
+        let last = events(device, seconds: 3)
+        let final = Dictionary(last.filter { $0.type == Int32(EV_ABS) || $0.type == Int32(EV_KEY) }.map { ("\($0.type)/\($0.code)", $0.value) }, uniquingKeysWith: { $1 })
+        try expect(final["\(EV_ABS)/\(ABS_RZ)"] == 0 && final["\(EV_ABS)/\(ABS_RX)"] == 0, "axes centred on SIGTERM: \(final)")
+        try expect(final["\(EV_KEY)/\(BTN_TRIGGER)"] == 0, "trigger released on SIGTERM: \(final)")
+        try expect(!FileSystem.exists(path), "the device was removed on SIGTERM")
+    }
+}
