@@ -7,6 +7,12 @@ import Mouse3DLinux
 public final class AttitudeReceiver {
     /// A stream: who sent it and its id (0 for raw frames, which carry none).
     public struct StreamKey: Hashable, Sendable, CustomStringConvertible {
+        /// Creates a key.
+        public init(sender: SocketAddress, streamID: UInt32) {
+            self.sender = sender
+            self.streamID = streamID
+        }
+
         /// The sender's address.
         public var sender: SocketAddress
         /// The stream id the sender chose.
@@ -30,6 +36,16 @@ public final class AttitudeReceiver {
         public var sentNanoseconds: UInt64?
         /// The receiver's monotonic clock when it was read from the socket.
         public var receivedNanoseconds: UInt64
+
+        /// Creates a frame record (the receiver makes these; benchmarks and tests may too).
+        public init(stream: StreamKey, sequence: UInt64, buttons: ButtonState, frame: AttitudeFrame, sentNanoseconds: UInt64?, receivedNanoseconds: UInt64) {
+            self.stream = stream
+            self.sequence = sequence
+            self.buttons = buttons
+            self.frame = frame
+            self.sentNanoseconds = sentNanoseconds
+            self.receivedNanoseconds = receivedNanoseconds
+        }
     }
 
     /// Something the user may want to hear about.

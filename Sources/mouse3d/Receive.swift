@@ -22,7 +22,7 @@ extension Mouse3D {
         @Flag(help: "Print each frame on standard output.")
         var print = false
 
-        @Option(help: "Drive a virtual input device per sender: pointer (gyro mouse) or joystick (absolute pose).")
+        @Option(help: "Drive a virtual input device per sender: pointer (gyro mouse), joystick (absolute pose) or spacemouse (6-DoF rates for spacenavd).")
         var uinput: UinputMode?
 
         @OptionGroup var pointer: PointerOptions
@@ -43,7 +43,7 @@ extension Mouse3D {
         var quiet = false
 
         func validate() throws {
-            guard print || uinput != nil else { throw ValidationError("Choose an output: --print and/or --uinput pointer|joystick.") }
+            guard print || uinput != nil else { throw ValidationError("Choose an output: --print and/or --uinput pointer|joystick|spacemouse.") }
         }
 
         func run() throws {

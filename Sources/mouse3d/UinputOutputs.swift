@@ -10,6 +10,8 @@ enum UinputMode: String, CaseIterable, ExpressibleByArgument {
     case pointer
     /// Absolute pose on ABS_X..ABS_RZ, with BTN_TRIGGER/BTN_THUMB for the clicks.
     case joystick
+    /// A 6-DoF device: tilt deflections as rates on REL_RX/RY/RZ (REL_X/Y/Z stay 0), BTN_0/BTN_1.
+    case spacemouse
 }
 
 /// One virtual device per sender stream: created on the stream's first frame, fed every frame,
@@ -41,6 +43,7 @@ final class UinputOutputs {
         switch mode {
         case .pointer: [(.primary, Int32(BTN_LEFT)), (.secondary, Int32(BTN_RIGHT)), (.middle, Int32(BTN_MIDDLE))]
         case .joystick: [(.primary, Int32(BTN_TRIGGER)), (.secondary, Int32(BTN_THUMB)), (.middle, Int32(BTN_THUMB2))]
+        case .spacemouse: [(.primary, Int32(BTN_0)), (.secondary, Int32(BTN_1))]
         }
     }
 
@@ -55,6 +58,16 @@ final class UinputOutputs {
                 yawRadians: Double(f.frame.yaw), pitchRadians: Double(f.frame.pitch), timeNanoseconds: f.receivedNanoseconds, enabled: enabled)
             if dx != 0 { try output.device.write(type: Int32(EV_REL), code: Int32(REL_X), value: dx) }
             if dy != 0 { try output.device.write(type: Int32(EV_REL), code: Int32(REL_Y), value: dy) }
+        case .spacemouse:
+            // Relative events: the kernel delivers each one even when the value repeats, so a held
+            // tilt keeps moving the view (an absolute axis would go quiet).
+            if enabled {
+                let r = SpaceMouseDeflection().rotation(
+                    rollRadians: Double(f.frame.roll), pitchRadians: Double(f.frame.pitch), yawRadians: Double(f.frame.yaw))
+                for (code, value) in zip([REL_RX, REL_RY, REL_RZ], [r.x, r.y, r.z]) where value != 0 {
+                    try output.device.write(type: Int32(EV_REL), code: Int32(code), value: value)
+                }
+            }
         case .joystick:
             let pose = enabled ? [f.frame.roll, f.frame.pitch, f.frame.yaw] : [0, 0, 0]
             for (code, angle) in zip([ABS_RX, ABS_RY, ABS_RZ], pose) {
@@ -96,13 +109,17 @@ final class UinputOutputs {
     }
 
     private func create(for stream: AttitudeReceiver.StreamKey) throws -> Output {
-        var d = UinputDevice.Description(name: "mouse3d \(mode.rawValue) \(stream.sender)")
+        // spacenavd, as installed, takes devices whose name contains "3Dconnexion".
+        let label = mode == .spacemouse ? "spacemouse (3Dconnexion compatible)" : mode.rawValue
+        var d = UinputDevice.Description(name: "mouse3d \(label) \(stream.sender)")
         d.vendor = 0x1209  // pid.codes, open-source hardware ids
-        d.product = mode == .pointer ? 0x3D10 : 0x3D11
+        d.product = mode == .pointer ? 0x3D10 : mode == .joystick ? 0x3D11 : 0x3D12
         d.keys = clickCodes.map(\.1)
         switch mode {
         case .pointer:
             d.relativeAxes = [Int32(REL_X), Int32(REL_Y)]
+        case .spacemouse:
+            d.relativeAxes = [REL_X, REL_Y, REL_Z, REL_RX, REL_RY, REL_RZ].map { Int32($0) }
         case .joystick:
             let axis = AbsoluteAxisInfo(value: 0, minimum: Int(JoystickPose.range.lowerBound), maximum: Int(JoystickPose.range.upperBound), fuzz: 0, flat: 0, resolution: 0)
             d.absoluteAxes = [ABS_X, ABS_Y, ABS_Z, ABS_RX, ABS_RY, ABS_RZ].map { (Int32($0), axis) }

@@ -101,3 +101,15 @@ struct PointerMappingTests {
         #expect(JoystickPose.value(radians: .pi / 2) == 16384)
     }
 }
+
+@Suite("Space mouse deflection")
+struct SpaceMouseDeflectionTests {
+    @Test("Dead zone, gain, limit and the axis order RX pitch, RY yaw, RZ roll")
+    func deflection() {
+        let d = SpaceMouseDeflection()
+        #expect(d.rotation(rollRadians: 0, pitchRadians: 1.5 * degree, yawRadians: 0) == SIMD3(0, 0, 0))
+        #expect(d.rotation(rollRadians: 0, pitchRadians: 12 * degree, yawRadians: 0) == SIMD3(100, 0, 0))
+        #expect(d.rotation(rollRadians: -7 * degree, pitchRadians: 0, yawRadians: 22 * degree) == SIMD3(0, 200, -50))
+        #expect(d.rotation(rollRadians: 0, pitchRadians: -80 * degree, yawRadians: 0) == SIMD3(-350, 0, 0))
+    }
+}

@@ -107,3 +107,42 @@ enum OutputTests {
         try expect(!FileSystem.exists(path), "the device was removed on SIGTERM")
     }
 }
+
+extension OutputTests {
+    /// `--uinput spacemouse`: exactly the six relative axes; a held tilt keeps producing the same
+    /// REL_RX value every frame (absolute axes would go quiet); on stream loss the device goes.
+    static func spacemouse() throws {
+        let (receiver, streamer) = try start("spacemouse")
+        defer { try? receiver.send(signal: SIGTERM); _ = try? receiver.wait() }
+        let tilt = AttitudeFrame(roll: 0, pitch: Float(12 * Double.pi / 180), yaw: 0)  // 12° forward: RX 100
+        try streamer.send(tilt, buttons: [.clutch], now: 0)
+        let path = try node(named: "mouse3d spacemouse (3Dconnexion compatible)")
+        let device = try EvdevDevice(path: path)
+        for code in [REL_X, REL_Y, REL_Z, REL_RX, REL_RY, REL_RZ] {
+            try expect(device.hasEvent(type: Int32(EV_REL), code: Int32(code)), "REL axis \(code)")
+        }
+        try expect(!device.hasEvent(type: Int32(EV_ABS), code: Int32(ABS_X)) && !device.hasEvent(type: Int32(EV_REL), code: Int32(REL_WHEEL)),
+                   "only the six axes")
+        for _ in 0..<20 {
+            try streamer.send(tilt, buttons: [.clutch], now: 0)
+            MonotonicClock.sleep(nanoseconds: 10_000_000)
+        }
+        let held = events(device, seconds: 0.2).filter { $0.type == Int32(EV_REL) && $0.code == Int32(REL_RX) }
+        try expect(held.count >= 15 && held.allSatisfy { $0.value == 100 }, "a held tilt repeats REL_RX 100 every frame: \(held.map(\.value))")
+        _ = events(device, seconds: 2.5)
+        try expect(!FileSystem.exists(path), "the device was removed on stream loss")
+    }
+}
+
+extension OutputTests {
+    /// `mouse3d bench output` runs against the real uinput and reports the latency.
+    static func latencyBench() throws {
+        let path = "/tmp/bench-output.txt"
+        let child = try ChildProcess(executable: mouse3d, arguments: ["bench", "output", "--frames", "2000"], standardOutputPath: path)
+        let errors = try child.readAllErrors()
+        try expect(try child.wait() == 0, "bench output failed: \(errors)")
+        let text = String(decoding: try FileContents.read(path: path), as: UTF8.self).filter { $0 != "\n" }
+        try expect(text.contains("p99"), "bench output printed: \(text)")
+        say("VMTEST-INFO \(text) (debug build, TCG)")
+    }
+}

@@ -22,6 +22,8 @@ let allTests: [(name: String, run: () throws -> Void)] = [
     ("send_clutch_and_recenter", GestureTests.clutchAndRecenter),
     ("uinput_pointer_output", OutputTests.pointer),
     ("uinput_joystick_output", OutputTests.joystick),
+    ("uinput_spacemouse_output", OutputTests.spacemouse),
+    ("uinput_output_latency_bench", OutputTests.latencyBench),
     ("harness_selftest_must_fail", { try expect(1 + 1 == 3, "this test fails on purpose, to prove failures are reported") }),
 ]
 let defaultExcluded: Set = ["harness_selftest_must_fail"]
