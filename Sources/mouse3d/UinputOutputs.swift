@@ -10,7 +10,7 @@ enum UinputMode: String, CaseIterable, ExpressibleByArgument {
     case pointer
     /// Absolute pose on ABS_X..ABS_RZ, with BTN_TRIGGER/BTN_THUMB for the clicks.
     case joystick
-    /// A 6-DoF device: tilt deflections as rates on REL_RX/RY/RZ (REL_X/Y/Z stay 0), BTN_0/BTN_1.
+    /// A 6-DoF device: tilt deflections as rates on ABS_RX/RY/RZ (ABS_X/Y/Z stay 0), BTN_0/BTN_1.
     case spacemouse
 }
 
@@ -23,6 +23,7 @@ final class UinputOutputs {
         let device: UinputDevice
         var pointer: PointerMotion
         var held: Set<Int32> = []
+        var dither = HeldValueDither(axes: 3)
     }
 
     let mode: UinputMode
@@ -59,13 +60,13 @@ final class UinputOutputs {
             if dx != 0 { try output.device.write(type: Int32(EV_REL), code: Int32(REL_X), value: dx) }
             if dy != 0 { try output.device.write(type: Int32(EV_REL), code: Int32(REL_Y), value: dy) }
         case .spacemouse:
-            // Relative events: the kernel delivers each one even when the value repeats, so a held
-            // tilt keeps moving the view (an absolute axis would go quiet).
-            if enabled {
-                let r = SpaceMouseDeflection().rotation(
-                    rollRadians: Double(f.frame.roll), pitchRadians: Double(f.frame.pitch), yawRadians: Double(f.frame.yaw))
-                for (code, value) in zip([REL_RX, REL_RY, REL_RZ], [r.x, r.y, r.z]) where value != 0 {
-                    try output.device.write(type: Int32(EV_REL), code: Int32(code), value: value)
+            // Absolute deflections, dithered by one count while held so that every frame is an
+            // event (the kernel drops repeats) and a return to 0 is delivered.
+            let r = enabled ? SpaceMouseDeflection().rotation(
+                rollRadians: Double(f.frame.roll), pitchRadians: Double(f.frame.pitch), yawRadians: Double(f.frame.yaw)) : .zero
+            for (i, (code, value)) in zip([ABS_RX, ABS_RY, ABS_RZ], [r.x, r.y, r.z]).enumerated() {
+                if let v = output.dither.next(axis: i, value: value) {
+                    try output.device.write(type: Int32(EV_ABS), code: Int32(code), value: v)
                 }
             }
         case .joystick:
@@ -101,7 +102,7 @@ final class UinputOutputs {
     /// Centres the axes and releases the buttons, in one frame.
     private func rest(_ output: Output) {
         let d = output.device
-        if mode == .joystick {
+        if mode != .pointer {
             for code in [ABS_X, ABS_Y, ABS_Z, ABS_RX, ABS_RY, ABS_RZ] { try? d.write(type: Int32(EV_ABS), code: Int32(code), value: 0) }
         }
         for code in output.held { try? d.write(type: Int32(EV_KEY), code: code, value: 0) }
@@ -119,7 +120,9 @@ final class UinputOutputs {
         case .pointer:
             d.relativeAxes = [Int32(REL_X), Int32(REL_Y)]
         case .spacemouse:
-            d.relativeAxes = [REL_X, REL_Y, REL_Z, REL_RX, REL_RY, REL_RZ].map { Int32($0) }
+            let limit = Int(SpaceMouseDeflection().limit)
+            let axis = AbsoluteAxisInfo(value: 0, minimum: -limit, maximum: limit, fuzz: 0, flat: 0, resolution: 0)
+            d.absoluteAxes = [ABS_X, ABS_Y, ABS_Z, ABS_RX, ABS_RY, ABS_RZ].map { (Int32($0), axis) }
         case .joystick:
             let axis = AbsoluteAxisInfo(value: 0, minimum: Int(JoystickPose.range.lowerBound), maximum: Int(JoystickPose.range.upperBound), fuzz: 0, flat: 0, resolution: 0)
             d.absoluteAxes = [ABS_X, ABS_Y, ABS_Z, ABS_RX, ABS_RY, ABS_RZ].map { (Int32($0), axis) }

@@ -113,3 +113,13 @@ struct SpaceMouseDeflectionTests {
         #expect(d.rotation(rollRadians: 0, pitchRadians: -80 * degree, yawRadians: 0) == SIMD3(-350, 0, 0))
     }
 }
+
+@Suite("Held-value dither")
+struct HeldValueDitherTests {
+    @Test("A held value alternates by one count toward zero; rest is sent once; nothing at rest")
+    func dither() {
+        var d = HeldValueDither(axes: 1)
+        let written = [100, 100, 100, 0, 0, -5, -5, 7].map { d.next(axis: 0, value: Int32($0)) }
+        #expect(written == [100, 99, 100, 0, nil, -5, -4, 7])
+    }
+}

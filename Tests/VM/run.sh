@@ -40,6 +40,12 @@ if [ ! -f "$cache/kernel.version" ]; then
     echo "$version" > "$cache/kernel.version"
 fi
 version=$(cat "$cache/kernel.version")
+# spacenavd (the 6-DoF daemon Blender and FreeCAD use) and the X libraries it links, unpacked too.
+if [ ! -x "$cache/spacenavd/usr/bin/spacenavd" ]; then
+    (cd "$cache/debs" && apt-get download spacenavd libx11-6 libxi6 libxtst6 libxext6 libxcb1 libxau6 libxdmcp6 >/dev/null 2>&1)
+    rm -rf "$cache/spacenavd"
+    for deb in "$cache"/debs/spacenavd_*.deb "$cache"/debs/libx*.deb; do dpkg -x "$deb" "$cache/spacenavd"; done
+fi
 
 # 2. The test runner and mouse3d itself (debug builds, shared with the host tests).
 swift build --product mouse3d-vmtests >/dev/null
@@ -72,6 +78,17 @@ copy_with_libraries() {  # FILE DEST: the file and every shared library ldd list
 }
 copy_with_libraries "$runner" /mouse3d-vmtests
 copy_with_libraries "$bin/mouse3d" /mouse3d
+if [ -x "$cache/spacenavd/usr/bin/spacenavd" ]; then
+    LD_LIBRARY_PATH="$cache/spacenavd/usr/lib/x86_64-linux-gnu" ldd "$cache/spacenavd/usr/bin/spacenavd" | grep -oE '/[^ ]+' | while read -r lib; do
+        target="/usr/lib/x86_64-linux-gnu/$(basename "$lib")"
+        case "$lib" in /lib64/*|/lib/x86_64-linux-gnu/libc.so*|/lib/x86_64-linux-gnu/libm.so*) target=$lib ;; esac
+        mkdir -p "$rootfs$(dirname "$target")"
+        [ -e "$rootfs$target" ] || cp -L "$lib" "$rootfs$target"
+    done
+    mkdir -p "$rootfs/usr/sbin" "$rootfs/var"
+    install -m 755 "$cache/spacenavd/usr/bin/spacenavd" "$rootfs/usr/sbin/spacenavd"
+    ln -sfn /run "$rootfs/var/run"
+fi
 if [ "$use_udev" = 1 ]; then
     mkdir -p "$rootfs/lib/systemd" "$rootfs/lib/udev/rules.d"
     copy_with_libraries "$cache/udev/bin/udevadm" /bin/udevadm

@@ -109,8 +109,9 @@ enum OutputTests {
 }
 
 extension OutputTests {
-    /// `--uinput spacemouse`: exactly the six relative axes; a held tilt keeps producing the same
-    /// REL_RX value every frame (absolute axes would go quiet); on stream loss the device goes.
+    /// `--uinput spacemouse`: exactly the six axes; a held tilt keeps producing ABS_RX events every
+    /// frame (100 and 99 alternately: the kernel drops repeats); back at rest the axis reads 0; on
+    /// stream loss the device goes.
     static func spacemouse() throws {
         let (receiver, streamer) = try start("spacemouse")
         defer { try? receiver.send(signal: SIGTERM); _ = try? receiver.wait() }
@@ -118,17 +119,24 @@ extension OutputTests {
         try streamer.send(tilt, buttons: [.clutch], now: 0)
         let path = try node(named: "mouse3d spacemouse (3Dconnexion compatible)")
         let device = try EvdevDevice(path: path)
-        for code in [REL_X, REL_Y, REL_Z, REL_RX, REL_RY, REL_RZ] {
-            try expect(device.hasEvent(type: Int32(EV_REL), code: Int32(code)), "REL axis \(code)")
+        for code in [ABS_X, ABS_Y, ABS_Z, ABS_RX, ABS_RY, ABS_RZ] {
+            try expect(device.absoluteAxis(Int32(code))?.maximum == 350, "axis \(code) range ±350")
         }
-        try expect(!device.hasEvent(type: Int32(EV_ABS), code: Int32(ABS_X)) && !device.hasEvent(type: Int32(EV_REL), code: Int32(REL_WHEEL)),
+        try expect(!device.hasEvent(type: Int32(EV_ABS), code: Int32(ABS_THROTTLE)) && !device.hasEvent(type: Int32(EV_REL), code: Int32(REL_X)),
                    "only the six axes")
         for _ in 0..<20 {
             try streamer.send(tilt, buttons: [.clutch], now: 0)
             MonotonicClock.sleep(nanoseconds: 10_000_000)
         }
-        let held = events(device, seconds: 0.2).filter { $0.type == Int32(EV_REL) && $0.code == Int32(REL_RX) }
-        try expect(held.count >= 15 && held.allSatisfy { $0.value == 100 }, "a held tilt repeats REL_RX 100 every frame: \(held.map(\.value))")
+        let held = events(device, seconds: 0.2).filter { $0.type == Int32(EV_ABS) && $0.code == Int32(ABS_RX) }
+        try expect(held.count >= 15 && held.allSatisfy { $0.value == 100 || $0.value == 99 },
+                   "a held tilt keeps ABS_RX flowing at 100/99: \(held.map(\.value))")
+        for _ in 0..<5 {
+            try streamer.send(AttitudeFrame(roll: 0, pitch: 0, yaw: 0), buttons: [.clutch], now: 0)
+            MonotonicClock.sleep(nanoseconds: 10_000_000)
+        }
+        _ = events(device, seconds: 0.1)
+        try expect(device.absoluteAxis(Int32(ABS_RX))?.value == 0, "back at rest ABS_RX is 0")
         _ = events(device, seconds: 2.5)
         try expect(!FileSystem.exists(path), "the device was removed on stream loss")
     }
