@@ -15,7 +15,7 @@ while read -r module; do
 done < /lib/modules/order
 
 if [ -x /lib/systemd/systemd-udevd ]; then
-    /lib/systemd/systemd-udevd --daemon --resolve-names=never 2>/dev/null
+    /lib/systemd/systemd-udevd --daemon --resolve-names=early 2>/dev/null
     udevadm trigger --action=add 2>/dev/null
     udevadm settle -t 10 2>/dev/null
     echo "VMTEST-UDEV up"

@@ -96,8 +96,11 @@ if [ "$use_udev" = 1 ]; then
     for rules in 50-udev-default 60-input-id 60-persistent-input 60-sensor 70-joystick 70-mouse; do
         [ -f "$cache/udev/lib/udev/rules.d/$rules.rules" ] && cp "$cache/udev/lib/udev/rules.d/$rules.rules" "$rootfs/lib/udev/rules.d/"
     done
-    printf 'root:x:0:0:root:/:/bin/sh\n' > "$rootfs/etc/passwd"
-    printf 'root:x:0:\ninput:x:101:\n' > "$rootfs/etc/group"
+    # The project's own rule, as a user installs it (tested for a user in group input and one not).
+    mkdir -p "$rootfs/etc/udev/rules.d"
+    cp udev/70-mouse3d.rules "$rootfs/etc/udev/rules.d/"
+    printf 'root:x:0:0:root:/:/bin/sh\nplayer:x:1000:1000::/tmp:/bin/sh\nstranger:x:1001:1001::/tmp:/bin/sh\n' > "$rootfs/etc/passwd"
+    printf 'root:x:0:\ninput:x:101:player\nplayer:x:1000:\nstranger:x:1001:\n' > "$rootfs/etc/group"
 fi
 (cd "$rootfs" && find . | cpio -o -H newc -R 0:0 --quiet) > "$cache/initramfs.cpio"
 
