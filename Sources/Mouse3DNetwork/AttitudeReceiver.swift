@@ -28,7 +28,7 @@ public final class AttitudeReceiver {
         public var stream: StreamKey
         /// Its sequence number (for raw frames, the receiver's own count).
         public var sequence: UInt64
-        /// The sender's buttons (none for raw frames).
+        /// The sender's buttons (for raw frames: the clutch only, as their motion always counts).
         public var buttons: ButtonState
         /// The attitude.
         public var frame: AttitudeFrame
@@ -199,7 +199,8 @@ public final class AttitudeReceiver {
         case .raw:
             guard length == AttitudeFrame.byteCount else { return .failure(.wrongSize) }
             guard let frame = AttitudeFrame.decode(bytes) else { return .failure(.invalidAngles) }
-            return .success(Decoded(streamID: 0, sequence: 0, buttons: [], frame: frame, sentNanoseconds: nil))
+            // A raw peer has no clutch: its motion always counts.
+            return .success(Decoded(streamID: 0, sequence: 0, buttons: [.clutch], frame: frame, sentNanoseconds: nil))
         }
     }
 }

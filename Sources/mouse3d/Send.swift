@@ -52,6 +52,9 @@ extension Mouse3D {
             if let rate, !(rate.isFinite && rate > 0 && rate <= 100_000) {
                 throw ValidationError("--rate must be between 0 and 100000 Hz.")
             }
+            if case .replay = source, !buttons.codes.isEmpty {
+                throw ValidationError("--clutch, --recenter, --primary and --secondary read a live controller's buttons; a replayed log has none (SIGUSR1 still recenters).")
+            }
         }
 
         func run() throws {

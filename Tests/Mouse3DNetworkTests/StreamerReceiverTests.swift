@@ -48,10 +48,11 @@ struct StreamerReceiverTests {
         try raw.send(AttitudeFrame(roll: 0.1, pitch: 0.2, yaw: 0.3), buttons: [], now: 0)
         try datagrams.send(AttitudeFrame(roll: 0.1, pitch: 0.2, yaw: 0.3), buttons: [], now: 0)
         try raw.send(AttitudeFrame(roll: 0.4, pitch: 0.2, yaw: 0.3), buttons: [], now: 0)
-        let frames = try events(r, count: 4).compactMap { e -> AttitudeFrame? in
-            if case .frame(let f) = e { return f.frame } else { return nil }
+        let received = try events(r, count: 4).compactMap { e -> AttitudeReceiver.ReceivedFrame? in
+            if case .frame(let f) = e { return f } else { return nil }
         }
-        #expect(frames.map(\.roll) == [0.1, 0.4])
+        #expect(received.map(\.frame.roll) == [0.1, 0.4])
+        #expect(received.allSatisfy { $0.buttons == [.clutch] }, "raw frames count as clutch engaged")
         #expect(r.totals.dropped == 1)
         #expect(r.dropReasons == ["wrong size": 1])
     }
