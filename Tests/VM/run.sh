@@ -6,7 +6,7 @@
 #   Tests/VM/run.sh NAME [NAME ...]  only these (see Tests/VM/Runner/main.swift for the names)
 #
 # Environment: VM_CACHE (downloads and build products; default .build/vm), VM_TIMEOUT (seconds the
-# whole boot may take; default 240), VM_MEMORY (MiB; default 768), VM_UDEV (1: run systemd-udevd).
+# whole boot may take; default 600), VM_MEMORY (MiB; default 768), VM_UDEV (1: run systemd-udevd).
 # Prints each test's result and a closing line "vm: N passed, N failed". Exit status: 0 all passed,
 # 1 a test failed, 2 the VM crashed, panicked, hung past the limit or never ran the tests.
 set -euo pipefail
@@ -14,7 +14,7 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
 export PATH="/opt/swift/usr/bin:$PATH"
 cache=${VM_CACHE:-$root/.build/vm}
-timeout_seconds=${VM_TIMEOUT:-240}
+timeout_seconds=${VM_TIMEOUT:-600}
 memory=${VM_MEMORY:-768}
 use_udev=${VM_UDEV:-1}
 modules="evdev uinput uhid hid-generic hid-playstation hid-sony hid-sensor-hub hid-sensor-accel-3d hid-sensor-gyro-3d"
