@@ -58,9 +58,7 @@ extension Mouse3D {
             let count = Int(seconds * 1000) + 1000
             let receiver = try ChildProcess(
                 executable: executable, arguments: ["bench", "floor-peer", "--role", "receiver", "--count", "\(count)"])
-            guard let line = try receiver.readErrorLine(), let range = line.firstRange(of: "127.0.0.1:"),
-                  let port = Int(line[range.upperBound...].prefix { $0.isNumber })
-            else { throw CommandFailure("the floor receiver did not start") }
+            guard let port = try loopbackPort(announcedBy: receiver) else { throw CommandFailure("the floor receiver did not start") }
             let sender = try ChildProcess(
                 executable: executable,
                 arguments: ["bench", "floor-peer", "--role", "sender", "--port", "\(port)", "--count", "\(count + 100)"])
@@ -87,10 +85,21 @@ extension Mouse3D {
             let receiver = try ChildProcess(
                 executable: executable, arguments: ["receive", "--listen", "127.0.0.1:0", "--print"] + extra,
                 standardOutputPath: "/dev/null")
-            guard let line = try receiver.readErrorLine(), let range = line.firstRange(of: "127.0.0.1:"),
-                  let port = Int(line[range.upperBound...].prefix { $0.isNumber })
-            else { throw CommandFailure("the receiver did not start: \(try receiver.readAllErrors())") }
+            guard let port = try loopbackPort(announcedBy: receiver) else {
+                throw CommandFailure("the receiver did not start: \(try receiver.readAllErrors())")
+            }
             return (receiver, port)
+        }
+
+        /// The port in a child's "listening on 127.0.0.1:PORT" line (read from its standard error),
+        /// or `nil` if it ends without one.
+        func loopbackPort(announcedBy child: ChildProcess) throws -> Int? {
+            while let line = try child.readErrorLine() {
+                if let r = line.firstRange(of: "127.0.0.1:"), let port = Int(line[r.upperBound...].prefix { $0.isNumber }) {
+                    return port
+                }
+            }
+            return nil
         }
 
         /// Stops a receiver with SIGTERM and returns what it printed on standard error.

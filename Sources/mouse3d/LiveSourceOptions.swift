@@ -1,5 +1,6 @@
 import ArgumentParser
 import Mouse3DCore
+import Mouse3DLinux
 
 /// Options for live sensors, shared by `send` and `record`.
 struct LiveSourceOptions: ParsableArguments {
@@ -19,4 +20,17 @@ struct LiveSourceOptions: ParsableArguments {
     }
 
     var mount: MountMatrix? { mountMatrix.flatMap(MountMatrix.init) }
+
+    /// Opens `request` with these options, ready to follow it through unplugging; a failure becomes
+    /// the one-line message the user sees.
+    func follow(
+        _ request: MotionSourceRequest, watchingButtons buttons: Set<Int32> = [], signals: SignalDescriptor, diagnostics: Diagnostics
+    ) throws -> MotionSourceFollower {
+        do {
+            return try MotionSourceFollower(
+                request, iioPollHertz: iioPoll, mountOverride: mount, watchingButtons: buttons, signals: signals, report: diagnostics.say)
+        } catch {
+            throw CommandFailure("\(error)")
+        }
+    }
 }

@@ -34,13 +34,7 @@ extension Mouse3D {
             guard case .live(let request) = source else { return }
             let signals = try SignalDescriptor(signals: [SIGINT, SIGTERM])
             let diagnostics = Diagnostics(quiet: false)
-            let follower: MotionSourceFollower
-            do {
-                follower = try MotionSourceFollower(
-                    request, iioPollHertz: live.iioPoll, mountOverride: live.mount, signals: signals, report: diagnostics.say)
-            } catch {
-                throw CommandFailure("\(error)")
-            }
+            let follower = try live.follow(request, signals: signals, diagnostics: diagnostics)
             let out: BufferedOutput
             do {
                 out = try BufferedOutput(creatingFileAt: output)

@@ -77,14 +77,7 @@ extension Mouse3D {
                 diagnostics.say("sending \(destination) from \(source)")
                 try replay(path: path, publisher: publisher, signals: signals, diagnostics: diagnostics)
             case .live(let request):
-                let follower: MotionSourceFollower
-                do {
-                    follower = try MotionSourceFollower(
-                        request, iioPollHertz: live.iioPoll, mountOverride: live.mount, watchingButtons: buttons.codes,
-                        signals: signals, report: diagnostics.say)
-                } catch {
-                    throw CommandFailure("\(error)")
-                }
+                let follower = try live.follow(request, watchingButtons: buttons.codes, signals: signals, diagnostics: diagnostics)
                 diagnostics.say("sending \(destination) from \(follower.summary)"
                     + (follower.buttonDeviceName.map { ", buttons from '\($0)'" } ?? ""))
                 following: while true {

@@ -43,3 +43,13 @@ func readFrame(_ device: EvdevDevice, seconds: Double = 3) throws -> [EvdevDevic
 func say(_ text: String) {
     StandardError.write(text + "\n")
 }
+
+/// The port in a child's "listening on 127.0.0.1:PORT" line (its standard error), or a failure.
+func loopbackPort(announcedBy child: ChildProcess, _ who: String = "the receiver") throws -> Int {
+    while let line = try child.readErrorLine() {
+        if let r = line.firstRange(of: "127.0.0.1:"), let port = Int(line[r.upperBound...].prefix { $0.isNumber }) {
+            return port
+        }
+    }
+    throw VMTestFailure(description: "\(who) did not start")
+}
