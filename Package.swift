@@ -13,6 +13,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
         .package(url: "https://github.com/apple/swift-numerics", from: "1.1.1"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
     ],
     targets: [
         // Layer 1: pure Swift, no I/O, no C imports.
@@ -25,6 +26,9 @@ let package = Package(
             name: "CEvdev", pkgConfig: "libevdev", providers: [.apt(["libevdev-dev"])]),
         .systemLibrary(
             name: "CUdev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
+        // ristretto255 group operations for the pairing PAKE (swift-crypto has no prime-order group API).
+        .systemLibrary(
+            name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
         // Kernel and libc headers that Glibc's module leaves out (signalfd, ppoll with _GNU_SOURCE).
         .systemLibrary(name: "CLinux"),
 
@@ -32,7 +36,7 @@ let package = Package(
         .target(
             name: "Mouse3DLinux",
             dependencies: [
-                "Mouse3DCore", "CEvdev", "CUdev", "CLinux",
+                "Mouse3DCore", "CEvdev", "CUdev", "CLinux", "CSodium",
                 .product(name: "SystemPackage", package: "swift-system"),
             ]),
 
@@ -42,6 +46,7 @@ let package = Package(
             dependencies: [
                 "Mouse3DCore", "Mouse3DLinux",
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ]),
 
         // Layer 4: the thin command-line executable.

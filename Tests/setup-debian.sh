@@ -2,7 +2,7 @@
 # Installs the Debian packages mouse3d builds and tests with (idempotent; needs root or sudo).
 # Swift itself is expected at /opt/swift or on PATH.
 set -eu
-packages="libevdev-dev libudev-dev pkg-config"
+packages="libevdev-dev libudev-dev libsodium-dev pkg-config"
 [ "${1:-}" = "--vm" ] && packages="$packages qemu-system-x86 busybox-static cpio kmod xz-utils file"
 missing=""
 for p in $packages; do

@@ -75,13 +75,13 @@ public struct AttitudeFrame: Sendable, Equatable, Hashable {
 extension UnsafeRawBufferPointer {
     /// A little-endian 32-bit value at `offset` (no alignment needed; bounds checked by the caller).
     @inlinable
-    func loadLittleEndianUInt32(at offset: Int) -> UInt32 {
+    public func loadLittleEndianUInt32(at offset: Int) -> UInt32 {
         UInt32(littleEndian: loadUnaligned(fromByteOffset: offset, as: UInt32.self))
     }
 
     /// A little-endian 64-bit value at `offset` (no alignment needed; bounds checked by the caller).
     @inlinable
-    func loadLittleEndianUInt64(at offset: Int) -> UInt64 {
+    public func loadLittleEndianUInt64(at offset: Int) -> UInt64 {
         UInt64(littleEndian: loadUnaligned(fromByteOffset: offset, as: UInt64.self))
     }
 }
@@ -89,7 +89,7 @@ extension UnsafeRawBufferPointer {
 extension Array where Element == UInt8 {
     /// Appends `value` in little-endian byte order.
     @inlinable
-    mutating func appendLittleEndian<T: FixedWidthInteger>(_ value: T) {
+    public mutating func appendLittleEndian<T: FixedWidthInteger>(_ value: T) {
         var v = value.littleEndian
         Swift.withUnsafeBytes(of: &v) { append(contentsOf: $0) }
     }

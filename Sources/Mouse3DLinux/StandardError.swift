@@ -1,3 +1,4 @@
+import Glibc
 import SystemPackage
 
 /// Unbuffered messages on standard error.
@@ -8,4 +9,11 @@ public enum StandardError {
         var bytes = Array(text.utf8)
         _ = try? bytes.withUnsafeMutableBytes { try FileDescriptor.standardError.writeAll(UnsafeRawBufferPointer($0)) }
     }
+}
+
+/// Standard output through C's stdio buffer (what Swift's `print` writes to).
+public enum StandardOutput {
+    /// Pushes out what `print` has buffered (`fflush(3)`), so a waiting command's instructions are
+    /// seen at once, also through a pipe.
+    public static func flush() { fflush(nil) }  // nil: every output stream, stdout among them
 }

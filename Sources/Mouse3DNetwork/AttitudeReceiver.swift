@@ -8,17 +8,21 @@ public final class AttitudeReceiver {
     /// A stream: who sent it and its id (0 for raw frames, which carry none).
     public struct StreamKey: Hashable, Sendable, CustomStringConvertible {
         /// Creates a key.
-        public init(sender: SocketAddress, streamID: UInt32) {
+        public init(sender: SocketAddress, streamID: UInt32, peerName: String? = nil) {
             self.sender = sender
             self.streamID = streamID
+            self.peerName = peerName
         }
 
         /// The sender's address.
         public var sender: SocketAddress
         /// The stream id the sender chose.
         public var streamID: UInt32
+        /// The paired sender's name (sealed streams only).
+        public var peerName: String?
         public var description: String {
-            streamID == 0 ? "\(sender)" : "\(sender) stream \(String(streamID, radix: 16))"
+            let who = peerName.map { "'\($0)' (\(sender))" } ?? "\(sender)"
+            return streamID == 0 ? who : "\(who) stream \(String(streamID, radix: 16))"
         }
     }
 
@@ -58,6 +62,12 @@ public final class AttitudeReceiver {
         case streamLost(StreamKey)
         /// A silent stream is back.
         case streamResumed(StreamKey)
+        /// Datagrams from `source` were refused (reported on the first and then at most every ten
+        /// seconds per source): `count` since the last report, the latest `reason`, and the paired
+        /// sender's id the datagram claimed, if any.
+        case refused(source: SocketAddress, count: UInt64, reason: String, claimedSender: [UInt8]?)
+        /// A paired sender started a new epoch (it restarted): worth storing.
+        case sessionStarted(PairedPeer)
     }
 
     /// Counts per sender address, since the receiver started.
@@ -87,14 +97,23 @@ public final class AttitudeReceiver {
     private var nextForget: UInt64 = 0
     private let socket: UDPSocket
     private var buffer = [UInt8](repeating: 0, count: 2048)
+    /// Opens sealed datagrams (format `.sealed` only).
+    public let opener: SealedStreamOpener?
+    /// Refusals each source may cause before its datagrams are dropped unread: 200 a second after a
+    /// burst of 1000, so a flood costs one table lookup per datagram and cannot crowd out a paired
+    /// stream's processing.
+    private var refusals = SourceRateLimiter<SocketAddress>(ratePerSecond: 200, burst: 1000)
+    private var refusalReports: [SocketAddress: (count: UInt64, next: UInt64)] = [:]
 
-    /// Binds to `address`.
-    public init(listeningOn address: SocketAddress, format: WireFormat) throws(SystemCallError) {
+    /// Binds to `address`. `.sealed` needs an `opener`.
+    public init(listeningOn address: SocketAddress, format: WireFormat, opener: SealedStreamOpener? = nil) throws(SystemCallError) {
+        precondition((format == .sealed) == (opener != nil), "a sealed receiver needs an opener, and only it")
         socket = try UDPSocket(family: address.family)
         try socket.bind(to: address)
         try? socket.setReceiveBufferSize(4 << 20)
         localAddress = try socket.localAddress()
         self.format = format
+        self.opener = opener
     }
 
     /// Totals over every sender.
@@ -117,6 +136,13 @@ public final class AttitudeReceiver {
             guard let (length, sender) = received else { break }
             count += 1
             let now = MonotonicClock.nanoseconds()
+            guard refusals.wouldAllow(sender, now: now) else {
+                // A source that keeps sending what is refused: dropped unread.
+                counters[sender, default: SenderCounters()].dropped += 1
+                dropReasons[DropReason.rateLimited.rawValue, default: 0] += 1
+                try noteRefusal(from: sender, reason: DropReason.rateLimited.rawValue, claimed: nil, now: now, handle)
+                continue
+            }
             let bytes = min(length, buffer.count)
             let decoded = buffer.withUnsafeBytes { raw in
                 decode(UnsafeRawBufferPointer(rebasing: raw[0..<bytes]), length: length)
@@ -125,14 +151,20 @@ public final class AttitudeReceiver {
             case .failure(let reason):
                 counters[sender, default: SenderCounters()].dropped += 1
                 dropReasons[reason.rawValue, default: 0] += 1
+                _ = refusals.allow(sender, now: now)
+                if format == .sealed {
+                    let claimed = buffer.withUnsafeBytes { opener!.claimedSenderID(UnsafeRawBufferPointer(rebasing: $0[0..<bytes])) }
+                    try noteRefusal(from: sender, reason: reason.rawValue, claimed: reason == .unknownSender ? claimed : nil, now: now, handle)
+                }
             case .success(let d):
+                if let peer = d.startedEpoch { try handle(.sessionStarted(peer)) }
                 let streamID = d.streamID
                 var sequence = d.sequence
                 if format == .raw {
                     sequence = rawSequence[sender, default: 0]
                     rawSequence[sender] = sequence + 1
                 }
-                let key = StreamKey(sender: sender, streamID: streamID)
+                let key = StreamKey(sender: sender, streamID: streamID, peerName: d.peerName)
                 let before = tracker.streams[key]
                 switch tracker.receive(key, sequence: sequence, now: now) {
                 case .stale:
@@ -164,11 +196,26 @@ public final class AttitudeReceiver {
     /// When a stream will next fall silent if nothing arrives.
     public var nextSilenceDeadline: UInt64? { tracker.nextSilenceDeadline() }
 
+    /// Reports refusals from `source`: the first at once, then a count every ten seconds.
+    private func noteRefusal(from source: SocketAddress, reason: String, claimed: [UInt8]?, now: UInt64, _ handle: (Event) throws -> Void) throws {
+        var report = refusalReports[source] ?? (0, 0)
+        report.count += 1
+        if now >= report.next {
+            try handle(.refused(source: source, count: report.count, reason: reason, claimedSender: claimed))
+            report = (0, now + 10_000_000_000)
+        }
+        if refusalReports[source] == nil && refusalReports.count >= 1024 { refusalReports.removeAll() }
+        refusalReports[source] = report
+    }
+
     /// Why a datagram was dropped.
-    enum DropReason: String, Error {
-        case oversized = "oversized", wrongSize = "wrong size", badMagic = "bad magic"
-        case unsupportedVersion = "unsupported version", unsupportedKind = "unsupported kind"
-        case invalidAngles = "invalid angles"
+    struct DropReason: Error, Equatable {
+        var rawValue: String
+        static let oversized = DropReason(rawValue: "oversized"), wrongSize = DropReason(rawValue: "wrong size")
+        static let badMagic = DropReason(rawValue: "bad magic"), unsupportedVersion = DropReason(rawValue: "unsupported version")
+        static let unsupportedKind = DropReason(rawValue: "unsupported kind"), invalidAngles = DropReason(rawValue: "invalid angles")
+        static let rateLimited = DropReason(rawValue: "rate limited")
+        static let unknownSender = DropReason(rawValue: SealedStreamOpener.Refusal.unknownSender.rawValue)
     }
 
     /// The fields of a datagram that passed every check. Raw frames get stream 0 and no send time.
@@ -178,12 +225,23 @@ public final class AttitudeReceiver {
         var buttons: ButtonState
         var frame: AttitudeFrame
         var sentNanoseconds: UInt64?
+        var peerName: String? = nil
+        var startedEpoch: PairedPeer? = nil
     }
 
     /// Checks and decodes one datagram of `length` bytes (of which `bytes` were kept).
     func decode(_ bytes: UnsafeRawBufferPointer, length: Int) -> Result<Decoded, DropReason> {
         guard length == bytes.count else { return .failure(.oversized) }
         switch format {
+        case .sealed:
+            switch opener!.open(bytes) {
+            case .success(let o):
+                let d = o.datagram
+                return .success(Decoded(
+                    streamID: d.streamID, sequence: d.sequence, buttons: d.buttons, frame: d.frame,
+                    sentNanoseconds: d.sentNanoseconds, peerName: o.peer.name, startedEpoch: o.startedEpoch ? o.peer : nil))
+            case .failure(let refusal): return .failure(DropReason(rawValue: refusal.rawValue))
+            }
         case .datagram:
             switch AttitudeDatagram.decode(bytes) {
             case .success(let d):

@@ -28,11 +28,18 @@ public final class AttitudeStreamer {
     public let format: WireFormat
     private var sockets: [Int32: UDPSocket] = [:]
     private var buffer: [UInt8] = []
+    private var sealed: [UInt8] = []
+    /// One sealer per peer, for `.sealed`.
+    private var sealers: [DatagramSealer]
 
-    /// Prepares sockets for every family among `peers`.
-    public init(peers: [SocketAddress], format: WireFormat, streamID: UInt32 = .random(in: 1...UInt32.max)) throws(SystemCallError) {
+    /// Prepares sockets for every family among `peers`. `.sealed` needs one sealer per peer.
+    public init(
+        peers: [SocketAddress], format: WireFormat, sealers: [DatagramSealer] = [], streamID: UInt32 = .random(in: 1...UInt32.max)
+    ) throws(SystemCallError) {
+        precondition(format != .sealed || sealers.count == peers.count, "one sealer per peer")
         self.peers = peers.map { Peer(address: $0) }
         self.format = format
+        self.sealers = sealers
         self.streamID = streamID
         for family in Set(peers.map(\.family)) {
             let socket = try UDPSocket(family: family)
@@ -54,7 +61,7 @@ public final class AttitudeStreamer {
     public func send(_ frame: AttitudeFrame, buttons: ButtonState, now: UInt64) throws -> [PeerEvent] {
         buffer.removeAll(keepingCapacity: true)
         switch format {
-        case .datagram:
+        case .datagram, .sealed:
             buffer = AttitudeDatagram(
                 streamID: streamID, sequence: nextSequence, sentNanoseconds: now, buttons: buttons, frame: frame
             ).encoded
@@ -66,7 +73,13 @@ public final class AttitudeStreamer {
         for i in peers.indices {
             guard let socket = sockets[peers[i].address.family] else { continue }
             let address = peers[i].address
-            let outcome = try buffer.withUnsafeBytes { try socket.send($0, to: address) }
+            let outcome: UDPSocket.SendOutcome
+            if format == .sealed {
+                try sealers[i].seal(buffer, into: &sealed)
+                outcome = try sealed.withUnsafeBytes { try socket.send($0, to: address) }
+            } else {
+                outcome = try buffer.withUnsafeBytes { try socket.send($0, to: address) }
+            }
             switch outcome {
             case .sent:
                 peers[i].sent += 1

@@ -83,7 +83,7 @@ extension Mouse3D {
         /// Starts a receiver on an ephemeral loopback port; returns it with the port it reported.
         func startReceiver(_ executable: String, _ extra: [String]) throws -> (ChildProcess, Int) {
             let receiver = try ChildProcess(
-                executable: executable, arguments: ["receive", "--listen", "127.0.0.1:0", "--print"] + extra,
+                executable: executable, arguments: ["receive", "--insecure", "--listen", "127.0.0.1:0", "--print"] + extra,
                 standardOutputPath: "/dev/null")
             guard let port = try loopbackPort(announcedBy: receiver) else {
                 throw CommandFailure("the receiver did not start: \(try receiver.readAllErrors())")
@@ -156,7 +156,7 @@ extension Mouse3D {
             let (receiver, port) = try startReceiver(executable, ["--format", "text", "--latency"])
             let sender = try ChildProcess(
                 executable: executable,
-                arguments: ["send", "--source", "replay:\(log)", "--loop", "--to", "127.0.0.1:\(port)", "--quiet"])
+                arguments: ["send", "--insecure", "--source", "replay:\(log)", "--loop", "--to", "127.0.0.1:\(port)", "--quiet"])
             MonotonicClock.sleep(nanoseconds: 1_000_000_000)  // start-up (log parsing) is not the steady state
             let cpu0 = (try ProcessStatistics.cpuSeconds(pid: sender.pid), try ProcessStatistics.cpuSeconds(pid: receiver.pid))
             let t0 = MonotonicClock.nanoseconds()

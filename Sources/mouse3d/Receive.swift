@@ -8,16 +8,19 @@ extension Mouse3D {
     /// `mouse3d receive`: take attitude streams from senders and print them.
     struct Receive: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Receive attitude streams over UDP and print them.",
+            abstract: "Receive attitude streams over UDP and print them or drive virtual input devices.",
             discussion: """
-                Datagrams that are not valid frames (wrong size or version, NaN, infinite or out-of-range \
+                By default only sealed frames from paired senders are accepted (see `mouse3d pair`); \
+                anything else is refused, counted, and who tried is reported. --insecure (plain datagrams) \
+                and --raw (bare 12-byte frames) accept unauthenticated input, listen on loopback unless \
+                --listen is given, and warn. Datagrams that are not valid frames (wrong size or version, NaN, infinite or out-of-range \
                 angles) are dropped and counted; a frame older than the newest of its stream is dropped \
                 (latest wins). A sender silent for 500 ms is reported lost, and back when frames resume. \
                 A summary goes to standard error at the end (SIGINT or SIGTERM).
                 """)
 
-        @Option(help: "Address to listen on, [ADDR]:PORT; without ADDR, loopback only. Use 0.0.0.0:PORT or [::]:PORT for other hosts.")
-        var listen: String = "127.0.0.1:\(StreamDefaults.port)"
+        @Option(help: "Address to listen on, [ADDR]:PORT (default 0.0.0.0:\(StreamDefaults.port); with --insecure or --raw 127.0.0.1:\(StreamDefaults.port)).")
+        var listen: String?
 
         @Flag(help: "Print each frame on standard output.")
         var print = false
@@ -33,8 +36,11 @@ extension Mouse3D {
         @Flag(help: "Print per-sender statistics to standard error once a second.")
         var stats = false
 
-        @Flag(help: "Accept bare 12-byte frames (roll, pitch, yaw) instead of datagrams.")
+        @Flag(help: "Accept bare 12-byte frames (roll, pitch, yaw) from anyone instead of sealed datagrams (unauthenticated).")
         var raw = false
+
+        @Flag(help: "Accept plain, unauthenticated datagrams from anyone instead of sealed ones from paired senders.")
+        var insecure = false
 
         @Flag(help: "Measure the latency from each frame's send call to its output (same machine only) and report it at the end.")
         var latency = false
@@ -44,26 +50,36 @@ extension Mouse3D {
 
         func validate() throws {
             guard print || uinput != nil else { throw ValidationError("Choose an output: --print and/or --uinput pointer|joystick|spacemouse.") }
+            if raw && insecure { throw ValidationError("Choose --raw (bare frames) or --insecure (plain datagrams), not both.") }
         }
+
+        /// What is accepted.
+        var wireFormat: WireFormat { raw ? .raw : insecure ? .datagram : .sealed }
 
         func run() throws {
             let signals = try SignalDescriptor(signals: [SIGINT, SIGTERM])
             let address: SocketAddress
+            let listenText = listen ?? (wireFormat == .sealed ? "0.0.0.0" : "127.0.0.1") + ":\(StreamDefaults.port)"
             do {
-                address = try SocketAddress.resolve(listen, defaultPort: StreamDefaults.port, passive: false)
+                address = try SocketAddress.resolve(listenText, defaultPort: StreamDefaults.port, passive: false)
             } catch {
                 throw CommandFailure("bad --listen address \(error)")
             }
+            let diagnostics = Diagnostics(quiet: quiet)
+            let pairings = wireFormat == .sealed ? try ReceivePairings(base: FileSystem.userConfigurationDirectory, diagnostics: diagnostics) : nil
             let receiver: AttitudeReceiver
             do {
-                receiver = try AttitudeReceiver(listeningOn: address, format: raw ? .raw : .datagram)
+                receiver = try AttitudeReceiver(listeningOn: address, format: wireFormat, opener: pairings?.opener)
             } catch {
                 throw CommandFailure("cannot listen: \(error)")
             }
-            let diagnostics = Diagnostics(quiet: quiet)
-            diagnostics.say("listening on \(receiver.localAddress) for \(raw ? "raw 12-byte frames" : "datagrams")")
-            if !receiver.localAddress.isLoopback {
-                diagnostics.say("warning: accepting unauthenticated frames from any host that can reach \(receiver.localAddress)")
+            switch wireFormat {
+            case .sealed:
+                diagnostics.say("listening on \(receiver.localAddress) for sealed frames from paired senders")
+            case .datagram, .raw:
+                diagnostics.say("listening on \(receiver.localAddress) for \(raw ? "raw 12-byte frames" : "plain datagrams")")
+                diagnostics.say("warning: --\(raw ? "raw" : "insecure"): frames are not authenticated; anyone who can reach "
+                    + "\(receiver.localAddress)\(receiver.localAddress.isLoopback ? " (any local user)" : "") can move your pointer and click")
             }
             let output = BufferedOutput()
             let outputs = uinput.map { UinputOutputs(mode: $0, mapping: pointer.mapping, diagnostics: diagnostics) }
@@ -74,7 +90,7 @@ extension Mouse3D {
             var names = StreamNames()
             let second: UInt64 = 1_000_000_000
             var nextStats = MonotonicClock.nanoseconds() + second
-            let poll = PollSet([receiver.descriptor, signals.descriptor])
+            let poll = PollSet([receiver.descriptor, signals.descriptor] + (pairings.map { [$0.watcher.descriptor] } ?? []))
 
             func handle(_ event: AttitudeReceiver.Event) throws {
                 switch event {
@@ -87,6 +103,10 @@ extension Mouse3D {
                     diagnostics.say("\(key): lost (no frames for 500 ms)")
                     outputs?.streamLost(key)
                 case .streamResumed(let key): diagnostics.say("\(key): back")
+                case .refused(let source, let count, let reason, let claimed):
+                    diagnostics.say(pairings?.describeRefusal(source: source, count: count, reason: reason, claimed: claimed)
+                        ?? "refused \(count) datagrams from \(source): \(reason)")
+                case .sessionStarted(let peer): pairings?.sessionStarted(peer)
                 }
             }
 
@@ -105,12 +125,14 @@ extension Mouse3D {
                         batchSent.removeAll(keepingCapacity: true)
                     }
                 }
+                if pairings != nil && poll.isReadable(2) { try pairings?.reload() }
                 if poll.isReadable(1), let signal = try signals.pending().first {
                     diagnostics.say("stopping on \(signal == SIGINT ? "SIGINT" : "SIGTERM")")
                     break running
                 }
                 let later = MonotonicClock.nanoseconds()
                 try receiver.checkSilence(now: later, handle)
+                pairings?.saveMarks(now: later)
                 if stats && later >= nextStats {
                     for line in statistics.lines(receiver.counters, intervalNanoseconds: later - (nextStats - second)) {
                         diagnostics.say(line)
@@ -121,6 +143,7 @@ extension Mouse3D {
             }
             try output.flush()
             outputs?.releaseAll()
+            pairings?.saveMarks(force: true)
             let t = receiver.totals
             var summary = "summary: frames \(t.frames), dropped \(t.dropped), lost \(t.lost), reordered \(t.reordered), senders \(receiver.counters.count)"
             if !receiver.dropReasons.isEmpty {

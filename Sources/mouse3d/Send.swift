@@ -10,7 +10,10 @@ extension Mouse3D {
         static let configuration = CommandConfiguration(
             abstract: "Fuse motion and stream attitude frames to receivers over UDP.",
             discussion: """
-                Every sample is fused. Without --rate one datagram goes out per fused sample; with --rate \
+                Frames are sealed for paired receivers (see `mouse3d pair`): without --to, to every paired \
+                receiver; with --to, to the paired receiver at that address (--pair CODE pairs first). \
+                --insecure sends plain datagrams and --raw bare 12-byte frames, unauthenticated, to any \
+                --to. Every sample is fused. Without --rate one datagram goes out per fused sample; with --rate \
                 the latest attitude goes out at that rate. A peer that is not listening or a network that \
                 goes away does not stop the stream. SIGINT or SIGTERM ends it cleanly.
                 """)
@@ -18,8 +21,14 @@ extension Mouse3D {
         @Option(help: "Motion source: auto (the best sensor found), evdev:/dev/input/eventN, iio:NAME, or replay:LOG.csv.")
         var source: SourceSpecifier = .live(.automatic)
 
-        @Option(name: .customLong("to"), help: "A receiver, HOST[:PORT] or [IPv6][:PORT]; repeat for up to 8 (default port \(StreamDefaults.port)).")
+        @Option(name: .customLong("to"), help: "A receiver, HOST[:PORT], [IPv6][:PORT] or a paired receiver's name; repeat for up to 8 (default port \(StreamDefaults.port); default: every paired receiver).")
         var peers: [String] = []
+
+        @Option(help: "Pair with the --to receiver first, using the code its `mouse3d pair` shows.")
+        var pair: String?
+
+        @Flag(help: "Send plain, unauthenticated datagrams (for receive --insecure) instead of sealed ones.")
+        var insecure = false
 
         @Flag(help: "Replay the log over and over until interrupted.")
         var loop = false
@@ -30,7 +39,7 @@ extension Mouse3D {
         @Option(help: "Send the latest attitude at this rate in Hz instead of once per sample.")
         var rate: Double?
 
-        @Flag(help: "Send bare 12-byte frames (roll, pitch, yaw) without the datagram header.")
+        @Flag(help: "Send bare 12-byte frames (roll, pitch, yaw) without the datagram header (unauthenticated).")
         var raw = false
 
         @Flag(help: "Print nothing but errors.")
@@ -42,9 +51,18 @@ extension Mouse3D {
 
         @OptionGroup var live: LiveSourceOptions
 
+        /// What is sent.
+        var wireFormat: WireFormat { raw ? .raw : insecure ? .datagram : .sealed }
+
         func validate() throws {
-            guard !peers.isEmpty else {
+            guard !peers.isEmpty || wireFormat == .sealed else {
                 throw ValidationError("Give at least one receiver with --to HOST[:PORT].")
+            }
+            if raw && insecure { throw ValidationError("Choose --raw (bare frames) or --insecure (plain datagrams), not both.") }
+            if let pair {
+                guard wireFormat == .sealed else { throw ValidationError("--pair makes a pairing for sealed frames; it does not go with --raw or --insecure.") }
+                guard peers.count == 1 else { throw ValidationError("--pair needs exactly one receiver: --to HOST --pair CODE.") }
+                guard PairingCode(parsing: pair) != nil else { throw ValidationError("The code is 8 digits, as shown by `mouse3d pair` on the receiver (for example 1234-5678).") }
             }
             guard peers.count <= StreamDefaults.maximumPeers else {
                 throw ValidationError("At most \(StreamDefaults.maximumPeers) receivers (--to) at once; \(peers.count) were given.")
@@ -59,19 +77,34 @@ extension Mouse3D {
 
         func run() throws {
             let signals = try SignalDescriptor(signals: [SIGINT, SIGTERM, SIGUSR1])
-            let addresses = try peers.map { text in
-                do {
-                    return try SocketAddress.resolve(text, defaultPort: StreamDefaults.port, passive: false)
-                } catch {
-                    throw CommandFailure("bad receiver address \(error)")
-                }
-            }
-            let streamer = try AttitudeStreamer(peers: addresses, format: raw ? .raw : .datagram)
             let diagnostics = Diagnostics(quiet: quiet)
+            let addresses: [SocketAddress]
+            var sealers: [DatagramSealer] = []
+            if wireFormat == .sealed {
+                let targets = try SealedTargets.choose(
+                    peers, pairCode: pair.flatMap(PairingCode.init(parsing:)), base: FileSystem.userConfigurationDirectory, diagnostics: diagnostics)
+                addresses = targets.map(\.address)
+                sealers = targets.map(\.sealer)
+            } else {
+                addresses = try peers.map { text in
+                    do {
+                        return try SocketAddress.resolve(text, defaultPort: StreamDefaults.port, passive: false)
+                    } catch {
+                        throw CommandFailure("bad receiver address \(error)")
+                    }
+                }
+                diagnostics.say("warning: --\(raw ? "raw" : "insecure"): frames are not authenticated; a receiver must accept anyone to take them")
+            }
+            let streamer = try AttitudeStreamer(peers: addresses, format: wireFormat, sealers: sealers)
             let publisher = AttitudePublisher(
                 parameters: filter.parameters, streamer: streamer, rate: rate, diagnostics: diagnostics,
                 clutchMode: buttons.clutch == nil ? nil : buttons.clutchMode)
-            let destination = "\(raw ? "raw frames" : "stream \(String(streamer.streamID, radix: 16))") to \(addresses.map(\.description).joined(separator: ", "))"
+            let kind = switch wireFormat {
+            case .raw: "raw frames"
+            case .datagram: "plain stream \(String(streamer.streamID, radix: 16))"
+            case .sealed: "sealed stream \(String(streamer.streamID, radix: 16))"
+            }
+            let destination = "\(kind) to \(addresses.map(\.description).joined(separator: ", "))"
             switch source {
             case .replay(let path):
                 diagnostics.say("sending \(destination) from \(source)")

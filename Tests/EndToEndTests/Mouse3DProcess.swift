@@ -24,9 +24,21 @@ final class Mouse3DProcess: @unchecked Sendable {
             .appendingPathComponent("Mouse3DCoreTests/Fixtures/sample-motion.csv").path
     }
 
-    init(_ arguments: [String]) throws {
+    /// A new empty configuration directory (XDG_CONFIG_HOME) for one test's processes.
+    static func makeConfigHome() -> String {
+        let path = NSTemporaryDirectory() + "mouse3d-e2e-\(getpid())-\(UUID().uuidString.prefix(8))"
+        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+
+    /// Starts `mouse3d ARGUMENTS` with XDG_CONFIG_HOME at `configHome` (default: a new empty
+    /// directory, so no test ever reads or writes the user's own keys).
+    init(_ arguments: [String], configHome: String? = nil) throws {
         process.executableURL = Self.executable
         process.arguments = arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["XDG_CONFIG_HOME"] = configHome ?? Self.makeConfigHome()
+        process.environment = environment
         process.standardOutput = stdout
         process.standardError = stderr
         stdout.fileHandleForReading.readabilityHandler = { [weak self] h in
@@ -96,8 +108,8 @@ final class Mouse3DProcess: @unchecked Sendable {
 }
 
 /// Runs `mouse3d` to completion and returns its standard output.
-func runMouse3D(_ arguments: [String]) throws -> (status: Int32, output: String, errors: String) {
-    let p = try Mouse3DProcess(arguments)
+func runMouse3D(_ arguments: [String], configHome: String? = nil) throws -> (status: Int32, output: String, errors: String) {
+    let p = try Mouse3DProcess(arguments, configHome: configHome)
     let status = p.waitForExit(seconds: 60)
     return (status, p.output, p.errors)
 }

@@ -36,9 +36,9 @@ struct StreamingTests {
           arguments: ["127.0.0.1", "[::1]"])
     func endToEnd(host: String) throws {
         let expected = try replayFrames()
-        let receiver = try Mouse3DProcess(["receive", "--listen", "\(host):0", "--print", "--format", "jsonl"])
+        let receiver = try Mouse3DProcess(["receive", "--insecure", "--listen", "\(host):0", "--print", "--format", "jsonl"])
         let port = try receiver.listeningPort()
-        let sender = try runMouse3D(["send", "--source", "replay:\(Mouse3DProcess.sampleLog)", "--to", "\(host):\(port)", "--speed", "1"])
+        let sender = try runMouse3D(["send", "--insecure", "--source", "replay:\(Mouse3DProcess.sampleLog)", "--to", "\(host):\(port)", "--speed", "1"])
         #expect(sender.status == 0, "sender: \(sender.errors)")
         Thread.sleep(forTimeInterval: 0.3)
         #expect(receiver.terminate() == 0, "receiver ends cleanly on SIGTERM")
@@ -59,7 +59,7 @@ struct StreamingTests {
 
     @Test("Thousands of random datagrams (0–1500 bytes) are all dropped and counted; nothing printed")
     func garbage() throws {
-        let receiver = try Mouse3DProcess(["receive", "--listen", "127.0.0.1:0", "--print", "--format", "jsonl"])
+        let receiver = try Mouse3DProcess(["receive", "--insecure", "--listen", "127.0.0.1:0", "--print", "--format", "jsonl"])
         let port = try receiver.listeningPort()
         let socket = try UDPSocket(family: AF_INET)
         let target = try SocketAddress.resolve("127.0.0.1:\(port)", defaultPort: 0, passive: false)
@@ -96,10 +96,10 @@ struct StreamingTests {
 
     @Test("One sender fans out to 8 receivers, each receiving every frame")
     func fanOut() throws {
-        let receivers = try (0..<8).map { _ in try Mouse3DProcess(["receive", "--listen", "127.0.0.1:0", "--print", "--format", "jsonl"]) }
+        let receivers = try (0..<8).map { _ in try Mouse3DProcess(["receive", "--insecure", "--listen", "127.0.0.1:0", "--print", "--format", "jsonl"]) }
         let ports = try receivers.map { try $0.listeningPort() }
         let sender = try runMouse3D(
-            ["send", "--source", "replay:\(Mouse3DProcess.sampleLog)", "--speed", "10"] + ports.flatMap { ["--to", "127.0.0.1:\($0)"] })
+            ["send", "--insecure", "--source", "replay:\(Mouse3DProcess.sampleLog)", "--speed", "10"] + ports.flatMap { ["--to", "127.0.0.1:\($0)"] })
         #expect(sender.status == 0, "sender: \(sender.errors)")
         Thread.sleep(forTimeInterval: 0.3)
         for r in receivers {
@@ -112,14 +112,14 @@ struct StreamingTests {
 
     @Test("Nine receivers are refused with a clear message")
     func tooManyPeers() throws {
-        let result = try runMouse3D(["send", "--source", "replay:\(Mouse3DProcess.sampleLog)"] + (1...9).flatMap { ["--to", "127.0.0.1:\(30000 + $0)"] })
+        let result = try runMouse3D(["send", "--insecure", "--source", "replay:\(Mouse3DProcess.sampleLog)"] + (1...9).flatMap { ["--to", "127.0.0.1:\(30000 + $0)"] })
         #expect(result.status != 0)
         #expect(result.errors.contains("At most 8 receivers"))
     }
 
     @Test("The sender keeps going when nobody listens and ends cleanly on SIGTERM")
     func nobodyListening() throws {
-        let sender = try Mouse3DProcess(["send", "--source", "replay:\(Mouse3DProcess.sampleLog)", "--to", "127.0.0.1:9", "--loop", "--speed", "5"])
+        let sender = try Mouse3DProcess(["send", "--insecure", "--source", "replay:\(Mouse3DProcess.sampleLog)", "--to", "127.0.0.1:9", "--loop", "--speed", "5"])
         Thread.sleep(forTimeInterval: 1.0)
         #expect(sender.process.isRunning)
         #expect(sender.terminate() == 0)
@@ -128,7 +128,7 @@ struct StreamingTests {
 
     @Test("A receiver reports a sender lost after 500 ms of silence and back when it resumes")
     func lostAndBack() throws {
-        let receiver = try Mouse3DProcess(["receive", "--listen", "127.0.0.1:0", "--print"])
+        let receiver = try Mouse3DProcess(["receive", "--insecure", "--listen", "127.0.0.1:0", "--print"])
         let port = try receiver.listeningPort()
         let socket = try UDPSocket(family: AF_INET)
         let target = try SocketAddress.resolve("127.0.0.1:\(port)", defaultPort: 0, passive: false)

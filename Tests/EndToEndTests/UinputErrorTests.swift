@@ -13,7 +13,7 @@ struct UinputErrorTests {
             print("skipped 'missingUinput': /dev/uinput exists on this host")
             return
         }
-        let receiver = try Mouse3DProcess(["receive", "--listen", "127.0.0.1:0", "--uinput", "pointer"])
+        let receiver = try Mouse3DProcess(["receive", "--insecure", "--listen", "127.0.0.1:0", "--uinput", "pointer"])
         let port = try receiver.listeningPort()
         let socket = try UDPSocket(family: AF_INET)
         let frame = AttitudeDatagram(streamID: 1, sequence: 0, sentNanoseconds: 0, buttons: [.clutch], frame: AttitudeFrame(roll: 0, pitch: 0, yaw: 0))

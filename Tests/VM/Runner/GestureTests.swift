@@ -29,7 +29,7 @@ enum GestureTests {
         // Level, turning about the vertical (the controller's z) at 40 °/s: yaw grows steadily.
         controller.startStreaming(MotionScript([.init(seconds: 1, degreesPerSecond: SIMD3(0, 0, 40), metersPerSecondSquared: SIMD3(0, 0, 9.80665))]), hertz: 250)
         let sender = try ChildProcess(
-            executable: mouse3d, arguments: ["send", "--to", "\(receiver.localAddress)", "--clutch", "BTN_TL", "--recenter", "BTN_SOUTH"])
+            executable: mouse3d, arguments: ["send", "--insecure", "--to", "\(receiver.localAddress)", "--clutch", "BTN_TL", "--recenter", "BTN_SOUTH"])
         senderOut = sender
         defer { try? sender.send(signal: SIGTERM) }
         func frames(for seconds: Double) throws -> [AttitudeReceiver.ReceivedFrame] {

@@ -110,7 +110,7 @@ enum LiveSourceTests {
         let t0 = MonotonicClock.nanoseconds()
         try listing.wait()
         say("VMTEST-INFO list took \(Double(MonotonicClock.nanoseconds() - t0) / 1e9) s: \(String(decoding: try FileContents.read(path: "/tmp/list.txt"), as: UTF8.self))")
-        let sender = try ChildProcess(executable: mouse3d, arguments: ["send", "--to", "\(receiver.localAddress)"])
+        let sender = try ChildProcess(executable: mouse3d, arguments: ["send", "--insecure", "--to", "\(receiver.localAddress)"])
         func senderSaid() throws -> String {
             let status = (try? FileContents.read(path: "/proc/\(sender.pid)/status")).map { String(decoding: $0, as: UTF8.self) } ?? "gone"
             let stack = (try? FileContents.read(path: "/proc/\(sender.pid)/stack")).map { String(decoding: $0, as: UTF8.self) } ?? "?"

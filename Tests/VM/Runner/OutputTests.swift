@@ -7,7 +7,7 @@ import Mouse3DNetwork
 enum OutputTests {
     /// Starts `mouse3d receive --uinput MODE` on an ephemeral loopback port; returns it and a streamer to it.
     static func start(_ mode: String, extra: [String] = []) throws -> (ChildProcess, AttitudeStreamer) {
-        let receiver = try ChildProcess(executable: mouse3d, arguments: ["receive", "--listen", "127.0.0.1:0", "--uinput", mode] + extra)
+        let receiver = try ChildProcess(executable: mouse3d, arguments: ["receive", "--insecure", "--listen", "127.0.0.1:0", "--uinput", mode] + extra)
         let port = try loopbackPort(announcedBy: receiver)
         let target = try SocketAddress.resolve("127.0.0.1:\(port)", defaultPort: 0, passive: false)
         return (receiver, try AttitudeStreamer(peers: [target], format: .datagram))

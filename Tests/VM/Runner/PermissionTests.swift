@@ -11,7 +11,7 @@ enum PermissionTests {
         try expect(stat("/dev/uinput", &info) == 0, "stat /dev/uinput")
         try expect(info.st_gid == 101 && info.st_mode & 0o777 == 0o660, "/dev/uinput gid \(info.st_gid) mode \(String(info.st_mode & 0o777, radix: 8))")
         for (user, allowed) in [("player", true), ("stranger", false)] {
-            let child = try ChildProcess(executable: "/bin/su", arguments: ["-s", "/bin/sh", user, "-c", "/mouse3d receive --listen 127.0.0.1:0 --uinput pointer"])
+            let child = try ChildProcess(executable: "/bin/su", arguments: ["-s", "/bin/sh", user, "-c", "/mouse3d receive --insecure --listen 127.0.0.1:0 --uinput pointer"])
             let port = try loopbackPort(announcedBy: child, "\(user)'s receiver")
             let streamer = try AttitudeStreamer(peers: [try SocketAddress.resolve("127.0.0.1:\(port)", defaultPort: 0, passive: false)], format: .datagram)
             try streamer.send(AttitudeFrame(roll: 0, pitch: 0, yaw: 0), buttons: [.clutch], now: 0)

@@ -1,0 +1,163 @@
+/// The small text format of mouse3d's key files (identity and paired peers): `# comment` lines and
+/// `key = "string"` or `key = 123` lines, a subset of TOML that mouse3d writes itself and reads back
+/// strictly, with errors naming the file and line.
+public enum KeyValueText {
+    /// A value.
+    public enum Value: Sendable, Equatable {
+        case string(String)
+        case integer(Int64)
+    }
+
+    /// A file that does not follow the format, or lacks a key.
+    public struct ParseError: Error, Sendable, CustomStringConvertible, Equatable {
+        /// The file.
+        public var file: String
+        /// The line (1-based), 0 for the whole file.
+        public var line: Int
+        /// What is wrong.
+        public var message: String
+        public var description: String { line > 0 ? "\(file):\(line): \(message)" : "\(file): \(message)" }
+
+        /// Creates an error.
+        public init(file: String, line: Int, message: String) {
+            self.file = file
+            self.line = line
+            self.message = message
+        }
+    }
+
+    /// The keys of a parsed file, with their lines.
+    public struct Document: Sendable {
+        /// The file name, for errors.
+        public let file: String
+        /// Values and the lines they were on.
+        public private(set) var entries: [String: (value: Value, line: Int)] = [:]
+
+        init(file: String) { self.file = file }
+
+        mutating func set(_ key: String, _ value: Value, line: Int) { entries[key] = (value, line) }
+
+        /// The string at `key`, or an error naming the file.
+        public func string(_ key: String) throws(ParseError) -> String {
+            guard let entry = entries[key] else { throw ParseError(file: file, line: 0, message: "missing key '\(key)'") }
+            guard case .string(let s) = entry.value else {
+                throw ParseError(file: file, line: entry.line, message: "'\(key)' must be a quoted string")
+            }
+            return s
+        }
+
+        /// The integer at `key` (or `fallback` when missing), or an error naming the file and line.
+        public func integer(_ key: String, default fallback: Int64? = nil) throws(ParseError) -> Int64 {
+            guard let entry = entries[key] else {
+                if let fallback { return fallback }
+                throw ParseError(file: file, line: 0, message: "missing key '\(key)'")
+            }
+            guard case .integer(let i) = entry.value else {
+                throw ParseError(file: file, line: entry.line, message: "'\(key)' must be a whole number")
+            }
+            return i
+        }
+
+        /// The bytes of the hex string at `key`, which must be `count` bytes long.
+        public func hex(_ key: String, count: Int) throws(ParseError) -> [UInt8] {
+            let text = try string(key)
+            guard let bytes = Hexadecimal.decode(text), bytes.count == count else {
+                throw ParseError(file: file, line: entries[key]?.line ?? 0, message: "'\(key)' must be \(count * 2) hex digits")
+            }
+            return bytes
+        }
+    }
+
+    /// Parses `text` read from `file`.
+    public static func parse(_ text: String, file: String) throws(ParseError) -> Document {
+        var document = Document(file: file)
+        var lineNumber = 0
+        for rawLine in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            lineNumber += 1
+            let line = rawLine.drop { $0 == " " || $0 == "\t" }
+            if line.isEmpty || line.first == "#" || line.allSatisfy({ $0 == " " || $0 == "\t" || $0 == "\r" }) { continue }
+            guard let equals = line.firstIndex(of: "=") else {
+                throw ParseError(file: file, line: lineNumber, message: "expected key = value")
+            }
+            let key = String(line[..<equals].trimmingSpaces)
+            guard !key.isEmpty, key.utf8.allSatisfy({ ($0 >= 0x61 && $0 <= 0x7A) || $0 == 0x5F || ($0 >= 0x30 && $0 <= 0x39) }) else {
+                throw ParseError(file: file, line: lineNumber, message: "bad key '\(key)' (lower-case letters, digits and _)")
+            }
+            guard document.entries[key] == nil else {
+                throw ParseError(file: file, line: lineNumber, message: "'\(key)' given twice")
+            }
+            let valueText = line[line.index(after: equals)...].trimmingSpaces
+            if valueText.first == "\"" {
+                guard let s = unquote(valueText) else {
+                    throw ParseError(file: file, line: lineNumber, message: "unterminated or badly escaped string for '\(key)'")
+                }
+                document.set(key, .string(s), line: lineNumber)
+            } else if let i = Int64(valueText) {
+                document.set(key, .integer(i), line: lineNumber)
+            } else {
+                throw ParseError(file: file, line: lineNumber, message: "value of '\(key)' must be a quoted string or a whole number")
+            }
+        }
+        return document
+    }
+
+    /// Renders `entries` (in order) after `comment` lines.
+    public static func render(comment: [String], _ entries: [(String, Value)]) -> String {
+        var out = comment.map { "# \($0)\n" }.joined()
+        for (key, value) in entries {
+            switch value {
+            case .string(let s): out += "\(key) = \(quote(s))\n"
+            case .integer(let i): out += "\(key) = \(i)\n"
+            }
+        }
+        return out
+    }
+
+    static func quote(_ s: String) -> String {
+        var out = "\""
+        for c in s.unicodeScalars {
+            switch c {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            default:
+                if c.value < 0x20 || c.value == 0x7F { out += "?" } else { out.unicodeScalars.append(c) }
+            }
+        }
+        return out + "\""
+    }
+
+    static func unquote(_ text: Substring) -> String? {
+        var out = ""
+        var escaped = false
+        var closed = false
+        for c in text.dropFirst() {
+            if closed { return nil }  // text after the closing quote
+            if escaped {
+                switch c {
+                case "\"": out.append("\"")
+                case "\\": out.append("\\")
+                case "n": out.append("\n")
+                default: return nil
+                }
+                escaped = false
+            } else if c == "\\" {
+                escaped = true
+            } else if c == "\"" {
+                closed = true
+            } else {
+                out.append(c)
+            }
+        }
+        return closed ? out : nil
+    }
+}
+
+extension Substring {
+    var trimmingSpaces: Substring {
+        var s = self
+        while let f = s.first, f == " " || f == "\t" { s = s.dropFirst() }
+        while let l = s.last, l == " " || l == "\t" || l == "\r" { s = s.dropLast() }
+        return s
+    }
+}

@@ -1,0 +1,95 @@
+import Mouse3DCore
+import Mouse3DLinux
+
+/// A peer this machine has paired with, as stored in its key file.
+public struct PairedPeer: Sendable, Equatable {
+    /// What the peer is to this machine.
+    public enum Role: String, Sendable {
+        /// It sends to us (stored by a receiver).
+        case sender
+        /// We send to it (stored by a sender).
+        case receiver
+
+        /// The folder of such peers inside the configuration directory.
+        var folder: String { self == .sender ? "senders" : "receivers" }
+    }
+
+    /// What the peer is to us.
+    public var role: Role
+    /// Its name, as it gave it when pairing.
+    public var name: String
+    /// Its public key.
+    public var publicKey: [UInt8]
+    /// The secret both sides derived when pairing (32 bytes).
+    public var secret: [UInt8]
+    /// For receivers: where to stream, `HOST:PORT` as the user gave the host.
+    public var address: String?
+    /// For receivers: the last epoch this sender used. For senders: the newest epoch seen.
+    public var epoch: UInt32
+    /// When the pairing was made (UTC, ISO 8601).
+    public var pairedAt: String
+    /// For senders: the next sequence number their stored epoch may use (what this receiver saw).
+    public var nextSequence: UInt64 = 0
+
+    /// Creates a record.
+    public init(role: Role, name: String, publicKey: [UInt8], secret: [UInt8], address: String?, epoch: UInt32, pairedAt: String) {
+        self.role = role
+        self.name = name
+        self.publicKey = publicKey
+        self.secret = secret
+        self.address = address
+        self.epoch = epoch
+        self.pairedAt = pairedAt
+    }
+
+    /// The 8-byte id.
+    public var id: [UInt8] { PeerIdentity.id(of: publicKey) }
+    /// `xxxx-xxxx-xxxx-xxxx`.
+    public var fingerprint: String { PeerIdentity.fingerprint(of: publicKey) }
+
+    /// The key file's text.
+    var fileText: String {
+        var entries: [(String, KeyValueText.Value)] = [
+            ("name", .string(name)),
+            ("fingerprint", .string(fingerprint)),
+            ("public_key", .string(Hexadecimal.encode(publicKey))),
+            ("secret", .string(Hexadecimal.encode(secret))),
+        ]
+        if let address { entries.append(("address", .string(address))) }
+        entries.append(("paired_at", .string(pairedAt)))
+        return KeyValueText.render(
+            comment: ["mouse3d paired \(role.rawValue). Secret: keep it mode 0600. Revoke with `mouse3d pair --revoke \(fingerprint)`."],
+            entries)
+    }
+
+    /// The state file's text: the session counters, kept apart from the key so that storing them
+    /// can never bring back a revoked pairing.
+    var stateText: String {
+        KeyValueText.render(
+            comment: ["mouse3d session state of paired \(role.rawValue) '\(name)'; removed with its key."],
+            [("epoch", .integer(Int64(epoch))), ("next_sequence", .integer(Int64(truncatingIfNeeded: nextSequence)))])
+    }
+
+    /// Applies a state file's text.
+    mutating func applyState(_ text: String, path: String) throws(KeyValueText.ParseError) {
+        let document = try KeyValueText.parse(text, file: path)
+        let e = try document.integer("epoch", default: 0)
+        guard e >= 0 && e <= Int64(UInt32.max) else {
+            throw KeyValueText.ParseError(file: path, line: document.entries["epoch"]?.line ?? 0, message: "epoch out of range")
+        }
+        epoch = UInt32(e)
+        nextSequence = UInt64(truncatingIfNeeded: try document.integer("next_sequence", default: 0))
+    }
+
+    /// Reads a record from its file text.
+    init(role: Role, fileText: String, path: String) throws(KeyValueText.ParseError) {
+        let document = try KeyValueText.parse(fileText, file: path)
+        self.role = role
+        name = try document.string("name")
+        publicKey = try document.hex("public_key", count: 32)
+        secret = try document.hex("secret", count: 32)
+        address = role == .receiver ? try document.string("address") : nil
+        epoch = 0
+        pairedAt = (try? document.string("paired_at")) ?? "unknown"
+    }
+}

@@ -1,0 +1,145 @@
+import Crypto
+import Mouse3DCore
+import Mouse3DLinux
+
+/// The receiver's side of a pairing (`mouse3d pair` without arguments): answers one sender's hello,
+/// checks its confirmation and yields the paired sender. Pure message handling; the command owns
+/// the socket. One attempt per code: a wrong confirmation ends the exchange.
+public final class PairingResponder {
+    /// How the exchange ended.
+    public enum Outcome: Sendable {
+        /// The sender proved it knew the code; store this record.
+        case paired(PairedPeer)
+        /// The sender did not know the code (or the exchange was tampered with).
+        case wrongCode(name: String, fingerprint: String)
+    }
+
+    private enum State {
+        case waiting
+        case engaged(sid: [UInt8], source: String, reply: [UInt8], keys: PairingKeys, peer: PairedPeer)
+        case finished(sid: [UInt8], done: [UInt8])
+    }
+
+    private let identity: PeerIdentity
+    private let code: PairingCode
+    private let streamPort: UInt16
+    private var state = State.waiting
+
+    /// Prepares to pair with `code`, telling the sender to stream to `streamPort`.
+    public init(identity: PeerIdentity, code: PairingCode, streamPort: UInt16) {
+        self.identity = identity
+        self.code = code
+        self.streamPort = streamPort
+    }
+
+    /// Handles one datagram from `source` (an address in text); returns the answer to send back, if
+    /// any, and the outcome once there is one.
+    public func handle(_ bytes: [UInt8], from source: String, pairedAt: @autoclosure () -> String) -> (answer: [UInt8]?, outcome: Outcome?) {
+        guard let message = PairingMessage.decode(bytes) else { return (nil, nil) }
+        switch (state, message) {
+        case (.waiting, .hello(let sid, let share, let key, let name)):
+            guard Ristretto255.isValidElement(share), let staticSecret = try? identity.staticSecret(with: key),
+                staticSecret.contains(where: { $0 != 0 })
+            else { return (nil, nil) }
+            let cpace = CPace(code: code, sid: sid)
+            let ownData = identity.publicKey + Array(identity.name.utf8)
+            guard let isk = cpace.intermediateKey(sid: sid, peerShare: share, ownData: ownData, peerData: key + Array(name.utf8), isInitiator: false)
+            else { return (nil, nil) }
+            let keys = PairingKeys(intermediateKey: isk, sid: sid, staticSecret: staticSecret, senderPublicKey: key, receiverPublicKey: identity.publicKey)
+            let reply = PairingMessage.reply(
+                sid: sid, share: cpace.share, publicKey: identity.publicKey, streamPort: streamPort,
+                confirmation: keys.receiverConfirmation, name: identity.name
+            ).encoded
+            let peer = PairedPeer(role: .sender, name: name, publicKey: key, secret: keys.pairingSecret, address: nil, epoch: 0, pairedAt: pairedAt())
+            state = .engaged(sid: sid, source: source, reply: reply, keys: keys, peer: peer)
+            return (reply, nil)
+        case (.engaged(let sid, let from, let reply, _, _), .hello(let helloSID, _, _, _)):
+            if helloSID == sid && from == source { return (reply, nil) }  // our reply was lost
+            return (PairingMessage.done(sid: helloSID, status: .busy, tag: [UInt8](repeating: 0, count: 32)).encoded, nil)
+        case (.engaged(let sid, let from, _, let keys, let peer), .confirm(let confirmSID, let confirmation)):
+            guard confirmSID == sid, from == source else { return (nil, nil) }
+            if constantTimeEqual(confirmation, keys.senderConfirmation) {
+                let done = PairingMessage.done(sid: sid, status: .paired, tag: keys.doneTag(status: 0, sid: sid)).encoded
+                state = .finished(sid: sid, done: done)
+                return (done, .paired(peer))
+            }
+            let done = PairingMessage.done(sid: sid, status: .wrongCode, tag: [UInt8](repeating: 0, count: 32)).encoded
+            state = .finished(sid: sid, done: done)
+            return (done, .wrongCode(name: peer.name, fingerprint: peer.fingerprint))
+        case (.finished(let sid, let done), .confirm(let confirmSID, _)) where confirmSID == sid:
+            return (done, nil)  // our verdict was lost
+        default:
+            return (nil, nil)
+        }
+    }
+}
+
+/// The sender's side of a pairing (`mouse3d pair HOST CODE`).
+public final class PairingInitiator {
+    /// What to do after a datagram.
+    public enum Step: Sendable {
+        /// Nothing (not for us, or malformed).
+        case ignore
+        /// Send this to the receiver.
+        case send([UInt8])
+        /// Paired: store the record (its address still to be filled in).
+        case paired(PairedPeer)
+        /// Pairing failed, for this reason.
+        case failed(String)
+    }
+
+    private let identity: PeerIdentity
+    private let cpace: CPace
+    private let sid: [UInt8]
+    private var keys: PairingKeys?
+    private var peer: PairedPeer?
+    private var confirm: [UInt8]?
+    /// The first datagram, resent until the receiver answers.
+    public let hello: [UInt8]
+
+    /// Starts a pairing with `code`.
+    public init(identity: PeerIdentity, code: PairingCode) {
+        self.identity = identity
+        var generator = SystemRandomNumberGenerator()
+        sid = (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        cpace = CPace(code: code, sid: sid)
+        hello = PairingMessage.hello(sid: sid, share: cpace.share, publicKey: identity.publicKey, name: identity.name).encoded
+    }
+
+    /// The datagram to resend while waiting: the hello, or the confirmation once sent.
+    public var pending: [UInt8] { confirm ?? hello }
+
+    /// Handles one datagram from the receiver.
+    public func handle(_ bytes: [UInt8], pairedAt: @autoclosure () -> String) -> Step {
+        guard let message = PairingMessage.decode(bytes), message.sid == sid else { return .ignore }
+        switch message {
+        case .reply(_, let share, let key, let port, let confirmation, let name):
+            guard keys == nil else { return confirm.map { .send($0) } ?? .ignore }
+            guard Ristretto255.isValidElement(share), let staticSecret = try? identity.staticSecret(with: key),
+                staticSecret.contains(where: { $0 != 0 }),
+                let isk = cpace.intermediateKey(
+                    sid: sid, peerShare: share, ownData: identity.publicKey + Array(identity.name.utf8),
+                    peerData: key + Array(name.utf8), isInitiator: true)
+            else { return .failed("the receiver's answer is malformed") }
+            let derived = PairingKeys(intermediateKey: isk, sid: sid, staticSecret: staticSecret, senderPublicKey: identity.publicKey, receiverPublicKey: key)
+            keys = derived
+            // Sent even when the receiver's proof fails, so that its user hears of the wrong code.
+            confirm = PairingMessage.confirm(sid: sid, confirmation: derived.senderConfirmation).encoded
+            guard constantTimeEqual(confirmation, derived.receiverConfirmation) else {
+                return .failed("wrong code: the receiver '\(name)' did not prove it knows this code; nothing was stored")
+            }
+            peer = PairedPeer(role: .receiver, name: name, publicKey: key, secret: derived.pairingSecret, address: ":\(port)", epoch: 0, pairedAt: pairedAt())
+            return .send(confirm!)
+        case .done(_, let status, let tag):
+            switch status {
+            case .busy: return .failed("the receiver is pairing with another sender; try again")
+            case .wrongCode: return keys == nil ? .ignore : .failed("the receiver refused the code; nothing was stored")
+            case .paired:
+                guard let keys, let peer, constantTimeEqual(tag, keys.doneTag(status: 0, sid: sid)) else { return .ignore }
+                return .paired(peer)
+            }
+        default:
+            return .ignore
+        }
+    }
+}

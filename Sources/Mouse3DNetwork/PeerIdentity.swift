@@ -1,0 +1,67 @@
+import Crypto
+import Mouse3DCore
+import Mouse3DLinux
+
+/// This machine's identity: an X25519 key pair made on first use and kept in the user's
+/// configuration directory (mode 0600). Peers know it by its fingerprint.
+public struct PeerIdentity: Sendable {
+    /// A human name for this machine (the host name when created).
+    public let name: String
+    /// The private key.
+    let privateKey: Curve25519.KeyAgreement.PrivateKey
+    /// The public key, 32 bytes.
+    public let publicKey: [UInt8]
+
+    init(name: String, privateKey: Curve25519.KeyAgreement.PrivateKey) {
+        self.name = name
+        self.privateKey = privateKey
+        publicKey = Array(privateKey.publicKey.rawRepresentation)
+    }
+
+    /// The 8-byte id peers use for this identity (on the wire, in file names).
+    public var id: [UInt8] { PeerIdentity.id(of: publicKey) }
+    /// The id as `xxxx-xxxx-xxxx-xxxx`.
+    public var fingerprint: String { PeerIdentity.fingerprint(of: publicKey) }
+
+    /// The id of a public key: the first 8 bytes of its SHA-256.
+    public static func id(of publicKey: [UInt8]) -> [UInt8] { Array(SHA256.hash(data: publicKey).prefix(8)) }
+
+    /// The fingerprint of a public key, `xxxx-xxxx-xxxx-xxxx`.
+    public static func fingerprint(of publicKey: [UInt8]) -> String {
+        let hex = Array(Hexadecimal.encode(id(of: publicKey)))
+        return stride(from: 0, to: hex.count, by: 4).map { String(hex[$0..<$0 + 4]) }.joined(separator: "-")
+    }
+
+    /// The X25519 shared secret with a peer's public key.
+    func staticSecret(with peerPublicKey: [UInt8]) throws -> [UInt8] {
+        let peer = try Curve25519.KeyAgreement.PublicKey(rawRepresentation: peerPublicKey)
+        return try privateKey.sharedSecretFromKeyAgreement(with: peer).withUnsafeBytes { Array($0) }
+    }
+
+    /// The identity file inside `directory`.
+    public static func path(in directory: String) -> String { directory + "/identity.key" }
+
+    /// Loads the identity from `directory`, creating it (and the directory) on first use.
+    public static func loadOrCreate(in directory: String) throws -> (identity: PeerIdentity, created: Bool) {
+        let path = path(in: directory)
+        if let bytes = try SecretFile.read(path: path) {
+            let document = try KeyValueText.parse(String(decoding: bytes, as: UTF8.self), file: path)
+            let key = try document.hex("private_key", count: 32)
+            let name = try document.string("name")
+            do {
+                return (PeerIdentity(name: name, privateKey: try Curve25519.KeyAgreement.PrivateKey(rawRepresentation: key)), false)
+            } catch {
+                throw KeyValueText.ParseError(file: path, line: 0, message: "private_key is not an X25519 key")
+            }
+        }
+        let identity = PeerIdentity(name: String(FileSystem.hostName.prefix(PairingMessage.maximumNameBytes)), privateKey: .init())
+        try SecretFile.makeDirectory(directory)
+        let text = KeyValueText.render(
+            comment: ["mouse3d identity of this machine. Secret: keep it mode 0600 and never share it."],
+            [("name", .string(identity.name)),
+             ("private_key", .string(Hexadecimal.encode(identity.privateKey.rawRepresentation))),
+             ("fingerprint", .string(identity.fingerprint))])
+        try SecretFile.write(path: path, bytes: Array(text.utf8))
+        return (identity, true)
+    }
+}

@@ -1,0 +1,72 @@
+import Mouse3DCore
+import Mouse3DLinux
+
+/// The paired peers of one role, one key file each (`senders/ID.key` or `receivers/ID.key` in the
+/// configuration directory).
+public struct PeerStore: Sendable {
+    /// The configuration directory.
+    public let base: String
+    /// Which peers.
+    public let role: PairedPeer.Role
+
+    /// The store of `role` peers under `base`.
+    public init(base: String, role: PairedPeer.Role) {
+        self.base = base
+        self.role = role
+    }
+
+    /// The folder holding the key files.
+    public var directory: String { base + "/" + role.folder }
+
+    /// The key file of the peer with `id`.
+    public func path(of id: [UInt8]) -> String { directory + "/" + Hexadecimal.encode(id) + ".key" }
+    /// The state file (epoch, sequence) of the peer with `id`.
+    public func statePath(of id: [UInt8]) -> String { directory + "/" + Hexadecimal.encode(id) + ".state" }
+
+    /// Every readable peer, and a message for every key file that was refused.
+    public func load() -> (peers: [PairedPeer], problems: [String]) {
+        guard let names = try? DirectoryListing.names(in: directory) else { return ([], []) }
+        var peers: [PairedPeer] = []
+        var problems: [String] = []
+        for name in names.sorted() where name.hasSuffix(".key") {
+            let path = directory + "/" + name
+            do {
+                guard let bytes = try SecretFile.read(path: path) else { continue }
+                var peer = try PairedPeer(role: role, fileText: String(decoding: bytes, as: UTF8.self), path: path)
+                let state = statePath(of: peer.id)
+                if let stateBytes = try SecretFile.read(path: state) {
+                    try peer.applyState(String(decoding: stateBytes, as: UTF8.self), path: state)
+                }
+                peers.append(peer)
+            } catch {
+                problems.append("\(error); this peer is ignored")
+            }
+        }
+        return (peers, problems)
+    }
+
+    /// Writes (or replaces) the key and state files of `peer` (a new pairing).
+    public func save(_ peer: PairedPeer) throws(SystemCallError) {
+        try SecretFile.makeDirectory(directory)
+        try SecretFile.write(path: statePath(of: peer.id), bytes: Array(peer.stateText.utf8))
+        try SecretFile.write(path: path(of: peer.id), bytes: Array(peer.fileText.utf8))
+    }
+
+    /// Writes the state file of `peer` (its epoch and sequence) without touching its key.
+    public func saveState(_ peer: PairedPeer) throws(SystemCallError) {
+        try SecretFile.write(path: statePath(of: peer.id), bytes: Array(peer.stateText.utf8))
+    }
+
+    /// Removes the peers whose fingerprint, id or name is `selector`; returns them.
+    public func revoke(_ selector: String) throws -> [PairedPeer] {
+        let wanted = selector.lowercased()
+        let chosen = load().peers.filter {
+            $0.fingerprint == wanted || Hexadecimal.encode($0.id) == wanted.filter { $0 != "-" } || $0.name == selector
+        }
+        for peer in chosen {
+            try FileSystem.remove(path(of: peer.id))
+            try FileSystem.remove(statePath(of: peer.id))
+        }
+        return chosen
+    }
+}

@@ -1,0 +1,81 @@
+import Mouse3DCore
+import Mouse3DLinux
+import Mouse3DNetwork
+
+/// The paired receivers a sealed `send` streams to, each with its address and a sealer for a new
+/// epoch (stored before the first frame, so no epoch is ever used twice).
+struct SealedTargets {
+    var peer: PairedPeer
+    var address: SocketAddress
+    var sealer: DatagramSealer
+
+    /// Chooses receivers for `requested` (`--to` values; empty: every paired receiver), pairing first
+    /// with `pairCode` if given.
+    static func choose(_ requested: [String], pairCode: PairingCode?, base: String, diagnostics: Diagnostics) throws -> [SealedTargets] {
+        let identity = try loadIdentity(base: base, say: diagnostics.say)
+        let store = PeerStore(base: base, role: .receiver)
+        if let pairCode, let host = requested.first {
+            let peer = try pairWithReceiver(host: pairingHost(for: host), code: pairCode, identity: identity, base: base)
+            diagnostics.say("paired with receiver '\(peer.name)' (fingerprint \(peer.fingerprint))")
+        }
+        let (paired, problems) = store.load()
+        for problem in problems { diagnostics.say(problem) }
+        guard !paired.isEmpty else {
+            throw CommandFailure("no paired receivers: run `mouse3d pair` on the receiver, then `mouse3d pair HOST CODE` here "
+                + "(or `mouse3d send --to HOST --pair CODE`); --insecure sends unauthenticated frames instead")
+        }
+        var chosen: [(PairedPeer, SocketAddress)] = []
+        if requested.isEmpty {
+            for peer in paired { chosen.append((peer, try resolve(peer.address ?? "", for: peer))) }
+        } else {
+            for text in requested {
+                if let peer = paired.first(where: { $0.name == text || $0.fingerprint == text.lowercased() }) {
+                    chosen.append((peer, try resolve(peer.address ?? "", for: peer)))
+                    continue
+                }
+                let address: SocketAddress
+                do {
+                    address = try SocketAddress.resolve(text, defaultPort: StreamDefaults.port, passive: false)
+                } catch {
+                    throw CommandFailure("bad receiver address \(error)")
+                }
+                guard let peer = paired.first(where: { (try? SocketAddress.resolve($0.address ?? "", defaultPort: StreamDefaults.port, passive: false)) == address })
+                else {
+                    throw CommandFailure("no paired receiver at \(address): run `mouse3d pair` there, then `mouse3d send --to \(text) --pair CODE`; "
+                        + "paired: \(paired.map { "'\($0.name)' at \($0.address ?? "?")" }.joined(separator: ", "))")
+                }
+                chosen.append((peer, address))
+            }
+        }
+        guard chosen.count <= StreamDefaults.maximumPeers else {
+            throw CommandFailure("\(chosen.count) paired receivers; at most \(StreamDefaults.maximumPeers) at once: choose with --to")
+        }
+        return try chosen.map { peer, address in
+            var next = peer
+            guard peer.epoch < UInt32.max else { throw CommandFailure("'\(peer.name)': session counter exhausted; pair again") }
+            next.epoch = peer.epoch + 1
+            do {
+                try store.saveState(next)
+            } catch {
+                throw CommandFailure("cannot store the session counter for '\(peer.name)': \(error)")
+            }
+            return SealedTargets(
+                peer: next, address: address,
+                sealer: DatagramSealer(secret: peer.secret, senderID: identity.id, receiverID: peer.id, epoch: next.epoch))
+        }
+    }
+
+    private static func resolve(_ text: String, for peer: PairedPeer) throws -> SocketAddress {
+        do {
+            return try SocketAddress.resolve(text, defaultPort: StreamDefaults.port, passive: false)
+        } catch {
+            throw CommandFailure("paired receiver '\(peer.name)': bad address \(error)")
+        }
+    }
+
+    /// `--to HOST[:STREAM-PORT]` names the stream port; pairing goes to the same host's pairing port.
+    private static func pairingHost(for text: String) -> String {
+        let host = hostPart(of: text)
+        return host.contains(":") ? "[\(host)]" : host
+    }
+}
