@@ -91,7 +91,15 @@ public final class AttitudeReceiver {
     /// Counts per sender address.
     public private(set) var counters: [SocketAddress: SenderCounters] = [:]
     /// Why datagrams were dropped, by reason.
-    public private(set) var dropReasons: [String: UInt64] = [:]
+    public var dropReasons: [String: UInt64] {
+        var reasons = countedReasons
+        if rateLimited > 0 { reasons[DropReason.rateLimited.rawValue] = rateLimited }
+        return reasons
+    }
+    private var countedReasons: [String: UInt64] = [:]
+    /// Datagrams dropped unread from sources over their refusal budget (counted apart: the hot path
+    /// of a flood).
+    private var rateLimited: UInt64 = 0
     private var tracker = StreamTracker<StreamKey>()
     private var rawSequence: [SocketAddress: UInt64] = [:]
     private var nextForget: UInt64 = 0
@@ -139,7 +147,7 @@ public final class AttitudeReceiver {
             guard refusals.wouldAllow(sender, now: now) else {
                 // A source that keeps sending what is refused: dropped unread.
                 counters[sender, default: SenderCounters()].dropped += 1
-                dropReasons[DropReason.rateLimited.rawValue, default: 0] += 1
+                rateLimited += 1
                 try noteRefusal(from: sender, reason: DropReason.rateLimited.rawValue, claimed: nil, now: now, handle)
                 continue
             }
@@ -150,7 +158,7 @@ public final class AttitudeReceiver {
             switch decoded {
             case .failure(let reason):
                 counters[sender, default: SenderCounters()].dropped += 1
-                dropReasons[reason.rawValue, default: 0] += 1
+                countedReasons[reason.rawValue, default: 0] += 1
                 _ = refusals.allow(sender, now: now)
                 if format == .sealed {
                     let claimed = buffer.withUnsafeBytes { opener!.claimedSenderID(UnsafeRawBufferPointer(rebasing: $0[0..<bytes])) }

@@ -32,6 +32,14 @@ public final class PairingResponder {
         self.streamPort = streamPort
     }
 
+    /// What the receiver's CPace share is bound to: its key, name and stream port (so none can be
+    /// altered on the way).
+    static func receiverData(publicKey: [UInt8], name: String, streamPort: UInt16) -> [UInt8] {
+        var data = publicKey + Array(name.utf8.prefix(PairingMessage.maximumNameBytes))
+        data.appendLittleEndian(streamPort)
+        return data
+    }
+
     /// Handles one datagram from `source` (an address in text); returns the answer to send back, if
     /// any, and the outcome once there is one.
     public func handle(_ bytes: [UInt8], from source: String, pairedAt: @autoclosure () -> String) -> (answer: [UInt8]?, outcome: Outcome?) {
@@ -42,8 +50,8 @@ public final class PairingResponder {
                 staticSecret.contains(where: { $0 != 0 })
             else { return (nil, nil) }
             let cpace = CPace(code: code, sid: sid)
-            let ownData = identity.publicKey + Array(identity.name.utf8)
-            guard let isk = cpace.intermediateKey(sid: sid, peerShare: share, ownData: ownData, peerData: key + Array(name.utf8), isInitiator: false)
+            let ownData = PairingResponder.receiverData(publicKey: identity.publicKey, name: identity.name, streamPort: streamPort)
+            guard let isk = cpace.intermediateKey(sid: sid, peerShare: share, ownData: ownData, peerData: key + Array(name.utf8.prefix(PairingMessage.maximumNameBytes)), isInitiator: false)
             else { return (nil, nil) }
             let keys = PairingKeys(intermediateKey: isk, sid: sid, staticSecret: staticSecret, senderPublicKey: key, receiverPublicKey: identity.publicKey)
             let reply = PairingMessage.reply(
@@ -118,8 +126,8 @@ public final class PairingInitiator {
             guard Ristretto255.isValidElement(share), let staticSecret = try? identity.staticSecret(with: key),
                 staticSecret.contains(where: { $0 != 0 }),
                 let isk = cpace.intermediateKey(
-                    sid: sid, peerShare: share, ownData: identity.publicKey + Array(identity.name.utf8),
-                    peerData: key + Array(name.utf8), isInitiator: true)
+                    sid: sid, peerShare: share, ownData: identity.publicKey + Array(identity.name.utf8.prefix(PairingMessage.maximumNameBytes)),
+                    peerData: PairingResponder.receiverData(publicKey: key, name: name, streamPort: port), isInitiator: true)
             else { return .failed("the receiver's answer is malformed") }
             let derived = PairingKeys(intermediateKey: isk, sid: sid, staticSecret: staticSecret, senderPublicKey: identity.publicKey, receiverPublicKey: key)
             keys = derived

@@ -18,6 +18,9 @@ public struct PeerIdentity: Sendable {
         publicKey = Array(privateKey.publicKey.rawRepresentation)
     }
 
+    /// A new identity that is not stored (tests, benchmarks).
+    public static func generate(name: String) -> PeerIdentity { PeerIdentity(name: name, privateKey: .init()) }
+
     /// The 8-byte id peers use for this identity (on the wire, in file names).
     public var id: [UInt8] { PeerIdentity.id(of: publicKey) }
     /// The id as `xxxx-xxxx-xxxx-xxxx`.

@@ -66,6 +66,17 @@ final class Mouse3DProcess: @unchecked Sendable {
         return false
     }
 
+    /// Waits until standard output contains `text` (or the time runs out); returns whether it did.
+    @discardableResult
+    func waitForOutput(containing text: String, seconds: Double = 10) -> Bool {
+        let end = Date().addingTimeInterval(seconds)
+        while Date() < end {
+            if output.contains(text) { return true }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        return false
+    }
+
     /// The port from "listening on ADDR:PORT".
     func listeningPort() throws -> Int {
         #expect(waitForError(containing: "listening on"), "receiver did not start: \(errors)")

@@ -1,0 +1,233 @@
+import Glibc
+import Mouse3DCore
+import Mouse3DLinux
+import Mouse3DNetwork
+import Testing
+
+/// A sender and receiver that share a pairing secret, without the exchange.
+struct SealedPair {
+    let sender = PeerIdentity.generate(name: "deck")
+    let receiver = PeerIdentity.generate(name: "desk")
+    let secret: [UInt8] = (0..<32).map { _ in UInt8.random(in: 0...255) }
+
+    var senderRecord: PairedPeer {
+        PairedPeer(role: .sender, name: "deck", publicKey: sender.publicKey, secret: secret, address: nil, epoch: 0, pairedAt: "t")
+    }
+
+    func sealer(epoch: UInt32 = 1, secret other: [UInt8]? = nil) -> DatagramSealer {
+        DatagramSealer(secret: other ?? secret, senderID: sender.id, receiverID: receiver.id, epoch: epoch)
+    }
+
+    func opener(floors: [[UInt8]: UInt64] = [:], epoch: UInt32 = 0) -> SealedStreamOpener {
+        var record = senderRecord
+        record.epoch = epoch
+        return SealedStreamOpener(receiverID: receiver.id, peers: [record], sequenceFloors: floors)
+    }
+
+    static func plain(_ sequence: UInt64, stream: UInt32 = 9, roll: Float = 0.25) -> [UInt8] {
+        AttitudeDatagram(streamID: stream, sequence: sequence, sentNanoseconds: 1234 + sequence, buttons: [.clutch],
+                         frame: AttitudeFrame(roll: roll, pitch: -0.5, yaw: 1)).encoded
+    }
+
+    static func seal(_ sealer: inout DatagramSealer, _ sequence: UInt64, roll: Float = 0.25) throws -> [UInt8] {
+        var out: [UInt8] = []
+        try sealer.seal(plain(sequence, roll: roll), into: &out)
+        return out
+    }
+}
+
+extension SealedStreamOpener {
+    func refusal(_ bytes: [UInt8]) -> Refusal? {
+        switch bytes.withUnsafeBytes({ open($0) }) {
+        case .success: nil
+        case .failure(let r): r
+        }
+    }
+}
+
+@Suite("Sealed datagrams")
+struct SealedStreamTests {
+    let pair = SealedPair()
+
+    @Test("A sealed datagram is 68 bytes, hides the frame, and opens to exactly what was sealed")
+    func roundTrip() throws {
+        var sealer = pair.sealer()
+        let bytes = try SealedPair.seal(&sealer, 0)
+        #expect(bytes.count == SealedDatagramLayout.byteCount && bytes[3] == 1)
+        let plain = SealedPair.plain(0)
+        #expect(Array(bytes[28..<52]) != Array(plain[16..<40]), "payload must not travel in clear")
+        let opener = pair.opener()
+        guard case .success(let o) = bytes.withUnsafeBytes({ opener.open($0) }) else {
+            Issue.record("did not open")
+            return
+        }
+        #expect(o.datagram == (try AttitudeDatagram.decode(plain).get()))
+        #expect(o.peer.name == "deck" && o.startedEpoch)
+    }
+
+    @Test("Forged, truncated, extended, wrong-key and unknown-sender datagrams are refused with their reason")
+    func forgeries() throws {
+        var sealer = pair.sealer()
+        let good = try SealedPair.seal(&sealer, 0)
+        let opener = pair.opener()
+        var forged = good
+        for i in 28..<68 { forged[i] = UInt8.random(in: 0...255) }
+        #expect(opener.refusal(forged) == .badTag)
+        #expect(opener.refusal(Array(good.prefix(67))) == .wrongSize)
+        #expect(opener.refusal(good + [0]) == .wrongSize)
+        var wrongKey = pair.sealer(secret: [UInt8](repeating: 7, count: 32))
+        #expect(opener.refusal(try SealedPair.seal(&wrongKey, 0)) == .badTag)
+        let stranger = DatagramSealer(secret: pair.secret, senderID: [1, 2, 3, 4, 5, 6, 7, 8], receiverID: pair.receiver.id, epoch: 1)
+        var s = stranger
+        #expect(opener.refusal(try SealedPair.seal(&s, 0)) == .unknownSender)
+        #expect(opener.refusal(SealedPair.plain(0)) == .unsealed)
+        #expect(opener.refusal(Array(repeating: 0, count: 12)) == .unsealed)
+        #expect(opener.refusal([]) == .notMouse3D)
+        // None of that disturbed the genuine stream.
+        #expect(opener.refusal(good) == nil)
+    }
+
+    @Test("Flipping any single bit of a sealed datagram gets it refused")
+    func bitFlips() throws {
+        var sealer = pair.sealer()
+        let good = try SealedPair.seal(&sealer, 5)
+        var accepted = 0
+        for byte in 0..<good.count {
+            for bit in 0..<8 {
+                let opener = pair.opener()
+                var flipped = good
+                flipped[byte] ^= UInt8(1 << bit)
+                if opener.refusal(flipped) == nil { accepted += 1 }
+            }
+        }
+        #expect(accepted == 0, "\(accepted) of \(good.count * 8) single-bit flips were accepted")
+    }
+
+    @Test("Replays are refused; reordering is accepted within the window and refused beyond it")
+    func replayWindow() throws {
+        var sealer = pair.sealer()
+        let opener = pair.opener()
+        let datagrams = try (0..<3000).map { try SealedPair.seal(&sealer, UInt64($0)) }
+        #expect(opener.refusal(datagrams[100]) == nil)
+        #expect(opener.refusal(datagrams[100]) == .replayed)
+        #expect(opener.refusal(datagrams[50]) == nil, "late but within the window")
+        #expect(opener.refusal(datagrams[50]) == .replayed)
+        #expect(opener.refusal(datagrams[2999]) == nil)
+        #expect(opener.refusal(datagrams[2999 - 2047]) == nil, "the oldest still in a 2048 window")
+        #expect(opener.refusal(datagrams[2999 - 2048]) == .replayed, "beyond the window")
+        #expect(opener.refusal(datagrams[0]) == .replayed)
+    }
+
+    @Test("A new epoch (sender restart) is adopted only once it verifies; older epochs are refused after")
+    func epochs() throws {
+        let opener = pair.opener()
+        var first = pair.sealer(epoch: 1)
+        var second = pair.sealer(epoch: 2)
+        let old = try (0..<10).map { try SealedPair.seal(&first, UInt64($0)) }
+        #expect(opener.refusal(old[0]) == nil)
+        // A forged datagram claiming epoch 2 must not move the receiver on.
+        var forged = try SealedPair.seal(&second, 0)
+        forged[60] ^= 1
+        #expect(opener.refusal(forged) == .badTag)
+        #expect(opener.refusal(old[1]) == nil)
+        // The restarted sender's first genuine datagram does.
+        #expect(opener.refusal(try SealedPair.seal(&second, 0)) == nil)
+        #expect(opener.refusal(old[2]) == .staleEpoch)
+        #expect(opener.highWaterMarks.first?.epoch == 2)
+    }
+
+    @Test("After a receiver restart, what the last run accepted in the stored epoch stays refused")
+    func floorsAcrossRestart() throws {
+        var sealer = pair.sealer(epoch: 3)
+        let datagrams = try (0..<20).map { try SealedPair.seal(&sealer, UInt64($0)) }
+        let firstRun = pair.opener(epoch: 0)
+        for d in datagrams[0..<10] { #expect(firstRun.refusal(d) == nil) }
+        let mark = try #require(firstRun.highWaterMarks.first)
+        #expect(mark.epoch == 3 && mark.nextSequence == 10)
+        let secondRun = pair.opener(floors: [pair.sender.id: mark.nextSequence], epoch: mark.epoch)
+        #expect(secondRun.refusal(datagrams[9]) == .replayed)
+        #expect(secondRun.refusal(datagrams[0]) == .replayed)
+        #expect(secondRun.refusal(datagrams[10]) == nil)
+    }
+
+    @Test("Keys rotate every 2^24 datagrams and the stream opens across the boundary")
+    func rotation() throws {
+        var sealer = pair.sealer()
+        let opener = pair.opener()
+        let boundary: UInt64 = 1 << SealedDatagramLayout.generationShift
+        for sequence in [boundary - 2, boundary - 1, boundary, boundary + 1] {
+            #expect(opener.refusal(try SealedPair.seal(&sealer, sequence)) == nil, "sequence \(sequence)")
+        }
+        // The same plaintext and counter position under another generation gives another ciphertext.
+        var a = pair.sealer(), b = pair.sealer()
+        let x = try SealedPair.seal(&a, 3), y = try SealedPair.seal(&b, 3 + boundary)
+        #expect(Array(x[28..<52]) != Array(y[28..<52]))
+    }
+
+    @Test("Revocation: once a sender is removed from the peers, its next datagram is refused")
+    func revocation() throws {
+        var sealer = pair.sealer()
+        let opener = pair.opener()
+        #expect(opener.refusal(try SealedPair.seal(&sealer, 0)) == nil)
+        opener.replacePeers([])
+        #expect(opener.refusal(try SealedPair.seal(&sealer, 1)) == .unknownSender)
+    }
+
+    @Test("Through a real socket: only the genuine frames come out; every refusal is counted by reason")
+    func receiverCounts() throws {
+        let opener = pair.opener()
+        let r = try AttitudeReceiver(
+            listeningOn: SocketAddress.resolve("127.0.0.1:0", defaultPort: 0, passive: false), format: .sealed, opener: opener)
+        let socket = try UDPSocket(family: r.localAddress.family)
+        var sealer = pair.sealer()
+        let genuine = try (0..<5).map { try SealedPair.seal(&sealer, UInt64($0)) }
+        var flipped = genuine[4]
+        flipped[40] ^= 0x80
+        var wrongKey = pair.sealer(secret: Array(repeating: 1, count: 32))
+        let junk: [[UInt8]] = [
+            Array(genuine[0].prefix(30)), flipped, try SealedPair.seal(&wrongKey, 9), SealedPair.plain(1), [1, 2, 3],
+        ]
+        for d in genuine[0..<3] + junk + [genuine[1], genuine[3]] {
+            _ = try d.withUnsafeBytes { try socket.send($0, to: r.localAddress) }
+        }
+        var frames: [UInt64] = []
+        var refused: [String] = []
+        let end = MonotonicClock.nanoseconds() + 1_000_000_000
+        while frames.count < 4 && MonotonicClock.nanoseconds() < end {
+            _ = try PollSet([r.descriptor]).wait(timeoutNanoseconds: 10_000_000)
+            try r.drain { event in
+                switch event {
+                case .frame(let f): frames.append(f.sequence)
+                case .refused(_, _, let reason, _): refused.append(reason)
+                default: break
+                }
+            }
+        }
+        #expect(frames == [0, 1, 2, 3])
+        #expect(r.dropReasons["wrong size"] == 1)
+        #expect(r.dropReasons["bad tag"] == 2)
+        #expect(r.dropReasons["unsealed"] == 1)
+        #expect(r.dropReasons["not mouse3d"] == 1)
+        #expect(r.dropReasons["replayed"] == 1)
+        #expect(r.totals.dropped == 6)
+        #expect(refused.count == 1, "the first refusal from a source is reported, later ones summed: \(refused)")
+    }
+
+    @Test("A source that keeps being refused is rate limited: dropped unread after its burst")
+    func rateLimit() throws {
+        let r = try AttitudeReceiver(
+            listeningOn: SocketAddress.resolve("127.0.0.1:0", defaultPort: 0, passive: false), format: .sealed, opener: pair.opener())
+        let socket = try UDPSocket(family: r.localAddress.family, blocking: true)
+        let junk = [UInt8](repeating: 0x4D, count: 68)
+        for _ in 0..<1500 { _ = try junk.withUnsafeBytes { try socket.send($0, to: r.localAddress) } }
+        var total = 0
+        let end = MonotonicClock.nanoseconds() + 1_000_000_000
+        while total < 1500 && MonotonicClock.nanoseconds() < end {
+            _ = try PollSet([r.descriptor]).wait(timeoutNanoseconds: 10_000_000)
+            total += try r.drain { _ in }
+        }
+        let limited = r.dropReasons["rate limited"] ?? 0
+        #expect(total == 1500)
+        #expect(limited >= 400 && limited <= 500, "1000-datagram burst, then limited: \(r.dropReasons)")
+    }
+}
