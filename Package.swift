@@ -57,6 +57,9 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 
+        // libFuzzer target for the network decoders (Tests/Fuzz/run.sh); a plain build replays inputs.
+        .executableTarget(name: "DatagramFuzzer", dependencies: ["Mouse3DCore", "Mouse3DNetwork", "Mouse3DLinux"], path: "Tests/Fuzz/DatagramFuzzer"),
+
         // Device emulators and the tests that run inside the kernel VM (Tests/VM/run.sh).
         .target(name: "VMDeviceEmulators", dependencies: ["Mouse3DLinux", "CLinux"], path: "Tests/VM/Emulators"),
         .executableTarget(

@@ -32,3 +32,10 @@ extension FileSystem {
         return String(cString: resolved)
     }
 }
+
+extension FileSystem {
+    /// Removes the empty directory at `path` (`rmdir(2)`); a missing one is not an error.
+    public static func removeDirectory(_ path: String) throws(SystemCallError) {
+        _ = try SystemCall.retrying("rmdir", path, tolerating: [ENOENT]) { rmdir(path) }
+    }
+}

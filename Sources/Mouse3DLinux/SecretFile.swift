@@ -114,3 +114,11 @@ extension FileSystem {
         return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }
+
+extension FileSystem {
+    /// Sets environment variable `name` for this process and the children it starts (`setenv(3)`).
+    /// Call it before starting threads.
+    public static func setEnvironment(_ name: String, _ value: String) {
+        setenv(name, value, 1)
+    }
+}

@@ -20,6 +20,12 @@ public final class AttitudeReceiver {
         public var streamID: UInt32
         /// The paired sender's name (sealed streams only).
         public var peerName: String?
+        /// Equal when address and stream id are (the name follows from them; not hashed per frame).
+        public static func == (a: StreamKey, b: StreamKey) -> Bool { a.sender == b.sender && a.streamID == b.streamID }
+        public func hash(into hasher: inout Hasher) {
+            hasher.combine(sender)
+            hasher.combine(streamID)
+        }
         public var description: String {
             let who = peerName.map { "'\($0)' (\(sender))" } ?? "\(sender)"
             return streamID == 0 ? who : "\(who) stream \(String(streamID, radix: 16))"

@@ -75,7 +75,7 @@ public final class AttitudeStreamer {
             let address = peers[i].address
             let outcome: UDPSocket.SendOutcome
             if format == .sealed {
-                try sealers[i].seal(buffer, into: &sealed)
+                sealers[i].seal(buffer, into: &sealed)
                 outcome = try sealed.withUnsafeBytes { try socket.send($0, to: address) }
             } else {
                 outcome = try buffer.withUnsafeBytes { try socket.send($0, to: address) }

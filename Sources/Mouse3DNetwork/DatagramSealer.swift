@@ -1,22 +1,26 @@
 import Crypto
 import Mouse3DCore
+import Mouse3DLinux
 
 /// Session keys of sealed streams: HKDF-SHA256 of the pairing secret, per epoch and generation, bound
 /// to both ids. A sender never reuses an epoch with one receiver (it is stored before use), and the
 /// sequence number never repeats within an epoch, so no (key, nonce) pair is ever used twice.
 enum SessionKey {
-    static func derive(secret: [UInt8], senderID: [UInt8], receiverID: [UInt8], epoch: UInt32, generation: UInt64) -> SymmetricKey {
+    static func derive(secret: [UInt8], senderID: [UInt8], receiverID: [UInt8], epoch: UInt32, generation: UInt64) -> [UInt8] {
         var info = Array("mouse3d v1 frames".utf8) + senderID + receiverID
         info.appendLittleEndian(epoch)
         info.appendLittleEndian(generation)
         return HKDF<SHA256>.deriveKey(inputKeyMaterial: SymmetricKey(data: secret), info: info, outputByteCount: 32)
+            .withUnsafeBytes { Array($0) }
     }
 
-    /// The ChaCha20-Poly1305 nonce of a sequence number: four zero bytes, then the counter (LE).
-    static func nonce(_ sequence: UInt64) -> ChaChaPoly.Nonce {
-        var bytes: [UInt8] = [0, 0, 0, 0]
-        bytes.appendLittleEndian(sequence)
-        return try! ChaChaPoly.Nonce(data: bytes)  // 12 bytes: always valid
+    /// Writes the nonce of a sequence number into `nonce` (12 bytes): four zero bytes, then the
+    /// counter, little-endian (as WireGuard does).
+    static func write(sequence: UInt64, into nonce: inout [UInt8]) {
+        nonce.withUnsafeMutableBytes { raw in
+            raw.storeBytes(of: 0, toByteOffset: 0, as: UInt32.self)
+            raw.storeBytes(of: sequence.littleEndian, toByteOffset: 4, as: UInt64.self)
+        }
     }
 }
 
@@ -28,7 +32,8 @@ public struct DatagramSealer: Sendable {
     /// The epoch of this run.
     public let epoch: UInt32
     private var generation: UInt64 = .max
-    private var key = SymmetricKey(size: .bits256)
+    private var key: [UInt8] = []
+    private var nonce = [UInt8](repeating: 0, count: 12)
 
     /// A sealer for the pairing `secret` between two ids, in `epoch`.
     public init(secret: [UInt8], senderID: [UInt8], receiverID: [UInt8], epoch: UInt32) {
@@ -39,7 +44,7 @@ public struct DatagramSealer: Sendable {
     }
 
     /// Seals a 40-byte plain datagram into 68 bytes written to `out` (replacing its contents).
-    public mutating func seal(_ plain: [UInt8], into out: inout [UInt8]) throws {
+    public mutating func seal(_ plain: [UInt8], into out: inout [UInt8]) {
         precondition(plain.count == AttitudeDatagram.byteCount)
         let sequence = plain.withUnsafeBytes { $0.loadLittleEndianUInt64(at: 8) }
         let g = SealedDatagramLayout.generation(of: sequence)
@@ -47,13 +52,26 @@ public struct DatagramSealer: Sendable {
             key = SessionKey.derive(secret: secret, senderID: senderID, receiverID: receiverID, epoch: epoch, generation: g)
             generation = g
         }
+        SessionKey.write(sequence: sequence, into: &nonce)
         out.removeAll(keepingCapacity: true)
         out += plain[0..<16]
         out[3] = SealedDatagramLayout.kind
         out += senderID
         out.appendLittleEndian(epoch)
-        let box = try ChaChaPoly.seal(plain[16..<40], using: key, nonce: SessionKey.nonce(sequence), authenticating: out)
-        out += box.ciphertext
-        out += box.tag
+        out += repeatElement(0, count: SealedDatagramLayout.payloadBytes + SealedDatagramLayout.tagBytes)
+        let header = SealedDatagramLayout.headerBytes, tagStart = header + SealedDatagramLayout.payloadBytes
+        key.withUnsafeBytes { key in
+            nonce.withUnsafeBytes { nonce in
+                plain.withUnsafeBytes { plain in
+                    out.withUnsafeMutableBytes { out in
+                        ChaCha20Poly1305.seal(
+                            key: key, nonce: nonce, associatedData: UnsafeRawBufferPointer(rebasing: out[0..<header]),
+                            plaintext: UnsafeRawBufferPointer(rebasing: plain[16..<40]),
+                            ciphertext: UnsafeMutableRawBufferPointer(rebasing: out[header..<tagStart]),
+                            tag: UnsafeMutableRawBufferPointer(rebasing: out[tagStart...]))
+                    }
+                }
+            }
+        }
     }
 }

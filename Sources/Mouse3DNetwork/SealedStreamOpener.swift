@@ -1,5 +1,5 @@
-import Crypto
 import Mouse3DCore
+import Mouse3DLinux
 
 /// Opens sealed datagrams from paired senders: finds the sender by id, verifies the tag under the
 /// key of the datagram's epoch and generation, and only then checks the sequence against the
@@ -27,21 +27,36 @@ public final class SealedStreamOpener {
         public var startedEpoch: Bool
     }
 
-    private struct Session {
+    /// One paired sender's state (a class: updated in place for every datagram).
+    private final class Session {
         var peer: PairedPeer
         /// The epoch being accepted, and its replay window.
         var epoch: UInt32
         var window: ReplayWindow
         /// In the stored epoch after a restart: sequences below this were (or may have been) seen.
         var floor: UInt64
-        var keys: [UInt64: SymmetricKey] = [:]
+        /// Keys of `keysEpoch` by generation (at most two).
+        var keys: [UInt64: [UInt8]] = [:]
         var keysEpoch: UInt32
+        /// The sender's id (computed once: it is a hash).
+        let id: [UInt8]
+
+        init(peer: PairedPeer, floor: UInt64) {
+            self.peer = peer
+            id = peer.id
+            epoch = peer.epoch
+            window = ReplayWindow()
+            self.floor = floor
+            keysEpoch = peer.epoch
+        }
     }
 
     /// This receiver's id.
     public let receiverID: [UInt8]
-    private var sessions: [[UInt8]: Session] = [:]
+    /// By sender id (its 8 bytes as a number: no allocation per lookup).
+    private var sessions: [UInt64: Session] = [:]
     private var plaintext = [UInt8](repeating: 0, count: AttitudeDatagram.byteCount)
+    private var nonce = [UInt8](repeating: 0, count: 12)
 
     /// An opener for `peers` (the receiver's paired senders). `sequenceFloors` holds, per sender id,
     /// the next sequence a stored epoch may still use (from the last run).
@@ -56,15 +71,14 @@ public final class SealedStreamOpener {
     /// Replaces the set of paired senders (after a pairing or revocation): senders no longer listed
     /// are refused from now on; unchanged ones keep their windows.
     public func replacePeers(_ peers: [PairedPeer], sequenceFloors: [[UInt8]: UInt64] = [:]) {
-        var next: [[UInt8]: Session] = [:]
+        var next: [UInt64: Session] = [:]
         for peer in peers {
-            if var existing = sessions[peer.id], existing.peer.secret == peer.secret, existing.peer.publicKey == peer.publicKey {
+            let key = peer.id.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
+            if let existing = sessions[key], existing.peer.secret == peer.secret, existing.peer.publicKey == peer.publicKey {
                 existing.peer.name = peer.name
-                next[peer.id] = existing
+                next[key] = existing
             } else {
-                next[peer.id] = Session(
-                    peer: peer, epoch: peer.epoch, window: ReplayWindow(), floor: sequenceFloors[peer.id] ?? 0,
-                    keysEpoch: peer.epoch)
+                next[key] = Session(peer: peer, floor: sequenceFloors[peer.id] ?? 0)
             }
         }
         sessions = next
@@ -91,8 +105,10 @@ public final class SealedStreamOpener {
             return .failure(bytes[3] == AttitudeDatagram.plainKind ? .unsealed : .notMouse3D)
         }
         guard bytes.count == SealedDatagramLayout.byteCount else { return .failure(.wrongSize) }
-        let id = claimedSenderID(bytes)!
-        guard var session = sessions[id] else { return .failure(.unknownSender) }
+        guard let session = sessions[bytes.loadUnaligned(fromByteOffset: SealedDatagramLayout.senderIDOffset, as: UInt64.self)] else {
+            return .failure(.unknownSender)
+        }
+        let id = session.id
         let sequence = bytes.loadLittleEndianUInt64(at: 8)
         let epoch = bytes.loadLittleEndianUInt32(at: SealedDatagramLayout.epochOffset)
         guard epoch >= session.epoch else { return .failure(.staleEpoch) }
@@ -101,22 +117,26 @@ public final class SealedStreamOpener {
 
         // Keys of this epoch (a newer epoch's key is derived without adopting it until it verifies).
         let generation = SealedDatagramLayout.generation(of: sequence)
-        let key: SymmetricKey
+        let key: [UInt8]
         if epoch == session.keysEpoch, let cached = session.keys[generation] {
             key = cached
         } else {
             key = SessionKey.derive(secret: session.peer.secret, senderID: id, receiverID: receiverID, epoch: epoch, generation: generation)
         }
-        let header = UnsafeRawBufferPointer(rebasing: bytes[0..<SealedDatagramLayout.headerBytes])
-        let ciphertext = UnsafeRawBufferPointer(rebasing: bytes[SealedDatagramLayout.headerBytes..<SealedDatagramLayout.headerBytes + SealedDatagramLayout.payloadBytes])
-        let tag = UnsafeRawBufferPointer(rebasing: bytes[(SealedDatagramLayout.byteCount - SealedDatagramLayout.tagBytes)...])
-        let opened: [UInt8]
-        do {
-            let box = try ChaChaPoly.SealedBox(nonce: SessionKey.nonce(sequence), ciphertext: ciphertext, tag: tag)
-            opened = Array(try ChaChaPoly.open(box, using: key, authenticating: header))
-        } catch {
-            return .failure(.badTag)
+        SessionKey.write(sequence: sequence, into: &nonce)
+        let header = SealedDatagramLayout.headerBytes, tagStart = header + SealedDatagramLayout.payloadBytes
+        let authentic = key.withUnsafeBytes { key in
+            nonce.withUnsafeBytes { nonce in
+                plaintext.withUnsafeMutableBytes { plain in
+                    ChaCha20Poly1305.open(
+                        key: key, nonce: nonce, associatedData: UnsafeRawBufferPointer(rebasing: bytes[0..<header]),
+                        ciphertext: UnsafeRawBufferPointer(rebasing: bytes[header..<tagStart]),
+                        tag: UnsafeRawBufferPointer(rebasing: bytes[tagStart...]),
+                        plaintext: UnsafeMutableRawBufferPointer(rebasing: plain[16..<40]))
+                }
+            }
         }
+        guard authentic else { return .failure(.badTag) }
 
         // Authentic: now the epoch may advance and the window move.
         var started = false
@@ -135,15 +155,10 @@ public final class SealedStreamOpener {
             if session.keys.count >= 2, let oldest = session.keys.keys.min() { session.keys[oldest] = nil }
             session.keys[generation] = key
         }
-        guard session.window.accept(sequence) else {
-            sessions[id] = session
-            return .failure(.replayed)
-        }
-        sessions[id] = session
+        guard session.window.accept(sequence) else { return .failure(.replayed) }
 
         for i in 0..<16 { plaintext[i] = bytes[i] }
         plaintext[3] = AttitudeDatagram.plainKind
-        for i in 0..<SealedDatagramLayout.payloadBytes { plaintext[16 + i] = opened[i] }
         switch AttitudeDatagram.decode(plaintext) {
         case .success(let datagram): return .success(Opened(datagram: datagram, peer: session.peer, startedEpoch: started))
         case .failure: return .failure(.invalidAngles)

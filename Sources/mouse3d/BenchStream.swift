@@ -9,14 +9,17 @@ extension Mouse3D {
     struct BenchStream: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "stream",
-            abstract: "Streaming on loopback: frames/s without loss, and latency, CPU and memory at 1000 frames/s.",
+            abstract: "Streaming on loopback: frames/s without loss, and latency, CPU and memory at 1000 frames/s; sealed against unsealed.",
             discussion: """
                 Throughput: this process sends datagrams at rising rates (in 1 ms bursts) to a real \
                 `mouse3d receive --print --format jsonl` writing to /dev/null; a step passes when the receiver \
                 counts every frame sent. Latency: real `mouse3d send` (a 1 kHz scripted log, one datagram per \
                 sample) and `mouse3d receive --print --latency` processes; the receiver records, in an HDR \
                 histogram, the time from the sender's clock reading just before sendto to its own after the \
-                output write. CPU is user+system time from /proc over the run; memory is peak RSS (VmHWM).
+                output write. CPU is user+system time from /proc over the run; memory is peak RSS (VmHWM). \
+                Each is measured for bare 12-byte frames (raw), plain datagrams and sealed datagrams \
+                (a pairing made in a temporary configuration directory); raw frames carry no send time, so \
+                the latency of sealing is compared with plain datagrams.
                 """)
 
         @Option(help: "Seconds per throughput step.")
@@ -28,7 +31,24 @@ extension Mouse3D {
         @Option(help: "Throughput rates to try, frames/s, comma-separated, ascending.")
         var rates: String = "25000,50000,100000,150000,200000,300000"
 
+        @Option(help: "Wire formats to measure, comma-separated: raw, plain, sealed.")
+        var formats: String = "raw,plain,sealed"
+
+        var formatList: [WireFormat] {
+            formats.split(separator: ",").compactMap { name -> WireFormat? in
+                switch name.filter({ $0 != " " }) {
+                case "raw": .raw
+                case "plain": .datagram
+                case "sealed": .sealed
+                default: nil
+                }
+            }
+        }
+
         func validate() throws {
+            guard !formatList.isEmpty, formatList.count == formats.split(separator: ",").count else {
+                throw ValidationError("--formats lists raw, plain and/or sealed, comma-separated.")
+            }
             guard stepSeconds > 0, stepSeconds <= 60, seconds >= 2, seconds <= 600 else {
                 throw ValidationError("--step-seconds must be in (0, 60] and --seconds in [2, 600].")
             }
@@ -39,16 +59,55 @@ extension Mouse3D {
 
         func run() throws {
             let executable = try FileSystem.executablePath()
-            print("throughput (receiver printing jsonl to /dev/null, \(stepSeconds) s per step):")
-            var best = 0
-            for rate in rateList {
-                let (sent, received) = try throughputStep(executable: executable, rate: rate)
-                let ok = sent == received
-                print("  \(rate) frames/s: sent \(sent), received \(received), lost \(sent - received)\(ok ? "" : "  <- loss")")
-                if ok { best = rate } else { break }
+            let pairing = try BenchPairing()
+            defer { pairing.remove() }
+            var sustained: [WireFormat: Int] = [:]
+            var cpuPerFrame: [WireFormat: [Double]] = [:]  // receiver CPU µs per frame, per step
+            var p99: [WireFormat: Double] = [:]
+            for format in formatList {
+                print("\(format.benchName): throughput (receiver printing jsonl to /dev/null, \(stepSeconds) s per step):")
+                var best = 0
+                var failed: Int?
+                func step(_ rate: Int) throws -> Bool {
+                    let (sent, received, cpu) = try throughputStep(executable: executable, rate: rate, format: format, pairing: pairing)
+                    cpuPerFrame[format, default: []].append(cpu)
+                    let ok = sent == received
+                    print("  \(rate) frames/s: sent \(sent), received \(received), lost \(sent - received)\(ok ? "" : "  <- loss")")
+                    return ok
+                }
+                for rate in rateList {
+                    if try step(rate) { best = rate } else { failed = rate; break }
+                }
+                // Narrow the gap between the last rate passed and the first failed (three halvings).
+                if var high = failed {
+                    for _ in 0..<3 where high - best > 2000 {
+                        let middle = (best + high) / 2 / 1000 * 1000
+                        if try step(middle) { best = middle } else { high = middle }
+                    }
+                }
+                print("  sustained without loss: \(best) frames/s (highest step tried: \(rateList.last!))")
+                sustained[format] = best
+                if format != .raw { p99[format] = try latencyRun(executable: executable, format: format, pairing: pairing) }
             }
-            print("  sustained without loss: \(best) frames/s (highest step tried: \(rateList.last!))")
-            try latencyRun(executable: executable)
+            // Loss-free rates swing with the machine's scheduling; CPU per frame is steadier.
+            func median(_ v: [Double]) -> Double { v.isEmpty ? 0 : v.sorted()[v.count / 2] }
+            for format in formatList {
+                let m = median(cpuPerFrame[format] ?? [])
+                print("\(format.benchName): receiver CPU per frame, median over the steps: \(fixed(m, 2)) µs (\(m > 0 ? Int(1e6 / m) : 0) frames/s per core)")
+            }
+            let sealedCPU = median(cpuPerFrame[.sealed] ?? []), plainCPU = median(cpuPerFrame[.datagram] ?? [])
+            if sealedCPU > 0 && plainCPU > 0 {
+                print("sealing cost: receiver capacity sealed/plain = \(fixed(plainCPU / sealedCPU * 100, 1))% (target >= 90%)")
+            }
+            if let sealed = sustained[.sealed], let plain = sustained[.datagram], plain > 0 {
+                print("sealing cost: sustained frames/s sealed/plain datagrams = \(fixed(Double(sealed) / Double(plain) * 100, 1))% (target >= 90%)")
+            }
+            if let sealed = sustained[.sealed], let raw = sustained[.raw], raw > 0 {
+                print("sealing cost: sustained frames/s sealed/bare frames = \(fixed(Double(sealed) / Double(raw) * 100, 1))%")
+            }
+            if let sealed = p99[.sealed], let plain = p99[.datagram], plain > 0 {
+                print("sealing cost: p99 latency sealed/plain = \(fixed(sealed / plain * 100, 1))% (\(fixed(sealed, 1)) µs vs \(fixed(plain, 1)) µs; target <= 110%)")
+            }
             try floorRun(executable: executable)
         }
 
@@ -81,9 +140,9 @@ extension Mouse3D {
         }
 
         /// Starts a receiver on an ephemeral loopback port; returns it with the port it reported.
-        func startReceiver(_ executable: String, _ extra: [String]) throws -> (ChildProcess, Int) {
+        func startReceiver(_ executable: String, _ extra: [String], format: WireFormat) throws -> (ChildProcess, Int) {
             let receiver = try ChildProcess(
-                executable: executable, arguments: ["receive", "--insecure", "--listen", "127.0.0.1:0", "--print"] + extra,
+                executable: executable, arguments: ["receive", "--listen", "127.0.0.1:0", "--print"] + format.flags + extra,
                 standardOutputPath: "/dev/null")
             guard let port = try loopbackPort(announcedBy: receiver) else {
                 throw CommandFailure("the receiver did not start: \(try receiver.readAllErrors())")
@@ -116,10 +175,12 @@ extension Mouse3D {
             return Int(line[r.upperBound...].prefix { $0.isNumber }) ?? -1
         }
 
-        func throughputStep(executable: String, rate: Int) throws -> (sent: Int, received: Int) {
-            let (receiver, port) = try startReceiver(executable, ["--format", "jsonl"])
+        func throughputStep(executable: String, rate: Int, format: WireFormat, pairing: BenchPairing) throws -> (sent: Int, received: Int, cpuPerFrame: Double) {
+            let (receiver, port) = try startReceiver(executable, ["--format", "jsonl"], format: format)
+            let cpuBefore = try ProcessStatistics.cpuSeconds(pid: receiver.pid)
             let target = try SocketAddress.resolve("127.0.0.1:\(port)", defaultPort: 0, passive: false)
-            let streamer = try AttitudeStreamer(peers: [target], format: .datagram)
+            let streamer = try AttitudeStreamer(
+                peers: [target], format: format, sealers: format == .sealed ? [pairing.sealer()] : [])
             let total = Int(Double(rate) * stepSeconds)
             let perMillisecond = max(1, rate / 1000)
             let start = MonotonicClock.nanoseconds()
@@ -136,12 +197,16 @@ extension Mouse3D {
                 tick += 1
             }
             MonotonicClock.sleep(nanoseconds: 300_000_000)
+            let cpu = try ProcessStatistics.cpuSeconds(pid: receiver.pid) - cpuBefore
             let report = try stop(receiver)
             let notDelivered = Int(streamer.peers[0].notDelivered)
-            return (sent - notDelivered, max(0, summaryValue("frames", in: report)))
+            let frames = max(1, summaryValue("frames", in: report))
+            print("    receiver CPU \(fixed(cpu / Double(frames) * 1e6, 2)) µs per frame (\(fixed(cpu, 2)) s for \(frames) frames)")
+            return (sent - notDelivered, max(0, summaryValue("frames", in: report)), cpu / Double(frames) * 1e6)
         }
 
-        func latencyRun(executable: String) throws {
+        /// Returns the p99 latency in µs.
+        func latencyRun(executable: String, format: WireFormat, pairing: BenchPairing) throws -> Double {
             let log = FileSystem.temporaryDirectory + "/mouse3d-bench-\(FileSystem.processID).csv"
             defer { try? FileSystem.remove(log) }
             do {
@@ -153,10 +218,11 @@ extension Mouse3D {
                 }
                 try sink.flush()
             }
-            let (receiver, port) = try startReceiver(executable, ["--format", "text", "--latency"])
+            let (receiver, port) = try startReceiver(executable, ["--format", "text", "--latency"], format: format)
+            try pairing.setReceiverAddress("127.0.0.1:\(port)")
             let sender = try ChildProcess(
                 executable: executable,
-                arguments: ["send", "--insecure", "--source", "replay:\(log)", "--loop", "--to", "127.0.0.1:\(port)", "--quiet"])
+                arguments: ["send", "--source", "replay:\(log)", "--loop", "--to", "127.0.0.1:\(port)", "--quiet"] + format.flags)
             MonotonicClock.sleep(nanoseconds: 1_000_000_000)  // start-up (log parsing) is not the steady state
             let cpu0 = (try ProcessStatistics.cpuSeconds(pid: sender.pid), try ProcessStatistics.cpuSeconds(pid: receiver.pid))
             let t0 = MonotonicClock.nanoseconds()
@@ -171,10 +237,83 @@ extension Mouse3D {
             let frames = summaryValue("frames", in: report)
             let latency = report.split(separator: "\n").last { $0.contains("latency") }
                 .map { String($0.split(separator: ":", maxSplits: 2).last ?? "") } ?? " n/a"
-            print("at 1000 frames/s for \(seconds) s (10 s 1 kHz log looped, one datagram per sample; \(frames) frames, lost \(summaryValue("lost", in: report))):")
+            print("\(format.benchName) at 1000 frames/s for \(seconds) s (10 s 1 kHz log looped, one datagram per sample; \(frames) frames, lost \(summaryValue("lost", in: report))):")
             print("  latency send→output:\(latency)")
             print("  sender:   CPU \(fixed((cpu1.0 - cpu0.0) / elapsed * 100, 2))% of a core, peak RSS \(fixed(Double(rss.0) / 1_048_576, 1)) MiB")
             print("  receiver: CPU \(fixed((cpu1.1 - cpu0.1) / elapsed * 100, 2))% of a core, peak RSS \(fixed(Double(rss.1) / 1_048_576, 1)) MiB")
+            guard let r = latency.firstRange(of: "p99 ") else { return 0 }
+            return Double(latency[r.upperBound...].prefix { $0.isNumber || $0 == "." }) ?? 0
         }
+    }
+}
+
+extension WireFormat {
+    /// The flags `send` and `receive` take for this format.
+    var flags: [String] {
+        switch self {
+        case .raw: ["--raw"]
+        case .datagram: ["--insecure"]
+        case .sealed: []
+        }
+    }
+
+    /// How the benchmark names it.
+    var benchName: String {
+        switch self {
+        case .raw: "raw 12-byte frames"
+        case .datagram: "plain 40-byte datagrams"
+        case .sealed: "sealed 68-byte datagrams"
+        }
+    }
+}
+
+/// A machine paired with itself in a temporary configuration directory (XDG_CONFIG_HOME is pointed
+/// at it for the children this benchmark starts).
+final class BenchPairing {
+    let base: String
+    let identity: PeerIdentity
+    let secret: [UInt8]
+    private let home: String
+
+    init() throws {
+        home = FileSystem.temporaryDirectory + "/mouse3d-bench-home-\(FileSystem.processID)"
+        base = home + "/mouse3d"
+        identity = try PeerIdentity.loadOrCreate(in: base).identity
+        var generator = SystemRandomNumberGenerator()
+        secret = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        FileSystem.setEnvironment("XDG_CONFIG_HOME", home)
+        try PeerStore(base: base, role: .sender).save(record(.sender, address: nil))
+    }
+
+    /// Epochs only grow, across this process's streams and the `send` children, as in real use.
+    private var epoch: UInt32 = 0
+
+    func record(_ role: PairedPeer.Role, address: String?, epoch: UInt32 = 0) -> PairedPeer {
+        PairedPeer(role: role, name: identity.name, publicKey: identity.publicKey, secret: secret, address: address, epoch: epoch, pairedAt: "bench")
+    }
+
+    /// Points the sender's record at the receiver's port (a `send` child then uses the next epoch).
+    func setReceiverAddress(_ address: String) throws {
+        epoch += 1
+        try PeerStore(base: base, role: .receiver).save(record(.receiver, address: address, epoch: epoch))
+        epoch += 1
+    }
+
+    /// A sealer, in a new epoch, for this process's own sending.
+    func sealer() -> DatagramSealer {
+        epoch += 1
+        return DatagramSealer(secret: secret, senderID: identity.id, receiverID: identity.id, epoch: epoch)
+    }
+
+    func remove() {
+        for role in [PairedPeer.Role.sender, .receiver] {
+            let store = PeerStore(base: base, role: role)
+            try? FileSystem.remove(store.path(of: identity.id))
+            try? FileSystem.remove(store.statePath(of: identity.id))
+            try? FileSystem.removeDirectory(store.directory)
+        }
+        try? FileSystem.remove(PeerIdentity.path(in: base))
+        try? FileSystem.removeDirectory(base)
+        try? FileSystem.removeDirectory(home)
     }
 }

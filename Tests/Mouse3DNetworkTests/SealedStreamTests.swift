@@ -31,7 +31,7 @@ struct SealedPair {
 
     static func seal(_ sealer: inout DatagramSealer, _ sequence: UInt64, roll: Float = 0.25) throws -> [UInt8] {
         var out: [UInt8] = []
-        try sealer.seal(plain(sequence, roll: roll), into: &out)
+        sealer.seal(plain(sequence, roll: roll), into: &out)
         return out
     }
 }
