@@ -231,3 +231,34 @@ struct SealedStreamTests {
         #expect(limited >= 400 && limited <= 500, "1000-datagram burst, then limited: \(r.dropReasons)")
     }
 }
+
+import Crypto
+import FoundationEssentials
+
+@Suite("The sealing AEAD is standard ChaCha20-Poly1305")
+struct AEADInteroperabilityTests {
+    @Test("What libsodium seals, swift-crypto's ChaChaPoly opens, and the other way round")
+    func crossCheck() throws {
+        let key: [UInt8] = (0..<32).map { UInt8($0 * 7 & 0xFF) }
+        let nonce: [UInt8] = [0, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8]
+        let ad: [UInt8] = Array("header".utf8)
+        let message: [UInt8] = (0..<24).map { UInt8($0) }
+        var ciphertext = [UInt8](repeating: 0, count: 24), tag = [UInt8](repeating: 0, count: 16)
+        key.withUnsafeBytes { k in nonce.withUnsafeBytes { n in ad.withUnsafeBytes { a in message.withUnsafeBytes { m in
+            ciphertext.withUnsafeMutableBytes { c in tag.withUnsafeMutableBytes { t in
+                Mouse3DLinux.ChaCha20Poly1305.seal(key: k, nonce: n, associatedData: a, plaintext: m, ciphertext: c, tag: t)
+            } }
+        } } } }
+        let box = try ChaChaPoly.SealedBox(nonce: ChaChaPoly.Nonce(data: nonce), ciphertext: ciphertext, tag: tag)
+        #expect(Array(try ChaChaPoly.open(box, using: SymmetricKey(data: key), authenticating: ad)) == message)
+
+        let other = try ChaChaPoly.seal(message.reversed(), using: SymmetricKey(data: key), nonce: ChaChaPoly.Nonce(data: nonce), authenticating: ad)
+        var opened = [UInt8](repeating: 0, count: 24)
+        let ok = key.withUnsafeBytes { k in nonce.withUnsafeBytes { n in ad.withUnsafeBytes { a in
+            Array(other.ciphertext).withUnsafeBytes { c in Array(other.tag).withUnsafeBytes { t in opened.withUnsafeMutableBytes { p in
+                Mouse3DLinux.ChaCha20Poly1305.open(key: k, nonce: n, associatedData: a, ciphertext: c, tag: t, plaintext: p)
+            } } }
+        } } }
+        #expect(ok && opened == Array(message.reversed()))
+    }
+}

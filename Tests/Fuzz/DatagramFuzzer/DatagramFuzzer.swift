@@ -39,6 +39,22 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     DatagramFuzzer.run(UnsafeRawBufferPointer(start: data, count: size))
     return 0
 }
+
+/// libFuzzer's entry for programs with their own main.
+@_silgen_name("LLVMFuzzerRunDriver")
+func LLVMFuzzerRunDriver(
+    _ argc: UnsafeMutablePointer<Int32>,
+    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+    _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32
+) -> Int32
+
+/// SwiftPM links an executable's entry as `<target>_main`; hand it to libFuzzer's driver.
+@_cdecl("DatagramFuzzer_main")
+public func fuzzerMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
+    var count = argc
+    var arguments = argv
+    return LLVMFuzzerRunDriver(&count, &arguments, fuzzOneInput)
+}
 #else
 import Mouse3DLinux
 
