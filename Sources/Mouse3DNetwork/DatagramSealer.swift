@@ -6,8 +6,11 @@ import Mouse3DLinux
 /// to both ids. A sender never reuses an epoch with one receiver (it is stored before use), and the
 /// sequence number never repeats within an epoch, so no (key, nonce) pair is ever used twice.
 enum SessionKey {
-    static func derive(secret: [UInt8], senderID: [UInt8], receiverID: [UInt8], epoch: UInt32, generation: UInt64) -> [UInt8] {
-        var info = Array("mouse3d v1 frames".utf8) + senderID + receiverID
+    static func derive(
+        secret: [UInt8], algorithm: SealingAlgorithm, senderID: [UInt8], receiverID: [UInt8], epoch: UInt32, generation: UInt64
+    ) -> [UInt8] {
+        // The algorithm is part of the derivation: one key is never used with two ciphers.
+        var info = Array("mouse3d v1 frames \(algorithm.name)".utf8) + senderID + receiverID
         info.appendLittleEndian(epoch)
         info.appendLittleEndian(generation)
         return HKDF<SHA256>.deriveKey(inputKeyMaterial: SymmetricKey(data: secret), info: info, outputByteCount: 32)
@@ -24,20 +27,24 @@ enum SessionKey {
     }
 }
 
-/// Seals plain datagrams for one paired receiver (kind 1; see ``SealedDatagramLayout``).
-public struct DatagramSealer: Sendable {
+/// Seals plain datagrams for one paired receiver (kind 1 or 2; see ``SealedDatagramLayout``).
+public struct DatagramSealer {
     private let secret: [UInt8]
     private let senderID: [UInt8]
     private let receiverID: [UInt8]
     /// The epoch of this run.
     public let epoch: UInt32
+    /// The AEAD.
+    public let algorithm: SealingAlgorithm
     private var generation: UInt64 = .max
-    private var key: [UInt8] = []
+    private var cipher: FrameCipher?
     private var nonce = [UInt8](repeating: 0, count: 12)
 
-    /// A sealer for the pairing `secret` between two ids, in `epoch`.
-    public init(secret: [UInt8], senderID: [UInt8], receiverID: [UInt8], epoch: UInt32) {
+    /// A sealer for the pairing `secret` between two ids, in `epoch`, with `algorithm` (which this
+    /// CPU must support: see ``FrameCipher/aes256GCMAvailable``).
+    public init(secret: [UInt8], senderID: [UInt8], receiverID: [UInt8], epoch: UInt32, algorithm: SealingAlgorithm = .chacha20Poly1305) {
         self.secret = secret
+        self.algorithm = algorithm
         self.senderID = senderID
         self.receiverID = receiverID
         self.epoch = epoch
@@ -48,28 +55,29 @@ public struct DatagramSealer: Sendable {
         precondition(plain.count == AttitudeDatagram.byteCount)
         let sequence = plain.withUnsafeBytes { $0.loadLittleEndianUInt64(at: 8) }
         let g = SealedDatagramLayout.generation(of: sequence)
-        if g != generation {
-            key = SessionKey.derive(secret: secret, senderID: senderID, receiverID: receiverID, epoch: epoch, generation: g)
+        if g != generation || cipher == nil {
+            cipher = FrameCipher(
+                algorithm: algorithm,
+                key: SessionKey.derive(secret: secret, algorithm: algorithm, senderID: senderID, receiverID: receiverID, epoch: epoch, generation: g))
             generation = g
         }
+        let cipher = cipher!
         SessionKey.write(sequence: sequence, into: &nonce)
         out.removeAll(keepingCapacity: true)
         out += plain[0..<16]
-        out[3] = SealedDatagramLayout.kind
+        out[3] = algorithm.rawValue
         out += senderID
         out.appendLittleEndian(epoch)
         out += repeatElement(0, count: SealedDatagramLayout.payloadBytes + SealedDatagramLayout.tagBytes)
         let header = SealedDatagramLayout.headerBytes, tagStart = header + SealedDatagramLayout.payloadBytes
-        key.withUnsafeBytes { key in
-            nonce.withUnsafeBytes { nonce in
-                plain.withUnsafeBytes { plain in
-                    out.withUnsafeMutableBytes { out in
-                        ChaCha20Poly1305.seal(
-                            key: key, nonce: nonce, associatedData: UnsafeRawBufferPointer(rebasing: out[0..<header]),
-                            plaintext: UnsafeRawBufferPointer(rebasing: plain[16..<40]),
-                            ciphertext: UnsafeMutableRawBufferPointer(rebasing: out[header..<tagStart]),
-                            tag: UnsafeMutableRawBufferPointer(rebasing: out[tagStart...]))
-                    }
+        nonce.withUnsafeBytes { nonce in
+            plain.withUnsafeBytes { plain in
+                out.withUnsafeMutableBytes { out in
+                    cipher.seal(
+                        nonce: nonce, associatedData: UnsafeRawBufferPointer(rebasing: out[0..<header]),
+                        plaintext: UnsafeRawBufferPointer(rebasing: plain[16..<40]),
+                        ciphertext: UnsafeMutableRawBufferPointer(rebasing: out[header..<tagStart]),
+                        tag: UnsafeMutableRawBufferPointer(rebasing: out[tagStart...]))
                 }
             }
         }

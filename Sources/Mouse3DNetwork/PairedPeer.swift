@@ -30,6 +30,8 @@ public struct PairedPeer: Sendable, Equatable {
     public var pairedAt: String
     /// For senders: the next sequence number their stored epoch may use (what this receiver saw).
     public var nextSequence: UInt64 = 0
+    /// For receivers: the AEAD agreed when pairing (AES-256-GCM when both CPUs have AES instructions).
+    public var algorithm: SealingAlgorithm = .chacha20Poly1305
 
     /// Creates a record.
     public init(role: Role, name: String, publicKey: [UInt8], secret: [UInt8], address: String?, epoch: UInt32, pairedAt: String) {
@@ -56,6 +58,7 @@ public struct PairedPeer: Sendable, Equatable {
             ("secret", .string(Hexadecimal.encode(secret))),
         ]
         if let address { entries.append(("address", .string(address))) }
+        if role == .receiver { entries.append(("cipher", .string(algorithm.name))) }
         entries.append(("paired_at", .string(pairedAt)))
         return KeyValueText.render(
             comment: ["mouse3d paired \(role.rawValue). Secret: keep it mode 0600. Revoke with `mouse3d pair --revoke \(fingerprint)`."],
@@ -90,6 +93,15 @@ public struct PairedPeer: Sendable, Equatable {
         secret = try document.hex("secret", count: 32)
         address = role == .receiver ? try document.string("address") : nil
         epoch = 0
+        if role == .receiver, document.entries["cipher"] != nil {
+            let name = try document.string("cipher")
+            guard let found = SealingAlgorithm(name: name) else {
+                throw KeyValueText.ParseError(
+                    file: path, line: document.entries["cipher"]?.line ?? 0,
+                    message: "cipher '\(name)' is not one of \(SealingAlgorithm.allCases.map(\.name).joined(separator: ", "))")
+            }
+            algorithm = found
+        }
         pairedAt = (try? document.string("paired_at")) ?? "unknown"
     }
 }

@@ -34,11 +34,15 @@ public final class PairingResponder {
 
     /// What the receiver's CPace share is bound to: its key, name and stream port (so none can be
     /// altered on the way).
-    static func receiverData(publicKey: [UInt8], name: String, streamPort: UInt16) -> [UInt8] {
+    static func receiverData(publicKey: [UInt8], name: String, streamPort: UInt16, ciphers: UInt8) -> [UInt8] {
         var data = publicKey + Array(name.utf8.prefix(PairingMessage.maximumNameBytes))
         data.appendLittleEndian(streamPort)
+        data.append(ciphers)
         return data
     }
+
+    /// The ciphers this machine can open: bit 0 ChaCha20-Poly1305, bit 1 AES-256-GCM.
+    static var localCiphers: UInt8 { FrameCipher.aes256GCMAvailable ? 0b11 : 0b01 }
 
     /// Handles one datagram from `source` (an address in text); returns the answer to send back, if
     /// any, and the outcome once there is one.
@@ -50,12 +54,13 @@ public final class PairingResponder {
                 staticSecret.contains(where: { $0 != 0 })
             else { return (nil, nil) }
             let cpace = CPace(code: code, sid: sid)
-            let ownData = PairingResponder.receiverData(publicKey: identity.publicKey, name: identity.name, streamPort: streamPort)
+            let ciphers = PairingResponder.localCiphers
+            let ownData = PairingResponder.receiverData(publicKey: identity.publicKey, name: identity.name, streamPort: streamPort, ciphers: ciphers)
             guard let isk = cpace.intermediateKey(sid: sid, peerShare: share, ownData: ownData, peerData: key + Array(name.utf8.prefix(PairingMessage.maximumNameBytes)), isInitiator: false)
             else { return (nil, nil) }
             let keys = PairingKeys(intermediateKey: isk, sid: sid, staticSecret: staticSecret, senderPublicKey: key, receiverPublicKey: identity.publicKey)
             let reply = PairingMessage.reply(
-                sid: sid, share: cpace.share, publicKey: identity.publicKey, streamPort: streamPort,
+                sid: sid, share: cpace.share, publicKey: identity.publicKey, streamPort: streamPort, ciphers: ciphers,
                 confirmation: keys.receiverConfirmation, name: identity.name
             ).encoded
             let peer = PairedPeer(role: .sender, name: name, publicKey: key, secret: keys.pairingSecret, address: nil, epoch: 0, pairedAt: pairedAt())
@@ -121,13 +126,13 @@ public final class PairingInitiator {
     public func handle(_ bytes: [UInt8], pairedAt: @autoclosure () -> String) -> Step {
         guard let message = PairingMessage.decode(bytes), message.sid == sid else { return .ignore }
         switch message {
-        case .reply(_, let share, let key, let port, let confirmation, let name):
+        case .reply(_, let share, let key, let port, let ciphers, let confirmation, let name):
             guard keys == nil else { return confirm.map { .send($0) } ?? .ignore }
             guard Ristretto255.isValidElement(share), let staticSecret = try? identity.staticSecret(with: key),
                 staticSecret.contains(where: { $0 != 0 }),
                 let isk = cpace.intermediateKey(
                     sid: sid, peerShare: share, ownData: identity.publicKey + Array(identity.name.utf8.prefix(PairingMessage.maximumNameBytes)),
-                    peerData: PairingResponder.receiverData(publicKey: key, name: name, streamPort: port), isInitiator: true)
+                    peerData: PairingResponder.receiverData(publicKey: key, name: name, streamPort: port, ciphers: ciphers), isInitiator: true)
             else { return .failed("the receiver's answer is malformed") }
             let derived = PairingKeys(intermediateKey: isk, sid: sid, staticSecret: staticSecret, senderPublicKey: identity.publicKey, receiverPublicKey: key)
             keys = derived
@@ -136,7 +141,10 @@ public final class PairingInitiator {
             guard constantTimeEqual(confirmation, derived.receiverConfirmation) else {
                 return .failed("wrong code: the receiver '\(name)' did not prove it knows this code; nothing was stored")
             }
-            peer = PairedPeer(role: .receiver, name: name, publicKey: key, secret: derived.pairingSecret, address: ":\(port)", epoch: 0, pairedAt: pairedAt())
+            var record = PairedPeer(role: .receiver, name: name, publicKey: key, secret: derived.pairingSecret, address: ":\(port)", epoch: 0, pairedAt: pairedAt())
+            // AES-256-GCM when both CPUs have AES instructions (0.2 µs against 0.7 µs here).
+            if ciphers & PairingResponder.localCiphers & 0b10 != 0 { record.algorithm = .aes256GCM }
+            peer = record
             return .send(confirm!)
         case .done(_, let status, let tag):
             switch status {

@@ -6,12 +6,12 @@ import Mouse3DCore
 /// | kind | from | after the 20-byte header |
 /// |---|---|---|
 /// | 2 hello | sender | CPace element (32), sender public key (32), name length (1), name |
-/// | 3 reply | receiver | CPace element (32), receiver public key (32), stream port (2, LE), confirmation (32), name length (1), name |
+/// | 3 reply | receiver | CPace element (32), receiver public key (32), stream port (2, LE), ciphers (1: bit 0 ChaCha20-Poly1305, bit 1 AES-256-GCM), confirmation (32), name length (1), name |
 /// | 4 confirm | sender | confirmation (32) |
 /// | 5 done | receiver | status (1: 0 paired, 1 wrong code, 2 busy), tag (32; zero unless paired) |
 public enum PairingMessage: Sendable, Equatable {
     case hello(sid: [UInt8], share: [UInt8], publicKey: [UInt8], name: String)
-    case reply(sid: [UInt8], share: [UInt8], publicKey: [UInt8], streamPort: UInt16, confirmation: [UInt8], name: String)
+    case reply(sid: [UInt8], share: [UInt8], publicKey: [UInt8], streamPort: UInt16, ciphers: UInt8, confirmation: [UInt8], name: String)
     case confirm(sid: [UInt8], confirmation: [UInt8])
     case done(sid: [UInt8], status: Status, tag: [UInt8])
 
@@ -28,7 +28,7 @@ public enum PairingMessage: Sendable, Equatable {
     /// The session id.
     public var sid: [UInt8] {
         switch self {
-        case .hello(let sid, _, _, _), .reply(let sid, _, _, _, _, _), .confirm(let sid, _), .done(let sid, _, _): sid
+        case .hello(let sid, _, _, _), .reply(let sid, _, _, _, _, _, _), .confirm(let sid, _), .done(let sid, _, _): sid
         }
     }
 
@@ -48,10 +48,10 @@ public enum PairingMessage: Sendable, Equatable {
         switch self {
         case .hello(let sid, let share, let key, let n):
             out += [2] + sid + share + key + name(n)
-        case .reply(let sid, let share, let key, let port, let confirmation, let n):
+        case .reply(let sid, let share, let key, let port, let ciphers, let confirmation, let n):
             out += [3] + sid + share + key
             out.appendLittleEndian(port)
-            out += confirmation + name(n)
+            out += [ciphers] + confirmation + name(n)
         case .confirm(let sid, let confirmation):
             out += [4] + sid + confirmation
         case .done(let sid, let status, let tag):
@@ -78,9 +78,11 @@ public enum PairingMessage: Sendable, Equatable {
             guard bytes.count >= 85, let n = name(at: 84) else { return nil }
             return .hello(sid: sid, share: slice(20, 32), publicKey: slice(52, 32), name: n)
         case 3:
-            guard bytes.count >= 119, let n = name(at: 118) else { return nil }
+            guard bytes.count >= 120, let n = name(at: 119) else { return nil }
             let port = UInt16(bytes[84]) | UInt16(bytes[85]) << 8
-            return .reply(sid: sid, share: slice(20, 32), publicKey: slice(52, 32), streamPort: port, confirmation: slice(86, 32), name: n)
+            return .reply(
+                sid: sid, share: slice(20, 32), publicKey: slice(52, 32), streamPort: port, ciphers: bytes[86],
+                confirmation: slice(87, 32), name: n)
         case 4:
             guard bytes.count == 52 else { return nil }
             return .confirm(sid: sid, confirmation: slice(20, 32))

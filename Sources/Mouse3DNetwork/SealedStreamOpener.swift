@@ -35,9 +35,8 @@ public final class SealedStreamOpener {
         var window: ReplayWindow
         /// In the stored epoch after a restart: sequences below this were (or may have been) seen.
         var floor: UInt64
-        /// Keys of `keysEpoch` by generation (at most two).
-        var keys: [UInt64: [UInt8]] = [:]
-        var keysEpoch: UInt32
+        /// The last two ciphers used, with the epoch, generation and algorithm they are for.
+        var ciphers: [(epoch: UInt32, generation: UInt64, cipher: FrameCipher)] = []
         /// The sender's id (computed once: it is a hash).
         let id: [UInt8]
 
@@ -47,7 +46,19 @@ public final class SealedStreamOpener {
             epoch = peer.epoch
             window = ReplayWindow()
             self.floor = floor
-            keysEpoch = peer.epoch
+        }
+
+        /// The cached cipher for a datagram's epoch, generation and algorithm.
+        func cachedCipher(epoch: UInt32, generation: UInt64, algorithm: SealingAlgorithm) -> FrameCipher? {
+            for c in ciphers where c.epoch == epoch && c.generation == generation && c.cipher.algorithm == algorithm { return c.cipher }
+            return nil
+        }
+
+        /// Keeps `cipher` (after it verified a datagram), forgetting the oldest beyond two.
+        func remember(_ cipher: FrameCipher, epoch: UInt32, generation: UInt64) {
+            guard cachedCipher(epoch: epoch, generation: generation, algorithm: cipher.algorithm) == nil else { return }
+            ciphers.append((epoch, generation, cipher))
+            if ciphers.count > 2 { ciphers.removeFirst() }
         }
     }
 
@@ -101,39 +112,37 @@ public final class SealedStreamOpener {
         guard bytes.count >= 4, bytes[0] == AttitudeDatagram.magic.0, bytes[1] == AttitudeDatagram.magic.1,
             bytes[2] == AttitudeDatagram.version
         else { return .failure(bytes.count == AttitudeFrame.byteCount ? .unsealed : .notMouse3D) }
-        guard bytes[3] == SealedDatagramLayout.kind else {
+        guard let algorithm = SealingAlgorithm(rawValue: bytes[3]), algorithm == .chacha20Poly1305 || FrameCipher.aes256GCMAvailable else {
             return .failure(bytes[3] == AttitudeDatagram.plainKind ? .unsealed : .notMouse3D)
         }
         guard bytes.count == SealedDatagramLayout.byteCount else { return .failure(.wrongSize) }
         guard let session = sessions[bytes.loadUnaligned(fromByteOffset: SealedDatagramLayout.senderIDOffset, as: UInt64.self)] else {
             return .failure(.unknownSender)
         }
-        let id = session.id
         let sequence = bytes.loadLittleEndianUInt64(at: 8)
         let epoch = bytes.loadLittleEndianUInt32(at: SealedDatagramLayout.epochOffset)
         guard epoch >= session.epoch else { return .failure(.staleEpoch) }
         if epoch == session.epoch && sequence < session.floor { return .failure(.replayed) }
         if epoch == session.epoch && !session.window.wouldAccept(sequence) { return .failure(.replayed) }
 
-        // Keys of this epoch (a newer epoch's key is derived without adopting it until it verifies).
+        // The cipher of this epoch and generation (a newer epoch's is made without adopting it until
+        // a datagram verifies under it).
         let generation = SealedDatagramLayout.generation(of: sequence)
-        let key: [UInt8]
-        if epoch == session.keysEpoch, let cached = session.keys[generation] {
-            key = cached
-        } else {
-            key = SessionKey.derive(secret: session.peer.secret, senderID: id, receiverID: receiverID, epoch: epoch, generation: generation)
-        }
+        let cipher = session.cachedCipher(epoch: epoch, generation: generation, algorithm: algorithm)
+            ?? FrameCipher(
+                algorithm: algorithm,
+                key: SessionKey.derive(
+                    secret: session.peer.secret, algorithm: algorithm, senderID: session.id, receiverID: receiverID, epoch: epoch,
+                    generation: generation))
         SessionKey.write(sequence: sequence, into: &nonce)
         let header = SealedDatagramLayout.headerBytes, tagStart = header + SealedDatagramLayout.payloadBytes
-        let authentic = key.withUnsafeBytes { key in
-            nonce.withUnsafeBytes { nonce in
-                plaintext.withUnsafeMutableBytes { plain in
-                    ChaCha20Poly1305.open(
-                        key: key, nonce: nonce, associatedData: UnsafeRawBufferPointer(rebasing: bytes[0..<header]),
-                        ciphertext: UnsafeRawBufferPointer(rebasing: bytes[header..<tagStart]),
-                        tag: UnsafeRawBufferPointer(rebasing: bytes[tagStart...]),
-                        plaintext: UnsafeMutableRawBufferPointer(rebasing: plain[16..<40]))
-                }
+        let authentic = nonce.withUnsafeBytes { nonce in
+            plaintext.withUnsafeMutableBytes { plain in
+                cipher.open(
+                    nonce: nonce, associatedData: UnsafeRawBufferPointer(rebasing: bytes[0..<header]),
+                    ciphertext: UnsafeRawBufferPointer(rebasing: bytes[header..<tagStart]),
+                    tag: UnsafeRawBufferPointer(rebasing: bytes[tagStart...]),
+                    plaintext: UnsafeMutableRawBufferPointer(rebasing: plain[16..<40]))
             }
         }
         guard authentic else { return .failure(.badTag) }
@@ -147,17 +156,10 @@ public final class SealedStreamOpener {
             session.peer.epoch = epoch
             started = true
         }
-        if session.keysEpoch != epoch {
-            session.keys.removeAll()
-            session.keysEpoch = epoch
-        }
-        if session.keys[generation] == nil {
-            if session.keys.count >= 2, let oldest = session.keys.keys.min() { session.keys[oldest] = nil }
-            session.keys[generation] = key
-        }
+        session.remember(cipher, epoch: epoch, generation: generation)
         guard session.window.accept(sequence) else { return .failure(.replayed) }
 
-        for i in 0..<16 { plaintext[i] = bytes[i] }
+        plaintext.withUnsafeMutableBytes { $0.baseAddress!.copyMemory(from: bytes.baseAddress!, byteCount: 16) }
         plaintext[3] = AttitudeDatagram.plainKind
         switch AttitudeDatagram.decode(plaintext) {
         case .success(let datagram): return .success(Opened(datagram: datagram, peer: session.peer, startedEpoch: started))

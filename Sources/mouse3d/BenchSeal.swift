@@ -18,9 +18,19 @@ extension Mouse3D {
         }
 
         func run() throws {
+            for algorithm in SealingAlgorithm.allCases {
+                guard algorithm == .chacha20Poly1305 || FrameCipher.aes256GCMAvailable else {
+                    print("\(algorithm.name): not available on this CPU (no AES instructions)")
+                    continue
+                }
+                try measure(algorithm)
+            }
+        }
+
+        func measure(_ algorithm: SealingAlgorithm) throws {
             let sender = PeerIdentity.generate(name: "s"), receiver = PeerIdentity.generate(name: "r")
             let secret = [UInt8](repeating: 0x5A, count: 32)
-            var sealer = DatagramSealer(secret: secret, senderID: sender.id, receiverID: receiver.id, epoch: 1)
+            var sealer = DatagramSealer(secret: secret, senderID: sender.id, receiverID: receiver.id, epoch: 1, algorithm: algorithm)
             let opener = SealedStreamOpener(receiverID: receiver.id, peers: [
                 PairedPeer(role: .sender, name: "s", publicKey: sender.publicKey, secret: secret, address: nil, epoch: 0, pairedAt: "bench"),
             ])
@@ -41,8 +51,8 @@ extension Mouse3D {
             }
             let t2 = MonotonicClock.nanoseconds()
             guard opened == count else { throw CommandFailure("only \(opened) of \(count) opened") }
-            print("seal: \(fixed(Double(t1 - t0) / Double(count), 0)) ns per datagram (\(fixed(Double(count) * 1e9 / Double(t1 - t0) / 1e6, 2)) M/s)")
-            print("open: \(fixed(Double(t2 - t1) / Double(count), 0)) ns per datagram (\(fixed(Double(count) * 1e9 / Double(t2 - t1) / 1e6, 2)) M/s)")
+            print("\(algorithm.name) seal: \(fixed(Double(t1 - t0) / Double(count), 0)) ns per datagram (\(fixed(Double(count) * 1e9 / Double(t1 - t0) / 1e6, 2)) M/s)")
+            print("\(algorithm.name) open: \(fixed(Double(t2 - t1) / Double(count), 0)) ns per datagram (\(fixed(Double(count) * 1e9 / Double(t2 - t1) / 1e6, 2)) M/s)")
         }
     }
 }

@@ -61,7 +61,10 @@ struct SealedTargets {
             }
             return SealedTargets(
                 peer: next, address: address,
-                sealer: DatagramSealer(secret: peer.secret, senderID: identity.id, receiverID: peer.id, epoch: next.epoch))
+                sealer: DatagramSealer(
+                    secret: peer.secret, senderID: identity.id, receiverID: peer.id, epoch: next.epoch,
+                    // Moved to a CPU without AES instructions: every receiver opens ChaCha20-Poly1305.
+                    algorithm: peer.algorithm == .aes256GCM && FrameCipher.aes256GCMAvailable ? .aes256GCM : .chacha20Poly1305))
         }
     }
 

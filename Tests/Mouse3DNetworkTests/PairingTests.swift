@@ -65,7 +65,7 @@ struct PairingTests {
         #expect(reason.contains("wrong code"))
     }
 
-    @Test("A reply altered on the way (element, key, port or proof) is refused by the sender", arguments: [20, 52, 84, 86, 117])
+    @Test("A reply altered on the way (element, key, port, ciphers or proof) is refused by the sender", arguments: [20, 52, 84, 86, 87, 118])
     func tamperedReply(offset: Int) throws {
         let code = PairingCode.random()
         let (_, step) = exchange(receiverCode: code, senderCode: code) { reply in

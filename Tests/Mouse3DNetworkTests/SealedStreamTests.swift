@@ -14,8 +14,8 @@ struct SealedPair {
         PairedPeer(role: .sender, name: "deck", publicKey: sender.publicKey, secret: secret, address: nil, epoch: 0, pairedAt: "t")
     }
 
-    func sealer(epoch: UInt32 = 1, secret other: [UInt8]? = nil) -> DatagramSealer {
-        DatagramSealer(secret: other ?? secret, senderID: sender.id, receiverID: receiver.id, epoch: epoch)
+    func sealer(epoch: UInt32 = 1, secret other: [UInt8]? = nil, algorithm: SealingAlgorithm = .chacha20Poly1305) -> DatagramSealer {
+        DatagramSealer(secret: other ?? secret, senderID: sender.id, receiverID: receiver.id, epoch: epoch, algorithm: algorithm)
     }
 
     func opener(floors: [[UInt8]: UInt64] = [:], epoch: UInt32 = 0) -> SealedStreamOpener {
@@ -235,30 +235,69 @@ struct SealedStreamTests {
 import Crypto
 import FoundationEssentials
 
-@Suite("The sealing AEAD is standard ChaCha20-Poly1305")
+@Suite("The sealing AEADs are the standard ones")
 struct AEADInteroperabilityTests {
-    @Test("What libsodium seals, swift-crypto's ChaChaPoly opens, and the other way round")
-    func crossCheck() throws {
+    static var algorithms: [SealingAlgorithm] { FrameCipher.aes256GCMAvailable ? SealingAlgorithm.allCases : [.chacha20Poly1305] }
+
+    func seal(_ cipher: FrameCipher, nonce: [UInt8], ad: [UInt8], message: [UInt8]) -> (ciphertext: [UInt8], tag: [UInt8]) {
+        var ciphertext = [UInt8](repeating: 0, count: message.count), tag = [UInt8](repeating: 0, count: 16)
+        nonce.withUnsafeBytes { n in ad.withUnsafeBytes { a in message.withUnsafeBytes { m in
+            ciphertext.withUnsafeMutableBytes { c in tag.withUnsafeMutableBytes { t in
+                cipher.seal(nonce: n, associatedData: a, plaintext: m, ciphertext: c, tag: t)
+            } }
+        } } }
+        return (ciphertext, tag)
+    }
+
+    func open(_ cipher: FrameCipher, nonce: [UInt8], ad: [UInt8], ciphertext: [UInt8], tag: [UInt8]) -> [UInt8]? {
+        var opened = [UInt8](repeating: 0, count: ciphertext.count)
+        let ok = nonce.withUnsafeBytes { n in ad.withUnsafeBytes { a in ciphertext.withUnsafeBytes { c in tag.withUnsafeBytes { t in
+            opened.withUnsafeMutableBytes { p in cipher.open(nonce: n, associatedData: a, ciphertext: c, tag: t, plaintext: p) }
+        } } } }
+        return ok ? opened : nil
+    }
+
+    @Test("What libsodium seals, swift-crypto opens, and the other way round", arguments: algorithms)
+    func crossCheck(algorithm: SealingAlgorithm) throws {
         let key: [UInt8] = (0..<32).map { UInt8($0 * 7 & 0xFF) }
         let nonce: [UInt8] = [0, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8]
         let ad: [UInt8] = Array("header".utf8)
         let message: [UInt8] = (0..<24).map { UInt8($0) }
-        var ciphertext = [UInt8](repeating: 0, count: 24), tag = [UInt8](repeating: 0, count: 16)
-        key.withUnsafeBytes { k in nonce.withUnsafeBytes { n in ad.withUnsafeBytes { a in message.withUnsafeBytes { m in
-            ciphertext.withUnsafeMutableBytes { c in tag.withUnsafeMutableBytes { t in
-                Mouse3DLinux.ChaCha20Poly1305.seal(key: k, nonce: n, associatedData: a, plaintext: m, ciphertext: c, tag: t)
-            } }
-        } } } }
-        let box = try ChaChaPoly.SealedBox(nonce: ChaChaPoly.Nonce(data: nonce), ciphertext: ciphertext, tag: tag)
-        #expect(Array(try ChaChaPoly.open(box, using: SymmetricKey(data: key), authenticating: ad)) == message)
+        let cipher = FrameCipher(algorithm: algorithm, key: key)
+        let (ciphertext, tag) = seal(cipher, nonce: nonce, ad: ad, message: message)
+        let reversed = Array(message.reversed())
+        let symmetric = SymmetricKey(data: key)
+        switch algorithm {
+        case .chacha20Poly1305:
+            let box = try ChaChaPoly.SealedBox(nonce: ChaChaPoly.Nonce(data: nonce), ciphertext: ciphertext, tag: tag)
+            #expect(Array(try ChaChaPoly.open(box, using: symmetric, authenticating: ad)) == message)
+            let other = try ChaChaPoly.seal(reversed, using: symmetric, nonce: ChaChaPoly.Nonce(data: nonce), authenticating: ad)
+            #expect(open(cipher, nonce: nonce, ad: ad, ciphertext: Array(other.ciphertext), tag: Array(other.tag)) == reversed)
+        case .aes256GCM:
+            let box = try AES.GCM.SealedBox(nonce: AES.GCM.Nonce(data: nonce), ciphertext: ciphertext, tag: tag)
+            #expect(Array(try AES.GCM.open(box, using: symmetric, authenticating: ad)) == message)
+            let other = try AES.GCM.seal(reversed, using: symmetric, nonce: AES.GCM.Nonce(data: nonce), authenticating: ad)
+            #expect(open(cipher, nonce: nonce, ad: ad, ciphertext: Array(other.ciphertext), tag: Array(other.tag)) == reversed)
+        }
+        var flipped = tag
+        flipped[0] ^= 1
+        #expect(open(cipher, nonce: nonce, ad: ad, ciphertext: ciphertext, tag: flipped) == nil)
+    }
 
-        let other = try ChaChaPoly.seal(message.reversed(), using: SymmetricKey(data: key), nonce: ChaChaPoly.Nonce(data: nonce), authenticating: ad)
-        var opened = [UInt8](repeating: 0, count: 24)
-        let ok = key.withUnsafeBytes { k in nonce.withUnsafeBytes { n in ad.withUnsafeBytes { a in
-            Array(other.ciphertext).withUnsafeBytes { c in Array(other.tag).withUnsafeBytes { t in opened.withUnsafeMutableBytes { p in
-                Mouse3DLinux.ChaCha20Poly1305.open(key: k, nonce: n, associatedData: a, ciphertext: c, tag: t, plaintext: p)
-            } } }
-        } } }
-        #expect(ok && opened == Array(message.reversed()))
+    @Test("Both sealing kinds open, and a datagram relabelled with the other kind does not", arguments: algorithms)
+    func kinds(algorithm: SealingAlgorithm) throws {
+        let pair = SealedPair()
+        var sealer = pair.sealer(algorithm: algorithm)
+        let bytes = try SealedPair.seal(&sealer, 0)
+        #expect(bytes[3] == algorithm.rawValue)
+        let opener = pair.opener()
+        #expect(opener.refusal(bytes) == nil)
+        if FrameCipher.aes256GCMAvailable {
+            var relabelled = try SealedPair.seal(&sealer, 1)
+            relabelled[3] = algorithm == .aes256GCM ? 1 : 2
+            #expect(opener.refusal(relabelled) == .badTag)
+        } else {
+            print("AES-256-GCM not available on this CPU: relabelling check skipped")
+        }
     }
 }
