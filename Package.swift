@@ -14,6 +14,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-numerics", from: "1.1.1"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
+        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
     ],
     targets: [
         // Layer 1: pure Swift, no I/O, no C imports.
@@ -49,11 +50,16 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]),
 
+        // Configuration files (TOML through TOMLKit), checked against Core's schema.
+        .target(
+            name: "Mouse3DConfig",
+            dependencies: ["Mouse3DCore", "Mouse3DLinux", .product(name: "TOMLKit", package: "TOMLKit")]),
+
         // Layer 4: the thin command-line executable.
         .executableTarget(
             name: "mouse3d",
             dependencies: [
-                "Mouse3DCore", "Mouse3DLinux", "Mouse3DNetwork",
+                "Mouse3DCore", "Mouse3DLinux", "Mouse3DNetwork", "Mouse3DConfig",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 
@@ -71,6 +77,7 @@ let package = Package(
             dependencies: ["Mouse3DCore", .product(name: "RealModule", package: "swift-numerics")],
             resources: [.copy("Fixtures")]),
         .testTarget(name: "Mouse3DLinuxTests", dependencies: ["Mouse3DLinux"]),
+        .testTarget(name: "Mouse3DConfigTests", dependencies: ["Mouse3DConfig", "Mouse3DCore"]),
         .testTarget(name: "Mouse3DNetworkTests", dependencies: ["Mouse3DNetwork", .product(name: "Crypto", package: "swift-crypto")]),
         // Runs the built `mouse3d` executable as real processes (depends on it so it is built first).
         .testTarget(name: "EndToEndTests", dependencies: ["mouse3d", "Mouse3DCore", "Mouse3DLinux"]),

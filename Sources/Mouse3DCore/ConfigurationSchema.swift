@@ -1,0 +1,179 @@
+/// Every setting mouse3d reads from configuration: its section, name, type, default, allowed values
+/// and a one-line comment. The documented default file (Config/mouse3d.toml) is rendered from this.
+public enum ConfigurationSchema {
+    /// What a setting holds.
+    public enum Kind: Sendable, Equatable {
+        case integer(ClosedRange<Int64>)
+        case number(ClosedRange<Double>)
+        case boolean
+        case text
+        case choice([String])
+        case textList
+    }
+
+    /// One setting.
+    public struct Key: Sendable {
+        /// `section.name`.
+        public let path: String
+        public let kind: Kind
+        public let defaultValue: ConfigurationValue
+        public let comment: String
+        /// Whether a device profile may set it (sender-side settings).
+        public let inProfiles: Bool
+
+        public var section: Substring { path.prefix { $0 != "." } }
+        public var name: Substring { path.drop { $0 != "." }.dropFirst() }
+        /// `MOUSE3D_SECTION_NAME`.
+        public var environmentName: String { "MOUSE3D_" + path.uppercased().replacingDots() }
+    }
+
+    /// The sections, in file order.
+    public static let sections = ["network", "send", "filter", "receive", "pointer"]
+
+    /// Every key, in file order.
+    public static let keys: [Key] = [
+        Key(path: "network.port", kind: .integer(1...65535), defaultValue: .integer(24930),
+            comment: "UDP port receive listens on and send sends to (when --to gives none)", inProfiles: false),
+        Key(path: "network.pairing_port", kind: .integer(1...65535), defaultValue: .integer(24931),
+            comment: "UDP port `mouse3d pair` waits on", inProfiles: false),
+        Key(path: "send.source", kind: .text, defaultValue: .text("auto"),
+            comment: "motion source: auto, evdev:/dev/input/eventN, iio:NAME or replay:LOG.csv", inProfiles: false),
+        Key(path: "send.to", kind: .textList, defaultValue: .textList([]),
+            comment: "receivers, HOST[:PORT] or paired names; empty: every paired receiver", inProfiles: false),
+        Key(path: "send.rate", kind: .number(0...100_000), defaultValue: .number(0),
+            comment: "send the latest attitude at this rate in Hz; 0: one datagram per sample", inProfiles: true),
+        Key(path: "send.clutch", kind: .text, defaultValue: .text(""),
+            comment: "button that enables motion (BTN_* name, e.g. BTN_TL); empty: motion always on", inProfiles: true),
+        Key(path: "send.clutch_mode", kind: .choice(["hold", "toggle"]), defaultValue: .text("hold"),
+            comment: "hold: motion while the clutch is held; toggle: each press switches it", inProfiles: true),
+        Key(path: "send.recenter", kind: .text, defaultValue: .text(""),
+            comment: "button that makes the current attitude zero, e.g. BTN_SOUTH; empty: none (SIGUSR1 still does)", inProfiles: true),
+        Key(path: "send.primary", kind: .text, defaultValue: .text(""),
+            comment: "button sent as the primary click, e.g. BTN_TR; empty: none", inProfiles: true),
+        Key(path: "send.secondary", kind: .text, defaultValue: .text(""),
+            comment: "button sent as the secondary click, e.g. BTN_TR2; empty: none", inProfiles: true),
+        Key(path: "send.iio_poll", kind: .number(0...10_000), defaultValue: .number(0),
+            comment: "read IIO sensors by polling *_raw at this rate in Hz; 0: through the buffer", inProfiles: true),
+        Key(path: "send.mount_matrix", kind: .text, defaultValue: .text(""),
+            comment: "IIO mount matrix override 'x1,y1,z1;x2,y2,z2;x3,y3,z3'; empty: the driver's", inProfiles: true),
+        Key(path: "filter.accelerometer_time_constant", kind: .number(0.05...1000), defaultValue: .number(2),
+            comment: "accelerometer low-pass time constant, s (larger trusts the gyroscope longer)", inProfiles: true),
+        Key(path: "filter.impact_limit", kind: .number(1.5...1000), defaultValue: .number(4),
+            comment: "specific force above this many g is shortened to it before filtering", inProfiles: true),
+        Key(path: "filter.linear_acceleration_rejection", kind: .number(0.001...100), defaultValue: .number(0.1),
+            comment: "skip corrections while the filtered force differs from 1 g by more than this fraction", inProfiles: true),
+        Key(path: "filter.disturbance_angle", kind: .number(0...89.999), defaultValue: .number(15),
+            comment: "skip corrections while the averaged force leans more than this many degrees (0: off)", inProfiles: true),
+        Key(path: "filter.disturbance_time_constant", kind: .number(0.001...100), defaultValue: .number(0.5),
+            comment: "time constant of that average, s", inProfiles: true),
+        Key(path: "filter.motion_bias", kind: .boolean, defaultValue: .boolean(true),
+            comment: "estimate the gyroscope bias while the sensor moves", inProfiles: true),
+        Key(path: "filter.rest_bias", kind: .boolean, defaultValue: .boolean(true),
+            comment: "estimate the gyroscope bias while the sensor rests", inProfiles: true),
+        Key(path: "receive.listen", kind: .text, defaultValue: .text("0.0.0.0"),
+            comment: "address receive listens on (sealed frames; --insecure and --raw use loopback unless --listen)", inProfiles: false),
+        Key(path: "receive.output", kind: .choice(["print", "pointer", "joystick", "spacemouse"]), defaultValue: .text("print"),
+            comment: "print frames, or drive a virtual pointer, joystick or spacemouse (6-DoF for spacenavd)", inProfiles: false),
+        Key(path: "receive.format", kind: .choice(["text", "jsonl"]), defaultValue: .text("text"),
+            comment: "print format: text (degrees) or jsonl (radians)", inProfiles: false),
+        Key(path: "receive.stats", kind: .boolean, defaultValue: .boolean(false),
+            comment: "print per-sender statistics once a second", inProfiles: false),
+        Key(path: "pointer.sensitivity", kind: .number(0.001...100_000), defaultValue: .number(20),
+            comment: "pointer counts per degree of turn", inProfiles: false),
+        Key(path: "pointer.tightening", kind: .number(0...10_000), defaultValue: .number(0),
+            comment: "below this speed (°/s) motion is scaled down in proportion, to hide tremor (0: off)", inProfiles: false),
+        Key(path: "pointer.smoothing", kind: .number(0...10_000), defaultValue: .number(0),
+            comment: "below this speed (°/s) motion is averaged over 0.1 s (0: off)", inProfiles: false),
+        Key(path: "pointer.acceleration", kind: .text, defaultValue: .text(""),
+            comment: "LOW:HIGH:FACTOR: sensitivity rises from 1x at LOW °/s to FACTORx at HIGH °/s; empty: none", inProfiles: false),
+        Key(path: "pointer.invert_x", kind: .boolean, defaultValue: .boolean(false), comment: "mirror horizontal motion", inProfiles: false),
+        Key(path: "pointer.invert_y", kind: .boolean, defaultValue: .boolean(false), comment: "mirror vertical motion", inProfiles: false),
+        Key(path: "pointer.swap_axes", kind: .boolean, defaultValue: .boolean(false), comment: "exchange the axes", inProfiles: false),
+    ]
+
+    /// The key at `path`.
+    public static func key(_ path: String) -> Key? { keys.first { $0.path == path } }
+
+    /// Checks `value` for `key`: its type (a whole number is taken where a number is wanted) and
+    /// range. Returns the value in the key's own type, or a message.
+    public static func check(_ value: ConfigurationValue, for key: Key) -> Result<ConfigurationValue, ConfigurationProblem.Reason> {
+        switch (key.kind, value) {
+        case (.integer(let range), .integer(let i)):
+            return range.contains(i) ? .success(value) : .failure(.outOfRange("\(i) is outside \(range.lowerBound)...\(range.upperBound)"))
+        case (.number(let range), .integer(let i)):
+            return check(.number(Double(i)), for: key)
+        case (.number(let range), .number(let d)):
+            return d.isFinite && range.contains(d)
+                ? .success(value) : .failure(.outOfRange("\(d) is outside \(range.lowerBound)...\(range.upperBound)"))
+        case (.boolean, .boolean), (.text, .text), (.textList, .textList):
+            return .success(value)
+        case (.choice(let allowed), .text(let s)):
+            return allowed.contains(s) ? .success(value) : .failure(.outOfRange("'\(s)' is not one of \(allowed.joined(separator: ", "))"))
+        default:
+            return .failure(.wrongType("expected \(key.kind.noun), found \(value.noun)"))
+        }
+    }
+
+    /// Parses environment text for `key` (numbers, true/false, comma-separated lists).
+    public static func parse(environment text: String, for key: Key) -> ConfigurationValue? {
+        switch key.kind {
+        case .integer: return Int64(text).map(ConfigurationValue.integer)
+        case .number: return Double(text).map(ConfigurationValue.number)
+        case .boolean:
+            switch text.lowercased() {
+            case "true", "1", "yes": return .boolean(true)
+            case "false", "0", "no": return .boolean(false)
+            default: return nil
+            }
+        case .text, .choice: return .text(text)
+        case .textList: return .textList(text.split(separator: ",").map { String($0).trimmed }.filter { !$0.isEmpty })
+        }
+    }
+}
+
+/// A configuration value.
+public enum ConfigurationValue: Sendable, Equatable, CustomStringConvertible {
+    case integer(Int64)
+    case number(Double)
+    case boolean(Bool)
+    case text(String)
+    case textList([String])
+
+    /// As written in a TOML file.
+    public var description: String {
+        switch self {
+        case .integer(let i): "\(i)"
+        case .number(let d): d == d.rounded() && abs(d) < 1e15 ? "\(Int64(d)).0" : "\(d)"
+        case .boolean(let b): b ? "true" : "false"
+        case .text(let s): KeyValueText.quote(s)
+        case .textList(let l): "[" + l.map(KeyValueText.quote).joined(separator: ", ") + "]"
+        }
+    }
+
+    var noun: String {
+        switch self {
+        case .integer: "a whole number"
+        case .number: "a number"
+        case .boolean: "true or false"
+        case .text: "a string"
+        case .textList: "a list of strings"
+        }
+    }
+}
+
+extension ConfigurationSchema.Kind {
+    var noun: String {
+        switch self {
+        case .integer: "a whole number"
+        case .number: "a number"
+        case .boolean: "true or false"
+        case .text, .choice: "a string"
+        case .textList: "a list of strings"
+        }
+    }
+}
+
+extension String {
+    func replacingDots() -> String { String(map { $0 == "." ? "_" : $0 }) }
+    var trimmed: String { String(Substring(self).trimmingSpaces) }
+}

@@ -1,0 +1,132 @@
+import Mouse3DConfig
+import Mouse3DCore
+import Testing
+
+@Suite("Configuration files, layering and profiles")
+struct ConfigurationTests {
+    func parse(_ text: String, path: String = "/u/config.toml") throws(ConfigurationProblem) -> ConfigurationLayer {
+        try ConfigurationFile.parse(text, path: path)
+    }
+
+    func problem(_ text: String) -> ConfigurationProblem? {
+        do {
+            _ = try parse(text)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    @Test("The documented default file parses to exactly the built-in defaults")
+    func documentedDefaults() throws {
+        let layer = try parse(Configuration.documentedDefaults)
+        #expect(layer.values.count == ConfigurationSchema.keys.count)
+        for key in ConfigurationSchema.keys {
+            let expected = try ConfigurationSchema.check(key.defaultValue, for: key).get()
+            #expect(layer.values[key.path]?.value == expected, "\(key.path)")
+        }
+    }
+
+    @Test("Layers: defaults < system file < user file < environment < flags, each value with its origin")
+    func layering() throws {
+        let system = try parse("[pointer]\nsensitivity = 10\ninvert_x = true\n[network]\nport = 25000\n", path: "/etc/mouse3d/config.toml")
+        let user = try parse("# mine\n[pointer]\nsensitivity = 30.5\n", path: "/u/config.toml")
+        let environment = try ConfigurationLayer.environment(["MOUSE3D_NETWORK_PORT": "26000", "HOME": "/u", "MOUSE3D": "/bin/x"])
+        var flags = ConfigurationLayer()
+        try flags.set("receive.format", .text("jsonl"), origin: .flag("--format"))
+        let c = Configuration(files: [system, user], overrides: [environment, flags])
+        #expect(c.number("pointer.sensitivity") == 30.5 && c.origin("pointer.sensitivity") == .file(path: "/u/config.toml", line: 3))
+        #expect(c.boolean("pointer.invert_x") && c.origin("pointer.invert_x") == .file(path: "/etc/mouse3d/config.toml", line: 3))
+        #expect(c.integer("network.port") == 26000 && c.origin("network.port") == .environment("MOUSE3D_NETWORK_PORT"))
+        #expect(c.text("receive.format") == "jsonl" && c.origin("receive.format") == .flag("--format"))
+        #expect(c.number("filter.impact_limit") == 4 && c.origin("filter.impact_limit") == .builtIn)
+        #expect(c.listing.contains("pointer.sensitivity = 30.5  # /u/config.toml:3"))
+    }
+
+    @Test("Errors name the file, the line and the key", arguments: [
+        ("[pointer]\nsensitivty = 3\n", 2, "pointer.sensitivty", "unknown key"),
+        ("[pointer]\n\nsensitivity = \"fast\"\n", 3, "pointer.sensitivity", "expected a number, found a string"),
+        ("[network]\nport = 70000\n", 2, "network.port", "outside 1...65535"),
+        ("[receive]\noutput = \"mouse\"\n", 2, "receive.output", "not one of print, pointer, joystick, spacemouse"),
+        ("[pointr]\nx = 1\n", 1, "pointr", "unknown key"),
+        ("[filter]\nimpact_limit = 1.0\n", 2, "filter.impact_limit", "outside"),
+        ("[send]\nto = [\"a\", 3]\n", 2, "send.to", "list of strings"),
+        ("[send]\nrate = \n", 2, "", "not valid TOML"),
+        ("[[profile]]\nname = \"x\"\n", 1, "profile", "needs match_name, match_id or match_path"),
+        ("[[profile]]\nname = \"x\"\nmatch_id = \"54c:ce6\"\n", 3, "profile.match_id", "vendor:product"),
+        ("[[profile]]\nname = \"x\"\nmatch_name = \"y\"\n[profile.pointer]\nsensitivity = 3\n", 4, "profile.pointer", "unknown key"),
+        ("[[profile]]\nname = \"x\"\nmatch_name = \"y\"\n[profile.send]\nto = [\"h\"]\n", 5, "profile.send.to", "not a per-device setting"),
+        ("[[profile]]\nname = \"x\"\nmatch_name = \"y\"\n[profile.filter]\nimpact_limit = 0\n", 5, "profile.filter.impact_limit", "outside"),
+    ])
+    func errors(text: String, line: Int, key: String, message: String) {
+        guard let p = problem(text) else {
+            Issue.record("accepted: \(text)")
+            return
+        }
+        #expect(p.origin == .file(path: "/u/config.toml", line: line), "\(p)")
+        #expect(p.key == key, "\(p)")
+        #expect(p.description.hasPrefix("/u/config.toml:\(line)") && p.description.contains(message), "\(p)")
+    }
+
+    @Test("Environment values are parsed per type; bad ones and unknown keys are errors naming the variable")
+    func environment() throws {
+        let layer = try ConfigurationLayer.environment(["MOUSE3D_SEND_TO": "a, b:1", "MOUSE3D_FILTER_MOTION_BIAS": "false"])
+        #expect(layer.values["send.to"]?.value == .textList(["a", "b:1"]))
+        #expect(layer.values["filter.motion_bias"]?.value == .boolean(false))
+        #expect(throws: ConfigurationProblem.self) { try ConfigurationLayer.environment(["MOUSE3D_NETWORK_PORT": "x"]) }
+        do {
+            _ = try ConfigurationLayer.environment(["MOUSE3D_POINTER_SPEED": "2"])
+            Issue.record("unknown environment key accepted")
+        } catch {
+            #expect(error.description.contains("environment MOUSE3D_POINTER_SPEED"))
+        }
+    }
+
+    @Test("Profiles match by name, id or sysfs path prefix (all given must match); later files win; env and flags still override")
+    func profiles() throws {
+        let system = try parse("""
+            [[profile]]
+            name = "any Sony"
+            match_id = "054c:0ce6"
+            [profile.send]
+            clutch = "BTN_TR"
+            """, path: "/etc/mouse3d/config.toml")
+        let user = try parse("""
+            [send]
+            clutch = "BTN_WEST"
+
+            [[profile]]
+            name = "DualSense"
+            match_id = "054C:0CE6"
+            match_name = "DualSense Motion Sensors"
+            [profile.send]
+            clutch = "BTN_TL"
+            [profile.filter]
+            impact_limit = 8
+
+            [[profile]]
+            name = "laptop"
+            match_path = "/sys/devices/pci0000:00/0000:00:13.0"
+            send.mount_matrix = "0,1,0;1,0,0;0,0,1"
+            """, path: "/u/config.toml")
+        var c = Configuration(files: [system, user], overrides: [try ConfigurationLayer.environment(["MOUSE3D_FILTER_IMPACT_LIMIT": "6"])])
+        #expect(c.text("send.clutch") == "BTN_WEST")
+        let pad = DeviceProfile.Device(name: "DualSense Motion Sensors", id: "054c:0ce6", sysfsPath: "/sys/devices/virtual/x")
+        let applied = c.applyProfile(for: pad)
+        let matched = try #require(applied)
+        #expect(matched.profile.name == "DualSense" && matched.reason.contains("id 054C:0CE6"))
+        #expect(c.text("send.clutch") == "BTN_TL" && c.origin("send.clutch") == .profile(name: "DualSense", path: "/u/config.toml", line: 9))
+        #expect(c.number("filter.impact_limit") == 6, "the environment still overrides a profile")
+        let other = DeviceProfile.Device(name: "Other Sony", id: "054c:0ce6", sysfsPath: "/x")
+        let sony = c.applyProfile(for: other)
+        #expect(sony?.profile.name == "any Sony")
+        #expect(c.text("send.clutch") == "BTN_TR")
+        let laptop = DeviceProfile.Device(name: "accel_3d", id: nil, sysfsPath: "/sys/devices/pci0000:00/0000:00:13.0/iio:device0")
+        let lap = c.applyProfile(for: laptop)
+        #expect(lap?.profile.name == "laptop")
+        #expect(c.text("send.mount_matrix") == "0,1,0;1,0,0;0,0,1")
+        let none = c.applyProfile(for: DeviceProfile.Device(name: "n", id: "1234:5678", sysfsPath: "/p"))
+        #expect(none == nil)
+        #expect(c.text("send.clutch") == "BTN_WEST", "no profile: back to the files")
+    }
+}
