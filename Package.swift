@@ -77,7 +77,7 @@ let package = Package(
             dependencies: ["Mouse3DCore", .product(name: "RealModule", package: "swift-numerics")],
             resources: [.copy("Fixtures")]),
         .testTarget(name: "Mouse3DLinuxTests", dependencies: ["Mouse3DLinux"]),
-        .testTarget(name: "Mouse3DConfigTests", dependencies: ["Mouse3DConfig", "Mouse3DCore"]),
+        .testTarget(name: "Mouse3DConfigTests", dependencies: ["Mouse3DConfig", "Mouse3DCore", "Mouse3DLinux"]),
         .testTarget(name: "Mouse3DNetworkTests", dependencies: ["Mouse3DNetwork", .product(name: "Crypto", package: "swift-crypto")]),
         // Runs the built `mouse3d` executable as real processes (depends on it so it is built first).
         .testTarget(name: "EndToEndTests", dependencies: ["mouse3d", "Mouse3DCore", "Mouse3DLinux"]),

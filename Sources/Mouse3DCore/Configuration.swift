@@ -167,6 +167,8 @@ public struct Configuration: Sendable {
     public private(set) var profiles: [DeviceProfile] = []
     /// The profile applied, and why it matched.
     public private(set) var activeProfile: (profile: DeviceProfile, reason: String)?
+    /// The device profiles were last matched against.
+    public private(set) var activeDevice: DeviceProfile.Device?
     private var fileLayers: [ConfigurationLayer] = []
     private var overrideLayers: [ConfigurationLayer] = []
 
@@ -195,6 +197,7 @@ public struct Configuration: Sendable {
     @discardableResult
     public mutating func applyProfile(for device: DeviceProfile.Device) -> (profile: DeviceProfile, reason: String)? {
         activeProfile = nil
+        activeDevice = device
         for profile in profiles {
             if let reason = profile.match(device) {
                 activeProfile = (profile, reason)

@@ -39,3 +39,8 @@ extension FileSystem {
         _ = try SystemCall.retrying("rmdir", path, tolerating: [ENOENT]) { rmdir(path) }
     }
 }
+
+extension FileSystem {
+    /// Whether something exists at `path` (`access(2)`, `F_OK`).
+    public static func fileExists(_ path: String) -> Bool { access(path, F_OK) == 0 }
+}

@@ -31,6 +31,8 @@ public struct MotionSourceInfo: Sendable, Equatable {
     public var samplingFrequencyHertz: Double?
     /// The unique id of an evdev device (ties it to its sibling gamepad), if any.
     public var uniqueID: String?
+    /// `vvvv:pppp`, the bus vendor and product ids (evdev devices), if known.
+    public var deviceID: String? = nil
 }
 
 /// Finds motion sources through libudev and sysfs. Works without udevd (from sysfs attributes);
@@ -50,8 +52,15 @@ public enum MotionSourceEnumerator {
                 kind: .evdev, name: input.attribute("name") ?? device.sysname, node: device.node,
                 sysfsPath: device.sysfsPath, hasAccelerometer: hasAccel, hasGyroscope: hasGyro,
                 accelerometerScale: nil, gyroscopeScale: nil, samplingFrequencyHertz: nil,
-                uniqueID: input.attribute("uniq").flatMap { $0.isEmpty ? nil : $0 })
+                uniqueID: input.attribute("uniq").flatMap { $0.isEmpty ? nil : $0 },
+                deviceID: Self.deviceID(vendor: input.attribute("id/vendor"), product: input.attribute("id/product")))
         }
+    }
+
+    /// `vvvv:pppp` from sysfs id attributes (hex), or nil.
+    static func deviceID(vendor: String?, product: String?) -> String? {
+        guard let vendor, let product, vendor.count == 4, product.count == 4, vendor != "0000" || product != "0000" else { return nil }
+        return "\(vendor.lowercased()):\(product.lowercased())"
     }
 
     /// Every IIO device with accelerometer (`in_accel_*`) or angular-velocity (`in_anglvel_*`) channels.

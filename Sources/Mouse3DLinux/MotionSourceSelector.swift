@@ -36,6 +36,20 @@ public enum MotionSourceSelector {
         return try MotionSourceEnumerator.evdevDevices(udev: udev) + MotionSourceEnumerator.iioDevices(udev: udev)
     }
 
+    /// The device `request` would open (without opening it), for choosing a configuration profile.
+    public static func describe(_ request: MotionSourceRequest) throws -> MotionSourceInfo? {
+        let sources = try list()
+        switch request {
+        case .evdev(let path): return sources.first { $0.node == path }
+        case .iio(let name):
+            let first = name.split(separator: "+").first.map(String.init) ?? name
+            return sources.first { $0.kind == .iio && $0.name == first }
+        case .automatic:
+            return sources.first(where: { $0.kind == .evdev && $0.hasAccelerometer && $0.hasGyroscope })
+                ?? sources.first(where: { $0.kind == .iio && $0.hasGyroscope })
+        }
+    }
+
     /// Opens the source `request` names, or, with `identity`, the device that has it (a device that
     /// came back may have a new node). IIO sources read buffered unless `iioPollHertz` is given.
     public static func open(

@@ -122,3 +122,19 @@ extension FileSystem {
         setenv(name, value, 1)
     }
 }
+
+extension FileSystem {
+    /// Every environment variable of this process (`environ`).
+    public static var environmentVariables: [String: String] {
+        var result: [String: String] = [:]
+        var pointer = environ
+        while let entry = pointer.pointee {
+            let text = String(cString: entry)
+            if let equals = text.firstIndex(of: "=") {
+                result[String(text[..<equals])] = String(text[text.index(after: equals)...])
+            }
+            pointer += 1
+        }
+        return result
+    }
+}

@@ -21,6 +21,7 @@ extension Mouse3D {
         @OptionGroup var filter: FilterOptions
 
         func run() throws {
+            let parameters = try filter.parameters()
             let names: [String]
             do {
                 names = try DirectoryListing.names(in: directory).filter { $0.hasSuffix(".csv") }.sorted()
@@ -44,7 +45,7 @@ extension Mouse3D {
                     print("skipped \(name): no ground-truth columns qw,qx,qy,qz")
                     continue
                 }
-                var estimator = AttitudeEstimator(parameters: filter.parameters)
+                var estimator = AttitudeEstimator(parameters: parameters)
                 var estimates: [Quaternion] = []
                 estimates.reserveCapacity(log.samples.count)
                 for sample in log.samples {

@@ -22,6 +22,7 @@ extension Mouse3D {
         }
 
         func run() throws {
+            let parameters = try filter.parameters()
             let samples: [MotionSample]
             let source: String
             if let log {
@@ -38,7 +39,7 @@ extension Mouse3D {
             var checksum = 0.0
             let start = clock.now
             repeat {
-                var estimator = AttitudeEstimator(parameters: filter.parameters)
+                var estimator = AttitudeEstimator(parameters: parameters)
                 let t0 = clock.now
                 for sample in samples { estimator.update(sample) }
                 let elapsed = (clock.now - t0).seconds

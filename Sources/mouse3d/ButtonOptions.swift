@@ -2,13 +2,14 @@ import ArgumentParser
 import Mouse3DCore
 import Mouse3DLinux
 
-/// Which gamepad buttons do what (buttons of the gamepad next to the motion sensor).
+/// Which gamepad buttons do what (buttons of the gamepad next to the motion sensor); each flag
+/// overrides the configuration's [send] setting.
 struct ButtonOptions: ParsableArguments {
     @Option(help: "Button that enables motion (BTN_* name, e.g. BTN_TL); without one, motion is always on.")
     var clutch: String?
 
-    @Option(help: "hold: motion while the clutch is held; toggle: each press switches it.")
-    var clutchMode: MotionGestures.ClutchMode = .hold
+    @Option(help: "hold: motion while the clutch is held; toggle: each press switches it (default hold).")
+    var clutchMode: MotionGestures.ClutchMode?
 
     @Option(help: "Button that recenters (the current attitude becomes zero), e.g. BTN_SOUTH. SIGUSR1 recenters too.")
     var recenter: String?
@@ -27,22 +28,60 @@ struct ButtonOptions: ParsableArguments {
         }
     }
 
+    /// Whether any button flag was given.
+    var given: Bool { clutch != nil || recenter != nil || primary != nil || secondary != nil }
+
+    func addFlags(to layer: inout ConfigurationLayer) throws {
+        for (path, flag, value) in [
+            ("send.clutch", "--clutch", clutch), ("send.recenter", "--recenter", recenter),
+            ("send.primary", "--primary", primary), ("send.secondary", "--secondary", secondary),
+        ] {
+            if let value { try layer.set(path, .text(value), origin: .flag(flag)) }
+        }
+        if let clutchMode { try layer.set("send.clutch_mode", .text(clutchMode.rawValue), origin: .flag("--clutch-mode")) }
+    }
+}
+
+/// The buttons in effect (from the configuration), with their codes.
+struct ButtonSettings: Equatable {
+    var clutch: Int32?
+    var clutchMode: MotionGestures.ClutchMode
+    var recenter: Int32?
+    var primary: Int32?
+    var secondary: Int32?
+
+    /// Reads and checks the [send] button settings; a name that is not a button is an error naming
+    /// where it was set.
+    init(_ c: Configuration) throws {
+        func code(_ path: String) throws -> Int32? {
+            guard let name = c.text(path) else { return nil }
+            guard let code = GamepadButtons.code(named: name) else {
+                throw CommandFailure("\(ConfigurationProblem(origin: c.origin(path), key: path, reason: .invalid("'\(name)' is not a button name; use names such as BTN_SOUTH, BTN_TL, BTN_TR2"))))")
+            }
+            return code
+        }
+        clutch = try code("send.clutch")
+        clutchMode = MotionGestures.ClutchMode(rawValue: c.text("send.clutch_mode") ?? "hold") ?? .hold
+        recenter = try code("send.recenter")
+        primary = try code("send.primary")
+        secondary = try code("send.secondary")
+    }
+
     /// The codes to watch.
-    var codes: Set<Int32> { Set([clutch, recenter, primary, secondary].compactMap { $0.flatMap(GamepadButtons.code(named:)) }) }
+    var codes: Set<Int32> { Set([clutch, recenter, primary, secondary].compactMap { $0 }) }
 
     /// Applies one button change to the publisher.
     func apply(_ change: (code: Int32, pressed: Bool), to publisher: AttitudePublisher, diagnostics: Diagnostics) {
-        func matches(_ name: String?) -> Bool { name.flatMap(GamepadButtons.code(named:)) == change.code }
-        if matches(clutch) { publisher.clutch(pressed: change.pressed) }
-        if matches(recenter) {
+        if clutch == change.code { publisher.clutch(pressed: change.pressed) }
+        if recenter == change.code {
             publisher.set(.recenter, held: change.pressed)
             if change.pressed {
                 publisher.recenter()
                 diagnostics.say("recentred (\(GamepadButtons.name(of: change.code)))")
             }
         }
-        if matches(primary) { publisher.set(.primary, held: change.pressed) }
-        if matches(secondary) { publisher.set(.secondary, held: change.pressed) }
+        if primary == change.code { publisher.set(.primary, held: change.pressed) }
+        if secondary == change.code { publisher.set(.secondary, held: change.pressed) }
     }
 }
 

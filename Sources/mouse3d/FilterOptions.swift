@@ -1,57 +1,63 @@
 import ArgumentParser
 import Mouse3DCore
 
-/// Fusion tuning shared by every command that runs the filter.
+/// Fusion filter options shared by `send`, `replay` and `bench`; each overrides the configuration.
 struct FilterOptions: ParsableArguments {
-    @Option(help: "Accelerometer low-pass time constant in seconds (larger trusts the gyroscope longer).")
-    var accelerometerTimeConstant: Double = AttitudeEstimatorParameters().accelerometerTimeConstantSeconds
+    @Option(help: "Accelerometer low-pass time constant in seconds (larger trusts the gyroscope longer; default 2).")
+    var accelerometerTimeConstant: Double?
 
-    @Option(help: "Specific force above this many g (an impact) is shortened to it before filtering.")
-    var impactLimit: Double = AttitudeEstimatorParameters().impactLimitStandardGravities
+    @Option(help: "Specific force above this many g (an impact) is shortened to it before filtering (default 4).")
+    var impactLimit: Double?
 
-    @Option(help: "Skip accelerometer corrections while filtered specific force differs from 1 g by more than this fraction.")
-    var linearAccelerationRejection: Double = AttitudeEstimatorParameters().linearAccelerationRejectionFraction
+    @Option(help: "Skip accelerometer corrections while filtered specific force differs from 1 g by more than this fraction (default 0.1).")
+    var linearAccelerationRejection: Double?
 
-    @Option(help: "Skip accelerometer corrections while the force, averaged over about 1 s, leans more than this many degrees from vertical (0 disables).")
-    var disturbanceAngle: Double = AttitudeEstimatorParameters().disturbanceAngleRadians * 180 / .pi
+    @Option(help: "Skip accelerometer corrections while the force, averaged over about 1 s, leans more than this many degrees from vertical (0 disables; default 15).")
+    var disturbanceAngle: Double?
 
-    @Option(help: "Time constant of that average, in seconds.")
-    var disturbanceTimeConstant: Double = AttitudeEstimatorParameters().disturbanceTimeConstantSeconds
+    @Option(help: "Time constant of that average, in seconds (default 0.5).")
+    var disturbanceTimeConstant: Double?
 
-    @Flag(inversion: .prefixedNo, help: "Estimate the gyroscope bias while the sensor moves.")
-    var motionBias = true
+    @Flag(inversion: .prefixedNo, help: "Estimate the gyroscope bias while the sensor moves (default on).")
+    var motionBias: Bool?
 
-    @Flag(inversion: .prefixedNo, help: "Estimate the gyroscope bias while the sensor rests.")
-    var restBias = true
+    @Flag(inversion: .prefixedNo, help: "Estimate the gyroscope bias while the sensor rests (default on).")
+    var restBias: Bool?
 
-    func validate() throws {
-        guard accelerometerTimeConstant.isFinite, accelerometerTimeConstant >= 0.05, accelerometerTimeConstant <= 1000 else {
-            throw ValidationError("--accelerometer-time-constant must be between 0.05 and 1000 seconds.")
+    /// The flags given, as a configuration layer (ranges are checked there, against the schema).
+    func addFlags(to layer: inout ConfigurationLayer) throws {
+        let numbers: [(String, String, Double?)] = [
+            ("filter.accelerometer_time_constant", "--accelerometer-time-constant", accelerometerTimeConstant),
+            ("filter.impact_limit", "--impact-limit", impactLimit),
+            ("filter.linear_acceleration_rejection", "--linear-acceleration-rejection", linearAccelerationRejection),
+            ("filter.disturbance_angle", "--disturbance-angle", disturbanceAngle),
+            ("filter.disturbance_time_constant", "--disturbance-time-constant", disturbanceTimeConstant),
+        ]
+        for (path, flag, value) in numbers {
+            if let value { try layer.set(path, .number(value), origin: .flag(flag)) }
         }
-        guard impactLimit.isFinite, impactLimit >= 1.5 else {
-            throw ValidationError("--impact-limit must be at least 1.5 (g).")
-        }
-        guard disturbanceAngle.isFinite, disturbanceAngle >= 0, disturbanceAngle < 90 else {
-            throw ValidationError("--disturbance-angle must be 0 (off) or between 0 and 90 degrees.")
-        }
-        guard disturbanceTimeConstant.isFinite, disturbanceTimeConstant > 0, disturbanceTimeConstant <= 100 else {
-            throw ValidationError("--disturbance-time-constant must be between 0 and 100 seconds.")
-        }
-        guard linearAccelerationRejection.isFinite, linearAccelerationRejection > 0 else {
-            throw ValidationError("--linear-acceleration-rejection must be a positive fraction, for example 0.1.")
-        }
+        if let motionBias { try layer.set("filter.motion_bias", .boolean(motionBias), origin: .flag("--[no-]motion-bias")) }
+        if let restBias { try layer.set("filter.rest_bias", .boolean(restBias), origin: .flag("--[no-]rest-bias")) }
     }
 
-    /// The filter parameters these options describe.
-    var parameters: AttitudeEstimatorParameters {
+    /// The filter parameters of a configuration.
+    static func parameters(_ c: Configuration) -> AttitudeEstimatorParameters {
         var p = AttitudeEstimatorParameters()
-        p.accelerometerTimeConstantSeconds = accelerometerTimeConstant
-        p.impactLimitStandardGravities = impactLimit
-        p.linearAccelerationRejectionFraction = linearAccelerationRejection
-        p.disturbanceAngleRadians = disturbanceAngle > 0 ? disturbanceAngle * .pi / 180 : .pi / 2
-        p.disturbanceTimeConstantSeconds = disturbanceTimeConstant
-        p.motionBiasEstimation = motionBias
-        p.restBiasEstimation = restBias
+        p.accelerometerTimeConstantSeconds = c.number("filter.accelerometer_time_constant")
+        p.impactLimitStandardGravities = c.number("filter.impact_limit")
+        p.linearAccelerationRejectionFraction = c.number("filter.linear_acceleration_rejection")
+        let angle = c.number("filter.disturbance_angle")
+        p.disturbanceAngleRadians = angle > 0 ? angle * .pi / 180 : .pi / 2
+        p.disturbanceTimeConstantSeconds = c.number("filter.disturbance_time_constant")
+        p.motionBiasEstimation = c.boolean("filter.motion_bias")
+        p.restBiasEstimation = c.boolean("filter.rest_bias")
         return p
+    }
+
+    /// The filter parameters: configuration files and environment, then these flags.
+    func parameters() throws -> AttitudeEstimatorParameters {
+        var layer = ConfigurationLayer()
+        try EffectiveConfiguration.flags { try addFlags(to: &layer) }
+        return FilterOptions.parameters(try EffectiveConfiguration.load(flags: layer))
     }
 }

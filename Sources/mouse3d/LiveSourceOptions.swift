@@ -2,7 +2,7 @@ import ArgumentParser
 import Mouse3DCore
 import Mouse3DLinux
 
-/// Options for live sensors, shared by `send` and `record`.
+/// Options for live sensors, shared by `send` and `record`; each overrides the configuration.
 struct LiveSourceOptions: ParsableArguments {
     @Option(help: "Read IIO sensors by polling their *_raw values at this rate (Hz) instead of through the buffer.")
     var iioPoll: Double?
@@ -19,16 +19,35 @@ struct LiveSourceOptions: ParsableArguments {
         }
     }
 
-    var mount: MountMatrix? { mountMatrix.flatMap(MountMatrix.init) }
+    func addFlags(to layer: inout ConfigurationLayer) throws {
+        if let iioPoll { try layer.set("send.iio_poll", .number(iioPoll), origin: .flag("--iio-poll")) }
+        if let mountMatrix { try layer.set("send.mount_matrix", .text(mountMatrix), origin: .flag("--mount-matrix")) }
+    }
 
-    /// Opens `request` with these options, ready to follow it through unplugging; a failure becomes
-    /// the one-line message the user sees.
-    func follow(
-        _ request: MotionSourceRequest, watchingButtons buttons: Set<Int32> = [], signals: SignalDescriptor, diagnostics: Diagnostics
+    /// Applies the profile matching the device `request` would open (and says which, or that none
+    /// did), then opens it with the resulting settings, ready to follow it through unplugging.
+    static func follow(
+        _ request: MotionSourceRequest, configuration: inout Configuration, watchingButtons: (Configuration) throws -> Set<Int32>,
+        signals: SignalDescriptor, diagnostics: Diagnostics
     ) throws -> MotionSourceFollower {
+        if let info = try? MotionSourceSelector.describe(request) {
+            let device = DeviceProfile.Device(name: info.name, id: info.deviceID, sysfsPath: info.sysfsPath)
+            if let (profile, reason) = configuration.applyProfile(for: device) {
+                diagnostics.say("profile '\(profile.name)' (\(profile.path):\(profile.line)) for '\(info.name)', matched by \(reason)")
+            } else if !configuration.profiles.isEmpty {
+                diagnostics.say("no profile matches '\(info.name)'\(info.deviceID.map { " (\($0))" } ?? ""); using the general settings")
+            }
+        }
+        let poll = configuration.number("send.iio_poll")
+        let mountText = configuration.text("send.mount_matrix")
+        guard mountText == nil || MountMatrix(mountText!) != nil else {
+            throw CommandFailure("\(ConfigurationProblem(origin: configuration.origin("send.mount_matrix"), key: "send.mount_matrix", reason: .invalid("must be nine numbers, rows separated by ';'"))))")
+        }
+        let buttons = try watchingButtons(configuration)
         do {
             return try MotionSourceFollower(
-                request, iioPollHertz: iioPoll, mountOverride: mount, watchingButtons: buttons, signals: signals, report: diagnostics.say)
+                request, iioPollHertz: poll > 0 ? poll : nil, mountOverride: mountText.flatMap(MountMatrix.init), watchingButtons: buttons,
+                signals: signals, report: diagnostics.say)
         } catch {
             throw CommandFailure("\(error)")
         }

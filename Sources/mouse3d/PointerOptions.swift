@@ -1,60 +1,70 @@
 import ArgumentParser
 import Mouse3DCore
 
-/// Gyro-mouse tuning for `receive --uinput pointer`.
+/// Gyro-mouse tuning for `receive --uinput pointer`; each flag overrides the configuration's
+/// [pointer] setting.
 struct PointerOptions: ParsableArguments {
-    @Option(help: "Pointer counts per degree of turn.")
-    var sensitivity: Double = PointerMapping().countsPerDegree
+    @Option(help: "Pointer counts per degree of turn (default 20).")
+    var sensitivity: Double?
 
     @Option(help: "Below this speed (°/s) motion is scaled down in proportion, to hide tremor (0: off).")
-    var tightening: Double = 0
+    var tightening: Double?
 
     @Option(help: "Below this speed (°/s) motion is averaged over 0.1 s; above twice it, passed through (0: off).")
-    var smoothing: Double = 0
+    var smoothing: Double?
 
     @Option(help: "Acceleration as LOW:HIGH:FACTOR: sensitivity rises from 1x at LOW °/s to FACTORx at HIGH °/s.")
     var acceleration: String?
 
-    @Flag(help: "Mirror horizontal motion.")
-    var invertX = false
+    @Flag(inversion: .prefixedNo, help: "Mirror horizontal motion.")
+    var invertX: Bool?
 
-    @Flag(help: "Mirror vertical motion.")
-    var invertY = false
+    @Flag(inversion: .prefixedNo, help: "Mirror vertical motion.")
+    var invertY: Bool?
 
-    @Flag(help: "Exchange the axes.")
-    var swapAxes = false
+    @Flag(inversion: .prefixedNo, help: "Exchange the axes.")
+    var swapAxes: Bool?
 
     func validate() throws {
-        guard sensitivity.isFinite, sensitivity > 0, sensitivity <= 10_000 else {
-            throw ValidationError("--sensitivity must be between 0 and 10000 counts per degree.")
-        }
-        guard tightening >= 0, smoothing >= 0, tightening.isFinite, smoothing.isFinite else {
-            throw ValidationError("--tightening and --smoothing must be 0 (off) or positive speeds in °/s.")
-        }
-        if acceleration != nil && curve == nil {
+        if let acceleration, PointerOptions.curve(acceleration) == nil {
             throw ValidationError("--acceleration must be LOW:HIGH:FACTOR with 0 <= LOW < HIGH and FACTOR > 0, e.g. 20:200:3.")
         }
     }
 
-    var curve: (low: Double, high: Double, factor: Double)? {
-        guard let parts = acceleration?.split(separator: ":").compactMap({ Double($0) }), parts.count == 3,
-              parts[0] >= 0, parts[1] > parts[0], parts[2] > 0 else { return nil }
+    func addFlags(to layer: inout ConfigurationLayer) throws {
+        if let sensitivity { try layer.set("pointer.sensitivity", .number(sensitivity), origin: .flag("--sensitivity")) }
+        if let tightening { try layer.set("pointer.tightening", .number(tightening), origin: .flag("--tightening")) }
+        if let smoothing { try layer.set("pointer.smoothing", .number(smoothing), origin: .flag("--smoothing")) }
+        if let acceleration { try layer.set("pointer.acceleration", .text(acceleration), origin: .flag("--acceleration")) }
+        if let invertX { try layer.set("pointer.invert_x", .boolean(invertX), origin: .flag("--[no-]invert-x")) }
+        if let invertY { try layer.set("pointer.invert_y", .boolean(invertY), origin: .flag("--[no-]invert-y")) }
+        if let swapAxes { try layer.set("pointer.swap_axes", .boolean(swapAxes), origin: .flag("--[no-]swap-axes")) }
+    }
+
+    static func curve(_ text: String) -> (low: Double, high: Double, factor: Double)? {
+        let parts = text.split(separator: ":").compactMap { Double($0) }
+        guard parts.count == 3, parts[0] >= 0, parts[1] > parts[0], parts[2] > 0 else { return nil }
         return (parts[0], parts[1], parts[2])
     }
 
-    var mapping: PointerMapping {
+    /// The pointer mapping of a configuration (an acceleration curve that does not parse is an
+    /// error naming where it was set).
+    static func mapping(_ c: Configuration) throws -> PointerMapping {
         var m = PointerMapping()
-        m.countsPerDegree = sensitivity
-        m.tighteningDegreesPerSecond = tightening
-        m.smoothingDegreesPerSecond = smoothing
-        if let curve {
+        m.countsPerDegree = c.number("pointer.sensitivity")
+        m.tighteningDegreesPerSecond = c.number("pointer.tightening")
+        m.smoothingDegreesPerSecond = c.number("pointer.smoothing")
+        if let text = c.text("pointer.acceleration") {
+            guard let curve = curve(text) else {
+                throw CommandFailure("\(ConfigurationProblem(origin: c.origin("pointer.acceleration"), key: "pointer.acceleration", reason: .invalid("'\(text)' is not LOW:HIGH:FACTOR with 0 <= LOW < HIGH and FACTOR > 0"))))")
+            }
             m.accelerationLowDegreesPerSecond = curve.low
             m.accelerationHighDegreesPerSecond = curve.high
             m.accelerationFactor = curve.factor
         }
-        m.invertX = invertX
-        m.invertY = invertY
-        m.swapAxes = swapAxes
+        m.invertX = c.boolean("pointer.invert_x")
+        m.invertY = c.boolean("pointer.invert_y")
+        m.swapAxes = c.boolean("pointer.swap_axes")
         return m
     }
 }

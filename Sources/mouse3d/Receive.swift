@@ -22,7 +22,7 @@ extension Mouse3D {
         @Option(help: "Address to listen on, [ADDR]:PORT (default 0.0.0.0:\(StreamDefaults.port); with --insecure or --raw 127.0.0.1:\(StreamDefaults.port)).")
         var listen: String?
 
-        @Flag(help: "Print each frame on standard output.")
+        @Flag(help: "Print each frame on standard output (the default output unless receive.output says otherwise).")
         var print = false
 
         @Option(help: "Drive a virtual input device per sender: pointer (gyro mouse), joystick (absolute pose) or spacemouse (6-DoF rates for spacenavd).")
@@ -30,11 +30,11 @@ extension Mouse3D {
 
         @OptionGroup var pointer: PointerOptions
 
-        @Option(help: "Print format: text (degrees) or jsonl (radians; keys sender, stream, seq, time, roll, pitch, yaw, buttons).")
-        var format: PrintFormat = .text
+        @Option(help: "Print format: text (degrees) or jsonl (radians; keys sender, stream, seq, time, roll, pitch, yaw, buttons). Default: receive.format, text.")
+        var format: PrintFormat?
 
-        @Flag(help: "Print per-sender statistics to standard error once a second.")
-        var stats = false
+        @Flag(inversion: .prefixedNo, help: "Print per-sender statistics to standard error once a second (default: receive.stats, off).")
+        var stats: Bool?
 
         @Flag(help: "Accept bare 12-byte frames (roll, pitch, yaw) from anyone instead of sealed datagrams (unauthenticated).")
         var raw = false
@@ -49,7 +49,6 @@ extension Mouse3D {
         var quiet = false
 
         func validate() throws {
-            guard print || uinput != nil else { throw ValidationError("Choose an output: --print and/or --uinput pointer|joystick|spacemouse.") }
             if raw && insecure { throw ValidationError("Choose --raw (bare frames) or --insecure (plain datagrams), not both.") }
         }
 
@@ -57,11 +56,24 @@ extension Mouse3D {
         var wireFormat: WireFormat { raw ? .raw : insecure ? .datagram : .sealed }
 
         func run() throws {
-            let signals = try SignalDescriptor(signals: [SIGINT, SIGTERM])
+            let signals = try SignalDescriptor(signals: [SIGINT, SIGTERM, SIGHUP])
+            var flags = ConfigurationLayer()
+            try EffectiveConfiguration.flags {
+                try pointer.addFlags(to: &flags)
+                if let format { try flags.set("receive.format", .text(format.rawValue), origin: .flag("--format")) }
+                if let stats { try flags.set("receive.stats", .boolean(stats), origin: .flag("--[no-]stats")) }
+                if let uinput { try flags.set("receive.output", .text(uinput.rawValue), origin: .flag("--uinput")) }
+            }
+            var configuration = try EffectiveConfiguration.load(flags: flags)
+            var settings = try ReceiveSettings(configuration, printFlag: print, uinputFlag: uinput)
             let address: SocketAddress
-            let listenText = listen ?? (wireFormat == .sealed ? "0.0.0.0" : "127.0.0.1") + ":\(StreamDefaults.port)"
+            let port = UInt16(configuration.integer("network.port"))
+            // Unauthenticated modes listen on loopback unless an address is given (by flag or in a file).
+            let configuredListen = configuration.origin("receive.listen") == .builtIn && wireFormat != .sealed
+                ? "127.0.0.1" : (configuration.text("receive.listen") ?? "0.0.0.0")
+            let listenText = listen ?? (configuredListen.contains(":") && !configuredListen.hasPrefix("[") ? "[\(configuredListen)]" : configuredListen) + ":\(port)"
             do {
-                address = try SocketAddress.resolve(listenText, defaultPort: StreamDefaults.port, passive: false)
+                address = try SocketAddress.resolve(listenText, defaultPort: port, passive: false)
             } catch {
                 throw CommandFailure("bad --listen address \(error)")
             }
@@ -82,7 +94,7 @@ extension Mouse3D {
                     + "\(receiver.localAddress)\(receiver.localAddress.isLoopback ? " (any local user)" : "") can move your pointer and click")
             }
             let output = BufferedOutput()
-            let outputs = uinput.map { UinputOutputs(mode: $0, mapping: pointer.mapping, diagnostics: diagnostics) }
+            let outputs = settings.uinput.map { UinputOutputs(mode: $0, mapping: settings.mapping, diagnostics: diagnostics) }
             defer { outputs?.releaseAll() }
             var recorder = LatencyRecorder()
             var batchSent: [UInt64] = []
@@ -96,7 +108,7 @@ extension Mouse3D {
                 switch event {
                 case .frame(let f):
                     try outputs?.apply(f)
-                    if print { try output.writeLine(format.line(f, names: &names)) }
+                    if settings.print { try output.writeLine(settings.format.line(f, names: &names)) }
                     if latency, let sent = f.sentNanoseconds { batchSent.append(sent) }
                 case .streamStarted(let key): diagnostics.say("\(key): new stream")
                 case .streamLost(let key):
@@ -113,7 +125,7 @@ extension Mouse3D {
             running: while true {
                 let now = MonotonicClock.nanoseconds()
                 var wake = receiver.nextSilenceDeadline.map { $0 + 1 }
-                if stats { wake = min(wake ?? nextStats, nextStats) }
+                if settings.stats { wake = min(wake ?? nextStats, nextStats) }
                 try poll.wait(timeoutNanoseconds: wake.map { $0 > now ? $0 - now : 0 })
                 if poll.isReadable(0) {
                     // Everything waiting is read (until the socket would block), then written at once.
@@ -126,14 +138,24 @@ extension Mouse3D {
                     }
                 }
                 if pairings != nil && poll.isReadable(2) { try pairings?.reload() }
-                if poll.isReadable(1), let signal = try signals.pending().first {
-                    diagnostics.say("stopping on \(signal == SIGINT ? "SIGINT" : "SIGTERM")")
-                    break running
+                if poll.isReadable(1) {
+                    var stop: Int32?
+                    for signal in try signals.pending() {
+                        if signal == SIGHUP {
+                            reload(&configuration, &settings, flags: flags, outputs: outputs, diagnostics: diagnostics)
+                        } else {
+                            stop = signal
+                        }
+                    }
+                    if let stop {
+                        diagnostics.say("stopping on \(stop == SIGINT ? "SIGINT" : "SIGTERM")")
+                        break running
+                    }
                 }
                 let later = MonotonicClock.nanoseconds()
                 try receiver.checkSilence(now: later, handle)
                 pairings?.saveMarks(now: later)
-                if stats && later >= nextStats {
+                if settings.stats && later >= nextStats {
                     for line in statistics.lines(receiver.counters, intervalNanoseconds: later - (nextStats - second)) {
                         diagnostics.say(line)
                     }
@@ -152,6 +174,61 @@ extension Mouse3D {
             diagnostics.say(summary)
             if latency { diagnostics.say("latency send→output: \(recorder.summary)") }
         }
+    }
+}
+
+extension Mouse3D.Receive {
+    /// On SIGHUP: rereads the configuration; if it loads, the pointer settings, print format and
+    /// statistics switch to it at once (the listening address, port and output mode at the next
+    /// start); if not, the running configuration stays and the problem is reported.
+    func reload(
+        _ configuration: inout Configuration, _ settings: inout ReceiveSettings, flags: ConfigurationLayer, outputs: UinputOutputs?,
+        diagnostics: Diagnostics
+    ) {
+        let next: Configuration
+        let nextSettings: ReceiveSettings
+        do {
+            next = try EffectiveConfiguration.load(flags: flags)
+            nextSettings = try ReceiveSettings(next, printFlag: print, uinputFlag: uinput)
+        } catch {
+            diagnostics.say("SIGHUP: configuration not reloaded, the running one stays: \(error)")
+            return
+        }
+        let changed = zip(configuration.listing, next.listing).filter { $0 != $1 }.map(\.1)
+        var later: [String] = []
+        if nextSettings.uinput != settings.uinput || nextSettings.print != settings.print { later.append("receive.output") }
+        for key in ["network.port", "receive.listen"] where next[key] != configuration[key] { later.append(key) }
+        settings.mapping = nextSettings.mapping
+        settings.format = nextSettings.format
+        settings.stats = nextSettings.stats
+        outputs?.update(mapping: settings.mapping)
+        configuration = next
+        diagnostics.say(changed.isEmpty ? "SIGHUP: configuration reread, nothing changed"
+            : "SIGHUP: configuration reloaded: " + changed.joined(separator: "; ")
+                + (later.isEmpty ? "" : " (\(later.joined(separator: ", ")) at the next start)"))
+    }
+}
+
+/// What `receive` does with frames, from its configuration and flags.
+struct ReceiveSettings {
+    var print: Bool
+    var uinput: UinputMode?
+    var format: PrintFormat
+    var stats: Bool
+    var mapping: PointerMapping
+
+    init(_ c: Configuration, printFlag: Bool, uinputFlag: UinputMode?) throws {
+        let output = c.text("receive.output") ?? "print"
+        if printFlag || uinputFlag != nil {
+            print = printFlag
+            uinput = uinputFlag
+        } else {
+            print = output == "print"
+            uinput = UinputMode(rawValue: output)
+        }
+        format = PrintFormat(rawValue: c.text("receive.format") ?? "text") ?? .text
+        stats = c.boolean("receive.stats")
+        mapping = try PointerOptions.mapping(c)
     }
 }
 

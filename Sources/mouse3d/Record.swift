@@ -34,7 +34,11 @@ extension Mouse3D {
             guard case .live(let request) = source else { return }
             let signals = try SignalDescriptor(signals: [SIGINT, SIGTERM])
             let diagnostics = Diagnostics(quiet: false)
-            let follower = try live.follow(request, signals: signals, diagnostics: diagnostics)
+            var flags = ConfigurationLayer()
+            try EffectiveConfiguration.flags { try live.addFlags(to: &flags) }
+            var configuration = try EffectiveConfiguration.load(flags: flags)
+            let follower = try LiveSourceOptions.follow(
+                request, configuration: &configuration, watchingButtons: { _ in [] }, signals: signals, diagnostics: diagnostics)
             let out: BufferedOutput
             do {
                 out = try BufferedOutput(creatingFileAt: output)

@@ -24,7 +24,7 @@ extension Mouse3D {
 
         func run() throws {
             let motionLog = try loadMotionLog(path: log)
-            var estimator = AttitudeEstimator(parameters: filter.parameters)
+            var estimator = AttitudeEstimator(parameters: try filter.parameters())
             let out = BufferedOutput()
             if let header = output.header { try out.writeLine(header) }
             for sample in motionLog.samples {

@@ -11,7 +11,7 @@ struct SealedTargets {
 
     /// Chooses receivers for `requested` (`--to` values; empty: every paired receiver), pairing first
     /// with `pairCode` if given.
-    static func choose(_ requested: [String], pairCode: PairingCode?, base: String, diagnostics: Diagnostics) throws -> [SealedTargets] {
+    static func choose(_ requested: [String], pairCode: PairingCode?, base: String, defaultPort: UInt16, diagnostics: Diagnostics) throws -> [SealedTargets] {
         let identity = try loadIdentity(base: base, say: diagnostics.say)
         let store = PeerStore(base: base, role: .receiver)
         if let pairCode, let host = requested.first {
@@ -35,7 +35,7 @@ struct SealedTargets {
                 }
                 let address: SocketAddress
                 do {
-                    address = try SocketAddress.resolve(text, defaultPort: StreamDefaults.port, passive: false)
+                    address = try SocketAddress.resolve(text, defaultPort: defaultPort, passive: false)
                 } catch {
                     throw CommandFailure("bad receiver address \(error)")
                 }

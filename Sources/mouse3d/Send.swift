@@ -18,8 +18,8 @@ extension Mouse3D {
                 goes away does not stop the stream. SIGINT or SIGTERM ends it cleanly.
                 """)
 
-        @Option(help: "Motion source: auto (the best sensor found), evdev:/dev/input/eventN, iio:NAME, or replay:LOG.csv.")
-        var source: SourceSpecifier = .live(.automatic)
+        @Option(help: "Motion source: auto (the best sensor found), evdev:/dev/input/eventN, iio:NAME, or replay:LOG.csv (default: send.source, auto).")
+        var source: SourceSpecifier?
 
         @Option(name: .customLong("to"), help: "A receiver, HOST[:PORT], [IPv6][:PORT] or a paired receiver's name; repeat for up to 8 (default port \(StreamDefaults.port); default: every paired receiver).")
         var peers: [String] = []
@@ -36,7 +36,7 @@ extension Mouse3D {
         @Option(help: "Replay speed: a factor of real time (1 = as recorded) or 'max'.")
         var speed: ReplaySpeed = .factor(1)
 
-        @Option(help: "Send the latest attitude at this rate in Hz instead of once per sample.")
+        @Option(help: "Send the latest attitude at this rate in Hz instead of once per sample (default: send.rate).")
         var rate: Double?
 
         @Flag(help: "Send bare 12-byte frames (roll, pitch, yaw) without the datagram header (unauthenticated).")
@@ -55,9 +55,6 @@ extension Mouse3D {
         var wireFormat: WireFormat { raw ? .raw : insecure ? .datagram : .sealed }
 
         func validate() throws {
-            guard !peers.isEmpty || wireFormat == .sealed else {
-                throw ValidationError("Give at least one receiver with --to HOST[:PORT].")
-            }
             if raw && insecure { throw ValidationError("Choose --raw (bare frames) or --insecure (plain datagrams), not both.") }
             if let pair {
                 guard wireFormat == .sealed else { throw ValidationError("--pair makes a pairing for sealed frames; it does not go with --raw or --insecure.") }
@@ -70,25 +67,48 @@ extension Mouse3D {
             if let rate, !(rate.isFinite && rate > 0 && rate <= 100_000) {
                 throw ValidationError("--rate must be between 0 and 100000 Hz.")
             }
-            if case .replay = source, !buttons.codes.isEmpty {
+            if case .replay? = source, buttons.given {
                 throw ValidationError("--clutch, --recenter, --primary and --secondary read a live controller's buttons; a replayed log has none (SIGUSR1 still recenters).")
             }
         }
 
         func run() throws {
-            let signals = try SignalDescriptor(signals: [SIGINT, SIGTERM, SIGUSR1])
+            let signals = try SignalDescriptor(signals: [SIGINT, SIGTERM, SIGUSR1, SIGHUP])
             let diagnostics = Diagnostics(quiet: quiet)
+            var flags = ConfigurationLayer()
+            try EffectiveConfiguration.flags {
+                try filter.addFlags(to: &flags)
+                try buttons.addFlags(to: &flags)
+                try live.addFlags(to: &flags)
+                if let rate { try flags.set("send.rate", .number(rate), origin: .flag("--rate")) }
+                if !self.peers.isEmpty { try flags.set("send.to", .textList(self.peers), origin: .flag("--to")) }
+                if let source = self.source { try flags.set("send.source", .text(source.description), origin: .flag("--source")) }
+            }
+            var configuration = try EffectiveConfiguration.load(flags: flags)
+            let sourceText = configuration.text("send.source") ?? "auto"
+            guard let source = SourceSpecifier(argument: sourceText) else {
+                throw CommandFailure("\(ConfigurationProblem(origin: configuration.origin("send.source"), key: "send.source", reason: .invalid("'\(sourceText)' is not auto, evdev:PATH, iio:NAME or replay:LOG.csv"))))")
+            }
+            let peers = configuration.textList("send.to")
+            guard peers.count <= StreamDefaults.maximumPeers else {
+                throw CommandFailure("At most \(StreamDefaults.maximumPeers) receivers (--to) at once; \(peers.count) were given.")
+            }
+            guard !peers.isEmpty || wireFormat == .sealed else {
+                throw CommandFailure("Give at least one receiver with --to HOST[:PORT] (or send.to in the configuration).")
+            }
+            let port = UInt16(configuration.integer("network.port"))
             let addresses: [SocketAddress]
             var sealers: [DatagramSealer] = []
             if wireFormat == .sealed {
                 let targets = try SealedTargets.choose(
-                    peers, pairCode: pair.flatMap(PairingCode.init(parsing:)), base: FileSystem.userConfigurationDirectory, diagnostics: diagnostics)
+                    peers, pairCode: pair.flatMap(PairingCode.init(parsing:)), base: FileSystem.userConfigurationDirectory, defaultPort: port,
+                    diagnostics: diagnostics)
                 addresses = targets.map(\.address)
                 sealers = targets.map(\.sealer)
             } else {
                 addresses = try peers.map { text in
                     do {
-                        return try SocketAddress.resolve(text, defaultPort: StreamDefaults.port, passive: false)
+                        return try SocketAddress.resolve(text, defaultPort: port, passive: false)
                     } catch {
                         throw CommandFailure("bad receiver address \(error)")
                     }
@@ -96,30 +116,42 @@ extension Mouse3D {
                 diagnostics.say("warning: --\(raw ? "raw" : "insecure"): frames are not authenticated; a receiver must accept anyone to take them")
             }
             let streamer = try AttitudeStreamer(peers: addresses, format: wireFormat, sealers: sealers)
-            let publisher = AttitudePublisher(
-                parameters: filter.parameters, streamer: streamer, rate: rate, diagnostics: diagnostics,
-                clutchMode: buttons.clutch == nil ? nil : buttons.clutchMode)
             let kind = switch wireFormat {
             case .raw: "raw frames"
             case .datagram: "plain stream \(String(streamer.streamID, radix: 16))"
             case .sealed: "sealed stream \(String(streamer.streamID, radix: 16))"
             }
             let destination = "\(kind) to \(addresses.map(\.description).joined(separator: ", "))"
+            func publisher(_ c: Configuration, _ buttonSettings: ButtonSettings?) -> AttitudePublisher {
+                let rate = c.number("send.rate")
+                return AttitudePublisher(
+                    parameters: FilterOptions.parameters(c), streamer: streamer, rate: rate > 0 ? rate : nil, diagnostics: diagnostics,
+                    clutchMode: buttonSettings?.clutch == nil ? nil : buttonSettings?.clutchMode)
+            }
             switch source {
             case .replay(let path):
                 diagnostics.say("sending \(destination) from \(source)")
-                try replay(path: path, publisher: publisher, signals: signals, diagnostics: diagnostics)
+                try replay(path: path, publisher: publisher(configuration, nil), signals: signals, diagnostics: diagnostics)
             case .live(let request):
-                let follower = try live.follow(request, watchingButtons: buttons.codes, signals: signals, diagnostics: diagnostics)
+                var buttonSettings: ButtonSettings?
+                let follower = try LiveSourceOptions.follow(
+                    request, configuration: &configuration,
+                    watchingButtons: { c in
+                        buttonSettings = try ButtonSettings(c)
+                        return buttonSettings!.codes
+                    }, signals: signals, diagnostics: diagnostics)
+                let publisher = publisher(configuration, buttonSettings)
                 diagnostics.say("sending \(destination) from \(follower.summary)"
                     + (follower.buttonDeviceName.map { ", buttons from '\($0)'" } ?? ""))
                 following: while true {
                     let step = try follower.step(until: publisher.nextDeadline)
-                    for change in follower.takeButtonChanges() { buttons.apply(change, to: publisher, diagnostics: diagnostics) }
+                    for change in follower.takeButtonChanges() { buttonSettings?.apply(change, to: publisher, diagnostics: diagnostics) }
                     switch step {
                     case .signal(SIGUSR1):
                         publisher.recenter()
                         diagnostics.say("recentred (SIGUSR1)")
+                    case .signal(SIGHUP):
+                        reportReload(of: configuration, flags: flags, diagnostics: diagnostics)
                     case .signal(let s):
                         diagnostics.say("stopping on \(s == SIGINT ? "SIGINT" : "SIGTERM")")
                         break following
@@ -163,6 +195,8 @@ extension Mouse3D {
                         if signal == SIGUSR1 {
                             publisher.recenter()
                             diagnostics.say("recentred (SIGUSR1)")
+                        } else if signal == SIGHUP {
+                            diagnostics.say("SIGHUP: a replayed log keeps the settings it started with")
                         } else {
                             diagnostics.say("stopping on \(signal == SIGINT ? "SIGINT" : "SIGTERM")")
                             return
@@ -170,6 +204,27 @@ extension Mouse3D {
                     }
                 }
             }
+        }
+    }
+}
+
+extension Mouse3D.Send {
+    /// On SIGHUP: rereads the configuration and says what changed. The fusion, the buttons watched
+    /// and the receivers are set when a stream starts, so changes to them take effect at the next
+    /// start; a configuration that does not load is reported and nothing changes.
+    func reportReload(of running: Configuration, flags: ConfigurationLayer, diagnostics: Diagnostics) {
+        do {
+            var next = try EffectiveConfiguration.load(flags: flags)
+            if let (profile, _) = running.activeProfile, let device = running.activeDevice {
+                next.applyProfile(for: device)
+                _ = profile
+            }
+            let changed = zip(running.listing, next.listing).filter { $0 != $1 }.map(\.1)
+            diagnostics.say(changed.isEmpty
+                ? "SIGHUP: configuration reread, nothing changed"
+                : "SIGHUP: changed, effective at the next start of send: " + changed.joined(separator: "; "))
+        } catch {
+            diagnostics.say("SIGHUP: configuration not reloaded, the running one stays: \(error)")
         }
     }
 }

@@ -27,9 +27,15 @@ final class UinputOutputs {
     }
 
     let mode: UinputMode
-    let mapping: PointerMapping
+    private(set) var mapping: PointerMapping
     private let diagnostics: Diagnostics
     private var outputs: [AttitudeReceiver.StreamKey: Output] = [:]
+
+    /// Uses `mapping` from now on, for existing devices too (a configuration reload).
+    func update(mapping: PointerMapping) {
+        self.mapping = mapping
+        for key in outputs.keys { outputs[key]?.pointer.mapping = mapping }
+    }
 
     init(mode: UinputMode, mapping: PointerMapping, diagnostics: Diagnostics) {
         self.mode = mode

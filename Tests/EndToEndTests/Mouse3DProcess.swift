@@ -33,11 +33,12 @@ final class Mouse3DProcess: @unchecked Sendable {
 
     /// Starts `mouse3d ARGUMENTS` with XDG_CONFIG_HOME at `configHome` (default: a new empty
     /// directory, so no test ever reads or writes the user's own keys).
-    init(_ arguments: [String], configHome: String? = nil) throws {
+    init(_ arguments: [String], configHome: String? = nil, environment extra: [String: String] = [:]) throws {
         process.executableURL = Self.executable
         process.arguments = arguments
         var environment = ProcessInfo.processInfo.environment
         environment["XDG_CONFIG_HOME"] = configHome ?? Self.makeConfigHome()
+        environment.merge(extra) { $1 }
         process.environment = environment
         process.standardOutput = stdout
         process.standardError = stderr
@@ -119,8 +120,8 @@ final class Mouse3DProcess: @unchecked Sendable {
 }
 
 /// Runs `mouse3d` to completion and returns its standard output.
-func runMouse3D(_ arguments: [String], configHome: String? = nil) throws -> (status: Int32, output: String, errors: String) {
-    let p = try Mouse3DProcess(arguments, configHome: configHome)
+func runMouse3D(_ arguments: [String], configHome: String? = nil, environment: [String: String] = [:]) throws -> (status: Int32, output: String, errors: String) {
+    let p = try Mouse3DProcess(arguments, configHome: configHome, environment: environment)
     let status = p.waitForExit(seconds: 60)
     return (status, p.output, p.errors)
 }

@@ -1,5 +1,6 @@
 import Mouse3DConfig
 import Mouse3DCore
+import Mouse3DLinux
 import Testing
 
 @Suite("Configuration files, layering and profiles")
@@ -128,5 +129,16 @@ struct ConfigurationTests {
         let none = c.applyProfile(for: DeviceProfile.Device(name: "n", id: "1234:5678", sysfsPath: "/p"))
         #expect(none == nil)
         #expect(c.text("send.clutch") == "BTN_WEST", "no profile: back to the files")
+    }
+}
+
+@Suite("The shipped default file")
+struct ShippedDefaultsTests {
+    @Test("Config/mouse3d.toml is exactly the documented defaults (regenerate with `mouse3d config defaults`)")
+    func shipped() throws {
+        let path = String(#filePath.prefix { _ in true }).split(separator: "/").dropLast(3).joined(separator: "/")
+        let file = "/" + path + "/Config/mouse3d.toml"
+        let text = String(decoding: try FileContents.read(path: file), as: UTF8.self)
+        #expect(text == Configuration.documentedDefaults)
     }
 }

@@ -1,0 +1,89 @@
+import Foundation
+import Testing
+
+@Suite("Configuration between real processes", .serialized)
+struct ConfigurationProcessTests {
+    /// A user configuration home with `config.toml`, and a system directory with its own.
+    func homes(user: String?, system: String?) throws -> (home: String, systemDirectory: String) {
+        let home = Mouse3DProcess.makeConfigHome()
+        let systemDirectory = Mouse3DProcess.makeConfigHome()
+        if let user {
+            try FileManager.default.createDirectory(atPath: home + "/mouse3d", withIntermediateDirectories: true)
+            try user.write(toFile: home + "/mouse3d/config.toml", atomically: true, encoding: .utf8)
+        }
+        if let system { try system.write(toFile: systemDirectory + "/config.toml", atomically: true, encoding: .utf8) }
+        return (home, systemDirectory)
+    }
+
+    @Test("config show: system file < user file < environment < flag layers, each value with its origin")
+    func show() throws {
+        let (home, system) = try homes(user: "[pointer]\nsensitivity = 31\n", system: "[pointer]\nsensitivity = 11\ninvert_y = true\n[network]\nport = 25001\n")
+        let p = try Mouse3DProcess(["config", "show"], configHome: home, environment: ["MOUSE3D_SYSTEM_CONFIG_DIR": system, "MOUSE3D_NETWORK_PORT": "25002"])
+        #expect(p.waitForExit() == 0, "\(p.errors)")
+        #expect(p.output.contains("pointer.sensitivity = 31.0  # \(home)/mouse3d/config.toml:2"), "\(p.output)")
+        #expect(p.output.contains("pointer.invert_y = true  # \(system)/config.toml:3"))
+        #expect(p.output.contains("network.port = 25002  # environment MOUSE3D_NETWORK_PORT"))
+        #expect(p.output.contains("filter.impact_limit = 4.0  # default"))
+    }
+
+    @Test("config check: ok, or the file, line and key of the problem with exit status 1")
+    func check() throws {
+        let (home, _) = try homes(user: "[receive]\nformat = \"jsonl\"\n\n[pointer]\nsensitivity = -1\n", system: nil)
+        let bad = try runMouse3D(["config", "check", home + "/mouse3d/config.toml"])
+        #expect(bad.status == 1 && bad.errors.contains("\(home)/mouse3d/config.toml:5: pointer.sensitivity: -1.0 is outside"), "\(bad.errors)")
+        let shipped = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Config/mouse3d.toml").path
+        let good = try runMouse3D(["config", "check", shipped])
+        #expect(good.status == 0 && good.output.contains("ok (30 settings"), "\(good)")
+    }
+
+    @Test("A bad configuration stops receive before it listens: nothing is half applied")
+    func badConfigurationStops() throws {
+        let (home, _) = try homes(user: "[receive]\nformat = \"xml\"\n", system: nil)
+        let r = try runMouse3D(["receive", "--insecure", "--listen", "127.0.0.1:0"], configHome: home)
+        #expect(r.status == 1)
+        #expect(r.errors.contains("bad configuration: \(home)/mouse3d/config.toml:2: receive.format: 'xml' is not one of text, jsonl"), "\(r.errors)")
+        #expect(!r.errors.contains("listening on"))
+        let env = try runMouse3D(["receive", "--insecure"], environment: ["MOUSE3D_POINTER_SENSITIVITY": "fast"])
+        #expect(env.status == 1 && env.errors.contains("environment MOUSE3D_POINTER_SENSITIVITY: pointer.sensitivity: 'fast' is not a number"), "\(env.errors)")
+    }
+
+    @Test("SIGHUP reloads receive's configuration atomically: a valid change applies, an invalid one leaves the running one")
+    func sighup() throws {
+        let (home, _) = try homes(user: "[receive]\nformat = \"text\"\n", system: nil)
+        let file = home + "/mouse3d/config.toml"
+        let receiver = try Mouse3DProcess(["receive", "--insecure", "--listen", "127.0.0.1:0"], configHome: home)
+        let port = try receiver.listeningPort()
+        let sender = try Mouse3DProcess(["send", "--insecure", "--source", "replay:\(Mouse3DProcess.sampleLog)", "--loop", "--to", "127.0.0.1:\(port)"])
+        #expect(receiver.waitForOutput(containing: " roll ", seconds: 20), "text frames first")
+
+        try "[receive]\nformat = \"jsonl\"\n".write(toFile: file, atomically: true, encoding: .utf8)
+        kill(receiver.process.processIdentifier, SIGHUP)
+        #expect(receiver.waitForError(containing: "SIGHUP: configuration reloaded: receive.format = \"jsonl\""), "\(receiver.errors)")
+        let mark = receiver.output.count
+        #expect(waitUntil { receiver.output.dropFirst(mark).contains("\"roll\":") }, "frames are printed as jsonl after the reload")
+
+        try "[receive]\nformat = \"yaml\"\n".write(toFile: file, atomically: true, encoding: .utf8)
+        kill(receiver.process.processIdentifier, SIGHUP)
+        #expect(receiver.waitForError(containing: "SIGHUP: configuration not reloaded, the running one stays"), "\(receiver.errors)")
+        #expect(receiver.errors.contains("config.toml:2: receive.format: 'yaml' is not one of text, jsonl"))
+        Thread.sleep(forTimeInterval: 0.3)
+        let after = receiver.output.count
+        Thread.sleep(forTimeInterval: 0.3)
+        let tail = String(receiver.output.dropFirst(after))
+        #expect(!tail.isEmpty && tail.split(separator: "\n").allSatisfy { $0.hasPrefix("{") }, "still jsonl: \(tail.prefix(200))")
+        #expect(receiver.process.isRunning)
+        _ = sender.terminate()
+        #expect(receiver.terminate() == 0)
+    }
+}
+
+/// Polls `condition` for up to `seconds`.
+func waitUntil(seconds: Double = 10, _ condition: () -> Bool) -> Bool {
+    let end = Date().addingTimeInterval(seconds)
+    while Date() < end {
+        if condition() { return true }
+        Thread.sleep(forTimeInterval: 0.02)
+    }
+    return false
+}
