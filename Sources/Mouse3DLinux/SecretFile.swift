@@ -116,10 +116,11 @@ extension FileSystem {
 }
 
 extension FileSystem {
-    /// Sets environment variable `name` for this process and the children it starts (`setenv(3)`).
+    /// Sets environment variable `name` (or removes it, for nil) for this process and the children
+    /// it starts (`setenv(3)`, `unsetenv(3)`).
     /// Call it before starting threads.
-    public static func setEnvironment(_ name: String, _ value: String) {
-        setenv(name, value, 1)
+    public static func setEnvironment(_ name: String, _ value: String?) {
+        if let value { setenv(name, value, 1) } else { unsetenv(name) }
     }
 }
 

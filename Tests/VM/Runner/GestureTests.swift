@@ -5,8 +5,9 @@ import Mouse3DNetwork
 import VMDeviceEmulators
 
 enum GestureTests {
-    /// `send --clutch BTN_TL --recenter BTN_SOUTH` with an emulated DualSense: the clutch bit follows
-    /// L1; cross and SIGUSR1 make the current attitude zero.
+    /// `send` with an emulated DualSense and a configuration whose DualSense profile (matched by
+    /// vendor:product) sets clutch BTN_TL and recenter BTN_SOUTH: the profile is named at start, the
+    /// clutch bit follows L1; cross and SIGUSR1 make the current attitude zero.
     static func clutchAndRecenter() throws {
         var sender: ChildProcess?
         do {
@@ -28,8 +29,24 @@ enum GestureTests {
         }
         // Level, turning about the vertical (the controller's z) at 40 °/s: yaw grows steadily.
         controller.startStreaming(MotionScript([.init(seconds: 1, degreesPerSecond: SIMD3(0, 0, 40), metersPerSecondSquared: SIMD3(0, 0, 9.80665))]), hertz: 250)
-        let sender = try ChildProcess(
-            executable: mouse3d, arguments: ["send", "--insecure", "--to", "\(receiver.localAddress)", "--clutch", "BTN_TL", "--recenter", "BTN_SOUTH"])
+        // The buttons come from a DualSense profile in the user's configuration, matched by id.
+        let home = "/tmp/gesture-home"
+        try SecretFile.makeDirectory(home + "/mouse3d")
+        try SecretFile.write(path: home + "/mouse3d/config.toml", bytes: Array("""
+            [send]
+            clutch = "BTN_WEST"
+
+            [[profile]]
+            name = "DualSense"
+            match_id = "054c:0ce6"
+            [profile.send]
+            clutch = "BTN_TL"
+            recenter = "BTN_SOUTH"
+            """.utf8))
+        let previous = FileSystem.environment("XDG_CONFIG_HOME")
+        FileSystem.setEnvironment("XDG_CONFIG_HOME", home)
+        defer { FileSystem.setEnvironment("XDG_CONFIG_HOME", previous) }
+        let sender = try ChildProcess(executable: mouse3d, arguments: ["send", "--insecure", "--to", "\(receiver.localAddress)"])
         senderOut = sender
         defer { try? sender.send(signal: SIGTERM) }
         func frames(for seconds: Double) throws -> [AttitudeReceiver.ReceivedFrame] {
@@ -78,5 +95,9 @@ enum GestureTests {
         let afterSignal = try frames(for: 0.5)
         let smallest = afterSignal.map { abs(yawDegrees($0)) }.min() ?? .infinity
         try expect(smallest < 3, "SIGUSR1 recentred: smallest |yaw| afterwards \(smallest)°")
+        try sender.send(signal: SIGTERM)
+        let said = try sender.readAllErrors()
+        try expect(said.contains("profile 'DualSense' (\(home)/mouse3d/config.toml:4) for '\(DualSenseTests.motionName)', matched by id 054c:0ce6"),
+            "the sender names the profile in use: \(said.split(separator: "\n").prefix(4).joined(separator: " | "))")
     }
 }
