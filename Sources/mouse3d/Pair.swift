@@ -31,11 +31,11 @@ extension Mouse3D {
         @Option(help: "Revoke a pairing by name or fingerprint; a running receiver refuses that sender at once.")
         var revoke: String?
 
-        @Option(help: "On the receiver: where to wait for the sender, [ADDR]:PORT.")
-        var listen: String = "0.0.0.0:\(StreamDefaults.pairingPort)"
+        @Option(help: "On the receiver: where to wait for the sender, [ADDR]:PORT (default 0.0.0.0 on network.pairing_port, \(StreamDefaults.pairingPort)).")
+        var listen: String?
 
-        @Option(help: "On the receiver: the port `mouse3d receive` listens on, told to the sender.")
-        var streamPort: UInt16 = StreamDefaults.port
+        @Option(help: "On the receiver: the port `mouse3d receive` listens on, told to the sender (default network.port, \(StreamDefaults.port)).")
+        var streamPort: UInt16?
 
         @Option(help: "On the receiver: seconds to wait for the sender.")
         var timeout: Double = 120
@@ -52,18 +52,22 @@ extension Mouse3D {
             let base = FileSystem.userConfigurationDirectory
             if list { return try listPeers(base: base) }
             if let revoke { return try revokePeers(revoke, base: base) }
+            let configuration = try EffectiveConfiguration.load()
+            let pairingPort = UInt16(configuration.integer("network.pairing_port"))
             let identity = try loadIdentity(base: base, say: { print($0) })
             if let host, let code, let parsed = PairingCode(parsing: code) {
-                let peer = try pairWithReceiver(host: host, code: parsed, identity: identity, base: base)
+                let peer = try pairWithReceiver(host: host, code: parsed, identity: identity, base: base, pairingPort: pairingPort)
                 print("paired with receiver '\(peer.name)' (fingerprint \(peer.fingerprint)) at \(peer.address ?? host)")
                 print("stream to it with: mouse3d send --to \(peer.address ?? host)")
             } else {
-                try waitForSender(identity: identity, base: base)
+                try waitForSender(
+                    identity: identity, base: base, listen: listen ?? "0.0.0.0:\(pairingPort)",
+                    streamPort: streamPort ?? UInt16(configuration.integer("network.port")))
             }
         }
 
         /// The receiver's side: show a code, wait for one sender, store it.
-        func waitForSender(identity: PeerIdentity, base: String) throws {
+        func waitForSender(identity: PeerIdentity, base: String, listen: String, streamPort: UInt16) throws {
             let address: SocketAddress
             do {
                 address = try SocketAddress.resolve(listen, defaultPort: StreamDefaults.pairingPort, passive: true)
@@ -133,10 +137,10 @@ func loadIdentity(base: String, say: (String) -> Void) throws -> PeerIdentity {
 }
 
 /// Runs the sender's side of a pairing with `host` (HOST[:PAIRING-PORT]) and stores the receiver.
-func pairWithReceiver(host: String, code: PairingCode, identity: PeerIdentity, base: String) throws -> PairedPeer {
+func pairWithReceiver(host: String, code: PairingCode, identity: PeerIdentity, base: String, pairingPort: UInt16) throws -> PairedPeer {
     let address: SocketAddress
     do {
-        address = try SocketAddress.resolve(host, defaultPort: StreamDefaults.pairingPort, passive: false)
+        address = try SocketAddress.resolve(host, defaultPort: pairingPort, passive: false)
     } catch {
         throw CommandFailure("bad receiver address \(error)")
     }

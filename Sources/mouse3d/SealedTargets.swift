@@ -11,11 +11,13 @@ struct SealedTargets {
 
     /// Chooses receivers for `requested` (`--to` values; empty: every paired receiver), pairing first
     /// with `pairCode` if given.
-    static func choose(_ requested: [String], pairCode: PairingCode?, base: String, defaultPort: UInt16, diagnostics: Diagnostics) throws -> [SealedTargets] {
+    static func choose(
+        _ requested: [String], pairCode: PairingCode?, base: String, defaultPort: UInt16, pairingPort: UInt16, diagnostics: Diagnostics
+    ) throws -> [SealedTargets] {
         let identity = try loadIdentity(base: base, say: diagnostics.say)
         let store = PeerStore(base: base, role: .receiver)
         if let pairCode, let host = requested.first {
-            let peer = try pairWithReceiver(host: pairingHost(for: host), code: pairCode, identity: identity, base: base)
+            let peer = try pairWithReceiver(host: pairingHost(for: host), code: pairCode, identity: identity, base: base, pairingPort: pairingPort)
             diagnostics.say("paired with receiver '\(peer.name)' (fingerprint \(peer.fingerprint))")
         }
         let (paired, problems) = store.load()

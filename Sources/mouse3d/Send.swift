@@ -102,7 +102,7 @@ extension Mouse3D {
             if wireFormat == .sealed {
                 let targets = try SealedTargets.choose(
                     peers, pairCode: pair.flatMap(PairingCode.init(parsing:)), base: FileSystem.userConfigurationDirectory, defaultPort: port,
-                    diagnostics: diagnostics)
+                    pairingPort: UInt16(configuration.integer("network.pairing_port")), diagnostics: diagnostics)
                 addresses = targets.map(\.address)
                 sealers = targets.map(\.sealer)
             } else {

@@ -142,3 +142,26 @@ struct ShippedDefaultsTests {
         #expect(text == Configuration.documentedDefaults)
     }
 }
+
+@Suite("The README's configuration examples")
+struct ReadmeExamplesTests {
+    @Test("Every example with a [[profile]] in the README is a valid configuration")
+    func examples() throws {
+        let root = "/" + #filePath.split(separator: "/").dropLast(3).joined(separator: "/")
+        let readme = String(decoding: try FileContents.read(path: root + "/README.md"), as: UTF8.self)
+        var blocks: [[String]] = [[]]
+        for line in readme.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix("    ") {
+                blocks[blocks.count - 1].append(String(line.dropFirst(4)))
+            } else if !line.isEmpty, !blocks[blocks.count - 1].isEmpty {
+                blocks.append([])
+            }
+        }
+        let examples = blocks.map { $0.joined(separator: "\n") }.filter { $0.contains("[[profile]]") }
+        #expect(examples.count == 2)
+        for example in examples {
+            let layer = try ConfigurationFile.parse(example, path: "README")
+            #expect(layer.profiles.count == 1)
+        }
+    }
+}
