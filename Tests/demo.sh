@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="/opt/swift/usr/bin:$PATH"
 Tests/setup-debian.sh
-swift build -c release
+swift build -c release --static-swift-stdlib
 mouse3d=$PWD/.build/release/mouse3d
 sample=Tests/Mouse3DCoreTests/Fixtures/sample-motion.csv
 work=$(mktemp -d)

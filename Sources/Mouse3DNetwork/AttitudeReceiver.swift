@@ -253,7 +253,7 @@ public final class AttitudeReceiver {
                 let d = o.datagram
                 return .success(Decoded(
                     streamID: d.streamID, sequence: d.sequence, buttons: d.buttons, frame: d.frame,
-                    sentNanoseconds: d.sentNanoseconds, peerName: o.peer.name, startedEpoch: o.startedEpoch ? o.peer : nil))
+                    sentNanoseconds: d.sentNanoseconds, peerName: o.peerName, startedEpoch: o.startedEpoch))
             case .failure(let refusal): return .failure(DropReason(rawValue: refusal.rawValue))
             }
         case .datagram:

@@ -21,10 +21,11 @@ public final class SealedStreamOpener {
     public struct Opened: Sendable {
         /// Its contents.
         public var datagram: AttitudeDatagram
-        /// The paired sender.
-        public var peer: PairedPeer
-        /// True when this datagram started a new epoch (the sender restarted): worth storing.
-        public var startedEpoch: Bool
+        /// The paired sender's name.
+        public var peerName: String
+        /// The paired sender, when this datagram started a new epoch (the sender restarted): worth
+        /// storing. Nil otherwise (the common case costs no copy of the record).
+        public var startedEpoch: PairedPeer?
     }
 
     /// One paired sender's state (a class: updated in place for every datagram).
@@ -162,7 +163,7 @@ public final class SealedStreamOpener {
         plaintext.withUnsafeMutableBytes { $0.baseAddress!.copyMemory(from: bytes.baseAddress!, byteCount: 16) }
         plaintext[3] = AttitudeDatagram.plainKind
         switch AttitudeDatagram.decode(plaintext) {
-        case .success(let datagram): return .success(Opened(datagram: datagram, peer: session.peer, startedEpoch: started))
+        case .success(let datagram): return .success(Opened(datagram: datagram, peerName: session.peer.name, startedEpoch: started ? session.peer : nil))
         case .failure: return .failure(.invalidAngles)
         }
     }

@@ -62,7 +62,7 @@ struct SealedStreamTests {
             return
         }
         #expect(o.datagram == (try AttitudeDatagram.decode(plain).get()))
-        #expect(o.peer.name == "deck" && o.startedEpoch)
+        #expect(o.peerName == "deck" && o.startedEpoch?.name == "deck")
     }
 
     @Test("Forged, truncated, extended, wrong-key and unknown-sender datagrams are refused with their reason")
