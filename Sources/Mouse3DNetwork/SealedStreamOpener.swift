@@ -66,7 +66,11 @@ public final class SealedStreamOpener {
     /// This receiver's id.
     public let receiverID: [UInt8]
     /// By sender id (its 8 bytes as a number: no allocation per lookup).
-    private var sessions: [UInt64: Session] = [:]
+    private var sessions: [UInt64: Session] = [:] {
+        didSet { lastSession = nil }
+    }
+    /// The session of the previous datagram (a stream comes from one sender: no hashing per datagram).
+    private var lastSession: (id: UInt64, session: Session)?
     private var plaintext = [UInt8](repeating: 0, count: AttitudeDatagram.byteCount)
     private var nonce = [UInt8](repeating: 0, count: 12)
 
@@ -117,8 +121,14 @@ public final class SealedStreamOpener {
             return .failure(bytes[3] == AttitudeDatagram.plainKind ? .unsealed : .notMouse3D)
         }
         guard bytes.count == SealedDatagramLayout.byteCount else { return .failure(.wrongSize) }
-        guard let session = sessions[bytes.loadUnaligned(fromByteOffset: SealedDatagramLayout.senderIDOffset, as: UInt64.self)] else {
-            return .failure(.unknownSender)
+        let senderKey = bytes.loadUnaligned(fromByteOffset: SealedDatagramLayout.senderIDOffset, as: UInt64.self)
+        let session: Session
+        if let last = lastSession, last.id == senderKey {
+            session = last.session
+        } else {
+            guard let found = sessions[senderKey] else { return .failure(.unknownSender) }
+            session = found
+            lastSession = (senderKey, found)
         }
         let sequence = bytes.loadLittleEndianUInt64(at: 8)
         let epoch = bytes.loadLittleEndianUInt32(at: SealedDatagramLayout.epochOffset)
@@ -129,7 +139,8 @@ public final class SealedStreamOpener {
         // The cipher of this epoch and generation (a newer epoch's is made without adopting it until
         // a datagram verifies under it).
         let generation = SealedDatagramLayout.generation(of: sequence)
-        let cipher = session.cachedCipher(epoch: epoch, generation: generation, algorithm: algorithm)
+        let cached = session.cachedCipher(epoch: epoch, generation: generation, algorithm: algorithm)
+        let cipher = cached
             ?? FrameCipher(
                 algorithm: algorithm,
                 key: SessionKey.derive(
@@ -157,7 +168,7 @@ public final class SealedStreamOpener {
             session.peer.epoch = epoch
             started = true
         }
-        session.remember(cipher, epoch: epoch, generation: generation)
+        if cached == nil { session.remember(cipher, epoch: epoch, generation: generation) }
         guard session.window.accept(sequence) else { return .failure(.replayed) }
 
         plaintext.withUnsafeMutableBytes { $0.baseAddress!.copyMemory(from: bytes.baseAddress!, byteCount: 16) }

@@ -31,6 +31,9 @@ extension Mouse3D {
         @Option(help: "Throughput rates to try, frames/s, comma-separated, ascending.")
         var rates: String = "25000,50000,100000,150000,200000,300000"
 
+        @Option(help: "Rounds of the receiver-CPU-per-frame measurement (each format once per round, 2 s each at 50,000 frames/s).")
+        var capacityRounds: Int = 5
+
         @Option(help: "Wire formats to measure, comma-separated: raw, plain, sealed.")
         var formats: String = "raw,plain,sealed"
 
@@ -46,6 +49,7 @@ extension Mouse3D {
         }
 
         func validate() throws {
+            guard capacityRounds >= 1 && capacityRounds <= 50 else { throw ValidationError("--capacity-rounds must be between 1 and 50.") }
             guard !formatList.isEmpty, formatList.count == formats.split(separator: ",").count else {
                 throw ValidationError("--formats lists raw, plain and/or sealed, comma-separated.")
             }
@@ -62,15 +66,13 @@ extension Mouse3D {
             let pairing = try BenchPairing()
             defer { pairing.remove() }
             var sustained: [WireFormat: Int] = [:]
-            var cpuPerFrame: [WireFormat: [Double]] = [:]  // receiver CPU µs per frame, per step
             var p99: [WireFormat: Double] = [:]
             for format in formatList {
                 print("\(format.benchName): throughput (receiver printing jsonl to /dev/null, \(stepSeconds) s per step):")
                 var best = 0
                 var failed: Int?
                 func step(_ rate: Int) throws -> Bool {
-                    let (sent, received, cpu) = try throughputStep(executable: executable, rate: rate, format: format, pairing: pairing)
-                    cpuPerFrame[format, default: []].append(cpu)
+                    let (sent, received, _) = try throughputStep(executable: executable, rate: rate, format: format, pairing: pairing)
                     let ok = sent == received
                     print("  \(rate) frames/s: sent \(sent), received \(received), lost \(sent - received)\(ok ? "" : "  <- loss")")
                     return ok
@@ -89,14 +91,25 @@ extension Mouse3D {
                 sustained[format] = best
                 if format != .raw { p99[format] = try latencyRun(executable: executable, format: format, pairing: pairing) }
             }
-            // Loss-free rates swing with the machine's scheduling; CPU per frame is steadier.
+            // Loss-free rates swing with the machine's scheduling; the receiver's CPU per frame at a
+            // fixed 50,000 frames/s is steadier, measured in rounds that interleave the formats so
+            // that drift in the machine's speed falls on all of them alike.
             func median(_ v: [Double]) -> Double { v.isEmpty ? 0 : v.sorted()[v.count / 2] }
-            for format in formatList {
-                let m = median(cpuPerFrame[format] ?? [])
-                print("\(format.benchName): receiver CPU per frame, median over the steps: \(fixed(m, 2)) µs (\(m > 0 ? Int(1e6 / m) : 0) frames/s per core)")
+            var perFrame: [WireFormat: [Double]] = [:]
+            for _ in 0..<capacityRounds {
+                for format in formatList {
+                    let (_, _, cpu) = try throughputStep(executable: executable, rate: 50_000, format: format, pairing: pairing, quiet: true)
+                    perFrame[format, default: []].append(cpu)
+                }
             }
-            let sealedCPU = median(cpuPerFrame[.sealed] ?? []), plainCPU = median(cpuPerFrame[.datagram] ?? [])
-            let rawCPU = median(cpuPerFrame[.raw] ?? [])
+            print("receiver CPU per frame at 50,000 frames/s, median of \(capacityRounds) interleaved rounds:")
+            for format in formatList {
+                let m = median(perFrame[format] ?? [])
+                let all = (perFrame[format] ?? []).map { fixed($0, 2) }.joined(separator: " ")
+                print("  \(format.benchName): \(fixed(m, 2)) µs (\(m > 0 ? Int(1e6 / m) : 0) frames/s per core; rounds: \(all))")
+            }
+            let sealedCPU = median(perFrame[.sealed] ?? []), plainCPU = median(perFrame[.datagram] ?? [])
+            let rawCPU = median(perFrame[.raw] ?? [])
             if sealedCPU > 0 && rawCPU > 0 {
                 print("sealing cost: receiver capacity sealed/raw = \(fixed(rawCPU / sealedCPU * 100, 1))% (target >= 90%)")
             }
@@ -179,7 +192,7 @@ extension Mouse3D {
             return Int(line[r.upperBound...].prefix { $0.isNumber }) ?? -1
         }
 
-        func throughputStep(executable: String, rate: Int, format: WireFormat, pairing: BenchPairing) throws -> (sent: Int, received: Int, cpuPerFrame: Double) {
+        func throughputStep(executable: String, rate: Int, format: WireFormat, pairing: BenchPairing, quiet: Bool = false) throws -> (sent: Int, received: Int, cpuPerFrame: Double) {
             let (receiver, port) = try startReceiver(executable, ["--format", "jsonl"], format: format)
             let cpuBefore = try ProcessStatistics.cpuSeconds(pid: receiver.pid)
             let target = try SocketAddress.resolve("127.0.0.1:\(port)", defaultPort: 0, passive: false)
@@ -205,7 +218,7 @@ extension Mouse3D {
             let report = try stop(receiver)
             let notDelivered = Int(streamer.peers[0].notDelivered)
             let frames = max(1, summaryValue("frames", in: report))
-            print("    receiver CPU \(fixed(cpu / Double(frames) * 1e6, 2)) µs per frame (\(fixed(cpu, 2)) s for \(frames) frames)")
+            if !quiet { print("    receiver CPU \(fixed(cpu / Double(frames) * 1e6, 2)) µs per frame (\(fixed(cpu, 2)) s for \(frames) frames)") }
             return (sent - notDelivered, max(0, summaryValue("frames", in: report)), cpu / Double(frames) * 1e6)
         }
 
