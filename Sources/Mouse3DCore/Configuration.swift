@@ -215,6 +215,12 @@ public struct Configuration: Sendable {
 
     public func origin(_ path: String) -> ConfigurationOrigin { values[path]?.origin ?? .builtIn }
 
+    /// A problem with the value in effect at `path` (checked beyond the schema, e.g. a button name),
+    /// naming where that value was set.
+    public func invalid(_ path: String, _ message: String) -> ConfigurationProblem {
+        ConfigurationProblem(origin: origin(path), key: path, reason: .invalid(message))
+    }
+
     public func number(_ path: String) -> Double {
         switch self[path] {
         case .number(let d): d

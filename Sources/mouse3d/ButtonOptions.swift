@@ -56,7 +56,7 @@ struct ButtonSettings: Equatable {
         func code(_ path: String) throws -> Int32? {
             guard let name = c.text(path) else { return nil }
             guard let code = GamepadButtons.code(named: name) else {
-                throw CommandFailure("\(ConfigurationProblem(origin: c.origin(path), key: path, reason: .invalid("'\(name)' is not a button name; use names such as BTN_SOUTH, BTN_TL, BTN_TR2"))))")
+                throw CommandFailure("\(c.invalid(path, "'\(name)' is not a button name; use names such as BTN_SOUTH, BTN_TL, BTN_TR2"))")
             }
             return code
         }

@@ -41,7 +41,7 @@ struct LiveSourceOptions: ParsableArguments {
         let poll = configuration.number("send.iio_poll")
         let mountText = configuration.text("send.mount_matrix")
         guard mountText == nil || MountMatrix(mountText!) != nil else {
-            throw CommandFailure("\(ConfigurationProblem(origin: configuration.origin("send.mount_matrix"), key: "send.mount_matrix", reason: .invalid("must be nine numbers, rows separated by ';'"))))")
+            throw CommandFailure("\(configuration.invalid("send.mount_matrix", "must be nine numbers, rows separated by ';'"))")
         }
         let buttons = try watchingButtons(configuration)
         do {

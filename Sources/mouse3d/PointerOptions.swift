@@ -56,7 +56,7 @@ struct PointerOptions: ParsableArguments {
         m.smoothingDegreesPerSecond = c.number("pointer.smoothing")
         if let text = c.text("pointer.acceleration") {
             guard let curve = curve(text) else {
-                throw CommandFailure("\(ConfigurationProblem(origin: c.origin("pointer.acceleration"), key: "pointer.acceleration", reason: .invalid("'\(text)' is not LOW:HIGH:FACTOR with 0 <= LOW < HIGH and FACTOR > 0"))))")
+                throw CommandFailure("\(c.invalid("pointer.acceleration", "'\(text)' is not LOW:HIGH:FACTOR with 0 <= LOW < HIGH and FACTOR > 0"))")
             }
             m.accelerationLowDegreesPerSecond = curve.low
             m.accelerationHighDegreesPerSecond = curve.high

@@ -87,8 +87,9 @@ extension Mouse3D {
             var configuration = try EffectiveConfiguration.load(flags: flags)
             let sourceText = configuration.text("send.source") ?? "auto"
             guard let source = SourceSpecifier(argument: sourceText) else {
-                throw CommandFailure("\(ConfigurationProblem(origin: configuration.origin("send.source"), key: "send.source", reason: .invalid("'\(sourceText)' is not auto, evdev:PATH, iio:NAME or replay:LOG.csv"))))")
+                throw CommandFailure("\(configuration.invalid("send.source", "'\(sourceText)' is not auto, evdev:PATH, iio:NAME or replay:LOG.csv"))")
             }
+            _ = try ButtonSettings(configuration)  // bad button names stop the command before anything opens
             let peers = configuration.textList("send.to")
             guard peers.count <= StreamDefaults.maximumPeers else {
                 throw CommandFailure("At most \(StreamDefaults.maximumPeers) receivers (--to) at once; \(peers.count) were given.")
