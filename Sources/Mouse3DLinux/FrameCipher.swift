@@ -16,8 +16,8 @@ public final class FrameCipher {
 
     private static let ready: Bool = sodium_init() >= 0
 
-    /// Whether this CPU can run AES-256-GCM (libsodium needs AES-NI and PCLMUL).
-    public static var aes256GCMAvailable: Bool { ready && crypto_aead_aes256gcm_is_available() == 1 }
+    /// Whether this CPU can run AES-256-GCM (libsodium needs AES-NI and PCLMUL); asked once.
+    public static let aes256GCMAvailable: Bool = ready && crypto_aead_aes256gcm_is_available() == 1
 
     /// A cipher for `algorithm` under `key` (32 bytes). AES-256-GCM must be available.
     public init(algorithm: SealingAlgorithm, key: [UInt8]) {
