@@ -15,10 +15,7 @@ public enum FileSystem {
     }
 
     /// The directory for temporary files: `$TMPDIR`, else `/tmp`.
-    public static var temporaryDirectory: String {
-        if let dir = getenv("TMPDIR"), dir.pointee != 0 { return String(cString: dir) }
-        return "/tmp"
-    }
+    public static var temporaryDirectory: String { environment("TMPDIR") ?? "/tmp" }
 
     /// The process id. `getpid(2)`.
     public static var processID: Int32 { getpid() }
@@ -43,4 +40,51 @@ extension FileSystem {
 extension FileSystem {
     /// Whether something exists at `path` (`access(2)`, `F_OK`).
     public static func fileExists(_ path: String) -> Bool { access(path, F_OK) == 0 }
+}
+
+extension FileSystem {
+    /// The value of environment variable `name`, if set and not empty.
+    public static func environment(_ name: String) -> String? {
+        guard let value = getenv(name), value.pointee != 0 else { return nil }
+        return String(cString: value)
+    }
+
+    /// The user's configuration directory for mouse3d: `$XDG_CONFIG_HOME/mouse3d`, else
+    /// `$HOME/.config/mouse3d`.
+    public static var userConfigurationDirectory: String {
+        if let xdg = environment("XDG_CONFIG_HOME"), xdg.hasPrefix("/") { return xdg + "/mouse3d" }
+        return (environment("HOME") ?? "/") + "/.config/mouse3d"
+    }
+
+    /// The name of this machine (`gethostname(2)`).
+    public static var hostName: String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buffer, buffer.count - 1) == 0 else { return "unknown" }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}
+
+extension FileSystem {
+    /// Sets environment variable `name` (or removes it, for nil) for this process and the children
+    /// it starts (`setenv(3)`, `unsetenv(3)`).
+    /// Call it before starting threads.
+    public static func setEnvironment(_ name: String, _ value: String?) {
+        if let value { setenv(name, value, 1) } else { unsetenv(name) }
+    }
+}
+
+extension FileSystem {
+    /// Every environment variable of this process (`environ`).
+    public static var environmentVariables: [String: String] {
+        var result: [String: String] = [:]
+        var pointer = environ
+        while let entry = pointer.pointee {
+            let text = String(cString: entry)
+            if let equals = text.firstIndex(of: "=") {
+                result[String(text[..<equals])] = String(text[text.index(after: equals)...])
+            }
+            pointer += 1
+        }
+        return result
+    }
 }

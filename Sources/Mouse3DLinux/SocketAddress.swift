@@ -148,3 +148,18 @@ public struct SocketAddress: Sendable, Hashable, CustomStringConvertible {
         return SocketAddress(storage: storage, length: length)
     }
 }
+
+extension SocketAddress {
+    /// `HOST:PORT`, an IPv6 literal in brackets: the form ``resolve(_:defaultPort:passive:)`` reads.
+    public static func text(host: String, port: UInt16) -> String {
+        (host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host) + ":\(port)"
+    }
+
+    /// The host of `HOST[:PORT]` or `[IPv6][:PORT]` (an IPv6 literal without brackets is all host).
+    public static func host(of text: String) -> String {
+        if text.hasPrefix("["), let close = text.firstIndex(of: "]") { return String(text[text.index(after: text.startIndex)..<close]) }
+        let colons = text.filter { $0 == ":" }.count
+        if colons == 1, let colon = text.firstIndex(of: ":") { return String(text[..<colon]) }
+        return text
+    }
+}

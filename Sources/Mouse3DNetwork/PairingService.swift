@@ -98,8 +98,8 @@ public enum PairingService {
                     _ = try? initiator.pending.withUnsafeBytes { try socket.send($0, to: address) }
                     throw Failure(reason)
                 case .paired(var peer):
-                    let port = peer.address.map { String($0.dropFirst()) } ?? "\(StreamDefaults.port)"
-                    peer.address = (host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host) + ":" + port
+                    let port = peer.address.flatMap { UInt16($0.dropFirst()) } ?? StreamDefaults.port
+                    peer.address = SocketAddress.text(host: host, port: port)
                     return peer
                 }
             }

@@ -146,19 +146,11 @@ func pairWithReceiver(host: String, code: PairingCode, identity: PeerIdentity, b
     }
     do {
         let peer = try PairingService.initiate(
-            identity: identity, code: code, address: address, host: hostPart(of: host),
+            identity: identity, code: code, address: address, host: SocketAddress.host(of: host),
             now: { WallClock.iso8601(nanoseconds: WallClock.nanoseconds()) })
         try PeerStore(base: base, role: .receiver).save(peer)
         return peer
     } catch let failure as PairingService.Failure {
         throw CommandFailure("pairing failed: \(failure)")
     }
-}
-
-/// The host of `HOST[:PORT]` or `[IPv6][:PORT]`.
-func hostPart(of text: String) -> String {
-    if text.hasPrefix("["), let close = text.firstIndex(of: "]") { return String(text[text.index(after: text.startIndex)..<close]) }
-    let colons = text.filter { $0 == ":" }.count
-    if colons == 1, let colon = text.firstIndex(of: ":") { return String(text[..<colon]) }
-    return text
 }

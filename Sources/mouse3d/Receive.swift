@@ -71,7 +71,7 @@ extension Mouse3D {
             // Unauthenticated modes listen on loopback unless an address is given (by flag or in a file).
             let configuredListen = configuration.origin("receive.listen") == .builtIn && wireFormat != .sealed
                 ? "127.0.0.1" : (configuration.text("receive.listen") ?? "0.0.0.0")
-            let listenText = listen ?? (configuredListen.contains(":") && !configuredListen.hasPrefix("[") ? "[\(configuredListen)]" : configuredListen) + ":\(port)"
+            let listenText = listen ?? SocketAddress.text(host: configuredListen, port: port)
             do {
                 address = try SocketAddress.resolve(listenText, defaultPort: port, passive: false)
             } catch {

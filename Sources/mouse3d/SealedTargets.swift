@@ -17,7 +17,9 @@ struct SealedTargets {
         let identity = try loadIdentity(base: base, say: diagnostics.say)
         let store = PeerStore(base: base, role: .receiver)
         if let pairCode, let host = requested.first {
-            let peer = try pairWithReceiver(host: pairingHost(for: host), code: pairCode, identity: identity, base: base, pairingPort: pairingPort)
+            // `--to HOST[:STREAM-PORT]` names the stream port; pairing goes to the host's pairing port.
+            let pairingAddress = SocketAddress.text(host: SocketAddress.host(of: host), port: pairingPort)
+            let peer = try pairWithReceiver(host: pairingAddress, code: pairCode, identity: identity, base: base, pairingPort: pairingPort)
             diagnostics.say("paired with receiver '\(peer.name)' (fingerprint \(peer.fingerprint))")
         }
         let (paired, problems) = store.load()
@@ -76,11 +78,5 @@ struct SealedTargets {
         } catch {
             throw CommandFailure("paired receiver '\(peer.name)': bad address \(error)")
         }
-    }
-
-    /// `--to HOST[:STREAM-PORT]` names the stream port; pairing goes to the same host's pairing port.
-    private static func pairingHost(for text: String) -> String {
-        let host = hostPart(of: text)
-        return host.contains(":") ? "[\(host)]" : host
     }
 }

@@ -48,3 +48,15 @@ struct SocketAddressTests {
         #expect(Set([a, b, c]).count == 2)
     }
 }
+
+@Suite("HOST:PORT text")
+struct HostPortTextTests {
+    @Test("Writing and reading back HOST:PORT, IPv6 literals in brackets", arguments: [
+        ("desk", "desk:24930"), ("192.0.2.7", "192.0.2.7:24930"), ("::1", "[::1]:24930"), ("[::1]", "[::1]:24930"),
+    ])
+    func roundTrip(host: String, text: String) throws {
+        #expect(SocketAddress.text(host: host, port: 24930) == text)
+        #expect(SocketAddress.host(of: text) == host.filter { $0 != "[" && $0 != "]" })
+        #expect(SocketAddress.host(of: host) == host.filter { $0 != "[" && $0 != "]" })
+    }
+}
