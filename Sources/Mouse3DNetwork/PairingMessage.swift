@@ -23,19 +23,12 @@ public enum PairingMessage: Sendable, Equatable {
     /// Longest name, in UTF-8 bytes.
     public static let maximumNameBytes = 64
     static let headerBytes = 20
-    static let firstKind: UInt8 = 2
 
     /// The session id.
     public var sid: [UInt8] {
         switch self {
         case .hello(let sid, _, _, _), .reply(let sid, _, _, _, _, _, _), .confirm(let sid, _), .done(let sid, _, _): sid
         }
-    }
-
-    /// Whether `bytes` look like a pairing message (magic, version, kind 2–5).
-    public static func isPairingKind(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        bytes.count >= 4 && bytes[0] == AttitudeDatagram.magic.0 && bytes[1] == AttitudeDatagram.magic.1
-            && bytes[2] == AttitudeDatagram.version && (2...5).contains(bytes[3])
     }
 
     /// The encoded datagram.

@@ -84,8 +84,6 @@ public final class SealedStreamOpener {
         replacePeers(peers, sequenceFloors: sequenceFloors)
     }
 
-    /// The paired senders now known.
-    public var peers: [PairedPeer] { sessions.values.map(\.peer) }
 
     /// Replaces the set of paired senders (after a pairing or revocation): senders no longer listed
     /// are refused from now on; unchanged ones keep their windows.
