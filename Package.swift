@@ -30,6 +30,9 @@ let package = Package(
         // ristretto255 group operations for the pairing PAKE (swift-crypto has no prime-order group API).
         .systemLibrary(
             name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
+        // DNS-SD through the system's Avahi daemon (receivers announce, senders browse).
+        .systemLibrary(
+            name: "CAvahi", pkgConfig: "avahi-client", providers: [.apt(["libavahi-client-dev"])]),
         // Kernel and libc headers that Glibc's module leaves out (signalfd, ppoll with _GNU_SOURCE).
         .systemLibrary(name: "CLinux"),
 
@@ -37,7 +40,7 @@ let package = Package(
         .target(
             name: "Mouse3DLinux",
             dependencies: [
-                "Mouse3DCore", "CEvdev", "CUdev", "CLinux", "CSodium",
+                "Mouse3DCore", "CEvdev", "CUdev", "CLinux", "CSodium", "CAvahi",
                 .product(name: "SystemPackage", package: "swift-system"),
             ]),
 

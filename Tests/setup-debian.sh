@@ -2,7 +2,9 @@
 # Installs the Debian packages mouse3d builds and tests with (idempotent; needs root or sudo).
 # Swift itself is expected at /opt/swift or on PATH.
 set -eu
-packages="libevdev-dev libudev-dev libsodium-dev pkg-config"
+# libavahi-client-dev to build; avahi-daemon and dbus-daemon for the discovery tests, which start
+# their own private system bus and a daemon restricted to the loopback interface.
+packages="libevdev-dev libudev-dev libsodium-dev libavahi-client-dev avahi-daemon dbus-daemon pkg-config"
 [ "${1:-}" = "--vm" ] && packages="$packages qemu-system-x86 busybox-static cpio kmod xz-utils file"
 missing=""
 for p in $packages; do

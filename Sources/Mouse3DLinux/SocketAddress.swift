@@ -163,3 +163,47 @@ extension SocketAddress {
         return text
     }
 }
+
+extension SocketAddress {
+    /// An IPv4 address (4 bytes, network order) or an IPv6 address (16 bytes; `scopeID` is the
+    /// interface of a link-local one) with a port; nil for any other length.
+    public init?(addressBytes bytes: [UInt8], port: UInt16, scopeID: UInt32 = 0) {
+        var storage = sockaddr_storage()
+        let length: Int
+        switch bytes.count {
+        case 4:
+            var a = sockaddr_in()
+            a.sin_family = sa_family_t(AF_INET)
+            a.sin_port = port.bigEndian
+            withUnsafeMutableBytes(of: &a.sin_addr) { $0.copyBytes(from: bytes) }
+            length = MemoryLayout<sockaddr_in>.size
+            withUnsafeMutableBytes(of: &storage) { dst in withUnsafeBytes(of: a) { dst.copyMemory(from: $0) } }
+        case 16:
+            var a = sockaddr_in6()
+            a.sin6_family = sa_family_t(AF_INET6)
+            a.sin6_port = port.bigEndian
+            a.sin6_scope_id = scopeID
+            withUnsafeMutableBytes(of: &a.sin6_addr) { $0.copyBytes(from: bytes) }
+            length = MemoryLayout<sockaddr_in6>.size
+            withUnsafeMutableBytes(of: &storage) { dst in withUnsafeBytes(of: a) { dst.copyMemory(from: $0) } }
+        default:
+            return nil
+        }
+        self.init(storage: storage, length: socklen_t(length))
+    }
+
+    /// Whether this is an IPv4 address.
+    public var isIPv4: Bool { family == AF_INET }
+
+    /// Whether this is a link-local IPv6 address (fe80::/10).
+    public var isIPv6LinkLocal: Bool {
+        family == AF_INET6 && withUnsafeBytes(of: storage) { $0[8] == 0xfe && $0[9] & 0xc0 == 0x80 }
+    }
+
+    /// The same address with another port.
+    public func withPort(_ port: UInt16) -> SocketAddress {
+        var copy = self
+        withUnsafeMutableBytes(of: &copy.storage) { $0.storeBytes(of: port.bigEndian, toByteOffset: 2, as: UInt16.self) }
+        return copy
+    }
+}
