@@ -103,6 +103,8 @@ public final class AttitudeReceiver {
         return reasons
     }
     private var countedReasons: [String: UInt64] = [:]
+    /// Link probes from paired senders answered.
+    public private(set) var probesAnswered: UInt64 = 0
     /// Datagrams dropped unread from sources over their refusal budget (counted apart: the hot path
     /// of a flood).
     private var rateLimited: UInt64 = 0
@@ -158,6 +160,21 @@ public final class AttitudeReceiver {
                 continue
             }
             let bytes = min(length, buffer.count)
+            if format == .sealed && length == LinkProbe.byteCount && buffer[3] == LinkProbe.requestKind {
+                // A paired sender timing the link: answered (once per budget token, so a replayed
+                // or forged probe cannot make this a reflector), never counted as a frame.
+                _ = refusals.allow(sender, now: now)
+                let reply = buffer.withUnsafeBytes { opener!.answerProbe(UnsafeRawBufferPointer(rebasing: $0[0..<bytes])) }
+                if let reply {
+                    probesAnswered += 1
+                    _ = try reply.withUnsafeBytes { try socket.send($0, to: sender) }
+                } else {
+                    counters[sender, default: SenderCounters()].dropped += 1
+                    countedReasons[DropReason.badProbe.rawValue, default: 0] += 1
+                    try noteRefusal(from: sender, reason: DropReason.badProbe.rawValue, claimed: nil, now: now, handle)
+                }
+                continue
+            }
             let decoded = buffer.withUnsafeBytes { raw in
                 decode(UnsafeRawBufferPointer(rebasing: raw[0..<bytes]), length: length)
             }
@@ -229,6 +246,7 @@ public final class AttitudeReceiver {
         static let badMagic = DropReason(rawValue: "bad magic"), unsupportedVersion = DropReason(rawValue: "unsupported version")
         static let unsupportedKind = DropReason(rawValue: "unsupported kind"), invalidAngles = DropReason(rawValue: "invalid angles")
         static let rateLimited = DropReason(rawValue: "rate limited")
+        static let badProbe = DropReason(rawValue: "bad link probe")
         static let unknownSender = DropReason(rawValue: SealedStreamOpener.Refusal.unknownSender.rawValue)
     }
 

@@ -16,6 +16,8 @@ public final class AttitudeStreamer {
         public var notDelivered: UInt64 = 0
         /// The reason of the latest refusal, while refusals go on.
         public var failing: String?
+        /// Nothing is sent to a paused peer (a discovered receiver that went away).
+        public var paused = false
     }
 
     /// The destinations.
@@ -48,6 +50,22 @@ public final class AttitudeStreamer {
         }
     }
 
+    /// Sends to peer `index` at `address` from now on (a receiver found again, or moved), and
+    /// resumes it if paused. Its stream (and seal) carries on where it was.
+    public func redirect(peerAt index: Int, to address: SocketAddress) throws(SystemCallError) {
+        if sockets[address.family] == nil {
+            let socket = try UDPSocket(family: address.family)
+            try? socket.setSendBufferSize(1 << 20)
+            sockets[address.family] = socket
+        }
+        peers[index].address = address
+        peers[index].paused = false
+        peers[index].failing = nil
+    }
+
+    /// Stops sending to peer `index` until it is redirected.
+    public func pause(peerAt index: Int) { peers[index].paused = true }
+
     /// A change in a peer's reachability worth telling the user about.
     public enum PeerEvent: Sendable {
         /// Sending to the peer started failing, with the reason.
@@ -70,7 +88,7 @@ public final class AttitudeStreamer {
         }
         nextSequence += 1
         var events: [PeerEvent] = []
-        for i in peers.indices {
+        for i in peers.indices where !peers[i].paused {
             guard let socket = sockets[peers[i].address.family] else { continue }
             let address = peers[i].address
             let outcome: UDPSocket.SendOutcome

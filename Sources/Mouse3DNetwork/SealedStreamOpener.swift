@@ -42,6 +42,10 @@ public final class SealedStreamOpener {
         @exclusivity(unchecked) var ciphers: [(epoch: UInt32, generation: UInt64, cipher: FrameCipher)] = []
         /// The sender's id (computed once: it is a hash).
         let id: [UInt8]
+        /// Frames accepted in the current epoch (wrapping), reported in probe replies.
+        @exclusivity(unchecked) var accepted: UInt32 = 0
+        /// The key of link probes, made on the first probe.
+        var probeKey: LinkProbeKey?
 
         init(peer: PairedPeer, floor: UInt64) {
             self.peer = peer
@@ -167,16 +171,31 @@ public final class SealedStreamOpener {
             session.window = ReplayWindow()
             session.floor = 0
             session.peer.epoch = epoch
+            session.accepted = 0
             started = true
         }
         if cached == nil { session.remember(cipher, epoch: epoch, generation: generation) }
         guard session.window.accept(sequence) else { return .failure(.replayed) }
 
+        session.accepted &+= 1
         plaintext.withUnsafeMutableBytes { $0.baseAddress!.copyMemory(from: bytes.baseAddress!, byteCount: 16) }
         plaintext[3] = AttitudeDatagram.plainKind
         switch AttitudeDatagram.decode(plaintext) {
         case .success(let datagram): return .success(Opened(datagram: datagram, peerName: session.peer.name, startedEpoch: started ? session.peer : nil))
         case .failure: return .failure(.invalidAngles)
         }
+    }
+
+    /// The reply to a link probe from a paired sender (to send back to where it came from), or nil
+    /// if it is not a probe request from a paired sender with a valid tag.
+    public func answerProbe(_ bytes: UnsafeRawBufferPointer) -> [UInt8]? {
+        guard LinkProbe.looksLike(bytes, kind: LinkProbe.requestKind) else { return nil }
+        guard let session = sessions[bytes.loadUnaligned(fromByteOffset: 4, as: UInt64.self)] else { return nil }
+        let key = session.probeKey ?? LinkProbeKey(secret: session.peer.secret, senderID: session.id, receiverID: receiverID)
+        session.probeKey = key
+        guard let request = key.open(bytes) else { return nil }
+        return key.seal(LinkProbe(
+            isReply: true, id: receiverID, challenge: request.challenge, sentNanoseconds: request.sentNanoseconds,
+            framesAccepted: session.accepted))
     }
 }
