@@ -36,6 +36,8 @@ public enum ConfigurationSchema {
             comment: "UDP port receive listens on and send sends to (when --to gives none)", inProfiles: false),
         Key(path: "network.pairing_port", kind: .integer(1...65535), defaultValue: .integer(24931),
             comment: "UDP port `mouse3d pair` waits on", inProfiles: false),
+        Key(path: "network.discovery", kind: .boolean, defaultValue: .boolean(true),
+            comment: "receive announces itself and send finds paired receivers through Avahi (DNS-SD)", inProfiles: false),
         Key(path: "send.source", kind: .text, defaultValue: .text("auto"),
             comment: "motion source: auto, evdev:/dev/input/eventN, iio:NAME or replay:LOG.csv", inProfiles: false),
         Key(path: "send.to", kind: .textList, defaultValue: .textList([]),

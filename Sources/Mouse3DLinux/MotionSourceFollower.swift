@@ -66,14 +66,18 @@ public final class MotionSourceFollower {
         if buttons == nil { report("no gamepad with the configured buttons next to \(evdev.device.name); buttons are ignored") }
     }
 
+    /// Whether one of the descriptors passed to the last ``step(until:alsoWatching:)`` was readable.
+    public private(set) var extraReadable = false
+
     /// A description of the current source (or of the one awaited).
     public var summary: String { source?.summary ?? "'\(identity.name)' (waiting for it)" }
 
     /// Waits until samples, a signal, or `deadline` (CLOCK_MONOTONIC ns); follows hotplug meanwhile.
-    public func step(until deadline: UInt64?) throws -> Step {
+    /// `alsoWatching`: other descriptors to wake for; ``extraReadable`` tells whether one was readable.
+    public func step(until deadline: UInt64?, alsoWatching extra: [Int32] = []) throws -> Step {
         let now = MonotonicClock.nanoseconds()
         if source == nil && now >= nextRetry { tryReopen(now: now) }
-        var descriptors = [signals.descriptor]
+        var descriptors = extra + [signals.descriptor]
         if let monitor { descriptors.append(monitor.descriptor) }
         let sourceDescriptors = source?.descriptors ?? []
         descriptors += sourceDescriptors
@@ -87,8 +91,10 @@ public final class MotionSourceFollower {
         if source == nil { wake = min(wake ?? nextRetry, nextRetry) }
         let poll = PollSet(descriptors)
         try poll.wait(timeoutNanoseconds: wake.map { $0 > now ? $0 - now : 0 })
-        if poll.isReadable(0), let signal = try signals.pending().first { return .signal(signal) }
-        if let monitor, poll.isReadable(1) {
+        extraReadable = extra.indices.contains { poll.isReadable($0) }
+        let base = extra.count
+        if poll.isReadable(base), let signal = try signals.pending().first { return .signal(signal) }
+        if let monitor, poll.isReadable(base + 1) {
             let events = monitor.pendingEvents()
             if source != nil, events.contains(where: { $0.action == "remove" }), !(source?.isPresent ?? true) {
                 lose("it was unplugged")
@@ -100,7 +106,7 @@ public final class MotionSourceFollower {
             if let changes = try? buttons.readChanges() { buttonChanges += changes } else { self.buttons = nil }
         }
         guard let current = source else { return .deadline }
-        let offset = monitor == nil ? 1 : 2
+        let offset = base + (monitor == nil ? 1 : 2)
         let readable = (0..<sourceDescriptors.count).contains { poll.isReadable(offset + $0) }
         var due = false
         if let interval = current.pollIntervalNanoseconds, MonotonicClock.nanoseconds() >= nextPoll {

@@ -43,19 +43,7 @@ extension Mouse3D {
         }
 
         static func json(_ s: MotionSourceInfo) -> String {
-            func str(_ v: String?) -> String {
-                guard let v else { return "null" }
-                var escaped = ""
-                for ch in v.unicodeScalars {
-                    switch ch {
-                    case "\"": escaped += "\\\""
-                    case "\\": escaped += "\\\\"
-                    case _ where ch.value < 0x20: escaped += "\\u" + String(String(ch.value, radix: 16).leftPadded(to: 4))
-                    default: escaped.unicodeScalars.append(ch)
-                    }
-                }
-                return "\"\(escaped)\""
-            }
+            func str(_ v: String?) -> String { JSONText.string(v) }
             func num(_ v: Double?) -> String { v.map { "\($0)" } ?? "null" }
             return "{\"kind\":\(str(s.kind.rawValue)),\"name\":\(str(s.name)),\"node\":\(str(s.node)),\"sysfs\":\(str(s.sysfsPath)),"
                 + "\"accelerometer\":\(s.hasAccelerometer),\"gyroscope\":\(s.hasGyroscope),\"readable\":\(s.node.map { Glibc.access($0, R_OK) == 0 } ?? false),"

@@ -93,6 +93,14 @@ extension Mouse3D {
                 diagnostics.say("warning: --\(raw ? "raw" : "insecure"): frames are not authenticated; anyone who can reach "
                     + "\(receiver.localAddress)\(receiver.localAddress.isLoopback ? " (any local user)" : "") can move your pointer and click")
             }
+            let announcer = configuration.boolean("network.discovery")
+                ? ReceiveAnnouncer(
+                    ReceiverAnnouncement(
+                        name: pairings?.identity.name ?? FileSystem.hostName, fingerprint: pairings?.identity.fingerprint ?? "",
+                        wire: wireFormat.announced, outputs: settings.announcedOutputs,
+                        pairingPort: UInt16(configuration.integer("network.pairing_port"))),
+                    port: receiver.localAddress.port, loopbackOnly: receiver.localAddress.isLoopback, diagnostics: diagnostics)
+                : nil
             let output = BufferedOutput()
             let outputs = settings.uinput.map { UinputOutputs(mode: $0, mapping: settings.mapping, diagnostics: diagnostics) }
             defer { outputs?.releaseAll() }
@@ -102,7 +110,7 @@ extension Mouse3D {
             var names = StreamNames()
             let second: UInt64 = 1_000_000_000
             var nextStats = MonotonicClock.nanoseconds() + second
-            let poll = PollSet([receiver.descriptor, signals.descriptor] + (pairings.map { [$0.watcher.descriptor] } ?? []))
+            let poll = PollSet([receiver.descriptor, signals.descriptor, pairings?.watcher.descriptor ?? -1, announcer?.discovery.descriptor ?? -1])
 
             func handle(_ event: AttitudeReceiver.Event) throws {
                 switch event {
@@ -138,6 +146,7 @@ extension Mouse3D {
                     }
                 }
                 if pairings != nil && poll.isReadable(2) { try pairings?.reload() }
+                if poll.isReadable(3) { announcer?.handleEvents() }
                 if poll.isReadable(1) {
                     var stop: Int32?
                     for signal in try signals.pending() {
@@ -229,6 +238,22 @@ struct ReceiveSettings {
         format = PrintFormat(rawValue: c.text("receive.format") ?? "text") ?? .text
         stats = c.boolean("receive.stats")
         mapping = try PointerOptions.mapping(c)
+    }
+}
+
+extension ReceiveSettings {
+    /// The outputs a receiver announces.
+    var announcedOutputs: [String] { (print ? ["print"] : []) + (uinput.map { [$0.rawValue] } ?? []) }
+}
+
+extension WireFormat {
+    /// What a receiver taking this format announces it accepts.
+    var announced: String {
+        switch self {
+        case .sealed: "sealed"
+        case .datagram: "plain"
+        case .raw: "raw"
+        }
     }
 }
 

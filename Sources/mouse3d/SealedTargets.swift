@@ -6,13 +6,18 @@ import Mouse3DNetwork
 /// epoch (stored before the first frame, so no epoch is ever used twice).
 struct SealedTargets {
     var peer: PairedPeer
-    var address: SocketAddress
+    /// Where to send; nil for a receiver that discovery has to find first.
+    var address: SocketAddress?
+    /// This machine's identity.
+    var identity: PeerIdentity
     var sealer: DatagramSealer
 
-    /// Chooses receivers for `requested` (`--to` values; empty: every paired receiver), pairing first
-    /// with `pairCode` if given.
+    /// Chooses receivers for `requested` (`--to` values; empty: every paired receiver, or the one
+    /// named `discoverName`), pairing first with `pairCode` if given. When `discovering`, a paired
+    /// receiver whose stored address does not resolve is kept, to be found on the network.
     static func choose(
-        _ requested: [String], pairCode: PairingCode?, base: String, defaultPort: UInt16, pairingPort: UInt16, diagnostics: Diagnostics
+        _ requested: [String], pairCode: PairingCode?, base: String, defaultPort: UInt16, pairingPort: UInt16,
+        discovering: Bool = false, discoverName: String? = nil, diagnostics: Diagnostics
     ) throws -> [SealedTargets] {
         let identity = try loadIdentity(base: base, say: diagnostics.say)
         let store = PeerStore(base: base, role: .receiver)
@@ -28,9 +33,17 @@ struct SealedTargets {
             throw CommandFailure("no paired receivers: run `mouse3d pair` on the receiver, then `mouse3d pair HOST CODE` here "
                 + "(or `mouse3d send --to HOST --pair CODE`); --insecure sends unauthenticated frames instead")
         }
-        var chosen: [(PairedPeer, SocketAddress)] = []
-        if requested.isEmpty {
-            for peer in paired { chosen.append((peer, try resolve(peer.address ?? "", for: peer))) }
+        var chosen: [(PairedPeer, SocketAddress?)] = []
+        if let discoverName {
+            guard let peer = paired.first(where: { $0.name == discoverName || $0.fingerprint == discoverName.lowercased() }) else {
+                throw CommandFailure("no paired receiver named '\(discoverName)'; paired: \(paired.map { "'\($0.name)'" }.joined(separator: ", ")) "
+                    + "(`mouse3d peers` lists the receivers on the network)")
+            }
+            chosen.append((peer, try? resolve(peer.address ?? "", for: peer)))
+        } else if requested.isEmpty {
+            for peer in paired {
+                chosen.append((peer, discovering ? try? resolve(peer.address ?? "", for: peer) : try resolve(peer.address ?? "", for: peer)))
+            }
         } else {
             for text in requested {
                 if let peer = paired.first(where: { $0.name == text || $0.fingerprint == text.lowercased() }) {
@@ -64,7 +77,7 @@ struct SealedTargets {
                 throw CommandFailure("cannot store the session counter for '\(peer.name)': \(error)")
             }
             return SealedTargets(
-                peer: next, address: address,
+                peer: next, address: address, identity: identity,
                 sealer: DatagramSealer(
                     secret: peer.secret, senderID: identity.id, receiverID: peer.id, epoch: next.epoch,
                     // Moved to a CPU without AES instructions: every receiver opens ChaCha20-Poly1305.

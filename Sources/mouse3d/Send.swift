@@ -27,6 +27,12 @@ extension Mouse3D {
         @Option(help: "Pair with the --to receiver first, using the code its `mouse3d pair` shows.")
         var pair: String?
 
+        @Flag(help: "Find paired receivers on the local network (DNS-SD through Avahi) and follow them as they move or restart (the default without --to, unless network.discovery is off).")
+        var discover = false
+
+        @Argument(help: "With --discover: stream only to the paired receiver of this name (or fingerprint).")
+        var name: String?
+
         @Flag(help: "Send plain, unauthenticated datagrams (for receive --insecure) instead of sealed ones.")
         var insecure = false
 
@@ -56,6 +62,9 @@ extension Mouse3D {
 
         func validate() throws {
             if raw && insecure { throw ValidationError("Choose --raw (bare frames) or --insecure (plain datagrams), not both.") }
+            if name != nil && !discover { throw ValidationError("A receiver name goes with --discover (mouse3d send --discover NAME); --to HOST names an address.") }
+            if discover && !peers.isEmpty { throw ValidationError("--discover finds receivers by itself; it does not go with --to.") }
+            if discover && wireFormat != .sealed { throw ValidationError("--discover finds paired receivers, which take sealed frames; it does not go with --raw or --insecure.") }
             if let pair {
                 guard wireFormat == .sealed else { throw ValidationError("--pair makes a pairing for sealed frames; it does not go with --raw or --insecure.") }
                 guard peers.count == 1 else { throw ValidationError("--pair needs exactly one receiver: --to HOST --pair CODE.") }
@@ -100,11 +109,15 @@ extension Mouse3D {
             let port = UInt16(configuration.integer("network.port"))
             let addresses: [SocketAddress]
             var sealers: [DatagramSealer] = []
+            var targets: [SealedTargets] = []
+            let discovering = wireFormat == .sealed && peers.isEmpty && (discover || configuration.boolean("network.discovery"))
             if wireFormat == .sealed {
-                let targets = try SealedTargets.choose(
+                targets = try SealedTargets.choose(
                     peers, pairCode: pair.flatMap(PairingCode.init(parsing:)), base: FileSystem.userConfigurationDirectory, defaultPort: port,
-                    pairingPort: UInt16(configuration.integer("network.pairing_port")), diagnostics: diagnostics)
-                addresses = targets.map(\.address)
+                    pairingPort: UInt16(configuration.integer("network.pairing_port")), discovering: discovering, discoverName: name,
+                    diagnostics: diagnostics)
+                // A receiver without a known address is paused until discovery finds it.
+                addresses = targets.map { $0.address ?? SocketAddress(addressBytes: [127, 0, 0, 1], port: port)! }
                 sealers = targets.map(\.sealer)
             } else {
                 addresses = try peers.map { text in
@@ -117,12 +130,16 @@ extension Mouse3D {
                 diagnostics.say("warning: --\(raw ? "raw" : "insecure"): frames are not authenticated; a receiver must accept anyone to take them")
             }
             let streamer = try AttitudeStreamer(peers: addresses, format: wireFormat, sealers: sealers)
+            let finder = wireFormat == .sealed ? try SendDiscovery(targets: targets, streamer: streamer, browse: discovering, diagnostics: diagnostics) : nil
             let kind = switch wireFormat {
             case .raw: "raw frames"
             case .datagram: "plain stream \(String(streamer.streamID, radix: 16))"
             case .sealed: "sealed stream \(String(streamer.streamID, radix: 16))"
             }
-            let destination = "\(kind) to \(addresses.map(\.description).joined(separator: ", "))"
+            let destination = "\(kind) to " + streamer.peers.enumerated().map { i, peer in
+                let who = targets.indices.contains(i) ? "'\(targets[i].peer.name)' " : ""
+                return peer.paused ? "\(who)(to be found)" : who + "at \(peer.address)"
+            }.joined(separator: ", ") + (discovering && finder?.discovery != nil ? ", following them on the network" : "")
             func publisher(_ c: Configuration, _ buttonSettings: ButtonSettings?) -> AttitudePublisher {
                 let rate = c.number("send.rate")
                 return AttitudePublisher(
@@ -132,7 +149,7 @@ extension Mouse3D {
             switch source {
             case .replay(let path):
                 diagnostics.say("sending \(destination) from \(source)")
-                try replay(path: path, publisher: publisher(configuration, nil), signals: signals, diagnostics: diagnostics)
+                try replay(path: path, publisher: publisher(configuration, nil), finder: finder, signals: signals, diagnostics: diagnostics)
             case .live(let request):
                 var buttonSettings: ButtonSettings?
                 let follower = try LiveSourceOptions.follow(
@@ -145,7 +162,10 @@ extension Mouse3D {
                 diagnostics.say("sending \(destination) from \(follower.summary)"
                     + (follower.buttonDeviceName.map { ", buttons from '\($0)'" } ?? ""))
                 following: while true {
-                    let step = try follower.step(until: publisher.nextDeadline)
+                    let step = try follower.step(
+                        until: finder.map { min($0.nextDeadline, publisher.nextDeadline ?? .max) } ?? publisher.nextDeadline,
+                        alsoWatching: finder?.descriptors ?? [])
+                    try finder?.service(now: MonotonicClock.nanoseconds(), readable: follower.extraReadable)
                     for change in follower.takeButtonChanges() { buttonSettings?.apply(change, to: publisher, diagnostics: diagnostics) }
                     switch step {
                     case .signal(SIGUSR1):
@@ -164,17 +184,19 @@ extension Mouse3D {
                     try publisher.tick(now: MonotonicClock.nanoseconds())
                 }
             }
-            for peer in streamer.peers {
-                diagnostics.say("\(peer.address): sent \(peer.sent), not delivered \(peer.notDelivered)")
+            for (i, peer) in streamer.peers.enumerated() {
+                let who = targets.indices.contains(i) ? "'\(targets[i].peer.name)' at " : ""
+                diagnostics.say("\(who)\(peer.address): sent \(peer.sent), not delivered \(peer.notDelivered)\(finder?.linkSummary(for: i) ?? "")")
             }
         }
 
         /// Plays a recorded log at the chosen speed (or looped), fusing every sample.
-        func replay(path: String, publisher: AttitudePublisher, signals: SignalDescriptor, diagnostics: Diagnostics) throws {
+        func replay(path: String, publisher: AttitudePublisher, finder: SendDiscovery?, signals: SignalDescriptor, diagnostics: Diagnostics) throws {
             let log = try loadMotionLog(path: path)
             let speedFactor: Double? = if case .factor(let f) = speed { f } else { nil }
             var player = MotionLogPlayer(samples: log.samples, loops: loop, speed: speedFactor)
-            let poll = PollSet([signals.descriptor])
+            var watched = [signals.descriptor] + (finder?.descriptors ?? [])
+            var poll = PollSet(watched)
             let start = MonotonicClock.nanoseconds()
             while true {
                 // Fuse whatever is due (in bounded batches, so signals are seen at maximum speed).
@@ -190,8 +212,17 @@ extension Mouse3D {
                     if publisher.unsent { try publisher.send() }  // the final attitude of the log
                     return
                 }
-                let wake = min(start + due, publisher.nextDeadline ?? .max)
-                if try poll.wait(timeoutNanoseconds: wake > now ? wake - now : 0) {
+                let wake = min(start + due, publisher.nextDeadline ?? .max, finder?.nextDeadline ?? .max)
+                let woke = try poll.wait(timeoutNanoseconds: wake > now ? wake - now : 0)
+                if let finder {
+                    try finder.service(now: MonotonicClock.nanoseconds(), readable: woke && (1..<watched.count).contains { poll.isReadable($0) })
+                    let next = [signals.descriptor] + finder.descriptors
+                    if next != watched {
+                        watched = next
+                        poll = PollSet(watched)
+                    }
+                }
+                if woke && poll.isReadable(0) {
                     for signal in try signals.pending() {
                         if signal == SIGUSR1 {
                             publisher.recenter()
