@@ -18,6 +18,9 @@ final class Mouse3DProcess: @unchecked Sendable {
         return URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("mouse3d")
     }
 
+    /// A system bus address where no bus is.
+    static let noBus = "unix:path=/nonexistent/mouse3d-tests-no-system-bus"
+
     /// The bundled sample log.
     static var sampleLog: String {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -38,6 +41,9 @@ final class Mouse3DProcess: @unchecked Sendable {
         process.arguments = arguments
         var environment = ProcessInfo.processInfo.environment
         environment["XDG_CONFIG_HOME"] = configHome ?? Self.makeConfigHome()
+        // No test reaches the machine's own Avahi (it would announce on real networks): the
+        // discovery tests give their private loopback-only bus, every other test none.
+        environment["DBUS_SYSTEM_BUS_ADDRESS"] = Self.noBus
         environment.merge(extra) { $1 }
         process.environment = environment
         process.standardOutput = stdout
