@@ -109,11 +109,17 @@ public final class ServiceDiscovery: @unchecked Sendable {
         if let announcement { announcedName = announcement.name }
         var error: Int32 = 0
         // The callback may run inside avahi_client_new, on this thread, before the poll thread starts.
-        client = avahi_client_new(
+        let created = avahi_client_new(
             avahi_threaded_poll_get(poll), AVAHI_CLIENT_NO_FAIL, ServiceDiscovery.clientChanged,
             Unmanaged.passUnretained(self).toOpaque(), &error)
+        // The callback keeps `client` current (it may already have replaced a failed one, freeing
+        // `created`): only a client the callback never saw is taken from the return value.
+        if client == nil { client = created }
         // (Fully initialized from here: a throw runs deinit, which frees what exists.)
-        guard client != nil else { throw DiscoveryUnavailable(reason: ServiceDiscovery.text(of: error)) }
+        guard created != nil else {
+            client = nil  // avahi_client_new freed what it made
+            throw DiscoveryUnavailable(reason: ServiceDiscovery.text(of: error))
+        }
         guard avahi_threaded_poll_start(poll) >= 0 else { throw DiscoveryUnavailable(reason: "cannot start Avahi's event thread") }
         running = true
     }
@@ -141,38 +147,42 @@ public final class ServiceDiscovery: @unchecked Sendable {
 
     private static func text(of error: Int32) -> String { String(cString: avahi_strerror(error)) }
 
-    private static func instance(_ userdata: UnsafeMutableRawPointer?) -> ServiceDiscovery {
-        Unmanaged<ServiceDiscovery>.fromOpaque(userdata!).takeUnretainedValue()
+    /// Runs `body` with the instance behind a callback's userdata, without retaining it: were the
+    /// callback to hold the last reference, deinit would run on Avahi's own thread and could not
+    /// stop it. (deinit on the owner's thread waits for a running callback to finish.)
+    private static func withInstance(_ userdata: UnsafeMutableRawPointer?, _ body: (ServiceDiscovery) -> Void) {
+        Unmanaged<ServiceDiscovery>.fromOpaque(userdata!)._withUnsafeGuaranteedRef(body)
     }
 
     // MARK: Client state (Avahi's thread)
 
     private static let clientChanged: AvahiClientCallback = { client, state, userdata in
-        let me = instance(userdata)
-        me.client = client
-        switch state {
-        case AVAHI_CLIENT_S_RUNNING:
-            me.post(.daemonRunning)
-            me.announce()
-            me.browse()
-        case AVAHI_CLIENT_S_COLLISION, AVAHI_CLIENT_S_REGISTERING:
-            // The host name changes: announce again once the daemon runs.
-            if let group = me.group { avahi_entry_group_reset(group) }
-        case AVAHI_CLIENT_CONNECTING:
-            me.post(.daemonUnavailable("the Avahi daemon is not running"))
-        case AVAHI_CLIENT_FAILURE:
-            let error = avahi_client_errno(client)
-            me.post(.daemonUnavailable(error == AVAHI_ERR_DISCONNECTED ? "the Avahi daemon went away" : text(of: error)))
-            // Start over and wait for the daemon to come back (freeing the client frees its objects).
-            me.group = nil
-            me.browser = nil
-            avahi_client_free(client)
-            var e: Int32 = 0
-            me.client = avahi_client_new(
-                avahi_threaded_poll_get(me.poll), AVAHI_CLIENT_NO_FAIL, clientChanged, userdata, &e)
-            if me.client == nil { me.post(.daemonUnavailable(text(of: e))) }
-        default:
-            break
+        withInstance(userdata) { me in
+            me.client = client
+            switch state {
+            case AVAHI_CLIENT_S_RUNNING:
+                me.post(.daemonRunning)
+                me.announce()
+                me.browse()
+            case AVAHI_CLIENT_S_COLLISION, AVAHI_CLIENT_S_REGISTERING:
+                // The host name changes: announce again once the daemon runs.
+                if let group = me.group { avahi_entry_group_reset(group) }
+            case AVAHI_CLIENT_CONNECTING:
+                me.post(.daemonUnavailable("the Avahi daemon is not running"))
+            case AVAHI_CLIENT_FAILURE:
+                let error = avahi_client_errno(client)
+                me.post(.daemonUnavailable(error == AVAHI_ERR_DISCONNECTED ? "the Avahi daemon went away" : text(of: error)))
+                // Start over and wait for the daemon to come back (freeing the client frees its objects).
+                me.group = nil
+                me.browser = nil
+                avahi_client_free(client)
+                var e: Int32 = 0
+                me.client = avahi_client_new(
+                    avahi_threaded_poll_get(me.poll), AVAHI_CLIENT_NO_FAIL, clientChanged, userdata, &e)
+                if me.client == nil { me.post(.daemonUnavailable(text(of: e))) }
+            default:
+                break
+            }
         }
     }
 
@@ -211,17 +221,18 @@ public final class ServiceDiscovery: @unchecked Sendable {
     }
 
     private static let groupChanged: AvahiEntryGroupCallback = { group, state, userdata in
-        let me = instance(userdata)
-        switch state {
-        case AVAHI_ENTRY_GROUP_ESTABLISHED:
-            me.post(.published(me.announcedName ?? ""))
-        case AVAHI_ENTRY_GROUP_COLLISION:
-            me.renameAfterCollision()
-            me.announce()
-        case AVAHI_ENTRY_GROUP_FAILURE:
-            me.post(.publishFailed(text(of: avahi_client_errno(avahi_entry_group_get_client(group)))))
-        default:
-            break
+        withInstance(userdata) { me in
+            switch state {
+            case AVAHI_ENTRY_GROUP_ESTABLISHED:
+                me.post(.published(me.announcedName ?? ""))
+            case AVAHI_ENTRY_GROUP_COLLISION:
+                me.renameAfterCollision()
+                me.announce()
+            case AVAHI_ENTRY_GROUP_FAILURE:
+                me.post(.publishFailed(text(of: avahi_client_errno(avahi_entry_group_get_client(group)))))
+            default:
+                break
+            }
         }
     }
 
@@ -237,35 +248,37 @@ public final class ServiceDiscovery: @unchecked Sendable {
 
     private static let browserChanged: AvahiServiceBrowserCallback = {
         browser, interface, proto, event, name, type, domain, _, userdata in
-        let me = instance(userdata)
-        switch event {
-        case AVAHI_BROWSER_NEW:
-            guard let client = me.client else { return }
-            // Freed in its callback once it has answered.
-            if avahi_service_resolver_new(
-                client, interface, proto, name, type, domain, AvahiProtocol(AVAHI_PROTO_UNSPEC), AvahiLookupFlags(0),
-                resolved, userdata) == nil
-            {
-                me.post(.browseFailed(text(of: avahi_client_errno(client))))
+        withInstance(userdata) { me in
+            switch event {
+            case AVAHI_BROWSER_NEW:
+                guard let client = me.client else { return }
+                // Freed in its callback once it has answered.
+                if avahi_service_resolver_new(
+                    client, interface, proto, name, type, domain, AvahiProtocol(AVAHI_PROTO_UNSPEC), AvahiLookupFlags(0),
+                    resolved, userdata) == nil
+                {
+                    me.post(.browseFailed(text(of: avahi_client_errno(client))))
+                }
+            case AVAHI_BROWSER_REMOVE:
+                me.post(.removed(name: name.map { String(cString: $0) } ?? "", interface: interface, ipv6: proto == AVAHI_PROTO_INET6))
+            case AVAHI_BROWSER_FAILURE:
+                me.post(.browseFailed(text(of: avahi_client_errno(avahi_service_browser_get_client(browser)))))
+            default:
+                break
             }
-        case AVAHI_BROWSER_REMOVE:
-            me.post(.removed(name: name.map { String(cString: $0) } ?? "", interface: interface, ipv6: proto == AVAHI_PROTO_INET6))
-        case AVAHI_BROWSER_FAILURE:
-            me.post(.browseFailed(text(of: avahi_client_errno(avahi_service_browser_get_client(browser)))))
-        default:
-            break
         }
     }
 
     private static let resolved: AvahiServiceResolverCallback = {
         resolver, interface, _, event, name, _, _, hostName, address, port, txt, _, userdata in
-        let me = instance(userdata)
-        defer { avahi_service_resolver_free(resolver) }
-        guard event == AVAHI_RESOLVER_FOUND, let address, let found = socketAddress(address.pointee, port: port, interface: interface)
-        else { return }
-        me.post(.found(DiscoveredService(
-            name: name.map { String(cString: $0) } ?? "", interface: interface,
-            hostName: hostName.map { String(cString: $0) } ?? "", address: found, txt: entries(of: txt))))
+        withInstance(userdata) { me in
+            defer { avahi_service_resolver_free(resolver) }
+            guard event == AVAHI_RESOLVER_FOUND, let address, let found = socketAddress(address.pointee, port: port, interface: interface)
+            else { return }
+            me.post(.found(DiscoveredService(
+                name: name.map { String(cString: $0) } ?? "", interface: interface,
+                hostName: hostName.map { String(cString: $0) } ?? "", address: found, txt: entries(of: txt))))
+        }
     }
 
     private static func socketAddress(_ a: AvahiAddress, port: UInt16, interface: Int32) -> SocketAddress? {

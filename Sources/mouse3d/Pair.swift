@@ -138,15 +138,33 @@ func loadIdentity(base: String, say: (String) -> Void) throws -> PeerIdentity {
 
 /// Runs the sender's side of a pairing with `host` (HOST[:PAIRING-PORT]) and stores the receiver.
 func pairWithReceiver(host: String, code: PairingCode, identity: PeerIdentity, base: String, pairingPort: UInt16) throws -> PairedPeer {
-    let address: SocketAddress
-    do {
-        address = try SocketAddress.resolve(host, defaultPort: pairingPort, passive: false)
-    } catch {
-        throw CommandFailure("bad receiver address \(error)")
+    // A name (not an address literal) may be a receiver announcing itself on this network: that
+    // answer is preferred, with the pairing port it announces. Otherwise the resolver decides.
+    let name = SocketAddress.host(of: host)
+    let resolved = Result { try SocketAddress.resolve(host, defaultPort: pairingPort, passive: false) }
+    if name.contains(where: \.isLetter) && !name.contains(":") {
+        let wait = (try? resolved.get()) == nil ? 3.0 : 1.5
+        let (found, _) = browseReceivers(seconds: wait, fallback: "cannot look '\(name)' up on the network") { $0.receiver(named: name) != nil }
+        if let receiver = found.receiver(named: name) {
+            let at = SocketAddress.host(of: receiver.preferred.description)
+            StandardError.write("mouse3d: '\(name)' found on the network at \(at)\n")
+            return try pair(with: receiver.preferred.withPort(receiver.announcement.pairingPort), host: at, code: code, identity: identity, base: base)
+        }
     }
+    switch resolved {
+    case .success(let address):
+        return try pair(with: address, host: name, code: code, identity: identity, base: base)
+    case .failure(let error):
+        throw CommandFailure("bad receiver address \(error); no receiver announcing itself as '\(name)' was found either "
+            + "(`mouse3d peers` lists the ones on the network)")
+    }
+}
+
+/// The pairing exchange with the receiver's pairing service at `address`.
+private func pair(with address: SocketAddress, host: String, code: PairingCode, identity: PeerIdentity, base: String) throws -> PairedPeer {
     do {
         let peer = try PairingService.initiate(
-            identity: identity, code: code, address: address, host: SocketAddress.host(of: host),
+            identity: identity, code: code, address: address, host: host,
             now: { WallClock.iso8601(nanoseconds: WallClock.nanoseconds()) })
         try PeerStore(base: base, role: .receiver).save(peer)
         return peer

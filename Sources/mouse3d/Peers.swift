@@ -50,7 +50,7 @@ extension Mouse3D {
             let base = FileSystem.userConfigurationDirectory
             let (paired, problems) = PeerStore(base: base, role: .receiver).load()
             for problem in problems { StandardError.write("mouse3d: \(problem)\n") }
-            let (directory, foundAfter) = browse()
+            let (directory, foundAfter) = browseReceivers(seconds: timeout, fallback: "listing paired receivers only")
             var rows = directory.receivers.map { r in
                 Row(name: r.announcement.name, instance: r.instance, hostName: r.hostName, addresses: r.addresses,
                     fingerprint: r.announcement.fingerprint, paired: paired.first { $0.fingerprint == r.announcement.fingerprint },
@@ -85,45 +85,6 @@ extension Mouse3D {
                 if row.paired != nil { details.append("link " + (row.link?.summary ?? "not measured")) }
                 if !details.isEmpty { print("    " + details.joined(separator: ", ")) }
             }
-        }
-
-        /// Browses for --timeout seconds (less if Avahi says it is not there).
-        func browse() -> (ReceiverDirectory, [String: Int]) {
-            var directory = ReceiverDirectory()
-            var foundAfter: [String: Int] = [:]
-            let start = MonotonicClock.nanoseconds()
-            let discovery: ServiceDiscovery
-            do {
-                discovery = try ServiceDiscovery(announcing: nil, browsing: ReceiverAnnouncement.serviceType)
-            } catch {
-                StandardError.write("mouse3d: discovery: Avahi is not available (\(error)); listing paired receivers only\n")
-                return (directory, foundAfter)
-            }
-            let poll = PollSet([discovery.descriptor])
-            let end = MonotonicClock.nanoseconds() + UInt64(timeout * 1e9)
-            browsing: while true {
-                let now = MonotonicClock.nanoseconds()
-                guard now < end, (try? poll.wait(timeoutNanoseconds: end - now)) != nil else { break }
-                for event in discovery.takeEvents() {
-                    switch event {
-                    case .daemonUnavailable(let why):
-                        StandardError.write("mouse3d: discovery: \(why); listing paired receivers only\n")
-                        break browsing
-                    case .browseFailed(let why):
-                        StandardError.write("mouse3d: discovery: browsing failed: \(why)\n")
-                    case .found(let service):
-                        if case .unusable(let instance, let problem)? = directory.apply(event) {
-                            StandardError.write("mouse3d: discovery: ignoring '\(instance)' at \(service.address): \(problem)\n")
-                        }
-                    default:
-                        _ = directory.apply(event)
-                    }
-                    if case .found(let service) = event, foundAfter[service.name] == nil {
-                        foundAfter[service.name] = Int((MonotonicClock.nanoseconds() - start) / 1_000_000)
-                    }
-                }
-            }
-            return (directory, foundAfter)
         }
 
         /// Sends --probes probes to each paired receiver, 50 ms apart, and waits up to 500 ms for the last replies.

@@ -147,6 +147,34 @@ struct DiscoveryTests {
         }
     }
 
+    @Test("`mouse3d pair NAME CODE` finds the receiver by the name it announces (no resolver knows it)")
+    func pairByName() throws {
+        try withAvahiLoopback { avahi in
+            let p = LoopbackPairing()
+            let pairingPort = Int.random(in: 40000...50000)
+            var environment = avahi.environment
+            environment["MOUSE3D_NETWORK_PAIRING_PORT"] = "\(pairingPort)"
+            let receiver = try Mouse3DProcess(["receive", "--listen", "127.0.0.1:0"], configHome: p.receiverHome, environment: environment)
+            let port = try receiver.listeningPort()
+            #expect(receiver.waitForError(containing: "discovery: announced as"), "\(receiver.errors)")
+            let nameLine = try #require(receiver.errors.split(separator: "\n").first { $0.contains("this receiver: '") })
+            let name = String(try #require(nameLine.split(separator: "'").dropFirst().first))
+            let waiting = try Mouse3DProcess(
+                ["pair", "--listen", "127.0.0.1:\(pairingPort)", "--stream-port", "\(port)", "--timeout", "30"], configHome: p.receiverHome)
+            #expect(waiting.waitForOutput(containing: "pairing on"), "\(waiting.output) \(waiting.errors)")
+            let codeLine = try #require(waiting.output.split(separator: "\n").first { $0.hasPrefix("pairing code: ") })
+            let code = String(codeLine.dropFirst("pairing code: ".count).prefix(9))
+            let sender = try runMouse3D(["pair", "mouse3d-test-no-such-host-\(name)", code], configHome: p.senderHome, environment: avahi.environment)
+            #expect(sender.status == 1 && sender.errors.contains("no receiver announcing itself as"), "an unknown name fails plainly: \(sender.errors)")
+            let paired = try runMouse3D(["pair", name, code], configHome: p.senderHome, environment: avahi.environment)
+            #expect(paired.status == 0, "\(paired.errors)")
+            #expect(paired.errors.contains("'\(name)' found on the network at 127.0.0.1"), "\(paired.errors)")
+            #expect(waiting.waitForExit(seconds: 10) == 0)
+            #expect(p.keyFiles(p.senderHome, "receivers").count == 1)
+            #expect(receiver.terminate() == 0)
+        }
+    }
+
     @Test("`peers` times the link of a paired receiver with authenticated probes")
     func linkQuality() throws {
         try withAvahiLoopback { avahi in

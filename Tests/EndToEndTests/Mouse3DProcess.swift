@@ -44,6 +44,8 @@ final class Mouse3DProcess: @unchecked Sendable {
         // No test reaches the machine's own Avahi (it would announce on real networks): the
         // discovery tests give their private loopback-only bus, every other test none.
         environment["DBUS_SYSTEM_BUS_ADDRESS"] = Self.noBus
+        // A crash ends the child at once (a failed test), rather than in a backtracer that can hang.
+        environment["SWIFT_BACKTRACE"] = "enable=no"
         environment.merge(extra) { $1 }
         process.environment = environment
         process.standardOutput = stdout
