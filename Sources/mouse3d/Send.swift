@@ -11,7 +11,9 @@ extension Mouse3D {
             abstract: "Fuse motion and stream attitude frames to receivers over UDP.",
             discussion: """
                 Frames are sealed for paired receivers (see `mouse3d pair`): without --to, to every paired \
-                receiver; with --to, to the paired receiver at that address (--pair CODE pairs first). \
+                receiver, found on the local network through Avahi and followed as it restarts or moves \
+                (--discover NAME: only that one); with --to, to the paired receiver at that address \
+                (--pair CODE pairs first). \
                 --insecure sends plain datagrams and --raw bare 12-byte frames, unauthenticated, to any \
                 --to. Every sample is fused. Without --rate one datagram goes out per fused sample; with --rate \
                 the latest attitude goes out at that rate. A peer that is not listening or a network that \
