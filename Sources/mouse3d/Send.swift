@@ -216,6 +216,8 @@ extension Mouse3D {
                 }
                 let wake = min(start + due, publisher.nextDeadline ?? .max, finder?.nextDeadline ?? .max)
                 let woke = try poll.wait(timeoutNanoseconds: wake > now ? wake - now : 0)
+                // Read before the poll set may be rebuilt below (a new set has no readiness).
+                let signalled = woke && poll.isReadable(0)
                 if let finder {
                     try finder.service(now: MonotonicClock.nanoseconds(), readable: woke && (1..<watched.count).contains { poll.isReadable($0) })
                     let next = [signals.descriptor] + finder.descriptors
@@ -224,7 +226,7 @@ extension Mouse3D {
                         poll = PollSet(watched)
                     }
                 }
-                if woke && poll.isReadable(0) {
+                if signalled {
                     for signal in try signals.pending() {
                         if signal == SIGUSR1 {
                             publisher.recenter()
