@@ -51,7 +51,11 @@ let package = Package(
                 "Mouse3DCore", "Mouse3DLinux",
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ]),
+
+        // Benchmarks that run real processes and sockets (`mouse3d bench stream|output|floor-peer`).
+        .target(name: "Mouse3DBench", dependencies: ["Mouse3DCore", "Mouse3DLinux", "Mouse3DNetwork"]),
 
         // Configuration files (TOML through TOMLKit), checked against Core's schema.
         .target(
@@ -62,7 +66,7 @@ let package = Package(
         .executableTarget(
             name: "mouse3d",
             dependencies: [
-                "Mouse3DCore", "Mouse3DLinux", "Mouse3DNetwork", "Mouse3DConfig",
+                "Mouse3DCore", "Mouse3DLinux", "Mouse3DNetwork", "Mouse3DConfig", "Mouse3DBench",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 

@@ -12,5 +12,5 @@
 #include <sys/eventfd.h>
 /* GNU extensions, declared here rather than through _GNU_SOURCE, which would change struct layouts
    that other modules (libevdev, libudev, swift-system) see without it. */
-int ppoll(struct pollfd *fds, nfds_t nfds, const struct timespec *timeout, const sigset_t *sigmask);
-int pipe2(int pipefd[2], int flags);
+int ppoll (struct pollfd *fds, nfds_t nfds, const struct timespec *timeout, const sigset_t *sigmask);
+int pipe2 (int pipefd[2], int flags);

@@ -1,8 +1,7 @@
 import ArgumentParser
-import Glibc
 import Mouse3DCore
 import Mouse3DLinux
-import Mouse3DNetwork
+import Mouse3DBench
 
 extension Mouse3D {
     /// The machine's floor for `bench stream`: the least a 1 kHz UDP sender and receiver can do here.
@@ -25,30 +24,8 @@ extension Mouse3D {
 
         func run() throws {
             switch role {
-            case .sender:
-                let socket = try UDPSocket(family: AF_INET)
-                let target = try SocketAddress.resolve("127.0.0.1:\(port)", defaultPort: 0, passive: false)
-                var deadline = MonotonicClock.nanoseconds()
-                var bytes = [UInt8](repeating: 0, count: AttitudeDatagram.byteCount)
-                for _ in 0..<count {
-                    deadline += 1_000_000
-                    MonotonicClock.sleep(untilNanoseconds: deadline)
-                    withUnsafeBytes(of: MonotonicClock.nanoseconds().littleEndian) { bytes.replaceSubrange(0..<8, with: $0) }
-                    _ = try bytes.withUnsafeBytes { try socket.send($0, to: target) }
-                }
-            case .receiver:
-                let socket = try UDPSocket(family: AF_INET, blocking: true)
-                try socket.bind(to: try SocketAddress.resolve("127.0.0.1:\(port)", defaultPort: 0, passive: false))
-                StandardError.write("listening on \(try socket.localAddress())\n")
-                var recorder = LatencyRecorder()
-                var buffer = [UInt8](repeating: 0, count: 64)
-                for _ in 0..<count {
-                    guard let (length, _) = try buffer.withUnsafeMutableBytes({ try socket.receive(into: $0) }), length >= 8 else { continue }
-                    let now = MonotonicClock.nanoseconds()
-                    let sent = buffer.withUnsafeBytes { UInt64(littleEndian: $0.loadUnaligned(as: UInt64.self)) }
-                    recorder.record(nanoseconds: now &- sent)
-                }
-                StandardError.write("latency send→receive: \(recorder.summary)\n")
+            case .sender: try FloorPeer.send(toLoopbackPort: port, count: count)
+            case .receiver: try FloorPeer.receive(onLoopbackPort: port, count: count)
             }
         }
     }

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Mouse3DCore
 import Mouse3DLinux
-import Mouse3DNetwork
+import Mouse3DBench
 
 extension Mouse3D {
     /// `mouse3d bench output`: latency from a received frame to the uinput write.
@@ -26,23 +26,7 @@ extension Mouse3D {
         }
 
         func run() throws {
-            let outputs = UinputOutputs(mode: mode, mapping: PointerMapping(), diagnostics: Diagnostics(quiet: true))
-            defer { outputs.releaseAll() }
-            let stream = AttitudeReceiver.StreamKey(
-                sender: try SocketAddress.resolve("127.0.0.1:1", defaultPort: 1, passive: false), streamID: 1)
-            var recorder = LatencyRecorder()
-            var next = MonotonicClock.nanoseconds()
-            for i in 0..<frames {
-                next += 1_000_000
-                MonotonicClock.sleep(untilNanoseconds: next)
-                let yaw = Float(Double(i % 3600) * 0.1 * .pi / 180) - .pi
-                let received = MonotonicClock.nanoseconds()
-                try outputs.apply(AttitudeReceiver.ReceivedFrame(
-                    stream: stream, sequence: UInt64(i), buttons: [.clutch], frame: AttitudeFrame(roll: 0.1, pitch: 0.2, yaw: yaw),
-                    sentNanoseconds: nil, receivedNanoseconds: received))
-                if i >= 100 { recorder.record(nanoseconds: MonotonicClock.nanoseconds() - received) }  // after warm-up
-            }
-            print("frame received → uinput written (\(mode.rawValue)): \(recorder.summary)")
+            print("frame received → uinput written (\(mode.rawValue)): \(try OutputBenchmark.run(mode: mode, frames: frames))")
         }
     }
 }

@@ -44,11 +44,8 @@ struct ButtonOptions: ParsableArguments {
 
 /// The buttons in effect (from the configuration), with their codes.
 struct ButtonSettings: Equatable {
-    var clutch: Int32?
+    var map: GamepadButtonMap
     var clutchMode: MotionGestures.ClutchMode
-    var recenter: Int32?
-    var primary: Int32?
-    var secondary: Int32?
 
     /// Reads and checks the [send] button settings; a name that is not a button is an error naming
     /// where it was set.
@@ -60,28 +57,10 @@ struct ButtonSettings: Equatable {
             }
             return code
         }
-        clutch = try code("send.clutch")
+        map = GamepadButtonMap(
+            clutch: try code("send.clutch"), recenter: try code("send.recenter"), primary: try code("send.primary"),
+            secondary: try code("send.secondary"))
         clutchMode = MotionGestures.ClutchMode(rawValue: c.text("send.clutch_mode") ?? "hold") ?? .hold
-        recenter = try code("send.recenter")
-        primary = try code("send.primary")
-        secondary = try code("send.secondary")
-    }
-
-    /// The codes to watch.
-    var codes: Set<Int32> { Set([clutch, recenter, primary, secondary].compactMap { $0 }) }
-
-    /// Applies one button change to the publisher.
-    func apply(_ change: (code: Int32, pressed: Bool), to publisher: AttitudePublisher, diagnostics: Diagnostics) {
-        if clutch == change.code { publisher.clutch(pressed: change.pressed) }
-        if recenter == change.code {
-            publisher.set(.recenter, held: change.pressed)
-            if change.pressed {
-                publisher.recenter()
-                diagnostics.say("recentred (\(GamepadButtons.name(of: change.code)))")
-            }
-        }
-        if primary == change.code { publisher.set(.primary, held: change.pressed) }
-        if secondary == change.code { publisher.set(.secondary, held: change.pressed) }
     }
 }
 

@@ -1,5 +1,5 @@
 import ArgumentParser
-import Glibc
+import Mouse3DCore
 import Mouse3DLinux
 
 extension Mouse3D {
@@ -39,14 +39,14 @@ extension Mouse3D {
 
         static func access(_ node: String?) -> String {
             guard let node else { return "no node" }
-            return Glibc.access(node, R_OK) == 0 ? "readable" : "not readable by you (see udev/70-mouse3d.rules)"
+            return FileSystem.isReadable(node) ? "readable" : "not readable by you (see udev/70-mouse3d.rules)"
         }
 
         static func json(_ s: MotionSourceInfo) -> String {
             func str(_ v: String?) -> String { JSONText.string(v) }
             func num(_ v: Double?) -> String { v.map { "\($0)" } ?? "null" }
             return "{\"kind\":\(str(s.kind.rawValue)),\"name\":\(str(s.name)),\"node\":\(str(s.node)),\"sysfs\":\(str(s.sysfsPath)),"
-                + "\"accelerometer\":\(s.hasAccelerometer),\"gyroscope\":\(s.hasGyroscope),\"readable\":\(s.node.map { Glibc.access($0, R_OK) == 0 } ?? false),"
+                + "\"accelerometer\":\(s.hasAccelerometer),\"gyroscope\":\(s.hasGyroscope),\"readable\":\(s.node.map(FileSystem.isReadable) ?? false),"
                 + "\"rate_hz\":\(num(s.samplingFrequencyHertz)),\"accelerometer_scale\":\(num(s.accelerometerScale)),"
                 + "\"gyroscope_scale\":\(num(s.gyroscopeScale)),\"uniq\":\(str(s.uniqueID))}"
         }

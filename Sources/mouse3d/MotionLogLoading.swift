@@ -15,8 +15,5 @@ func loadMotionLog(path: String) throws -> MotionLog {
     }
 }
 
-/// A failure the user can act on: printed as `mouse3d: error: MESSAGE`, exit status 1, no stack trace.
-struct CommandFailure: Error, CustomStringConvertible {
-    var description: String
-    init(_ message: String) { description = message }
-}
+/// A failure the user can act on (printed as one line, exit status 1, no stack trace).
+typealias CommandFailure = ActionableError

@@ -1,5 +1,4 @@
 import ArgumentParser
-import Glibc
 import Mouse3DCore
 import Mouse3DLinux
 import Mouse3DNetwork
@@ -68,35 +67,12 @@ extension Mouse3D {
 
         /// The receiver's side: show a code, wait for one sender, store it.
         func waitForSender(identity: PeerIdentity, base: String, listen: String, streamPort: UInt16) throws {
-            let address: SocketAddress
-            do {
-                address = try SocketAddress.resolve(listen, defaultPort: StreamDefaults.pairingPort, passive: true)
-            } catch {
-                throw CommandFailure("bad --listen address \(error)")
+            let peer = try PairingResponderSession(listen: listen, identity: identity).run(
+                streamPort: streamPort, timeoutSeconds: timeout, base: base
+            ) { line in
+                print(line)
+                StandardOutput.flush()
             }
-            let socket: UDPSocket
-            do {
-                socket = try UDPSocket(family: address.family)
-                try socket.bind(to: address)
-            } catch {
-                throw CommandFailure("cannot listen for pairing on \(address): \(error)")
-            }
-            let signals = try SignalDescriptor(signals: [SIGINT, SIGTERM])
-            let code = PairingCode.random()
-            print("pairing code: \(code)   (valid \(Int(timeout)) s, one attempt)")
-            print("this receiver: '\(identity.name)', fingerprint \(identity.fingerprint), pairing on \(try socket.localAddress())")
-            print("on the sender run: mouse3d pair \(FileSystem.hostName) \(code)")
-            StandardOutput.flush()
-            let responder = PairingResponder(identity: identity, code: code, streamPort: streamPort)
-            let peer: PairedPeer
-            do {
-                peer = try PairingService.respond(
-                    on: socket, responder: responder, timeoutNanoseconds: UInt64(timeout * 1e9), interrupt: signals.descriptor,
-                    now: { WallClock.iso8601(nanoseconds: WallClock.nanoseconds()) })
-            } catch let failure as PairingService.Failure {
-                throw CommandFailure("pairing failed: \(failure)")
-            }
-            try PeerStore(base: base, role: .sender).save(peer)
             print("paired with sender '\(peer.name)' (fingerprint \(peer.fingerprint)); a running `mouse3d receive` accepts it now")
         }
 
@@ -125,50 +101,3 @@ extension Mouse3D {
     }
 }
 
-/// Loads this machine's identity, creating it on first use (and saying so).
-func loadIdentity(base: String, say: (String) -> Void) throws -> PeerIdentity {
-    do {
-        let (identity, created) = try PeerIdentity.loadOrCreate(in: base)
-        if created { say("created this machine's identity '\(identity.name)', fingerprint \(identity.fingerprint), in \(PeerIdentity.path(in: base))") }
-        return identity
-    } catch {
-        throw CommandFailure("\(error)")
-    }
-}
-
-/// Runs the sender's side of a pairing with `host` (HOST[:PAIRING-PORT]) and stores the receiver.
-func pairWithReceiver(host: String, code: PairingCode, identity: PeerIdentity, base: String, pairingPort: UInt16) throws -> PairedPeer {
-    // A name (not an address literal) may be a receiver announcing itself on this network: that
-    // answer is preferred, with the pairing port it announces. Otherwise the resolver decides.
-    let name = SocketAddress.host(of: host)
-    let resolved = Result { try SocketAddress.resolve(host, defaultPort: pairingPort, passive: false) }
-    if name.contains(where: \.isLetter) && !name.contains(":") {
-        let wait = (try? resolved.get()) == nil ? 3.0 : 1.5
-        let (found, _) = browseReceivers(seconds: wait, fallback: "cannot look '\(name)' up on the network") { $0.receiver(named: name) != nil }
-        if let receiver = found.receiver(named: name) {
-            let at = SocketAddress.host(of: receiver.preferred.description)
-            StandardError.write("mouse3d: '\(name)' found on the network at \(at)\n")
-            return try pair(with: receiver.preferred.withPort(receiver.announcement.pairingPort), host: at, code: code, identity: identity, base: base)
-        }
-    }
-    switch resolved {
-    case .success(let address):
-        return try pair(with: address, host: name, code: code, identity: identity, base: base)
-    case .failure(let error):
-        throw CommandFailure("bad receiver address \(error); no receiver announcing itself as '\(name)' was found either "
-            + "(`mouse3d peers` lists the ones on the network)")
-    }
-}
-
-/// The pairing exchange with the receiver's pairing service at `address`.
-private func pair(with address: SocketAddress, host: String, code: PairingCode, identity: PeerIdentity, base: String) throws -> PairedPeer {
-    do {
-        let peer = try PairingService.initiate(
-            identity: identity, code: code, address: address, host: host,
-            now: { WallClock.iso8601(nanoseconds: WallClock.nanoseconds()) })
-        try PeerStore(base: base, role: .receiver).save(peer)
-        return peer
-    } catch let failure as PairingService.Failure {
-        throw CommandFailure("pairing failed: \(failure)")
-    }
-}

@@ -94,26 +94,7 @@ extension Mouse3D {
                 guard let peer = row.paired, let address = row.addresses.first else { continue }
                 try prober.track(peer.fingerprint, address: address, secret: peer.secret, receiverID: peer.id)
             }
-            let poll = PollSet(prober.descriptors)
-            var sent = 0
-            var nextProbe = MonotonicClock.nanoseconds()
-            var end = UInt64.max
-            while true {
-                let now = MonotonicClock.nanoseconds()
-                if sent < probes && now >= nextProbe {
-                    try prober.probeAll(now: now)
-                    sent += 1
-                    nextProbe = now + 50_000_000
-                    if sent == probes { end = now + 500_000_000 }
-                }
-                let wake = min(sent < probes ? nextProbe : end, end)
-                if now >= end { break }
-                if try poll.wait(timeoutNanoseconds: wake > now ? wake - now : 0) {
-                    try prober.readReplies(now: MonotonicClock.nanoseconds())
-                }
-                let all = rows.allSatisfy { r in r.paired.map { prober.quality(of: $0.fingerprint).map { $0.answered == UInt64(probes) } ?? true } ?? true }
-                if sent == probes && all { break }
-            }
+            try prober.measure(probes: probes, spacingNanoseconds: 50_000_000, graceNanoseconds: 500_000_000)
             for i in rows.indices {
                 if let peer = rows[i].paired { rows[i].link = prober.quality(of: peer.fingerprint) }
             }

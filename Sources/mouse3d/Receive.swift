@@ -1,5 +1,4 @@
 import ArgumentParser
-import Glibc
 import Mouse3DCore
 import Mouse3DLinux
 import Mouse3DNetwork
@@ -56,7 +55,7 @@ extension Mouse3D {
         var wireFormat: WireFormat { raw ? .raw : insecure ? .datagram : .sealed }
 
         func run() throws {
-            let signals = try SignalDescriptor(signals: [SIGINT, SIGTERM, SIGHUP])
+            let loop = try EventLoop(signals: [.stop, .reload])
             var flags = ConfigurationLayer()
             try EffectiveConfiguration.flags {
                 try pointer.addFlags(to: &flags)
@@ -78,7 +77,7 @@ extension Mouse3D {
                 throw CommandFailure("bad --listen address \(error)")
             }
             let diagnostics = Diagnostics(quiet: quiet)
-            let pairings = wireFormat == .sealed ? try ReceivePairings(base: FileSystem.userConfigurationDirectory, diagnostics: diagnostics) : nil
+            let pairings = wireFormat == .sealed ? try ReceiverPairings(base: FileSystem.userConfigurationDirectory, diagnostics: diagnostics) : nil
             let receiver: AttitudeReceiver
             do {
                 receiver = try AttitudeReceiver(listeningOn: address, format: wireFormat, opener: pairings?.opener)
@@ -94,94 +93,31 @@ extension Mouse3D {
                     + "\(receiver.localAddress)\(receiver.localAddress.isLoopback ? " (any local user)" : "") can move your pointer and click")
             }
             let announcer = configuration.boolean("network.discovery")
-                ? ReceiveAnnouncer(
+                ? ReceiverAnnouncer(
                     ReceiverAnnouncement(
                         name: pairings?.identity.name ?? FileSystem.hostName, fingerprint: pairings?.identity.fingerprint ?? "",
                         wire: wireFormat.announced, outputs: settings.announcedOutputs,
                         pairingPort: UInt16(configuration.integer("network.pairing_port"))),
                     port: receiver.localAddress.port, loopbackOnly: receiver.localAddress.isLoopback, diagnostics: diagnostics)
                 : nil
-            let output = BufferedOutput()
-            let outputs = settings.uinput.map { UinputOutputs(mode: $0, mapping: settings.mapping, diagnostics: diagnostics) }
-            defer { outputs?.releaseAll() }
-            var recorder = LatencyRecorder()
-            var batchSent: [UInt64] = []
-            var statistics = ReceiveStatistics()
-            var names = StreamNames()
-            let second: UInt64 = 1_000_000_000
-            var nextStats = MonotonicClock.nanoseconds() + second
-            let poll = PollSet([receiver.descriptor, signals.descriptor, pairings?.watcher.descriptor ?? -1, announcer?.discovery.descriptor ?? -1])
-
-            func handle(_ event: AttitudeReceiver.Event) throws {
-                switch event {
-                case .frame(let f):
-                    try outputs?.apply(f)
-                    if settings.print { try output.writeLine(settings.format.line(f, names: &names)) }
-                    if latency, let sent = f.sentNanoseconds { batchSent.append(sent) }
-                case .streamStarted(let key): diagnostics.say("\(key): new stream")
-                case .streamLost(let key):
-                    diagnostics.say("\(key): lost (no frames for 500 ms)")
-                    outputs?.streamLost(key)
-                case .streamResumed(let key): diagnostics.say("\(key): back")
-                case .refused(let source, let count, let reason, let claimed):
-                    diagnostics.say(pairings?.describeRefusal(source: source, count: count, reason: reason, claimed: claimed)
-                        ?? "refused \(count) datagrams from \(source): \(reason)")
-                case .sessionStarted(let peer): pairings?.sessionStarted(peer)
-                }
+            // The pipeline: received frames → printed lines and/or one virtual device per sender.
+            let printer = settings.print ? PrintOutput(format: settings.format) : nil
+            let devices = settings.uinput.map { UinputOutput(mode: $0, mapping: settings.mapping, diagnostics: diagnostics) }
+            let reception = StreamReception(
+                receiver: receiver, pairings: pairings, outputs: AttitudePipeline(outputs: ([devices, printer] as [(any AttitudeOutput)?]).compactMap { $0 }),
+                printsStatistics: settings.stats, measuresLatency: latency, diagnostics: diagnostics)
+            defer { reception.outputs.finish() }  // devices at rest on every way out
+            reception.attach(to: loop)
+            announcer?.attach(to: loop)
+            loop.onReload = {
+                reload(&configuration, &settings, flags: flags, diagnostics: diagnostics)
+                devices?.update(mapping: settings.mapping)
+                printer?.format = settings.format
+                reception.printsStatistics = settings.stats
             }
-
-            running: while true {
-                let now = MonotonicClock.nanoseconds()
-                var wake = receiver.nextSilenceDeadline.map { $0 + 1 }
-                if settings.stats { wake = min(wake ?? nextStats, nextStats) }
-                try poll.wait(timeoutNanoseconds: wake.map { $0 > now ? $0 - now : 0 })
-                if poll.isReadable(0) {
-                    // Everything waiting is read (until the socket would block), then written at once.
-                    try receiver.drain(handle)
-                    try output.flush()
-                    if latency {
-                        let done = MonotonicClock.nanoseconds()
-                        for sent in batchSent { recorder.record(nanoseconds: done &- sent) }
-                        batchSent.removeAll(keepingCapacity: true)
-                    }
-                }
-                if pairings != nil && poll.isReadable(2) { try pairings?.reload() }
-                if poll.isReadable(3) { announcer?.handleEvents() }
-                if poll.isReadable(1) {
-                    var stop: Int32?
-                    for signal in try signals.pending() {
-                        if signal == SIGHUP {
-                            reload(&configuration, &settings, flags: flags, outputs: outputs, diagnostics: diagnostics)
-                        } else {
-                            stop = signal
-                        }
-                    }
-                    if let stop {
-                        diagnostics.say("stopping on \(stop == SIGINT ? "SIGINT" : "SIGTERM")")
-                        break running
-                    }
-                }
-                let later = MonotonicClock.nanoseconds()
-                try receiver.checkSilence(now: later, handle)
-                pairings?.saveMarks(now: later)
-                if settings.stats && later >= nextStats {
-                    for line in statistics.lines(receiver.counters, intervalNanoseconds: later - (nextStats - second)) {
-                        diagnostics.say(line)
-                    }
-                    nextStats += second
-                    if nextStats <= later { nextStats = later + second }
-                }
-            }
-            try output.flush()
-            outputs?.releaseAll()
-            pairings?.saveMarks(force: true)
-            let t = receiver.totals
-            var summary = "summary: frames \(t.frames), dropped \(t.dropped), lost \(t.lost), reordered \(t.reordered), senders \(receiver.counters.count)"
-            if !receiver.dropReasons.isEmpty {
-                summary += " (dropped: " + receiver.dropReasons.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ") + ")"
-            }
-            diagnostics.say(summary)
-            if latency { diagnostics.say("latency send→output: \(recorder.summary)") }
+            let ending = try loop.run()
+            diagnostics.say("stopping on \(ending.name)")
+            for line in reception.finish() { diagnostics.say(line) }
         }
     }
 }
@@ -190,10 +126,7 @@ extension Mouse3D.Receive {
     /// On SIGHUP: rereads the configuration; if it loads, the pointer settings, print format and
     /// statistics switch to it at once (the listening address, port and output mode at the next
     /// start); if not, the running configuration stays and the problem is reported.
-    func reload(
-        _ configuration: inout Configuration, _ settings: inout ReceiveSettings, flags: ConfigurationLayer, outputs: UinputOutputs?,
-        diagnostics: Diagnostics
-    ) {
+    func reload(_ configuration: inout Configuration, _ settings: inout ReceiveSettings, flags: ConfigurationLayer, diagnostics: Diagnostics) {
         let next: Configuration
         let nextSettings: ReceiveSettings
         do {
@@ -210,7 +143,6 @@ extension Mouse3D.Receive {
         settings.mapping = nextSettings.mapping
         settings.format = nextSettings.format
         settings.stats = nextSettings.stats
-        outputs?.update(mapping: settings.mapping)
         configuration = next
         diagnostics.say(changed.isEmpty ? "SIGHUP: configuration reread, nothing changed"
             : "SIGHUP: configuration reloaded: " + changed.joined(separator: "; ")
@@ -257,69 +189,9 @@ extension WireFormat {
     }
 }
 
-/// How `receive --print` shows a frame.
-enum PrintFormat: String, ExpressibleByArgument, CaseIterable {
-    case text, jsonl
+/// How `receive --print` shows a frame: text or jsonl.
+typealias PrintFormat = AttitudePrintFormat
 
-    func line(_ f: AttitudeReceiver.ReceivedFrame, names: inout StreamNames) -> String {
-        let wall = WallClock.nanoseconds()
-        names.updateSecond(wall)
-        let name = names[f.stream]
-        switch self {
-        case .jsonl:
-            let seconds = "\(wall / 1_000_000_000).\(String(wall / 1000 % 1_000_000).leftPadded(to: 6))"
-            return "{\"sender\":\"\(name.sender)\",\"stream\":\"\(name.stream)\",\"seq\":\(f.sequence),"
-                + "\"time\":\(seconds),\"roll\":\(f.frame.roll),\"pitch\":\(f.frame.pitch),\"yaw\":\(f.frame.yaw),"
-                + "\"buttons\":\(f.buttons.rawValue)}"
-        case .text:
-            func deg(_ r: Float) -> String { fixed(Double(r) * 180 / .pi, 3, width: 8) + "°" }
-            return "\(names.secondText).\(String(wall / 1000 % 1_000_000).leftPadded(to: 6))Z \(name.full) #\(f.sequence) roll \(deg(f.frame.roll)) "
-                + "pitch \(deg(f.frame.pitch)) yaw \(deg(f.frame.yaw))"
-                + (f.buttons.isEmpty ? "" : " buttons 0x\(String(f.buttons.rawValue, radix: 16))")
-        }
-    }
-}
+extension AttitudePrintFormat: ExpressibleByArgument {}
 
-/// The printed names of streams, made once per stream rather than once per frame.
-struct StreamNames {
-    struct Name {
-        var sender: String, stream: String, full: String
-    }
-    private var cache: [AttitudeReceiver.StreamKey: Name] = [:]
-    private var second: UInt64 = .max
-    /// `2026-11-22T01:50:00` for the second last passed to ``updateSecond(_:)`` (UTC).
-    private(set) var secondText = ""
-
-    /// Makes ``secondText`` show the second of `wallNanoseconds`, formatting only when it changes.
-    mutating func updateSecond(_ wallNanoseconds: UInt64) {
-        let s = wallNanoseconds / 1_000_000_000
-        guard s != second else { return }
-        second = s
-        secondText = String(WallClock.iso8601(nanoseconds: s * 1_000_000_000).prefix(19))
-    }
-
-    subscript(key: AttitudeReceiver.StreamKey) -> Name {
-        mutating get {
-            if let name = cache[key] { return name }
-            if cache.count > 4096 { cache.removeAll() }
-            let name = Name(sender: key.sender.description, stream: String(key.streamID, radix: 16), full: key.description)
-            cache[key] = name
-            return name
-        }
-    }
-}
-
-/// Per-second rates from cumulative counters.
-struct ReceiveStatistics {
-    var previous: [SocketAddress: AttitudeReceiver.SenderCounters] = [:]
-
-    mutating func lines(_ counters: [SocketAddress: AttitudeReceiver.SenderCounters], intervalNanoseconds: UInt64) -> [String] {
-        defer { previous = counters }
-        if counters.isEmpty { return ["stats: no senders yet"] }
-        return counters.sorted { $0.key.description < $1.key.description }.map { sender, c in
-            let frames = c.frames - (previous[sender]?.frames ?? 0)
-            let rate = Double(frames) * 1e9 / Double(max(intervalNanoseconds, 1))
-            return "stats \(sender): \(Int(rate.rounded())) frames/s, dropped \(c.dropped), lost \(c.lost), reordered \(c.reordered)"
-        }
-    }
-}
+extension UinputMode: ExpressibleByArgument {}

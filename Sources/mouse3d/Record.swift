@@ -1,5 +1,4 @@
 import ArgumentParser
-import Glibc
 import Mouse3DCore
 import Mouse3DLinux
 
@@ -32,45 +31,30 @@ extension Mouse3D {
 
         func run() throws {
             guard case .live(let request) = source else { return }
-            let signals = try SignalDescriptor(signals: [SIGINT, SIGTERM])
+            let events = try EventLoop(signals: .stop)
             let diagnostics = Diagnostics(quiet: false)
             var flags = ConfigurationLayer()
             try EffectiveConfiguration.flags { try live.addFlags(to: &flags) }
             var configuration = try EffectiveConfiguration.load(flags: flags)
             let follower = try LiveSourceOptions.follow(
-                request, configuration: &configuration, watchingButtons: { _ in [] }, signals: signals, diagnostics: diagnostics)
-            let out: BufferedOutput
+                request, configuration: &configuration, watchingButtons: { _ in [] }, diagnostics: diagnostics)
+            let writer: MotionLogRecorder
             do {
-                out = try BufferedOutput(creatingFileAt: output)
+                writer = try MotionLogRecorder(path: output)
             } catch {
                 throw CommandFailure("cannot write the log: \(error)")
             }
-            try out.writeLine(MotionLogWriter.header)
-            try out.flush()
             diagnostics.say("recording \(follower.summary) to \(output)")
-            let end = duration.map { MonotonicClock.nanoseconds() + UInt64($0 * 1e9) }
-            var first: Int64?
-            var count = 0
-            recording: while end.map({ MonotonicClock.nanoseconds() < $0 }) ?? true {
-                switch try follower.step(until: end) {
-                case .signal(let s):
-                    diagnostics.say("stopping on \(s == SIGINT ? "SIGINT" : "SIGTERM")")
-                    break recording
-                case .deadline:
-                    continue
-                case .samples(let samples):
-                    for var sample in samples {
-                        let t0 = first ?? sample.timestampNanoseconds
-                        first = t0
-                        sample.timestampNanoseconds -= t0
-                        try out.writeLine(MotionLogWriter.row(sample))
-                        count += 1
-                    }
-                    try out.flush()
-                }
+            follower.start(on: events, sink: MotionSampleSink(samples: writer.write))
+            let ending: EventLoop.Ending?
+            if let duration {
+                ending = try events.run(until: MonotonicClock.nanoseconds() + UInt64(duration * 1e9))
+            } else {
+                ending = try events.run()
             }
-            try out.flush()
-            diagnostics.say("recorded \(count) samples to \(output)")
+            if let ending { diagnostics.say("stopping on \(ending.name)") }
+            try writer.flush()
+            diagnostics.say("recorded \(writer.count) samples to \(output)")
         }
     }
 }

@@ -1,5 +1,4 @@
 import ArgumentParser
-import Glibc
 import Mouse3DCore
 import Mouse3DLinux
 import Mouse3DNetwork
@@ -84,7 +83,7 @@ extension Mouse3D {
         }
 
         func run() throws {
-            let signals = try SignalDescriptor(signals: [SIGINT, SIGTERM, SIGUSR1, SIGHUP])
+            let events = try EventLoop(signals: .all)
             let diagnostics = Diagnostics(quiet: quiet)
             var flags = ConfigurationLayer()
             try EffectiveConfiguration.flags {
@@ -132,7 +131,7 @@ extension Mouse3D {
                 diagnostics.say("warning: --\(raw ? "raw" : "insecure"): frames are not authenticated; a receiver must accept anyone to take them")
             }
             let streamer = try AttitudeStreamer(peers: addresses, format: wireFormat, sealers: sealers)
-            let finder = wireFormat == .sealed ? try SendDiscovery(targets: targets, streamer: streamer, browse: discovering, diagnostics: diagnostics) : nil
+            let finder = wireFormat == .sealed ? try SenderDiscovery(targets: targets, streamer: streamer, browse: discovering, diagnostics: diagnostics) : nil
             let kind = switch wireFormat {
             case .raw: "raw frames"
             case .datagram: "plain stream \(String(streamer.streamID, radix: 16))"
@@ -142,103 +141,46 @@ extension Mouse3D {
                 let who = targets.indices.contains(i) ? "'\(targets[i].peer.name)' " : ""
                 return peer.paused ? "\(who)(to be found)" : who + "at \(peer.address)"
             }.joined(separator: ", ") + (discovering && finder?.discovery != nil ? ", following them on the network" : "")
-            func publisher(_ c: Configuration, _ buttonSettings: ButtonSettings?) -> AttitudePublisher {
-                let rate = c.number("send.rate")
-                return AttitudePublisher(
-                    parameters: FilterOptions.parameters(c), streamer: streamer, rate: rate > 0 ? rate : nil, diagnostics: diagnostics,
-                    clutchMode: buttonSettings?.clutch == nil ? nil : buttonSettings?.clutchMode)
-            }
+
+            // The pipeline: source → fusion → the network stream.
+            let sampleSource: MotionSampleSource
+            var buttonSettings: ButtonSettings?
             switch source {
             case .replay(let path):
+                let log = try loadMotionLog(path: path)
+                let speedFactor: Double? = if case .factor(let f) = speed { f } else { nil }
+                sampleSource = MotionLogPlayback(samples: log.samples, path: path, loops: loop, speed: speedFactor)
                 diagnostics.say("sending \(destination) from \(source)")
-                try replay(path: path, publisher: publisher(configuration, nil), finder: finder, signals: signals, diagnostics: diagnostics)
+                events.onReload = { diagnostics.say("SIGHUP: a replayed log keeps the settings it started with") }
             case .live(let request):
-                var buttonSettings: ButtonSettings?
                 let follower = try LiveSourceOptions.follow(
                     request, configuration: &configuration,
                     watchingButtons: { c in
                         buttonSettings = try ButtonSettings(c)
-                        return buttonSettings!.codes
-                    }, signals: signals, diagnostics: diagnostics)
-                let publisher = publisher(configuration, buttonSettings)
+                        return buttonSettings!.map.codes
+                    }, diagnostics: diagnostics)
+                sampleSource = follower
                 diagnostics.say("sending \(destination) from \(follower.summary)"
                     + (follower.buttonDeviceName.map { ", buttons from '\($0)'" } ?? ""))
-                following: while true {
-                    let step = try follower.step(
-                        until: finder.map { min($0.nextDeadline, publisher.nextDeadline ?? .max) } ?? publisher.nextDeadline,
-                        alsoWatching: finder?.descriptors ?? [])
-                    try finder?.service(now: MonotonicClock.nanoseconds(), readable: follower.extraReadable)
-                    for change in follower.takeButtonChanges() { buttonSettings?.apply(change, to: publisher, diagnostics: diagnostics) }
-                    switch step {
-                    case .signal(SIGUSR1):
-                        publisher.recenter()
-                        diagnostics.say("recentred (SIGUSR1)")
-                    case .signal(SIGHUP):
-                        reportReload(of: configuration, flags: flags, diagnostics: diagnostics)
-                    case .signal(let s):
-                        diagnostics.say("stopping on \(s == SIGINT ? "SIGINT" : "SIGTERM")")
-                        break following
-                    case .deadline:
-                        break
-                    case .samples(let samples):
-                        for sample in samples { try publisher.fuse(sample) }
-                    }
-                    try publisher.tick(now: MonotonicClock.nanoseconds())
-                }
+                let running = configuration
+                events.onReload = { reportReload(of: running, flags: flags, diagnostics: diagnostics) }
             }
+            let sendRate = configuration.number("send.rate")
+            let pipeline = MotionPipeline(
+                source: sampleSource,
+                fusion: MotionFusion(
+                    parameters: FilterOptions.parameters(configuration),
+                    clutchMode: buttonSettings?.map.clutch == nil ? nil : buttonSettings?.clutchMode),
+                buttons: buttonSettings?.map ?? GamepadButtonMap(),
+                outputs: AttitudePipeline(outputs: [StreamerOutput(streamer: streamer, rate: sendRate > 0 ? sendRate : nil, report: diagnostics.say)]),
+                report: diagnostics.say)
+            finder?.attach(to: events)
+            pipeline.start(on: events)
+            let ending = try events.run()
+            if case .signal = ending { diagnostics.say("stopping on \(ending.name)") }
             for (i, peer) in streamer.peers.enumerated() {
                 let who = targets.indices.contains(i) ? "'\(targets[i].peer.name)' at " : ""
                 diagnostics.say("\(who)\(peer.address): sent \(peer.sent), not delivered \(peer.notDelivered)\(finder?.linkSummary(for: i) ?? "")")
-            }
-        }
-
-        /// Plays a recorded log at the chosen speed (or looped), fusing every sample.
-        func replay(path: String, publisher: AttitudePublisher, finder: SendDiscovery?, signals: SignalDescriptor, diagnostics: Diagnostics) throws {
-            let log = try loadMotionLog(path: path)
-            let speedFactor: Double? = if case .factor(let f) = speed { f } else { nil }
-            var player = MotionLogPlayer(samples: log.samples, loops: loop, speed: speedFactor)
-            var watched = [signals.descriptor] + (finder?.descriptors ?? [])
-            var poll = PollSet(watched)
-            let start = MonotonicClock.nanoseconds()
-            while true {
-                // Fuse whatever is due (in bounded batches, so signals are seen at maximum speed).
-                var batch = 0
-                while batch < 256, let due = player.nextDueNanoseconds(), start + due <= MonotonicClock.nanoseconds() {
-                    try publisher.fuse(player.peek()!)
-                    player.advance()
-                    batch += 1
-                }
-                let now = MonotonicClock.nanoseconds()
-                try publisher.tick(now: now)
-                guard let due = player.nextDueNanoseconds() else {
-                    if publisher.unsent { try publisher.send() }  // the final attitude of the log
-                    return
-                }
-                let wake = min(start + due, publisher.nextDeadline ?? .max, finder?.nextDeadline ?? .max)
-                let woke = try poll.wait(timeoutNanoseconds: wake > now ? wake - now : 0)
-                // Read before the poll set may be rebuilt below (a new set has no readiness).
-                let signalled = woke && poll.isReadable(0)
-                if let finder {
-                    try finder.service(now: MonotonicClock.nanoseconds(), readable: woke && (1..<watched.count).contains { poll.isReadable($0) })
-                    let next = [signals.descriptor] + finder.descriptors
-                    if next != watched {
-                        watched = next
-                        poll = PollSet(watched)
-                    }
-                }
-                if signalled {
-                    for signal in try signals.pending() {
-                        if signal == SIGUSR1 {
-                            publisher.recenter()
-                            diagnostics.say("recentred (SIGUSR1)")
-                        } else if signal == SIGHUP {
-                            diagnostics.say("SIGHUP: a replayed log keeps the settings it started with")
-                        } else {
-                            diagnostics.say("stopping on \(signal == SIGINT ? "SIGINT" : "SIGTERM")")
-                            return
-                        }
-                    }
-                }
             }
         }
     }
@@ -265,12 +207,3 @@ extension Mouse3D.Send {
     }
 }
 
-/// Messages for the user on standard error, unless quiet.
-struct Diagnostics {
-    var quiet: Bool
-
-    func say(_ message: String) {
-        guard !quiet else { return }
-        StandardError.write("mouse3d: \(message)\n")
-    }
-}

@@ -131,16 +131,16 @@ struct LinkProbeTests {
         var frames = 0
         let end = MonotonicClock.nanoseconds() + 2_000_000_000
         while MonotonicClock.nanoseconds() < end && prober.quality(of: "desk")?.answered != 1 {
-            try PollSet([receiver.descriptor] + prober.descriptors).wait(timeoutNanoseconds: 10_000_000)
+            try EventLoop.waitUntilReadable([receiver.descriptor] + prober.descriptors, timeoutNanoseconds: 10_000_000)
             try receiver.drain { if case .frame = $0 { frames += 1 } }
             try prober.readReplies(now: MonotonicClock.nanoseconds())
         }
-        try PollSet(stranger.descriptors).wait(timeoutNanoseconds: 100_000_000)
+        try EventLoop.waitUntilReadable(stranger.descriptors, timeoutNanoseconds: 100_000_000)
         try stranger.readReplies(now: MonotonicClock.nanoseconds())
         let quality = try #require(prober.quality(of: "desk"))
         #expect(quality.sent == 1 && quality.answered == 1 && quality.framesAccepted == 3 && quality.medianRoundTrip != nil)
         #expect(stranger.quality(of: "desk")?.answered == 0, "an unpaired sender's probe gets no reply")
         #expect(frames == 3 && receiver.totals.frames == 3 && receiver.probesAnswered == 1)
-        #expect(receiver.dropReasons["bad link probe"] == 1)
+        #expect(receiver.refusals[.badLinkProbe] == 1)
     }
 }

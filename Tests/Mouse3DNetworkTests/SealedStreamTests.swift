@@ -191,10 +191,10 @@ struct SealedStreamTests {
             _ = try d.withUnsafeBytes { try socket.send($0, to: r.localAddress) }
         }
         var frames: [UInt64] = []
-        var refused: [String] = []
+        var refused: [Refusal] = []
         let end = MonotonicClock.nanoseconds() + 1_000_000_000
         while frames.count < 4 && MonotonicClock.nanoseconds() < end {
-            _ = try PollSet([r.descriptor]).wait(timeoutNanoseconds: 10_000_000)
+            _ = try EventLoop.waitUntilReadable([r.descriptor], timeoutNanoseconds: 10_000_000)
             try r.drain { event in
                 switch event {
                 case .frame(let f): frames.append(f.sequence)
@@ -204,11 +204,11 @@ struct SealedStreamTests {
             }
         }
         #expect(frames == [0, 1, 2, 3])
-        #expect(r.dropReasons["wrong size"] == 1)
-        #expect(r.dropReasons["bad tag"] == 2)
-        #expect(r.dropReasons["unsealed"] == 1)
-        #expect(r.dropReasons["not mouse3d"] == 1)
-        #expect(r.dropReasons["replayed"] == 1)
+        #expect(r.refusals[.wrongSize] == 1)
+        #expect(r.refusals[.badTag] == 2)
+        #expect(r.refusals[.unsealed] == 1)
+        #expect(r.refusals[.notMouse3D] == 1)
+        #expect(r.refusals[.replayed] == 1)
         #expect(r.totals.dropped == 6)
         #expect(refused.count == 1, "the first refusal from a source is reported, later ones summed: \(refused)")
     }
@@ -223,12 +223,12 @@ struct SealedStreamTests {
         var total = 0
         let end = MonotonicClock.nanoseconds() + 1_000_000_000
         while total < 1500 && MonotonicClock.nanoseconds() < end {
-            _ = try PollSet([r.descriptor]).wait(timeoutNanoseconds: 10_000_000)
+            _ = try EventLoop.waitUntilReadable([r.descriptor], timeoutNanoseconds: 10_000_000)
             total += try r.drain { _ in }
         }
-        let limited = r.dropReasons["rate limited"] ?? 0
+        let limited = r.refusals[.rateLimited]
         #expect(total == 1500)
-        #expect(limited >= 400 && limited <= 500, "1000-datagram burst, then limited: \(r.dropReasons)")
+        #expect(limited >= 400 && limited <= 500, "1000-datagram burst, then limited: \(r.refusals.summary)")
     }
 }
 

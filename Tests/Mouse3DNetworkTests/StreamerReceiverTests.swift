@@ -15,7 +15,7 @@ struct StreamerReceiverTests {
         var events: [AttitudeReceiver.Event] = []
         let end = MonotonicClock.nanoseconds() + 1_000_000_000
         while events.count < count && MonotonicClock.nanoseconds() < end {
-            try PollSet([r.descriptor]).wait(timeoutNanoseconds: 10_000_000)
+            try EventLoop.waitUntilReadable([r.descriptor], timeoutNanoseconds: 10_000_000)
             try r.drain { events.append($0) }
         }
         return events
@@ -54,7 +54,7 @@ struct StreamerReceiverTests {
         #expect(received.map(\.frame.roll) == [0.1, 0.4])
         #expect(received.allSatisfy { $0.buttons == [.clutch] }, "raw frames count as clutch engaged")
         #expect(r.totals.dropped == 1)
-        #expect(r.dropReasons == ["wrong size": 1])
+        #expect(r.refusals[.wrongSize] == 1 && r.refusals.total == 1, "\(r.refusals.summary)")
     }
 
     @Test("Two senders are kept apart")

@@ -16,8 +16,9 @@ public class UHIDEmulator: @unchecked Sendable {
         let device = self.device
         DedicatedThread.start { [weak self] in
             while let self, !self.lock.withLock({ self.stopped }) {
-                var poll = pollfd(fd: device.descriptor, events: Int16(POLLIN), revents: 0)
-                if Glibc.poll(&poll, 1, 50) > 0, let request = try? device.nextRequest() { self.handle(request) }
+                if (try? EventLoop.waitUntilReadable([device.descriptor], timeoutNanoseconds: 50_000_000)) == true,
+                    let request = try? device.nextRequest()
+                { self.handle(request) }
             }
         }
     }

@@ -53,7 +53,7 @@ enum GestureTests {
             var got: [AttitudeReceiver.ReceivedFrame] = []
             let end = MonotonicClock.nanoseconds() + UInt64(seconds * 1e9)
             while MonotonicClock.nanoseconds() < end {
-                try PollSet([receiver.descriptor]).wait(timeoutNanoseconds: 10_000_000)
+                try EventLoop.waitUntilReadable([receiver.descriptor], timeoutNanoseconds: 10_000_000)
                 try receiver.drain { if case .frame(let f) = $0 { got.append(f) } }
             }
             return got

@@ -135,7 +135,7 @@ enum LiveSourceTests {
             var count = 0
             var first: UInt64?
             while MonotonicClock.nanoseconds() - start < UInt64(seconds * 1e9) && !(untilFirst && first != nil) {
-                try PollSet([receiver.descriptor]).wait(timeoutNanoseconds: 20_000_000)
+                try EventLoop.waitUntilReadable([receiver.descriptor], timeoutNanoseconds: 20_000_000)
                 try receiver.drain { event in
                     if case .frame = event {
                         count += 1

@@ -31,7 +31,7 @@ enum OutputTests {
         while MonotonicClock.nanoseconds() < end {
             switch try? device.next() {
             case .event(let e)?, .resynchronised(let e)?: got.append(e)
-            case .wouldBlock?: _ = try? PollSet([device.descriptor]).wait(timeoutNanoseconds: 20_000_000)
+            case .wouldBlock?: _ = try? EventLoop.waitUntilReadable([device.descriptor], timeoutNanoseconds: 20_000_000)
             case nil: return got  // the device is gone
             }
         }

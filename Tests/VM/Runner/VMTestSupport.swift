@@ -32,8 +32,7 @@ func readFrame(_ device: EvdevDevice, seconds: Double = 3) throws -> [EvdevDevic
             if e.type == Int32(EV_SYN) && e.code == Int32(SYN_REPORT) { return events }
             events.append(e)
         case .wouldBlock:
-            let poll = PollSet([device.descriptor])
-            try poll.wait(timeoutNanoseconds: 50_000_000)
+            try EventLoop.waitUntilReadable([device.descriptor], timeoutNanoseconds: 50_000_000)
         }
     }
     throw VMTestFailure(description: "no complete event frame from \(device.path) within \(seconds) s (got \(events))")

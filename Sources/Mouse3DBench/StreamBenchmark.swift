@@ -1,0 +1,306 @@
+import Mouse3DCore
+import Mouse3DLinux
+import Mouse3DNetwork
+
+/// `mouse3d bench stream`: streaming on loopback between real `mouse3d` processes. Throughput:
+/// this process sends at rising rates to a `receive --print --format jsonl`; latency, CPU and memory
+/// at 1000 frames/s between real `send` and `receive --latency` processes; the receiver's CPU per
+/// frame in interleaved rounds; and the machine's floor (a minimal UDP pair), for each wire format.
+public struct StreamBenchmark {
+    /// Seconds per throughput step.
+    public var stepSeconds: Double
+    /// Seconds of the 1000 frames/s run.
+    public var seconds: Double
+    /// Throughput rates to try, frames/s, ascending.
+    public var rateList: [Int]
+    /// Rounds of the receiver-CPU-per-frame measurement.
+    public var capacityRounds: Int
+    /// Wire formats to measure.
+    public var formatList: [WireFormat]
+
+    /// A benchmark with these settings.
+    public init(stepSeconds: Double, seconds: Double, rates: [Int], capacityRounds: Int, formats: [WireFormat]) {
+        self.stepSeconds = stepSeconds
+        self.seconds = seconds
+        rateList = rates
+        self.capacityRounds = capacityRounds
+        formatList = formats
+    }
+
+    public func run() throws {
+        let executable = try FileSystem.executablePath()
+        let pairing = try BenchPairing()
+        defer { pairing.remove() }
+        var sustained: [WireFormat: Int] = [:]
+        var p99: [WireFormat: Double] = [:]
+        for format in formatList {
+            print("\(format.benchName): throughput (receiver printing jsonl to /dev/null, \(stepSeconds) s per step):")
+            var best = 0
+            var failed: Int?
+            func step(_ rate: Int) throws -> Bool {
+                let (sent, received, _) = try throughputStep(executable: executable, rate: rate, format: format, pairing: pairing)
+                let ok = sent == received
+                print("  \(rate) frames/s: sent \(sent), received \(received), lost \(sent - received)\(ok ? "" : "  <- loss")")
+                return ok
+            }
+            for rate in rateList {
+                if try step(rate) { best = rate } else { failed = rate; break }
+            }
+            // Narrow the gap between the last rate passed and the first failed (three halvings).
+            if var high = failed {
+                for _ in 0..<3 where high - best > 2000 {
+                    let middle = (best + high) / 2 / 1000 * 1000
+                    if try step(middle) { best = middle } else { high = middle }
+                }
+            }
+            print("  sustained without loss: \(best) frames/s (highest step tried: \(rateList.last!))")
+            sustained[format] = best
+            if format != .raw { p99[format] = try latencyRun(executable: executable, format: format, pairing: pairing) }
+        }
+        // Loss-free rates swing with the machine's scheduling; the receiver's CPU per frame at a
+        // fixed 50,000 frames/s is steadier, measured in rounds that interleave the formats so
+        // that drift in the machine's speed falls on all of them alike.
+        func median(_ v: [Double]) -> Double { v.isEmpty ? 0 : v.sorted()[v.count / 2] }
+        var perFrame: [WireFormat: [Double]] = [:]
+        for _ in 0..<capacityRounds {
+            for format in formatList {
+                let (_, _, cpu) = try throughputStep(executable: executable, rate: 50_000, format: format, pairing: pairing, quiet: true)
+                perFrame[format, default: []].append(cpu)
+            }
+        }
+        print("receiver CPU per frame at 50,000 frames/s, median of \(capacityRounds) interleaved rounds:")
+        for format in formatList {
+            let m = median(perFrame[format] ?? [])
+            let all = (perFrame[format] ?? []).map { fixed($0, 2) }.joined(separator: " ")
+            print("  \(format.benchName): \(fixed(m, 2)) µs (\(m > 0 ? Int(1e6 / m) : 0) frames/s per core; rounds: \(all))")
+        }
+        let sealedCPU = median(perFrame[.sealed] ?? []), plainCPU = median(perFrame[.datagram] ?? [])
+        let rawCPU = median(perFrame[.raw] ?? [])
+        if sealedCPU > 0 && rawCPU > 0 {
+            print("sealing cost: receiver capacity sealed/raw = \(fixed(rawCPU / sealedCPU * 100, 1))% (target >= 90%)")
+        }
+        if sealedCPU > 0 && plainCPU > 0 {
+            print("sealing cost: receiver capacity sealed/plain = \(fixed(plainCPU / sealedCPU * 100, 1))%")
+        }
+        if let sealed = sustained[.sealed], let plain = sustained[.datagram], plain > 0 {
+            print("sealing cost: sustained frames/s sealed/plain datagrams = \(fixed(Double(sealed) / Double(plain) * 100, 1))%")
+        }
+        if let sealed = sustained[.sealed], let raw = sustained[.raw], raw > 0 {
+            print("sealing cost: sustained frames/s sealed/raw = \(fixed(Double(sealed) / Double(raw) * 100, 1))% (target >= 90%)")
+        }
+        if let sealed = p99[.sealed], let plain = p99[.datagram], plain > 0 {
+            print("sealing cost: p99 latency sealed/plain = \(fixed(sealed / plain * 100, 1))% (\(fixed(sealed, 1)) µs vs \(fixed(plain, 1)) µs; target <= 110%; raw frames carry no send time)")
+        }
+        try floorRun(executable: executable)
+    }
+
+    /// The same measurement for the least a 1 kHz UDP pair can do on this machine: a sender that
+    /// sleeps 1 ms (clock_nanosleep) then calls sendto, and a receiver blocked in recvfrom.
+    func floorRun(executable: String) throws {
+        let count = Int(seconds * 1000) + 1000
+        let receiver = try ChildProcess(
+            executable: executable, arguments: ["bench", "floor-peer", "--role", "receiver", "--count", "\(count)"])
+        guard let port = try loopbackPort(announcedBy: receiver) else { throw ActionableError("the floor receiver did not start") }
+        let sender = try ChildProcess(
+            executable: executable,
+            arguments: ["bench", "floor-peer", "--role", "sender", "--port", "\(port)", "--count", "\(count + 100)"])
+        MonotonicClock.sleep(nanoseconds: 1_000_000_000)
+        let cpu0 = (try ProcessStatistics.cpuSeconds(pid: sender.pid), try ProcessStatistics.cpuSeconds(pid: receiver.pid))
+        let t0 = MonotonicClock.nanoseconds()
+        MonotonicClock.sleep(nanoseconds: UInt64((seconds - 0.5) * 1e9))
+        let elapsed = Double(MonotonicClock.nanoseconds() - t0) * 1e-9
+        let cpu1 = (try ProcessStatistics.cpuSeconds(pid: sender.pid), try ProcessStatistics.cpuSeconds(pid: receiver.pid))
+        let report = try receiver.readAllErrors()
+        try receiver.wait()
+        try sender.terminate()
+        try sender.wait()
+        let latency = report.split(separator: "\n").last { $0.contains("latency") }
+            .map { String($0.split(separator: ":", maxSplits: 2).last ?? "") } ?? " n/a"
+        print("machine floor at 1000 frames/s (minimal sleep+sendto sender, blocking recvfrom receiver):")
+        print("  latency send→receive:\(latency)")
+        print("  sender:   CPU \(fixed((cpu1.0 - cpu0.0) / elapsed * 100, 2))% of a core")
+        print("  receiver: CPU \(fixed((cpu1.1 - cpu0.1) / elapsed * 100, 2))% of a core")
+    }
+
+    /// Starts a receiver on an ephemeral loopback port; returns it with the port it reported.
+    func startReceiver(_ executable: String, _ extra: [String], format: WireFormat) throws -> (ChildProcess, Int) {
+        let receiver = try ChildProcess(
+            executable: executable, arguments: ["receive", "--listen", "127.0.0.1:0", "--print"] + format.flags + extra,
+            standardOutputPath: "/dev/null")
+        guard let port = try loopbackPort(announcedBy: receiver) else {
+            throw ActionableError("the receiver did not start: \(try receiver.readAllErrors())")
+        }
+        return (receiver, port)
+    }
+
+    /// The port in a child's "listening on 127.0.0.1:PORT" line (read from its standard error),
+    /// or `nil` if it ends without one.
+    func loopbackPort(announcedBy child: ChildProcess) throws -> Int? {
+        while let line = try child.readErrorLine() {
+            if let r = line.firstRange(of: "127.0.0.1:"), let port = Int(line[r.upperBound...].prefix { $0.isNumber }) {
+                return port
+            }
+        }
+        return nil
+    }
+
+    /// Stops a receiver with SIGTERM and returns what it printed on standard error.
+    func stop(_ receiver: ChildProcess) throws -> String {
+        try receiver.terminate()
+        let report = try receiver.readAllErrors()
+        try receiver.wait()
+        return report
+    }
+
+    func summaryValue(_ name: String, in text: String) -> Int {
+        guard let line = text.split(separator: "\n").last(where: { $0.contains("summary:") }),
+              let r = line.firstRange(of: "\(name) ") else { return -1 }
+        return Int(line[r.upperBound...].prefix { $0.isNumber }) ?? -1
+    }
+
+    func throughputStep(executable: String, rate: Int, format: WireFormat, pairing: BenchPairing, quiet: Bool = false) throws -> (sent: Int, received: Int, cpuPerFrame: Double) {
+        let (receiver, port) = try startReceiver(executable, ["--format", "jsonl"], format: format)
+        let cpuBefore = try ProcessStatistics.cpuSeconds(pid: receiver.pid)
+        let target = try SocketAddress.resolve("127.0.0.1:\(port)", defaultPort: 0, passive: false)
+        let streamer = try AttitudeStreamer(
+            peers: [target], format: format, sealers: format == .sealed ? [pairing.sealer()] : [])
+        let total = Int(Double(rate) * stepSeconds)
+        let perMillisecond = max(1, rate / 1000)
+        let start = MonotonicClock.nanoseconds()
+        var sent = 0
+        var tick: UInt64 = 0
+        while sent < total {
+            let due = start + tick * 1_000_000
+            while MonotonicClock.nanoseconds() < due {}  // busy-wait: sleeping is too coarse at these rates
+            for _ in 0..<min(perMillisecond, total - sent) {
+                let frame = AttitudeFrame(roll: Float(sent % 1000) * 1e-3, pitch: 0.1, yaw: -0.2)
+                try streamer.send(frame, buttons: [], now: MonotonicClock.nanoseconds())
+                sent += 1
+            }
+            tick += 1
+        }
+        MonotonicClock.sleep(nanoseconds: 300_000_000)
+        let cpu = try ProcessStatistics.cpuSeconds(pid: receiver.pid) - cpuBefore
+        let report = try stop(receiver)
+        let notDelivered = Int(streamer.peers[0].notDelivered)
+        let frames = max(1, summaryValue("frames", in: report))
+        if !quiet { print("    receiver CPU \(fixed(cpu / Double(frames) * 1e6, 2)) µs per frame (\(fixed(cpu, 2)) s for \(frames) frames)") }
+        return (sent - notDelivered, max(0, summaryValue("frames", in: report)), cpu / Double(frames) * 1e6)
+    }
+
+    /// Returns the p99 latency in µs.
+    func latencyRun(executable: String, format: WireFormat, pairing: BenchPairing) throws -> Double {
+        let log = FileSystem.temporaryDirectory + "/mouse3d-bench-\(FileSystem.processID).csv"
+        defer { try? FileSystem.remove(log) }
+        do {
+            let sink = try BufferedOutput(creatingFileAt: log)
+            try sink.writeLine(MotionLogWriter.header)
+            // The first 10 s of the 1 kHz benchmark motion, looped by the sender.
+            for point in BenchmarkMotion.script().generate().prefix(10_000) {
+                try sink.writeLine(MotionLogWriter.row(point.sample))
+            }
+            try sink.flush()
+        }
+        let (receiver, port) = try startReceiver(executable, ["--format", "text", "--latency"], format: format)
+        try pairing.setReceiverAddress("127.0.0.1:\(port)")
+        let sender = try ChildProcess(
+            executable: executable,
+            arguments: ["send", "--source", "replay:\(log)", "--loop", "--to", "127.0.0.1:\(port)", "--quiet"] + format.flags)
+        MonotonicClock.sleep(nanoseconds: 1_000_000_000)  // start-up (log parsing) is not the steady state
+        let cpu0 = (try ProcessStatistics.cpuSeconds(pid: sender.pid), try ProcessStatistics.cpuSeconds(pid: receiver.pid))
+        let t0 = MonotonicClock.nanoseconds()
+        MonotonicClock.sleep(nanoseconds: UInt64(seconds * 1e9))
+        let elapsed = Double(MonotonicClock.nanoseconds() - t0) * 1e-9
+        let cpu1 = (try ProcessStatistics.cpuSeconds(pid: sender.pid), try ProcessStatistics.cpuSeconds(pid: receiver.pid))
+        let rss = (try ProcessStatistics.peakResidentBytes(pid: sender.pid), try ProcessStatistics.peakResidentBytes(pid: receiver.pid))
+        try sender.terminate()
+        try sender.wait()
+        MonotonicClock.sleep(nanoseconds: 200_000_000)
+        let report = try stop(receiver)
+        let frames = summaryValue("frames", in: report)
+        let latency = report.split(separator: "\n").last { $0.contains("latency") }
+            .map { String($0.split(separator: ":", maxSplits: 2).last ?? "") } ?? " n/a"
+        print("\(format.benchName) at 1000 frames/s for \(seconds) s (10 s 1 kHz log looped, one datagram per sample; \(frames) frames, lost \(summaryValue("lost", in: report))):")
+        print("  latency send→output:\(latency)")
+        print("  sender:   CPU \(fixed((cpu1.0 - cpu0.0) / elapsed * 100, 2))% of a core, peak RSS \(fixed(Double(rss.0) / 1_048_576, 1)) MiB")
+        print("  receiver: CPU \(fixed((cpu1.1 - cpu0.1) / elapsed * 100, 2))% of a core, peak RSS \(fixed(Double(rss.1) / 1_048_576, 1)) MiB")
+        guard let r = latency.firstRange(of: "p99 ") else { return 0 }
+        return Double(latency[r.upperBound...].prefix { $0.isNumber || $0 == "." }) ?? 0
+    }
+}
+
+extension WireFormat {
+    /// The flags `send` and `receive` take for this format.
+    var flags: [String] {
+        switch self {
+        case .raw: ["--raw"]
+        case .datagram: ["--insecure"]
+        case .sealed: []
+        }
+    }
+
+    /// How the benchmark names it.
+    var benchName: String {
+        switch self {
+        case .raw: "raw 12-byte frames"
+        case .datagram: "plain 40-byte datagrams"
+        case .sealed: "sealed 68-byte datagrams (\(FrameCipher.aes256GCMAvailable ? SealingAlgorithm.aes256GCM.name : SealingAlgorithm.chacha20Poly1305.name))"
+        }
+    }
+}
+
+/// A machine paired with itself in a temporary configuration directory (XDG_CONFIG_HOME is pointed
+/// at it for the children this benchmark starts).
+final class BenchPairing {
+    let base: String
+    let identity: PeerIdentity
+    let secret: [UInt8]
+    private let home: String
+
+    init() throws {
+        home = FileSystem.temporaryDirectory + "/mouse3d-bench-home-\(FileSystem.processID)"
+        base = home + "/mouse3d"
+        identity = try PeerIdentity.loadOrCreate(in: base).identity
+        var generator = SystemRandomNumberGenerator()
+        secret = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        FileSystem.setEnvironment("XDG_CONFIG_HOME", home)
+        try PeerStore(base: base, role: .sender).save(record(.sender, address: nil))
+    }
+
+    /// Epochs only grow, across this process's streams and the `send` children, as in real use.
+    private var epoch: UInt32 = 0
+
+    /// The AEAD a pairing on this machine agrees on.
+    let algorithm: SealingAlgorithm = FrameCipher.aes256GCMAvailable ? .aes256GCM : .chacha20Poly1305
+
+    func record(_ role: PairedPeer.Role, address: String?, epoch: UInt32 = 0) -> PairedPeer {
+        var peer = PairedPeer(role: role, name: identity.name, publicKey: identity.publicKey, secret: secret, address: address, epoch: epoch, pairedAt: "bench")
+        peer.algorithm = algorithm
+        return peer
+    }
+
+    /// Points the sender's record at the receiver's port (a `send` child then uses the next epoch).
+    func setReceiverAddress(_ address: String) throws {
+        epoch += 1
+        try PeerStore(base: base, role: .receiver).save(record(.receiver, address: address, epoch: epoch))
+        epoch += 1
+    }
+
+    /// A sealer, in a new epoch, for this process's own sending.
+    func sealer() -> DatagramSealer {
+        epoch += 1
+        return DatagramSealer(secret: secret, senderID: identity.id, receiverID: identity.id, epoch: epoch, algorithm: algorithm)
+    }
+
+    func remove() {
+        for role in [PairedPeer.Role.sender, .receiver] {
+            let store = PeerStore(base: base, role: role)
+            try? FileSystem.remove(store.path(of: identity.id))
+            try? FileSystem.remove(store.statePath(of: identity.id))
+            try? FileSystem.removeDirectory(store.directory)
+        }
+        try? FileSystem.remove(PeerIdentity.path(in: base))
+        try? FileSystem.removeDirectory(base)
+        try? FileSystem.removeDirectory(home)
+    }
+}

@@ -1,0 +1,117 @@
+/// Why a datagram or a pairing message was refused: the one vocabulary of counters, log lines, the
+/// exit summary and `--stats`. Its ``description`` is the short label printed for it.
+public enum Refusal: Int, Error, CaseIterable, Sendable, Hashable, CustomStringConvertible {
+    // The datagram's shape.
+    /// Longer than any mouse3d datagram (truncated on reading).
+    case oversized
+    /// Not the size of the datagram kind it claims.
+    case wrongSize
+    /// Not starting with mouse3d's magic.
+    case badMagic
+    /// A datagram version this receiver does not speak.
+    case unsupportedVersion
+    /// A datagram kind this receiver does not take.
+    case unsupportedKind
+    /// Not a mouse3d datagram at all (a sealed receiver's view).
+    case notMouse3D
+    /// A plain datagram or a bare frame where only sealed ones are taken.
+    case unsealed
+    /// Angles that are not finite or out of range.
+    case invalidAngles
+
+    // Authentication (sealed streams).
+    /// A sender id that is not paired here.
+    case unknownSender
+    /// The tag did not verify: forged, damaged, or sealed under another key.
+    case badTag
+    /// An epoch older than the sender's current one.
+    case staleEpoch
+    /// A sequence number already seen, below the stored floor, or behind the replay window.
+    case replayed
+
+    // Budgets.
+    /// Dropped unread: the source kept sending what was refused.
+    case rateLimited
+    /// A link probe that is not a paired sender's, or does not verify.
+    case badLinkProbe
+
+    // Pairing.
+    /// A pairing message that does not decode, or carries an invalid key share.
+    case malformedPairingMessage
+    /// A pairing hello while another sender's exchange is under way.
+    case pairingBusy
+    /// A pairing confirmation that shows the sender did not know the code.
+    case wrongCode
+
+    /// The short label: `bad tag`, `stale session`, ...
+    public var description: String {
+        switch self {
+        case .oversized: "oversized"
+        case .wrongSize: "wrong size"
+        case .badMagic: "bad magic"
+        case .unsupportedVersion: "unsupported version"
+        case .unsupportedKind: "unsupported kind"
+        case .notMouse3D: "not mouse3d"
+        case .unsealed: "unsealed"
+        case .invalidAngles: "invalid angles"
+        case .unknownSender: "unknown sender"
+        case .badTag: "bad tag"
+        case .staleEpoch: "stale session"
+        case .replayed: "replayed"
+        case .rateLimited: "rate limited"
+        case .badLinkProbe: "bad link probe"
+        case .malformedPairingMessage: "malformed pairing message"
+        case .pairingBusy: "pairing busy"
+        case .wrongCode: "wrong code"
+        }
+    }
+
+    /// What it means for the user, and what to do, for the log line that reports it.
+    public var advice: String {
+        switch self {
+        case .unsealed:
+            "unsealed frames; pair that sender (`mouse3d pair`), or accept unauthenticated frames with receive --insecure"
+        case .unknownSender:
+            "not paired here; run `mouse3d pair` to pair it"
+        case .badTag:
+            "authentication failed (forged, damaged, or a stale key: pair again if it is yours)"
+        case .staleEpoch:
+            "an old session (a replay, or the sender's key file was restored from an older copy: pair again)"
+        case .rateLimited:
+            "too many refused datagrams: this source's traffic is dropped unread for now"
+        default:
+            description
+        }
+    }
+}
+
+/// How many of each ``Refusal``: a fixed table (no hashing, no allocation per count).
+public struct RefusalCounts: Sendable, Equatable {
+    private var counts = [UInt64](repeating: 0, count: Refusal.allCases.count)
+
+    /// No refusals yet.
+    public init() {}
+
+    /// The count of `refusal`.
+    public subscript(refusal: Refusal) -> UInt64 {
+        get { counts[refusal.rawValue] }
+        set { counts[refusal.rawValue] = newValue }
+    }
+
+    /// Counts one `refusal`.
+    public mutating func add(_ refusal: Refusal, _ count: UInt64 = 1) { counts[refusal.rawValue] &+= count }
+
+    /// Every refusal counted.
+    public var total: UInt64 { counts.reduce(0, &+) }
+
+    /// Whether nothing was refused.
+    public var isEmpty: Bool { counts.allSatisfy { $0 == 0 } }
+
+    /// The refusals counted at least once, by label.
+    public var counted: [(refusal: Refusal, count: UInt64)] {
+        Refusal.allCases.filter { counts[$0.rawValue] > 0 }.sorted { $0.description < $1.description }.map { ($0, counts[$0.rawValue]) }
+    }
+
+    /// `bad tag 3, replayed 1`: the counted refusals, by label.
+    public var summary: String { counted.map { "\($0.refusal) \($0.count)" }.joined(separator: ", ") }
+}

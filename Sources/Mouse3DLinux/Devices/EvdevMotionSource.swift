@@ -1,0 +1,75 @@
+import CLinux
+import SystemPackage
+import Mouse3DCore
+
+/// A live evdev motion device (gamepad or handheld IMU): reads its events and yields samples.
+/// Owned by one thread.
+public final class EvdevMotionSource {
+    /// The open device.
+    public let device: EvdevDevice
+    private var decoder: EvdevMotionDecoder
+    /// Times the kernel dropped events and libevdev resynchronised.
+    public private(set) var resynchronisations = 0
+
+    /// Opens `path`; it must be a motion device (INPUT_PROP_ACCELEROMETER with ABS_X..ABS_RZ).
+    public init(path: String) throws {
+        do {
+            device = try EvdevDevice(path: path)
+        } catch {
+            throw MotionSourceError(message: PermissionAdvice.message(for: error, node: path))
+        }
+        var axes: [EvdevMotionDecoder.Axis] = []
+        var values: [Int32] = []
+        for code in EvdevMotionDecoder.Code.motionAxes {
+            guard let info = device.absoluteAxis(code), info.resolution > 0 else {
+                throw MotionSourceError(message: "\(path) ('\(device.name)') is not a motion device: axis \(code) is missing or has no resolution")
+            }
+            axes.append(.init(center: Double(info.minimum + info.maximum) / 2, resolution: Double(info.resolution)))
+            values.append(Int32(info.value))
+        }
+        guard device.hasProperty(Int32(INPUT_PROP_ACCELEROMETER)) else {
+            throw MotionSourceError(message: "\(path) ('\(device.name)') is not a motion device (no INPUT_PROP_ACCELEROMETER)")
+        }
+        decoder = EvdevMotionDecoder(axes: axes, initialValues: values)
+    }
+
+    /// The descriptor to poll for readability.
+    public var descriptor: FileDescriptor { device.descriptor }
+
+    /// Reads every pending event; returns the samples they complete (possibly none).
+    public func readSamples() throws -> [MotionSample] {
+        var samples: [MotionSample] = []
+        while true {
+            let result: EvdevDevice.ReadResult
+            do {
+                result = try device.next()
+            } catch {
+                throw MotionSourceError(message: PermissionAdvice.message(for: error, node: device.path))
+            }
+            switch result {
+            case .wouldBlock:
+                return samples
+            case .event(let e):
+                if let s = decoder.feed(type: e.type, code: e.code, value: e.value, eventTimeNanoseconds: e.timeNanoseconds) {
+                    samples.append(s)
+                }
+            case .resynchronised(let e):
+                if e.type == Int32(EV_SYN) && e.code == Int32(SYN_DROPPED) {
+                    resynchronisations += 1
+                    decoder.resynchronising()
+                } else if let s = decoder.feed(type: e.type, code: e.code, value: e.value, eventTimeNanoseconds: e.timeNanoseconds) {
+                    samples.append(s)
+                }
+            }
+        }
+    }
+}
+
+/// A motion source could not be used; the message says why and what to do.
+public struct MotionSourceError: Error, CustomStringConvertible {
+    /// The sentence for the user.
+    public var message: String
+    /// Creates an error.
+    public init(message: String) { self.message = message }
+    public var description: String { message }
+}

@@ -1,0 +1,31 @@
+import Mouse3DCore
+
+/// Prints every update as a line on standard output (``AttitudePrintFormat``), written out at the end
+/// of each batch. Owned by the event loop's thread.
+public final class PrintOutput: AttitudeOutput {
+    /// The format (a configuration reload may change it).
+    public var format: AttitudePrintFormat
+    private let output: BufferedOutput
+    private var second: UInt64 = .max
+    private var secondText = ""
+
+    /// Prints to `output` (standard output by default) in `format`.
+    public init(format: AttitudePrintFormat, output: BufferedOutput = BufferedOutput()) {
+        self.format = format
+        self.output = output
+    }
+
+    public func write(_ update: AttitudeUpdate) throws {
+        let wall = WallClock.nanoseconds()
+        let s = wall / 1_000_000_000
+        if s != second {
+            second = s
+            secondText = String(WallClock.iso8601(nanoseconds: s * 1_000_000_000).prefix(19))
+        }
+        try output.writeLine(format.line(update, wallNanoseconds: wall, secondText: secondText))
+    }
+
+    public func endOfBatch() throws { try output.flush() }
+
+    public func finish() { try? output.flush() }
+}

@@ -1,0 +1,145 @@
+import CLinux
+import Mouse3DCore
+
+/// The kinds of virtual device `receive --uinput` makes.
+public enum UinputMode: String, CaseIterable, Sendable {
+    /// A gyro mouse: REL_X/REL_Y and BTN_LEFT/RIGHT/MIDDLE.
+    case pointer
+    /// Absolute pose on ABS_X..ABS_RZ, with BTN_TRIGGER/BTN_THUMB for the clicks.
+    case joystick
+    /// A 6-DoF device: tilt deflections as rates on ABS_RX/RY/RZ (ABS_X/Y/Z stay 0), BTN_0/BTN_1.
+    case spacemouse
+}
+
+/// The uinput output: one virtual device per stream, created on the stream's first update, fed
+/// every update, and — on stream loss, SIGINT/SIGTERM or any exit path — returned to rest (axes
+/// centred, buttons released) before it is destroyed. (If the process dies outright, the kernel
+/// destroys the device and releases its keys itself.) Owned by the event loop's thread.
+public final class UinputOutput: AttitudeOutput {
+    private struct Output {
+        let device: UinputDevice
+        var pointer: PointerMotion
+        var held: Set<Int32> = []
+        var dither = HeldValueDither(axes: 3)
+    }
+
+    /// The kind of device.
+    public let mode: UinputMode
+    /// How attitude becomes pointer motion.
+    public private(set) var mapping: PointerMapping
+    private let diagnostics: Diagnostics
+    private var outputs: [StreamLabel: Output] = [:]
+
+    /// Uses `mapping` from now on, for existing devices too (a configuration reload).
+    public func update(mapping: PointerMapping) {
+        self.mapping = mapping
+        for key in outputs.keys { outputs[key]?.pointer.mapping = mapping }
+    }
+
+    /// Devices of `mode`, the pointer moved by `mapping`.
+    public init(mode: UinputMode, mapping: PointerMapping, diagnostics: Diagnostics) {
+        self.mode = mode
+        self.mapping = mapping
+        self.diagnostics = diagnostics
+    }
+
+    deinit { finish() }
+
+    /// The button codes of the click bits, in this mode.
+    private var clickCodes: [(ButtonState, Int32)] {
+        switch mode {
+        case .pointer: [(.primary, Int32(BTN_LEFT)), (.secondary, Int32(BTN_RIGHT)), (.middle, Int32(BTN_MIDDLE))]
+        case .joystick: [(.primary, Int32(BTN_TRIGGER)), (.secondary, Int32(BTN_THUMB)), (.middle, Int32(BTN_THUMB2))]
+        case .spacemouse: [(.primary, Int32(BTN_0)), (.secondary, Int32(BTN_1))]
+        }
+    }
+
+    /// Applies one update of its stream, creating the stream's device first if needed.
+    public func write(_ f: AttitudeUpdate) throws {
+        if outputs[f.stream] == nil { outputs[f.stream] = try create(for: f.stream) }
+        guard var output = outputs[f.stream] else { return }
+        let enabled = f.buttons.contains(.clutch)
+        switch mode {
+        case .pointer:
+            let (dx, dy) = output.pointer.update(
+                yawRadians: Double(f.frame.yaw), pitchRadians: Double(f.frame.pitch), timeNanoseconds: f.receivedNanoseconds, enabled: enabled)
+            if dx != 0 { try output.device.write(type: Int32(EV_REL), code: Int32(REL_X), value: dx) }
+            if dy != 0 { try output.device.write(type: Int32(EV_REL), code: Int32(REL_Y), value: dy) }
+        case .spacemouse:
+            // Absolute deflections, dithered by one count while held so that every frame is an
+            // event (the kernel drops repeats) and a return to 0 is delivered.
+            let r = enabled ? SpaceMouseDeflection().rotation(
+                rollRadians: Double(f.frame.roll), pitchRadians: Double(f.frame.pitch), yawRadians: Double(f.frame.yaw)) : .zero
+            for (i, (code, value)) in zip([ABS_RX, ABS_RY, ABS_RZ], [r.x, r.y, r.z]).enumerated() {
+                if let v = output.dither.next(axis: i, value: value) {
+                    try output.device.write(type: Int32(EV_ABS), code: Int32(code), value: v)
+                }
+            }
+        case .joystick:
+            let pose = enabled ? [f.frame.roll, f.frame.pitch, f.frame.yaw] : [0, 0, 0]
+            for (code, angle) in zip([ABS_RX, ABS_RY, ABS_RZ], pose) {
+                try output.device.write(type: Int32(EV_ABS), code: Int32(code), value: JoystickPose.value(radians: Double(angle)))
+            }
+        }
+        for (bit, code) in clickCodes {
+            let down = f.buttons.contains(bit)
+            if down != output.held.contains(code) {
+                try output.device.write(type: Int32(EV_KEY), code: code, value: down ? 1 : 0)
+                if down { output.held.insert(code) } else { output.held.remove(code) }
+            }
+        }
+        try output.device.synchronize()
+        outputs[f.stream] = output
+    }
+
+    /// The stream fell silent: rest and destroy its device.
+    public func streamEnded(_ stream: StreamLabel) {
+        guard let output = outputs.removeValue(forKey: stream) else { return }
+        rest(output)
+        diagnostics.say("\(stream): virtual device removed, everything released")
+    }
+
+    /// Rests and destroys every device (SIGINT, SIGTERM, errors).
+    public func finish() {
+        for (_, output) in outputs { rest(output) }
+        outputs.removeAll()
+    }
+
+    /// Centres the axes and releases the buttons, in one frame.
+    private func rest(_ output: Output) {
+        let d = output.device
+        if mode != .pointer {
+            for code in [ABS_X, ABS_Y, ABS_Z, ABS_RX, ABS_RY, ABS_RZ] { try? d.write(type: Int32(EV_ABS), code: Int32(code), value: 0) }
+        }
+        for code in output.held { try? d.write(type: Int32(EV_KEY), code: code, value: 0) }
+        try? d.synchronize()
+    }
+
+    private func create(for stream: StreamLabel) throws -> Output {
+        // spacenavd, as installed, takes devices whose name contains "3Dconnexion".
+        let label = mode == .spacemouse ? "spacemouse (3Dconnexion compatible)" : mode.rawValue
+        var d = UinputDevice.Description(name: "mouse3d \(label) \(stream.sender)")
+        d.vendor = 0x1209  // pid.codes, open-source hardware ids
+        d.product = mode == .pointer ? 0x3D10 : mode == .joystick ? 0x3D11 : 0x3D12
+        d.keys = clickCodes.map(\.1)
+        switch mode {
+        case .pointer:
+            d.relativeAxes = [Int32(REL_X), Int32(REL_Y)]
+        case .spacemouse:
+            let limit = Int(SpaceMouseDeflection().limit)
+            let axis = AbsoluteAxisInfo(value: 0, minimum: -limit, maximum: limit, fuzz: 0, flat: 0, resolution: 0)
+            d.absoluteAxes = [ABS_X, ABS_Y, ABS_Z, ABS_RX, ABS_RY, ABS_RZ].map { (Int32($0), axis) }
+        case .joystick:
+            let axis = AbsoluteAxisInfo(value: 0, minimum: Int(JoystickPose.range.lowerBound), maximum: Int(JoystickPose.range.upperBound), fuzz: 0, flat: 0, resolution: 0)
+            d.absoluteAxes = [ABS_X, ABS_Y, ABS_Z, ABS_RX, ABS_RY, ABS_RZ].map { (Int32($0), axis) }
+        }
+        let device: UinputDevice
+        do {
+            device = try UinputDevice(d)
+        } catch {
+            throw ActionableError(PermissionAdvice.uinputMessage(for: error))
+        }
+        diagnostics.say("\(stream): virtual \(mode.rawValue) '\(d.name)' at \(device.devicePath)")
+        return Output(device: device, pointer: PointerMotion(mapping: mapping))
+    }
+}

@@ -1,0 +1,50 @@
+import Mouse3DCore
+
+/// A process's own pipeline: samples from a source are fused and every update goes to the outputs.
+/// Gamepad buttons and SIGUSR1 act on the fusion (clutch, recenter, clicks); the end of a log ends
+/// the loop once the outputs have what they held back. Owned by the event loop's thread.
+public final class MotionPipeline {
+    /// The source.
+    public let source: MotionSampleSource
+    /// The fusion stage (its clutch, zero and held buttons).
+    public private(set) var fusion: MotionFusion
+    /// The outputs.
+    public let outputs: AttitudePipeline
+    /// Which gamepad buttons do what.
+    public let buttons: GamepadButtonMap
+    private let report: (String) -> Void
+
+    /// Fuses what `source` delivers into `outputs`, with `buttons` acting on the fusion.
+    public init(
+        source: MotionSampleSource, fusion: MotionFusion, buttons: GamepadButtonMap = GamepadButtonMap(), outputs: AttitudePipeline,
+        report: @escaping (String) -> Void
+    ) {
+        self.source = source
+        self.fusion = fusion
+        self.buttons = buttons
+        self.outputs = outputs
+        self.report = report
+    }
+
+    /// Registers the source, the outputs' timers and SIGUSR1 (recenter) with `loop`.
+    public func start(on loop: EventLoop) {
+        loop.onRecenter = { [unowned self] in
+            fusion.recenter()
+            report("recentred (SIGUSR1)")
+        }
+        loop.timer(deadline: { [unowned self] in outputs.nextDeadline }) { [unowned self] now in try outputs.tick(now: now) }
+        source.start(on: loop, sink: MotionSampleSink(
+            samples: { [unowned self] samples in
+                for sample in samples { try outputs.write(fusion.fuse(sample, nowNanoseconds: MonotonicClock.nanoseconds())) }
+                try outputs.endOfBatch()
+            },
+            button: { [unowned self] code, pressed in
+                let effect = buttons.apply(code: code, pressed: pressed, to: &fusion)
+                if effect == .recentred { report("recentred (\(GamepadButtons.name(of: code)))") }
+            },
+            ended: { [unowned self, unowned loop] in
+                try outputs.sourceEnded()
+                loop.stop()
+            }))
+    }
+}

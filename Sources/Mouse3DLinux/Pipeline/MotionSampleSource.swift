@@ -1,0 +1,32 @@
+import Mouse3DCore
+
+/// Where a pipeline's motion samples come from: a live device followed through hotplug
+/// (``MotionSourceFollower``) or a recorded log played in time (``MotionLogPlayback``). A new kind of
+/// source is one new type conforming to this, registering what it waits on with the event loop.
+/// Owned by the loop's thread.
+public protocol MotionSampleSource: AnyObject {
+    /// What it reads, for messages.
+    var summary: String { get }
+    /// Registers with `loop` and from then on hands what arrives to `sink`.
+    func start(on loop: EventLoop, sink: MotionSampleSink)
+}
+
+/// What a ``MotionSampleSource`` delivers to.
+public struct MotionSampleSink {
+    /// Samples in time order (called once per batch read).
+    public var samples: ([MotionSample]) throws -> Void
+    /// A watched gamepad button went down (`true`) or up (`false`), by `BTN_*` code.
+    public var button: (_ code: Int32, _ pressed: Bool) throws -> Void
+    /// The source has nothing more (the end of a log not looped).
+    public var ended: () throws -> Void
+
+    /// A sink of these three.
+    public init(
+        samples: @escaping ([MotionSample]) throws -> Void, button: @escaping (Int32, Bool) throws -> Void = { _, _ in },
+        ended: @escaping () throws -> Void = {}
+    ) {
+        self.samples = samples
+        self.button = button
+        self.ended = ended
+    }
+}

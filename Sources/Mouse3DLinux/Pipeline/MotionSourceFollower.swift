@@ -1,0 +1,139 @@
+import Mouse3DCore
+
+/// A live motion source on the event loop, followed through unplugging: when the device goes away
+/// it says so and waits; when a device with the same identity comes back (a new node, perhaps), it
+/// reopens it and carries on. Also reads the watched buttons of the gamepad next to it. Owned by the
+/// loop's thread.
+public final class MotionSourceFollower: MotionSampleSource {
+    private let request: MotionSourceRequest
+    private let iioPollHertz: Double?
+    private let mountOverride: MountMatrix?
+    private let monitor: UdevMonitor?
+    private let report: (String) -> Void
+    private(set) var source: LiveMotionSource?
+    /// The identity of the device being followed.
+    public private(set) var identity: MotionSourceSelector.Identity
+    private var lostAt: UInt64?
+    private var nextRetry: UInt64 = 0
+    private var nextPoll: UInt64 = 0
+    private let watchedButtons: Set<Int32>
+    private var buttons: GamepadButtons?
+    private var loop: EventLoop?
+    private var sink = MotionSampleSink(samples: { _ in })
+    /// What is registered for the current device (its descriptors, its buttons, its poll timer).
+    private var deviceRegistrations: [EventLoop.Registration] = []
+
+    /// Opens the source now (throws if it cannot), ready to follow it once started.
+    public init(
+        _ request: MotionSourceRequest, iioPollHertz: Double? = nil, mountOverride: MountMatrix? = nil,
+        watchingButtons watchedButtons: Set<Int32> = [], report: @escaping (String) -> Void
+    ) throws {
+        self.watchedButtons = watchedButtons
+        self.request = request
+        self.iioPollHertz = iioPollHertz
+        self.mountOverride = mountOverride
+        self.report = report
+        let opened = try MotionSourceSelector.open(request, iioPollHertz: iioPollHertz, mountOverride: mountOverride)
+        source = opened.source
+        identity = opened.identity
+        monitor = try? UdevMonitor(subsystems: ["input", "iio"])
+        attachButtons()
+        if monitor == nil { report("udev monitor unavailable: checking for the device every 250 ms instead") }
+    }
+
+    /// The gamepad whose buttons are read, if any.
+    public var buttonDeviceName: String? { buttons?.device.name }
+
+    /// A description of the current source (or of the one awaited).
+    public var summary: String { source?.summary ?? "'\(identity.name)' (waiting for it)" }
+
+    public func start(on loop: EventLoop, sink: MotionSampleSink) {
+        self.loop = loop
+        self.sink = sink
+        if let monitor { loop.watch(monitor.descriptor) { [unowned self] in try hotplug(monitor.pendingEvents()) } }
+        // While the device is away: look for it again every 250 ms (events from udev come sooner).
+        loop.timer(deadline: { [unowned self] in source == nil ? nextRetry : nil }) { [unowned self] now in tryReopen(now: now) }
+        registerDevice()
+    }
+
+    private func attachButtons() {
+        buttons = nil
+        guard !watchedButtons.isEmpty, let evdev = source as? EvdevMotionSource else { return }
+        buttons = try? GamepadButtons.sibling(of: evdev.device.path, having: watchedButtons)
+        if buttons == nil { report("no gamepad with the configured buttons next to \(evdev.device.name); buttons are ignored") }
+    }
+
+    /// Registers the current device's descriptors (or its poll timer) and its buttons.
+    private func registerDevice() {
+        guard let loop, let current = source else { return }
+        for descriptor in current.descriptors {
+            deviceRegistrations.append(loop.watch(descriptor) { [unowned self] in try read(current) })
+        }
+        if let interval = current.pollIntervalNanoseconds {
+            nextPoll = MonotonicClock.nanoseconds()
+            deviceRegistrations.append(loop.timer(deadline: { [unowned self] in nextPoll }) { [unowned self] now in
+                nextPoll += interval
+                if nextPoll < now { nextPoll = now + interval }
+                try read(current)
+            })
+        }
+        if let buttons {
+            var registration: EventLoop.Registration?
+            registration = loop.watch(buttons.device.descriptor) { [unowned self, unowned loop] in
+                guard let changes = try? buttons.readChanges() else {
+                    // Gone with its device (the motion side notices and reports it): stop watching
+                    // its descriptor before it is closed.
+                    if let registration { loop.cancel(registration) }
+                    self.buttons = nil
+                    return
+                }
+                for change in changes { try sink.button(change.code, change.pressed) }
+            }
+            deviceRegistrations.append(registration!)
+        }
+    }
+
+    private func read(_ current: LiveMotionSource) throws {
+        guard source === current else { return }
+        let samples: [MotionSample]
+        do {
+            samples = try current.readSamples()
+        } catch {
+            if current.isPresent { throw error }
+            try lose("it went away (\(error))")
+            return
+        }
+        if !samples.isEmpty { try sink.samples(samples) }
+    }
+
+    private func hotplug(_ events: [UdevMonitor.Event]) throws {
+        if source != nil, events.contains(where: { $0.action == "remove" }), !(source?.isPresent ?? true) {
+            try lose("it was unplugged")
+        } else if source == nil, events.contains(where: { $0.action == "add" || $0.action == "change" || $0.action == "bind" }) {
+            tryReopen(now: MonotonicClock.nanoseconds())
+        }
+    }
+
+    private func lose(_ why: String) throws {
+        report("\(summary): \(why); waiting for it to come back")
+        source = nil
+        loop?.cancel(&deviceRegistrations)
+        // Whatever was held is released with the device: nothing stays stuck.
+        let held = buttons?.held.sorted() ?? []
+        buttons = nil
+        lostAt = MonotonicClock.nanoseconds()
+        nextRetry = 0
+        for code in held { try sink.button(code, false) }
+    }
+
+    private func tryReopen(now: UInt64) {
+        nextRetry = now + 250_000_000
+        guard let opened = try? MotionSourceSelector.open(request, identity: identity, iioPollHertz: iioPollHertz, mountOverride: mountOverride) else { return }
+        source = opened.source
+        let away = lostAt.map { " after \(Double((now - $0) / 10_000_000) / 100) s" } ?? ""
+        report("\(opened.source.summary): back\(away); resuming")
+        lostAt = nil
+        attachButtons()
+        registerDevice()
+    }
+}

@@ -1,0 +1,112 @@
+import CLinux
+import Glibc
+import SystemPackage
+
+/// A UDP socket, non-blocking by default. Owned by one thread at a time; closed on deinit.
+public final class UDPSocket {
+    /// The descriptor, for the event loop.
+    public let descriptor: FileDescriptor
+    /// The address family, `AF_INET` or `AF_INET6`.
+    public let family: Int32
+
+    /// A new socket of `family`, non-blocking unless `blocking` (then ``receive(into:)`` waits).
+    /// The corresponding C call is `socket(family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0)`.
+    public init(family: Int32, blocking: Bool = false) throws(SystemCallError) {
+        let type = Int32(SOCK_DGRAM.rawValue) | (blocking ? 0 : Int32(SOCK_NONBLOCK.rawValue)) | Int32(SOCK_CLOEXEC.rawValue)
+        descriptor = FileDescriptor(rawValue: try SystemCall.retrying("socket", "UDP socket") { socket(family, type, 0) })
+        self.family = family
+    }
+
+    deinit { try? descriptor.close() }
+
+    /// Binds to `address`. An IPv6 wildcard also accepts IPv4 (dual stack). `bind(2)`.
+    public func bind(to address: SocketAddress) throws(SystemCallError) {
+        if family == AF_INET6 && address.isWildcard { try setOption(Int32(IPPROTO_IPV6), IPV6_V6ONLY, 0, "IPV6_V6ONLY") }
+        var storage = address.storage
+        _ = try SystemCall.retrying("bind", "\(address)") {
+            withUnsafePointer(to: &storage) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(descriptor.rawValue, $0, address.length) }
+            }
+        }
+    }
+
+    /// The address the socket is bound to. `getsockname(2)`.
+    public func localAddress() throws(SystemCallError) -> SocketAddress {
+        var storage = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        _ = try SystemCall.retrying("getsockname", "UDP socket") {
+            withUnsafeMutablePointer(to: &storage) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor.rawValue, $0, &length) }
+            }
+        }
+        return SocketAddress(storage: storage, length: length)
+    }
+
+    /// Asks for a receive buffer of `bytes` (the kernel may cap it at `net.core.rmem_max`).
+    public func setReceiveBufferSize(_ bytes: Int) throws(SystemCallError) {
+        try setOption(SOL_SOCKET, SO_RCVBUF, Int32(clamping: bytes), "SO_RCVBUF")
+    }
+
+    /// Asks for a send buffer of `bytes`.
+    public func setSendBufferSize(_ bytes: Int) throws(SystemCallError) {
+        try setOption(SOL_SOCKET, SO_SNDBUF, Int32(clamping: bytes), "SO_SNDBUF")
+    }
+
+    func setOption(_ level: Int32, _ name: Int32, _ value: Int32, _ label: String) throws(SystemCallError) {
+        var v = value
+        _ = try SystemCall.retrying("setsockopt", "UDP socket option \(label)") {
+            setsockopt(descriptor.rawValue, level, name, &v, socklen_t(MemoryLayout<Int32>.size))
+        }
+    }
+
+    /// The outcome of one send.
+    public enum SendOutcome: Sendable, Equatable {
+        /// Handed to the kernel.
+        case sent
+        /// Not sent, for a reason a streaming sender survives: the peer is not listening (an ICMP
+        /// error came back), the network is unreachable or down, or the socket buffer is full.
+        case notDelivered(Errno)
+    }
+
+    /// Sends one datagram to `address`. `sendto(2)`; errors a sender should ride out are returned as
+    /// ``SendOutcome/notDelivered(_:)``, anything else is thrown.
+    public func send(_ bytes: UnsafeRawBufferPointer, to address: SocketAddress) throws(SystemCallError) -> SendOutcome {
+        var storage = address.storage
+        let outcome = try SystemCall.attempt("sendto", "\(address)", tolerating: Self.survivable) {
+            withUnsafePointer(to: &storage) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    sendto(descriptor.rawValue, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL), $0, address.length)
+                }
+            }
+        }
+        switch outcome {
+        case .completed: return .sent
+        case .tolerated(let errno): return .notDelivered(errno)
+        }
+    }
+
+    /// Send errors a streaming sender rides out.
+    private static let survivable: [Int32] = [ECONNREFUSED, ENETUNREACH, EHOSTUNREACH, ENETDOWN, EHOSTDOWN, EAGAIN, ENOBUFS, EPERM, EADDRNOTAVAIL]
+
+    /// Receives one datagram into `buffer`: its length (possibly truncated to the buffer) and sender,
+    /// or `nil` when none is waiting. `recvfrom(2)` with `MSG_TRUNC`, so the real length is reported.
+    public func receive(into buffer: UnsafeMutableRawBufferPointer) throws(SystemCallError) -> (length: Int, from: SocketAddress)? {
+        var storage = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        // ECONNREFUSED can be queued on an unconnected socket by an ICMP error: not ours to stop for.
+        while true {
+            let outcome = try SystemCall.attempt("recvfrom", "UDP socket", tolerating: [EAGAIN, EWOULDBLOCK, ECONNREFUSED]) {
+                withUnsafeMutablePointer(to: &storage) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                        recvfrom(descriptor.rawValue, buffer.baseAddress, buffer.count, Int32(MSG_TRUNC), $0, &length)
+                    }
+                }
+            }
+            switch outcome {
+            case .completed(let n): return (n, SocketAddress(storage: storage, length: length))
+            case .tolerated(.connectionRefused): continue
+            case .tolerated: return nil
+            }
+        }
+    }
+}

@@ -1,0 +1,96 @@
+import Glibc
+import SystemPackage
+
+/// Files that hold keys: written atomically with mode 0600, refused when others could read them.
+public enum SecretFile {
+    /// Why a key file was not used.
+    public enum Problem: Error, Sendable, CustomStringConvertible {
+        /// Group or others may read or write it.
+        case readableByOthers(path: String, mode: UInt32)
+        /// Another user owns it.
+        case wrongOwner(path: String, owner: UInt32)
+        /// Not a regular file.
+        case notRegularFile(path: String)
+        /// A system call failed.
+        case system(SystemCallError)
+
+        public var description: String {
+            switch self {
+            case .readableByOthers(let path, let mode):
+                "\(path): permissions \(String(mode & 0o777, radix: 8)) let other users read or change this key; "
+                    + "run `chmod 600 \(path)` (and pair again if someone else may have copied it)"
+            case .wrongOwner(let path, let owner):
+                "\(path): owned by uid \(owner), not by you (uid \(geteuid())); a key must belong to the user who runs mouse3d"
+            case .notRegularFile(let path):
+                "\(path): not a regular file; a key file must be a plain file"
+            case .system(let error): error.description
+            }
+        }
+    }
+
+    /// Reads the key file at `path`, after checking that it is a regular file owned by the caller and
+    /// closed to group and others. `nil` when it does not exist.
+    public static func read(path: String) throws(Problem) -> [UInt8]? {
+        let fd: FileDescriptor
+        var status = stat()
+        do {
+            guard let opened = try SystemCall.retrying("open", path, tolerating: [ENOENT], { open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) })
+            else { return nil }
+            fd = FileDescriptor(rawValue: opened)
+        } catch { throw .system(error) }
+        defer { try? fd.close() }
+        do {
+            _ = try SystemCall.retrying("fstat", path) { fstat(fd.rawValue, &status) }
+        } catch { throw .system(error) }
+        guard status.st_mode & S_IFMT == S_IFREG else { throw .notRegularFile(path: path) }
+        guard status.st_uid == geteuid() else { throw .wrongOwner(path: path, owner: status.st_uid) }
+        guard status.st_mode & 0o077 == 0 else { throw .readableByOthers(path: path, mode: status.st_mode) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n: Int
+            do {
+                n = try SystemCall.retrying("read", path) { Glibc.read(fd.rawValue, &chunk, chunk.count) }
+            } catch { throw .system(error) }
+            if n == 0 { return bytes }
+            bytes += chunk[0..<n]
+        }
+    }
+
+    /// Replaces the file at `path` with `bytes`, atomically (a temporary file in the same directory,
+    /// written, synced and renamed over it), mode 0600.
+    public static func write(path: String, bytes: [UInt8]) throws(SystemCallError) {
+        let temporary = "\(path).tmp-\(getpid())"
+        try FileSystem.remove(temporary)
+        let fd = FileDescriptor(rawValue: try SystemCall.retrying("open", temporary) {
+            open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        })
+        var done = false
+        defer {
+            try? fd.close()
+            if !done { try? FileSystem.remove(temporary) }
+        }
+        var offset = 0
+        while offset < bytes.count {
+            let n = try SystemCall.retrying("write", temporary) {
+                bytes.withUnsafeBytes { raw in Glibc.write(fd.rawValue, raw.baseAddress! + offset, raw.count - offset) }
+            }
+            offset += n
+        }
+        _ = try SystemCall.retrying("fsync", temporary) { fsync(fd.rawValue) }
+        _ = try SystemCall.retrying("rename", path) { rename(temporary, path) }
+        done = true
+    }
+
+    /// Creates `path` and any missing parents; the last one with mode 0700.
+    public static func makeDirectory(_ path: String) throws(SystemCallError) {
+        var prefix = ""
+        let parts = path.split(separator: "/", omittingEmptySubsequences: true)
+        for (i, part) in parts.enumerated() {
+            prefix += "/" + part
+            if path.first != "/" && i == 0 { prefix = String(part) }
+            let mode: mode_t = i == parts.count - 1 ? 0o700 : 0o755
+            _ = try SystemCall.retrying("mkdir", prefix, tolerating: [EEXIST]) { mkdir(prefix, mode) }
+        }
+    }
+}

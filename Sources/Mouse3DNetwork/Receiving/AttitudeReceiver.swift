@@ -1,0 +1,287 @@
+import Mouse3DCore
+import Mouse3DLinux
+import SystemPackage
+
+/// Receives attitude datagrams (or raw frames) on one UDP socket, keeps senders apart, drops what is
+/// not a valid frame or is older than the newest of its stream, and notices silence.
+/// Owned by one thread.
+public final class AttitudeReceiver {
+    /// A stream: who sent it and its id (0 for raw frames, which carry none).
+    public struct StreamKey: Hashable, Sendable, CustomStringConvertible {
+        /// Creates a key.
+        public init(sender: SocketAddress, streamID: UInt32, peerName: String? = nil) {
+            self.sender = sender
+            self.streamID = streamID
+            self.peerName = peerName
+        }
+
+        /// The sender's address.
+        public var sender: SocketAddress
+        /// The stream id the sender chose.
+        public var streamID: UInt32
+        /// The paired sender's name (sealed streams only).
+        public var peerName: String?
+        /// Equal when address and stream id are (the name follows from them; not hashed per frame).
+        public static func == (a: StreamKey, b: StreamKey) -> Bool { a.sender == b.sender && a.streamID == b.streamID }
+        public func hash(into hasher: inout Hasher) {
+            hasher.combine(sender)
+            hasher.combine(streamID)
+        }
+        public var description: String {
+            let who = peerName.map { "'\($0)' (\(sender))" } ?? "\(sender)"
+            return streamID == 0 ? who : "\(who) stream \(String(streamID, radix: 16))"
+        }
+    }
+
+    /// A frame accepted for output.
+    public struct ReceivedFrame: Sendable {
+        /// Its stream.
+        public var stream: StreamKey
+        /// Its sequence number (for raw frames, the receiver's own count).
+        public var sequence: UInt64
+        /// The sender's buttons (for raw frames: the clutch only, as their motion always counts).
+        public var buttons: ButtonState
+        /// The attitude.
+        public var frame: AttitudeFrame
+        /// The sender's clock at sending (nil for raw frames).
+        public var sentNanoseconds: UInt64?
+        /// The receiver's monotonic clock when it was read from the socket.
+        public var receivedNanoseconds: UInt64
+
+        /// Creates a frame record (the receiver makes these; benchmarks and tests may too).
+        public init(stream: StreamKey, sequence: UInt64, buttons: ButtonState, frame: AttitudeFrame, sentNanoseconds: UInt64?, receivedNanoseconds: UInt64) {
+            self.stream = stream
+            self.sequence = sequence
+            self.buttons = buttons
+            self.frame = frame
+            self.sentNanoseconds = sentNanoseconds
+            self.receivedNanoseconds = receivedNanoseconds
+        }
+    }
+
+    /// Something the user may want to hear about.
+    public enum Event: Sendable {
+        /// A valid, newest frame.
+        case frame(ReceivedFrame)
+        /// A new stream started.
+        case streamStarted(StreamKey)
+        /// A stream fell silent (no frames for 500 ms).
+        case streamLost(StreamKey)
+        /// A silent stream is back.
+        case streamResumed(StreamKey)
+        /// Datagrams from `source` were refused (reported on the first and then at most every ten
+        /// seconds per source): `count` since the last report, the latest `reason`, and the paired
+        /// sender's id the datagram claimed, if any.
+        case refused(source: SocketAddress, count: UInt64, reason: Refusal, claimedSender: [UInt8]?)
+        /// A paired sender started a new epoch (it restarted): worth storing.
+        case sessionStarted(PairedPeer)
+    }
+
+    /// Counts per sender address, since the receiver started.
+    public struct SenderCounters: Sendable, Equatable {
+        /// Frames accepted.
+        public var frames: UInt64 = 0
+        /// Datagrams refused as invalid (size, magic, version, kind, angles).
+        public var dropped: UInt64 = 0
+        /// Frames skipped in sequence.
+        public var lost: UInt64 = 0
+        /// Frames that came after a newer one.
+        public var reordered: UInt64 = 0
+    }
+
+    /// The socket's address.
+    public let localAddress: SocketAddress
+    /// The socket's descriptor, for the event loop.
+    public var descriptor: FileDescriptor { socket.descriptor }
+    /// What is accepted.
+    public let format: WireFormat
+    /// Counts per sender address.
+    public private(set) var counters: [SocketAddress: SenderCounters] = [:]
+    /// Why datagrams were dropped, by reason.
+    public private(set) var refusals = RefusalCounts()
+    /// Link probes from paired senders answered.
+    public private(set) var probesAnswered: UInt64 = 0
+    private var tracker = StreamTracker<StreamKey>()
+    private var rawSequence: [SocketAddress: UInt64] = [:]
+    private var nextForget: UInt64 = 0
+    private let socket: UDPSocket
+    private var buffer = [UInt8](repeating: 0, count: 2048)
+    /// Opens sealed datagrams (format `.sealed` only).
+    public let opener: SealedStreamOpener?
+    /// Refusals each source may cause before its datagrams are dropped unread: 200 a second after a
+    /// burst of 1000, so a flood costs one table lookup per datagram and cannot crowd out a paired
+    /// stream's processing.
+    private var refusalBudget = SourceRateLimiter<SocketAddress>(ratePerSecond: 200, burst: 1000)
+    private var refusalReports: [SocketAddress: (count: UInt64, next: UInt64)] = [:]
+
+    /// Binds to `address`. `.sealed` needs an `opener`.
+    public init(listeningOn address: SocketAddress, format: WireFormat, opener: SealedStreamOpener? = nil) throws(SystemCallError) {
+        precondition((format == .sealed) == (opener != nil), "a sealed receiver needs an opener, and only it")
+        socket = try UDPSocket(family: address.family)
+        try socket.bind(to: address)
+        try? socket.setReceiveBufferSize(4 << 20)
+        localAddress = try socket.localAddress()
+        self.format = format
+        self.opener = opener
+    }
+
+    /// Totals over every sender.
+    public var totals: SenderCounters {
+        counters.values.reduce(into: SenderCounters()) { t, c in
+            t.frames += c.frames
+            t.dropped += c.dropped
+            t.lost += c.lost
+            t.reordered += c.reordered
+        }
+    }
+
+    /// Reads every datagram waiting (at most `limit`), calling `handle` for each event in order.
+    /// Returns how many datagrams were read.
+    @discardableResult
+    public func drain(limit: Int = 4096, _ handle: (Event) throws -> Void) throws -> Int {
+        var count = 0
+        while count < limit {
+            let received = try buffer.withUnsafeMutableBytes { try socket.receive(into: $0) }
+            guard let (length, sender) = received else { break }
+            count += 1
+            let now = MonotonicClock.nanoseconds()
+            guard refusalBudget.wouldAllow(sender, now: now) else {
+                // A source that keeps sending what is refused: dropped unread.
+                counters[sender, default: SenderCounters()].dropped += 1
+                refusals.add(.rateLimited)
+                try noteRefusal(from: sender, reason: .rateLimited, claimed: nil, now: now, handle)
+                continue
+            }
+            let bytes = min(length, buffer.count)
+            if format == .sealed && length == LinkProbe.byteCount && buffer[3] == LinkProbe.requestKind {
+                // A paired sender timing the link: answered (once per budget token, so a replayed
+                // or forged probe cannot make this a reflector), never counted as a frame.
+                _ = refusalBudget.allow(sender, now: now)
+                let reply = buffer.withUnsafeBytes { opener?.answerProbe(UnsafeRawBufferPointer(rebasing: $0[0..<bytes])) }
+                if let reply {
+                    probesAnswered += 1
+                    _ = try reply.withUnsafeBytes { try socket.send($0, to: sender) }
+                } else {
+                    counters[sender, default: SenderCounters()].dropped += 1
+                    refusals.add(.badLinkProbe)
+                    try noteRefusal(from: sender, reason: .badLinkProbe, claimed: nil, now: now, handle)
+                }
+                continue
+            }
+            let decoded = buffer.withUnsafeBytes { raw in
+                decode(UnsafeRawBufferPointer(rebasing: raw[0..<bytes]), length: length)
+            }
+            switch decoded {
+            case .failure(let reason):
+                counters[sender, default: SenderCounters()].dropped += 1
+                refusals.add(reason)
+                _ = refusalBudget.allow(sender, now: now)
+                if let opener {
+                    let claimed = buffer.withUnsafeBytes { opener.claimedSenderID(UnsafeRawBufferPointer(rebasing: $0[0..<bytes])) }
+                    try noteRefusal(from: sender, reason: reason, claimed: reason == .unknownSender ? claimed : nil, now: now, handle)
+                }
+            case .success(let d):
+                if let peer = d.startedEpoch { try handle(.sessionStarted(peer)) }
+                let streamID = d.streamID
+                var sequence = d.sequence
+                if format == .raw {
+                    sequence = rawSequence[sender, default: 0]
+                    rawSequence[sender] = sequence + 1
+                }
+                let key = StreamKey(sender: sender, streamID: streamID, peerName: d.peerName)
+                let before = tracker.streams[key]
+                switch tracker.receive(key, sequence: sequence, now: now) {
+                case .stale:
+                    counters[sender, default: SenderCounters()].reordered += 1
+                case .accept(let isNew, let resumed):
+                    if let before { counters[sender, default: SenderCounters()].lost += sequence - before.newestSequence - 1 }
+                    counters[sender, default: SenderCounters()].frames += 1
+                    if isNew { try handle(.streamStarted(key)) }
+                    if resumed { try handle(.streamResumed(key)) }
+                    try handle(.frame(ReceivedFrame(
+                        stream: key, sequence: sequence, buttons: d.buttons, frame: d.frame,
+                        sentNanoseconds: d.sentNanoseconds, receivedNanoseconds: now)))
+                }
+            }
+        }
+        return count
+    }
+
+    /// Reports streams that have been silent for 500 ms as of `now`; forgets streams silent for ten
+    /// minutes (checked at most once a second).
+    public func checkSilence(now: UInt64, _ handle: (Event) throws -> Void) rethrows {
+        for key in tracker.checkSilence(now: now) { try handle(.streamLost(key)) }
+        if now >= nextForget {
+            tracker.forget(silentLongerThan: 600_000_000_000, now: now)
+            nextForget = now + 1_000_000_000
+        }
+    }
+
+    /// When a stream will next fall silent if nothing arrives.
+    public var nextSilenceDeadline: UInt64? { tracker.nextSilenceDeadline() }
+
+    /// When ``checkSilence(now:_:)`` is next due: just after a stream would fall silent, or, while
+    /// streams are known, at the next once-a-second look for long-silent ones to forget.
+    public var nextCheckDeadline: UInt64? {
+        let silence = tracker.nextSilenceDeadline().map { $0 + 1 }
+        guard !tracker.streams.isEmpty else { return silence }
+        return min(silence ?? nextForget, nextForget)
+    }
+
+    /// Reports refusals from `source`: the first at once, then a count every ten seconds.
+    private func noteRefusal(from source: SocketAddress, reason: Refusal, claimed: [UInt8]?, now: UInt64, _ handle: (Event) throws -> Void) throws {
+        var report = refusalReports[source] ?? (0, 0)
+        report.count += 1
+        if now >= report.next {
+            try handle(.refused(source: source, count: report.count, reason: reason, claimedSender: claimed))
+            report = (0, now + 10_000_000_000)
+        }
+        if refusalReports[source] == nil && refusalReports.count >= 1024 { refusalReports.removeAll() }
+        refusalReports[source] = report
+    }
+
+    /// The fields of a datagram that passed every check. Raw frames get stream 0 and no send time.
+    struct Decoded {
+        var streamID: UInt32
+        var sequence: UInt64
+        var buttons: ButtonState
+        var frame: AttitudeFrame
+        var sentNanoseconds: UInt64?
+        var peerName: String? = nil
+        var startedEpoch: PairedPeer? = nil
+    }
+
+    /// Checks and decodes one datagram of `length` bytes (of which `bytes` were kept).
+    func decode(_ bytes: UnsafeRawBufferPointer, length: Int) -> Result<Decoded, Refusal> {
+        guard length == bytes.count else { return .failure(.oversized) }
+        switch format {
+        case .sealed:
+            guard let opener else { return .failure(.notMouse3D) }
+            switch opener.open(bytes) {
+            case .success(let o):
+                let d = o.datagram
+                return .success(Decoded(
+                    streamID: d.streamID, sequence: d.sequence, buttons: d.buttons, frame: d.frame,
+                    sentNanoseconds: d.sentNanoseconds, peerName: o.peerName, startedEpoch: o.startedEpoch))
+            case .failure(let refusal): return .failure(refusal)
+            }
+        case .datagram:
+            switch AttitudeDatagram.decode(bytes) {
+            case .success(let d):
+                return .success(Decoded(
+                    streamID: d.streamID, sequence: d.sequence, buttons: d.buttons, frame: d.frame,
+                    sentNanoseconds: d.sentNanoseconds))
+            case .failure(.wrongSize): return .failure(.wrongSize)
+            case .failure(.badMagic): return .failure(.badMagic)
+            case .failure(.unsupportedVersion): return .failure(.unsupportedVersion)
+            case .failure(.unsupportedKind): return .failure(.unsupportedKind)
+            case .failure(.invalidFrame): return .failure(.invalidAngles)
+            }
+        case .raw:
+            guard length == AttitudeFrame.byteCount else { return .failure(.wrongSize) }
+            guard let frame = AttitudeFrame.decode(bytes) else { return .failure(.invalidAngles) }
+            // A raw peer has no clutch: its motion always counts.
+            return .success(Decoded(streamID: 0, sequence: 0, buttons: [.clutch], frame: frame, sentNanoseconds: nil))
+        }
+    }
+}

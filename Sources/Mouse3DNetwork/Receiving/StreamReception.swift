@@ -1,0 +1,118 @@
+import Mouse3DCore
+import Mouse3DLinux
+
+/// A running receiver on the event loop: datagrams are read as they arrive, what verifies goes to
+/// the outputs in batches, silence and refusals are reported, paired senders are followed as they
+/// are added and revoked, and figures are printed once a second when asked. Owned by the event
+/// loop's thread.
+public final class StreamReception {
+    /// The socket side.
+    public let receiver: AttitudeReceiver
+    /// The paired senders (sealed receivers only).
+    public let pairings: ReceiverPairings?
+    /// Where accepted frames go.
+    public let outputs: AttitudePipeline
+    /// Whether per-sender figures are printed once a second (a reload may change it).
+    public var printsStatistics: Bool
+    /// Whether send→output latency is recorded (same machine only).
+    public let measuresLatency: Bool
+    private let diagnostics: Diagnostics
+    private var recorder = LatencyRecorder()
+    private var batchSent: [UInt64] = []
+    private var labels: [AttitudeReceiver.StreamKey: StreamLabel] = [:]
+    private var statistics = ReceiveStatistics()
+    private var nextStatistics: UInt64
+    private static let second: UInt64 = 1_000_000_000
+
+    /// Feeds `outputs` from `receiver`.
+    public init(
+        receiver: AttitudeReceiver, pairings: ReceiverPairings?, outputs: AttitudePipeline, printsStatistics: Bool, measuresLatency: Bool,
+        diagnostics: Diagnostics
+    ) {
+        self.receiver = receiver
+        self.pairings = pairings
+        self.outputs = outputs
+        self.printsStatistics = printsStatistics
+        self.measuresLatency = measuresLatency
+        self.diagnostics = diagnostics
+        nextStatistics = MonotonicClock.nanoseconds() + Self.second
+    }
+
+    /// Registers the socket, the pairings' folder and the timers with `loop`.
+    public func attach(to loop: EventLoop) {
+        loop.watch(receiver.descriptor) { [unowned self] in
+            // Everything waiting is read (until the socket would block), then written at once.
+            try receiver.drain(handle)
+            try outputs.endOfBatch()
+            if measuresLatency {
+                let done = MonotonicClock.nanoseconds()
+                for sent in batchSent { recorder.record(nanoseconds: done &- sent) }
+                batchSent.removeAll(keepingCapacity: true)
+            }
+        }
+        pairings?.attach(to: loop)
+        loop.timer(deadline: { [unowned self] in receiver.nextCheckDeadline }) { [unowned self] now in
+            try receiver.checkSilence(now: now, handle)
+        }
+        loop.timer(deadline: { [unowned self] in printsStatistics ? nextStatistics : nil }) { [unowned self] now in
+            for line in statistics.lines(receiver.counters, intervalNanoseconds: now - (nextStatistics - Self.second)) {
+                diagnostics.say(line)
+            }
+            nextStatistics += Self.second
+            if nextStatistics <= now { nextStatistics = now + Self.second }
+        }
+    }
+
+    private func handle(_ event: AttitudeReceiver.Event) throws {
+        switch event {
+        case .frame(let f):
+            try outputs.write(AttitudeUpdate(
+                stream: label(f.stream), sequence: f.sequence, buttons: f.buttons, frame: f.frame, sentNanoseconds: f.sentNanoseconds,
+                receivedNanoseconds: f.receivedNanoseconds))
+            if measuresLatency, let sent = f.sentNanoseconds { batchSent.append(sent) }
+        case .streamStarted(let key): diagnostics.say("\(key): new stream")
+        case .streamLost(let key):
+            diagnostics.say("\(key): lost (no frames for 500 ms)")
+            if let label = labels.removeValue(forKey: key) { outputs.streamEnded(label) }
+        case .streamResumed(let key): diagnostics.say("\(key): back")
+        case .refused(let source, let count, let reason, let claimed):
+            diagnostics.say(pairings?.describeRefusal(source: source, count: count, reason: reason, claimed: claimed)
+                ?? "refused \(count) datagrams from \(source): \(reason)")
+        case .sessionStarted(let peer): pairings?.sessionStarted(peer)
+        }
+    }
+
+    /// The label of a stream, made on its first frame and kept until it falls silent.
+    private func label(_ key: AttitudeReceiver.StreamKey) -> StreamLabel {
+        if let label = labels[key] { return label }
+        let label = StreamLabel(sender: key.sender.description, stream: String(key.streamID, radix: 16), description: key.description)
+        labels[key] = label
+        return label
+    }
+
+    /// Ends the run: the outputs are finished (devices at rest), epochs stored, and the summary
+    /// lines returned (totals, refusals by reason, latency when measured).
+    public func finish() -> [String] {
+        outputs.finish()
+        pairings?.saveMarks(force: true)
+        let t = receiver.totals
+        var summary = "summary: frames \(t.frames), dropped \(t.dropped), lost \(t.lost), reordered \(t.reordered), senders \(receiver.counters.count)"
+        if !receiver.refusals.isEmpty { summary += " (dropped: \(receiver.refusals.summary))" }
+        return [summary] + (measuresLatency ? ["latency send→output: \(recorder.summary)"] : [])
+    }
+}
+
+/// Per-second rates from cumulative counters.
+struct ReceiveStatistics {
+    var previous: [SocketAddress: AttitudeReceiver.SenderCounters] = [:]
+
+    mutating func lines(_ counters: [SocketAddress: AttitudeReceiver.SenderCounters], intervalNanoseconds: UInt64) -> [String] {
+        defer { previous = counters }
+        if counters.isEmpty { return ["stats: no senders yet"] }
+        return counters.sorted { $0.key.description < $1.key.description }.map { sender, c in
+            let frames = c.frames - (previous[sender]?.frames ?? 0)
+            let rate = Double(frames) * 1e9 / Double(max(intervalNanoseconds, 1))
+            return "stats \(sender): \(Int(rate.rounded())) frames/s, dropped \(c.dropped), lost \(c.lost), reordered \(c.reordered)"
+        }
+    }
+}
