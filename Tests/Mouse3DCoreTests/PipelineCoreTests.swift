@@ -1,0 +1,77 @@
+@testable import Mouse3DCore
+import Testing
+
+@Suite("Refusals, outputs and fusion stage")
+struct PipelineCoreTests {
+    @Test("Every refusal has its own label; counts are by typed reason and summarised by label")
+    func refusalLabels() {
+        let labels = Refusal.allCases.map(\.description)
+        #expect(Set(labels).count == labels.count)
+        #expect(Refusal.staleEpoch.description == "stale session" && Refusal.badTag.description == "bad tag")
+        var counts = RefusalCounts()
+        #expect(counts.isEmpty && counts.summary == "")
+        counts.add(.replayed)
+        counts.add(.badTag, 3)
+        #expect(counts[.badTag] == 3 && counts[.replayed] == 1 && counts[.unsealed] == 0 && counts.total == 4)
+        #expect(counts.summary == "bad tag 3, replayed 1")
+    }
+
+    final class Recorder: AttitudeOutput {
+        let name: String
+        var log: [String]
+        var deadline: UInt64?
+        init(_ name: String, deadline: UInt64? = nil) {
+            self.name = name
+            self.deadline = deadline
+            log = []
+        }
+        func write(_ update: AttitudeUpdate) throws { log.append("\(name) write \(update.sequence)") }
+        var nextDeadline: UInt64? { deadline }
+        func tick(now: UInt64) throws {
+            log.append("\(name) tick")
+            deadline = nil
+        }
+        func finish() { log.append("\(name) finish") }
+    }
+
+    @Test("A pipeline feeds its outputs in order, ticks only those due, and finishes once")
+    func pipelineFanOut() throws {
+        let a = Recorder("a", deadline: 50), b = Recorder("b", deadline: 20)
+        let pipeline = AttitudePipeline(outputs: [a, b])
+        try pipeline.write(AttitudeUpdate(stream: .local, sequence: 1, buttons: [], frame: AttitudeFrame(roll: 0, pitch: 0, yaw: 0), receivedNanoseconds: 0))
+        #expect(pipeline.nextDeadline == 20)
+        try pipeline.tick(now: 30)
+        #expect(a.log == ["a write 1"] && b.log == ["b write 1", "b tick"])
+        #expect(pipeline.nextDeadline == 50)
+        pipeline.finish()
+        pipeline.finish()
+        #expect(a.log.last == "a finish" && a.log.filter { $0 == "a finish" }.count == 1)
+    }
+
+    @Test("Buttons act on the fusion: clutch gates motion, recenter zeroes and is held, clicks are carried")
+    func buttonsOnFusion() {
+        let map = GamepadButtonMap(clutch: 310, recenter: 304, primary: 311, secondary: 313)
+        #expect(map.codes == [310, 304, 311, 313])
+        var fusion = MotionFusion(parameters: AttitudeEstimatorParameters(), clutchMode: .hold)
+        let turning = MotionSample(
+            timestampNanoseconds: 0, angularVelocityRadiansPerSecond: SIMD3(0, 0, 1), specificForceMetersPerSecondSquared: SIMD3(0, 0, 9.81))
+        var sample = turning
+        func step() -> AttitudeUpdate {
+            sample.timestampNanoseconds += 10_000_000
+            return fusion.fuse(sample, nowNanoseconds: 0)
+        }
+        #expect(!step().buttons.contains(.clutch), "held clutch: motion off until pressed")
+        _ = map.apply(code: 310, pressed: true, to: &fusion)
+        _ = map.apply(code: 311, pressed: true, to: &fusion)
+        for _ in 0..<100 { _ = step() }
+        let moving = step()
+        #expect(moving.buttons == [.clutch, .primary])
+        #expect(abs(moving.frame.yaw) > 0.5)
+        #expect(map.apply(code: 304, pressed: true, to: &fusion) == .recentred)
+        let zeroed = step()
+        #expect(abs(zeroed.frame.yaw) < 0.05 && zeroed.buttons.contains(.recenter))
+        #expect(map.apply(code: 304, pressed: false, to: &fusion) == .none)
+        _ = map.apply(code: 310, pressed: false, to: &fusion)
+        #expect(step().buttons == [.primary])
+    }
+}

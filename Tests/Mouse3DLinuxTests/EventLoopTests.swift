@@ -1,0 +1,194 @@
+import Glibc
+import Mouse3DCore
+import Mouse3DLinux
+import SystemPackage
+import Testing
+
+/// A pipe whose read end the loop watches.
+final class TestPipe {
+    let read: FileDescriptor
+    let write: FileDescriptor
+
+    init() throws {
+        var fds: [Int32] = [0, 0]
+        #expect(pipe(&fds) == 0)
+        read = FileDescriptor(rawValue: fds[0])
+        write = FileDescriptor(rawValue: fds[1])
+    }
+
+    deinit {
+        try? read.close()
+        try? write.close()
+    }
+
+    func send(_ byte: UInt8 = 1) throws { _ = try write.writeAll([byte]) }
+
+    func take() throws -> UInt8 {
+        var byte: [UInt8] = [0]
+        _ = try byte.withUnsafeMutableBytes { try read.read(into: $0) }
+        return byte[0]
+    }
+}
+
+@Suite("The event loop")
+struct EventLoopTests {
+    @Test("A readable descriptor runs its handler, in registration order, and stop() ends run()")
+    func readable() throws {
+        let loop = try EventLoop(signals: [])
+        let a = try TestPipe(), b = try TestPipe()
+        var seen: [String] = []
+        loop.watch(b.read) {
+            seen.append("b\(try b.take())")
+            loop.stop()
+        }
+        loop.watch(a.read) { seen.append("a\(try a.take())") }
+        try a.send(7)
+        try b.send(9)
+        #expect(try loop.run() == .requested)
+        #expect(seen == ["b9"], "the handler that stops ends the pass: \(seen)")
+        #expect(try loop.run(until: MonotonicClock.nanoseconds() + 50_000_000) == nil)
+        #expect(seen == ["b9", "a7"], "still readable, so handled at the next wait: \(seen)")
+    }
+
+    @Test("Timers fire once their deadline passes, and not before; nil deadlines never fire")
+    func timers() throws {
+        let loop = try EventLoop(signals: [])
+        let start = MonotonicClock.nanoseconds()
+        var due: UInt64? = start + 20_000_000
+        var firedAt: [UInt64] = []
+        loop.timer(deadline: { due }) { now in
+            firedAt.append(now)
+            due = firedAt.count < 3 ? now + 10_000_000 : nil
+        }
+        loop.timer(deadline: { nil }) { _ in Issue.record("a timer without a deadline fired") }
+        _ = try loop.run(until: start + 200_000_000) { firedAt.count == 3 }
+        #expect(firedAt.count == 3)
+        #expect((firedAt.first ?? 0) >= start + 20_000_000, "fired early")
+        #expect(zip(firedAt, firedAt.dropFirst()).allSatisfy { $1 - $0 >= 10_000_000 })
+    }
+
+    @Test("A cancelled registration is not called again, also when cancelled by another handler in the same pass")
+    func cancel() throws {
+        let loop = try EventLoop(signals: [])
+        let a = try TestPipe(), b = try TestPipe()
+        var calls = 0
+        var bRegistration: EventLoop.Registration?
+        loop.watch(a.read) {
+            _ = try a.take()
+            if let bRegistration { loop.cancel(bRegistration) }
+        }
+        bRegistration = loop.watch(b.read) { calls += 1 }
+        try a.send()
+        try b.send()
+        _ = try loop.run(until: MonotonicClock.nanoseconds() + 50_000_000)
+        #expect(calls == 0)
+        let timer = loop.timer(deadline: { 0 }) { _ in calls += 1 }
+        loop.cancel(timer)
+        _ = try loop.run(until: MonotonicClock.nanoseconds() + 20_000_000)
+        #expect(calls == 0)
+    }
+
+    @Test("A handler's error ends run() and reaches the caller")
+    func errors() throws {
+        struct Boom: Error {}
+        let loop = try EventLoop(signals: [])
+        loop.timer(deadline: { 0 }) { _ in throw Boom() }
+        #expect(throws: Boom.self) { try loop.run() }
+    }
+
+    @Test("Signals are handled in one place: SIGHUP reloads, SIGUSR1 recenters, SIGTERM stops and is named")
+    func signals() throws {
+        // Signals go to this thread only (pthread_kill), which the loop blocked them for, so the
+        // test runner's other threads never see them.
+        let loop = try EventLoop(signals: .all)
+        var events: [String] = []
+        loop.onReload = { events.append("reload") }
+        loop.onRecenter = { events.append("recenter") }
+        #expect(pthread_kill(pthread_self(), SIGHUP) == 0)
+        #expect(pthread_kill(pthread_self(), SIGUSR1) == 0)
+        _ = try loop.run(until: MonotonicClock.nanoseconds() + 100_000_000) { events.count == 2 }
+        #expect(Set(events) == ["reload", "recenter"])
+        #expect(pthread_kill(pthread_self(), SIGTERM) == 0)
+        let ending = try loop.run()
+        #expect(ending == .signal(SIGTERM))
+        #expect(ending.name == "SIGTERM")
+    }
+
+    @Test("waitUntilReadable says whether a descriptor became readable within the timeout")
+    func oneShotWait() throws {
+        let p = try TestPipe()
+        #expect(try EventLoop.waitUntilReadable([p.read], timeoutNanoseconds: 10_000_000) == false)
+        try p.send()
+        #expect(try EventLoop.waitUntilReadable([p.read], timeoutNanoseconds: 10_000_000) == true)
+    }
+}
+
+@Suite("Pipelines on the event loop")
+struct MotionPipelineTests {
+    final class Collected: AttitudeOutput {
+        var updates: [AttitudeUpdate] = []
+        var batches = 0, ended = 0, finished = 0
+        func write(_ update: AttitudeUpdate) throws { updates.append(update) }
+        func endOfBatch() throws { batches += 1 }
+        func sourceEnded() throws { ended += 1 }
+        func finish() { finished += 1 }
+    }
+
+    func samples(_ count: Int) -> [MotionSample] {
+        (0..<count).map { i in
+            MotionSample(
+                timestampNanoseconds: Int64(i) * 10_000_000, angularVelocityRadiansPerSecond: SIMD3(0, 0, 1),
+                specificForceMetersPerSecondSquared: SIMD3(0, 0, 9.81))
+        }
+    }
+
+    @Test("A log at maximum speed: every sample fused once, in order, in batches of at most 256; the loop ends by itself")
+    func replayToOutputs() throws {
+        let loop = try EventLoop(signals: [])
+        let output = Collected()
+        let input = samples(1000)
+        let pipeline = MotionPipeline(
+            source: MotionLogPlayback(samples: input, path: "test.csv", loops: false, speed: nil),
+            fusion: MotionFusion(parameters: AttitudeEstimatorParameters()), outputs: AttitudePipeline(outputs: [output]), report: { _ in })
+        pipeline.start(on: loop)
+        #expect(try loop.run() == .requested)
+        #expect(output.updates.count == 1000)
+        #expect(output.updates.map(\.sequence) == Array(0..<1000))
+        #expect(output.updates.map { $0.sample?.timestampNanoseconds } == input.map(\.timestampNanoseconds))
+        #expect(output.batches == 4, "1000 samples in batches of 256")
+        #expect(output.ended == 1)
+        // Turning at 1 rad/s about Z for 9.99 s: the yaw wrapped and kept moving.
+        #expect(output.updates.last!.frame.yaw != output.updates.first!.frame.yaw)
+    }
+
+    @Test("A log played in real time takes its own time")
+    func replayInTime() throws {
+        let loop = try EventLoop(signals: [])
+        let output = Collected()
+        let pipeline = MotionPipeline(
+            source: MotionLogPlayback(samples: samples(11), path: "test.csv", loops: false, speed: 1),
+            fusion: MotionFusion(parameters: AttitudeEstimatorParameters()), outputs: AttitudePipeline(outputs: [output]), report: { _ in })
+        let start = MonotonicClock.nanoseconds()
+        pipeline.start(on: loop)
+        _ = try loop.run()
+        #expect(MonotonicClock.nanoseconds() - start >= 100_000_000, "11 samples 10 ms apart span 100 ms")
+        #expect(output.updates.count == 11)
+    }
+
+    @Test("SIGUSR1 recentres: the next update is at zero")
+    func recenter() throws {
+        let loop = try EventLoop(signals: .recenter)
+        let output = Collected()
+        let pipeline = MotionPipeline(
+            source: MotionLogPlayback(samples: samples(200), path: "test.csv", loops: false, speed: 4),
+            fusion: MotionFusion(parameters: AttitudeEstimatorParameters()), outputs: AttitudePipeline(outputs: [output]), report: { _ in })
+        pipeline.start(on: loop)
+        _ = try loop.run(until: MonotonicClock.nanoseconds() + 5_000_000_000) { output.updates.count >= 100 }
+        #expect(abs(output.updates.last!.frame.yaw) > 0.5)
+        #expect(pthread_kill(pthread_self(), SIGUSR1) == 0)
+        let before = output.updates.count
+        _ = try loop.run(until: MonotonicClock.nanoseconds() + 5_000_000_000) { output.updates.count > before + 1 }
+        let after = output.updates[before...].first { abs($0.frame.yaw) < 0.05 }
+        #expect(after != nil, "an update near zero after SIGUSR1")
+    }
+}

@@ -1,0 +1,148 @@
+import Glibc
+import Mouse3DCore
+import Mouse3DLinux
+import Mouse3DNetwork
+import Testing
+
+/// An output that keeps what it is given.
+final class CollectingOutput: AttitudeOutput {
+    var updates: [AttitudeUpdate] = []
+    var ended: [StreamLabel] = []
+    var batches = 0
+    var finished = 0
+    func write(_ update: AttitudeUpdate) throws { updates.append(update) }
+    func endOfBatch() throws { batches += 1 }
+    func streamEnded(_ stream: StreamLabel) { ended.append(stream) }
+    func finish() { finished += 1 }
+}
+
+/// A fresh private directory.
+func temporaryDirectory() -> String {
+    var template = Array("/tmp/mouse3d-test-XXXXXX".utf8CString)
+    return String(cString: mkdtemp(&template)!)
+}
+
+@Suite("Receiving and sending pipelines on the event loop")
+struct PipelineTests {
+    func address(_ text: String = "127.0.0.1:0") throws -> SocketAddress {
+        try SocketAddress.resolve(text, defaultPort: 0, passive: false)
+    }
+
+    @Test("StreamReception: frames become updates of one labelled stream, silence ends it, the summary counts them")
+    func reception() throws {
+        let loop = try EventLoop(signals: [])
+        let receiver = try AttitudeReceiver(listeningOn: address(), format: .datagram)
+        let output = CollectingOutput()
+        let reception = StreamReception(
+            receiver: receiver, pairings: nil, outputs: AttitudePipeline(outputs: [output]), printsStatistics: false,
+            measuresLatency: true, diagnostics: Diagnostics(quiet: true))
+        reception.attach(to: loop)
+        let streamer = try AttitudeStreamer(peers: [receiver.localAddress], format: .datagram, streamID: 0x2a)
+        for i in 0..<20 {
+            try streamer.send(AttitudeFrame(roll: Float(i) * 0.01, pitch: 0, yaw: 0), buttons: [.clutch], now: MonotonicClock.nanoseconds())
+        }
+        _ = try loop.run(until: MonotonicClock.nanoseconds() + 2_000_000_000) { output.updates.count == 20 }
+        #expect(output.updates.map(\.sequence) == Array(0..<20))
+        #expect(output.updates.map(\.frame.roll) == (0..<20).map { Float($0) * 0.01 })
+        let label = output.updates[0].stream
+        #expect(output.updates.allSatisfy { $0.stream === label }, "one label object per stream")
+        #expect(label.stream == "2a" && label.sender.hasPrefix("127.0.0.1:") && label.description == "\(label.sender) stream 2a")
+        #expect(output.batches >= 1)
+        // 500 ms of silence: the stream ends at the outputs.
+        _ = try loop.run(until: MonotonicClock.nanoseconds() + 2_000_000_000) { !output.ended.isEmpty }
+        #expect(output.ended.count == 1 && output.ended[0] === label)
+        let summary = reception.finish()
+        #expect(summary[0].hasPrefix("summary: frames 20, dropped 0, lost 0, reordered 0, senders 1"), "\(summary)")
+        #expect(summary.count == 2 && summary[1].hasPrefix("latency send→output:"))
+        #expect(output.finished == 1)
+    }
+
+    @Test("StreamReception: refusals are counted by typed reason and named in the summary")
+    func refusals() throws {
+        let loop = try EventLoop(signals: [])
+        let receiver = try AttitudeReceiver(listeningOn: address(), format: .datagram)
+        let reception = StreamReception(
+            receiver: receiver, pairings: nil, outputs: AttitudePipeline(), printsStatistics: false, measuresLatency: false,
+            diagnostics: Diagnostics(quiet: true))
+        reception.attach(to: loop)
+        let socket = try UDPSocket(family: receiver.localAddress.family)
+        for junk in [[UInt8](repeating: 0, count: 3), [UInt8](repeating: 0, count: 40)] {
+            _ = try junk.withUnsafeBytes { try socket.send($0, to: receiver.localAddress) }
+        }
+        _ = try loop.run(until: MonotonicClock.nanoseconds() + 2_000_000_000) { receiver.refusals.total == 2 }
+        #expect(receiver.refusals[.wrongSize] == 1 && receiver.refusals[.badMagic] == 1)
+        #expect(reception.finish()[0].hasSuffix("(dropped: bad magic 1, wrong size 1)"))
+    }
+
+    @Test("StreamerOutput: one datagram per update, or with a rate only the latest on each tick; a log's last one is sent at its end")
+    func streamerOutput() throws {
+        let receiver = try AttitudeReceiver(listeningOn: address(), format: .datagram)
+        func received() throws -> [AttitudeReceiver.ReceivedFrame] {
+            var frames: [AttitudeReceiver.ReceivedFrame] = []
+            while try EventLoop.waitUntilReadable([receiver.descriptor], timeoutNanoseconds: 100_000_000) {
+                try receiver.drain { if case .frame(let f) = $0 { frames.append(f) } }
+            }
+            return frames
+        }
+        func update(_ i: Int) -> AttitudeUpdate {
+            AttitudeUpdate(stream: .local, sequence: UInt64(i), buttons: [], frame: AttitudeFrame(roll: Float(i) * 0.1, pitch: 0, yaw: 0),
+                           receivedNanoseconds: 0)
+        }
+        let each = StreamerOutput(
+            streamer: try AttitudeStreamer(peers: [receiver.localAddress], format: .datagram), rate: nil, report: { _ in })
+        for i in 0..<5 { try each.write(update(i)) }
+        #expect(each.nextDeadline == nil)
+        #expect(try received().count == 5)
+
+        let paced = StreamerOutput(
+            streamer: try AttitudeStreamer(peers: [receiver.localAddress], format: .datagram), rate: 10, report: { _ in })
+        for i in 0..<5 { try paced.write(update(i)) }
+        #expect(try received().isEmpty, "nothing before a tick")
+        let due = try #require(paced.nextDeadline)
+        try paced.tick(now: due)
+        let first = try received()
+        #expect(first.map(\.frame.roll) == [0.4], "only the latest")
+        #expect(paced.nextDeadline == nil, "nothing new to send")
+        try paced.write(update(7))
+        try paced.sourceEnded()
+        #expect(try received().map(\.frame.roll) == [Float(7) * 0.1])
+    }
+
+    @Test("ReceiverPairings: a pairing stored while running is accepted at once, through the loop's watch on its folder")
+    func pairingsFollowTheFolder() throws {
+        let base = temporaryDirectory() + "/mouse3d"
+        let loop = try EventLoop(signals: [])
+        let pairings = try ReceiverPairings(base: base, diagnostics: Diagnostics(quiet: true))
+        pairings.attach(to: loop)
+        let sender = PeerIdentity.generate(name: "deck")
+        #expect(pairings.opener.highWaterMarks.isEmpty)
+        let record = PairedPeer(
+            role: .sender, name: "deck", publicKey: sender.publicKey, secret: [UInt8](repeating: 7, count: 32), address: nil, epoch: 0,
+            pairedAt: "test")
+        try pairings.store.save(record)
+        _ = try loop.run(until: MonotonicClock.nanoseconds() + 2_000_000_000) { !pairings.opener.highWaterMarks.isEmpty }
+        #expect(pairings.opener.highWaterMarks.map(\.peer.fingerprint) == [record.fingerprint])
+        #expect(pairings.describeRefusal(source: try address("127.0.0.1:9"), count: 2, reason: .badTag, claimed: nil)
+            == "refused 2 datagrams from 127.0.0.1:9: \(Refusal.badTag.advice)")
+        #expect(pairings.describeRefusal(source: try address("127.0.0.1:9"), count: 1, reason: .unknownSender, claimed: [0xab, 0xcd])
+            == "refused 1 datagram from 127.0.0.1:9: sender abcd is not paired here; run `mouse3d pair` to pair it")
+    }
+
+    @Test("SealedTargets: each run takes a new epoch, stored before the first frame; no paired receiver is a clear error")
+    func sealedTargetsEpochs() throws {
+        let base = temporaryDirectory() + "/mouse3d"
+        #expect(throws: ActionableError.self) {
+            _ = try SealedTargets.choose([], pairCode: nil, base: base, defaultPort: 24930, pairingPort: 24931, diagnostics: Diagnostics(quiet: true))
+        }
+        let receiver = PeerIdentity.generate(name: "desk")
+        let store = PeerStore(base: base, role: .receiver)
+        try store.save(PairedPeer(
+            role: .receiver, name: "desk", publicKey: receiver.publicKey, secret: [UInt8](repeating: 3, count: 32), address: "127.0.0.1:24930",
+            epoch: 4, pairedAt: "test"))
+        let first = try SealedTargets.choose([], pairCode: nil, base: base, defaultPort: 24930, pairingPort: 24931, diagnostics: Diagnostics(quiet: true))
+        let second = try SealedTargets.choose(["desk"], pairCode: nil, base: base, defaultPort: 24930, pairingPort: 24931, diagnostics: Diagnostics(quiet: true))
+        #expect(first.map(\.peer.epoch) == [5] && second.map(\.peer.epoch) == [6])
+        #expect(store.load().peers.map(\.epoch) == [6], "stored before use")
+        #expect(first[0].address == (try address("127.0.0.1:24930")))
+    }
+}
