@@ -6,6 +6,9 @@ cd "$(dirname "$0")/.."
 export PATH="/opt/swift/usr/bin:$PATH"
 Tests/setup-debian.sh --vm
 
+echo "== architecture"
+Tests/check-architecture.sh
+
 echo "== host tests"
 swift build --build-tests
 swift test --skip-build
