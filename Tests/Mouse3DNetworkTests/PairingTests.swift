@@ -89,6 +89,20 @@ struct PairingTests {
             return
         }
         #expect(reason.contains("another sender"))
+        #expect(responder.refusals[.pairingBusy] == 1 && responder.refusals.total == 1)
+    }
+
+    @Test("The responder counts what it refuses by typed reason: malformed messages and invalid shares")
+    func responderRefusals() {
+        let code = PairingCode.random()
+        let responder = PairingResponder(identity: receiver, code: code, streamPort: 1)
+        let hello = PairingInitiator(identity: sender, code: code).hello
+        #expect(responder.handle(Array(hello.prefix(19)), from: "a", pairedAt: "t").answer == nil)
+        var badShare = hello
+        for i in 20..<52 { badShare[i] = 0xff }
+        #expect(responder.handle(badShare, from: "a", pairedAt: "t").answer == nil)
+        #expect(responder.refusals[.malformedPairingMessage] == 2, "\(responder.refusals.summary)")
+        #expect(responder.handle(hello, from: "a", pairedAt: "t").answer != nil, "a good hello is still answered")
     }
 
     @Test("Malformed pairing datagrams decode to nothing")

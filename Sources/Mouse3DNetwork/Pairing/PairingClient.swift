@@ -87,8 +87,10 @@ public struct PairingResponderSession {
                 on: socket, responder: responder, timeoutNanoseconds: UInt64(timeoutSeconds * 1e9), loop: loop,
                 now: { WallClock.iso8601(nanoseconds: WallClock.nanoseconds()) })
         } catch let failure as PairingService.Failure {
-            throw ActionableError("pairing failed: \(failure)")
+            let refused = responder.refusals.isEmpty ? "" : " (refused on the way: \(responder.refusals.summary))"
+            throw ActionableError("pairing failed: \(failure)\(refused)")
         }
+        if !responder.refusals.isEmpty { show("refused on the way: \(responder.refusals.summary)") }
         try PeerStore(base: base, role: .sender).save(peer)
         return peer
     }

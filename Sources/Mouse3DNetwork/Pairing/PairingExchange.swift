@@ -47,17 +47,17 @@ public final class PairingResponder {
     /// Handles one datagram from `source` (an address in text); returns the answer to send back, if
     /// any, and the outcome once there is one.
     public func handle(_ bytes: [UInt8], from source: String, pairedAt: @autoclosure () -> String) -> (answer: [UInt8]?, outcome: Outcome?) {
-        guard let message = PairingMessage.decode(bytes) else { return (nil, nil) }
+        guard let message = PairingMessage.decode(bytes) else { return refuse(.malformedPairingMessage) }
         switch (state, message) {
         case (.waiting, .hello(let sid, let share, let key, let name)):
             guard Ristretto255.isValidElement(share), let staticSecret = try? identity.staticSecret(with: key),
                 staticSecret.contains(where: { $0 != 0 })
-            else { return (nil, nil) }
+            else { return refuse(.malformedPairingMessage) }
             let cpace = CPace(code: code, sid: sid)
             let ciphers = PairingResponder.localCiphers
             let ownData = PairingResponder.receiverData(publicKey: identity.publicKey, name: identity.name, streamPort: streamPort, ciphers: ciphers)
             guard let isk = cpace.intermediateKey(sid: sid, peerShare: share, ownData: ownData, peerData: key + Array(name.utf8.prefix(PairingMessage.maximumNameBytes)), isInitiator: false)
-            else { return (nil, nil) }
+            else { return refuse(.malformedPairingMessage) }
             let keys = PairingKeys(intermediateKey: isk, sid: sid, staticSecret: staticSecret, senderPublicKey: key, receiverPublicKey: identity.publicKey)
             let reply = PairingMessage.reply(
                 sid: sid, share: cpace.share, publicKey: identity.publicKey, streamPort: streamPort, ciphers: ciphers,
@@ -68,6 +68,7 @@ public final class PairingResponder {
             return (reply, nil)
         case (.engaged(let sid, let from, let reply, _, _), .hello(let helloSID, _, _, _)):
             if helloSID == sid && from == source { return (reply, nil) }  // our reply was lost
+            refusals.add(.pairingBusy)
             return (PairingMessage.done(sid: helloSID, status: .busy, tag: [UInt8](repeating: 0, count: 32)).encoded, nil)
         case (.engaged(let sid, let from, _, let keys, let peer), .confirm(let confirmSID, let confirmation)):
             guard confirmSID == sid, from == source else { return (nil, nil) }
@@ -78,12 +79,21 @@ public final class PairingResponder {
             }
             let done = PairingMessage.done(sid: sid, status: .wrongCode, tag: [UInt8](repeating: 0, count: 32)).encoded
             state = .finished(sid: sid, done: done)
+            refusals.add(.wrongCode)
             return (done, .wrongCode(name: peer.name, fingerprint: peer.fingerprint))
         case (.finished(let sid, let done), .confirm(let confirmSID, _)) where confirmSID == sid:
             return (done, nil)  // our verdict was lost
         default:
             return (nil, nil)
         }
+    }
+
+    /// Pairing messages refused so far, by reason.
+    public private(set) var refusals = RefusalCounts()
+
+    private func refuse(_ reason: Refusal) -> (answer: [UInt8]?, outcome: Outcome?) {
+        refusals.add(reason)
+        return (nil, nil)
     }
 }
 
