@@ -279,16 +279,22 @@ final class BenchPairing {
         return peer
     }
 
+    /// The next epoch, by the rule `send` follows, after the newest this process or a `send` child
+    /// (which stores its own) used, so that all their streams' epochs keep rising.
+    private func nextEpoch() -> UInt32 {
+        let stored = PeerStore(base: base, role: .receiver).load().peers.map(\.epoch).max() ?? 0
+        epoch = SessionEpoch.next(after: max(epoch, stored), wallNanoseconds: WallClock.nanoseconds()) ?? epoch
+        return epoch
+    }
+
     /// Points the sender's record at the receiver's port (a `send` child then uses the next epoch).
     func setReceiverAddress(_ address: String) throws {
-        epoch += 1
-        try PeerStore(base: base, role: .receiver).save(record(.receiver, address: address, epoch: epoch))
-        epoch += 1
+        try PeerStore(base: base, role: .receiver).save(record(.receiver, address: address, epoch: nextEpoch()))
     }
 
     /// A sealer, in a new epoch, for this process's own sending.
     func sealer() -> DatagramSealer {
-        epoch += 1
+        _ = nextEpoch()
         return DatagramSealer(secret: secret, senderID: identity.id, receiverID: identity.id, epoch: epoch, algorithm: algorithm)
     }
 
@@ -297,6 +303,7 @@ final class BenchPairing {
             let store = PeerStore(base: base, role: role)
             try? FileSystem.remove(store.path(of: identity.id))
             try? FileSystem.remove(store.statePath(of: identity.id))
+            try? FileSystem.remove(store.lockPath(of: identity.id))
             try? FileSystem.removeDirectory(store.directory)
         }
         try? FileSystem.remove(PeerIdentity.path(in: base))

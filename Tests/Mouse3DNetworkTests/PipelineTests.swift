@@ -128,7 +128,7 @@ struct PipelineTests {
             == "refused 1 datagram from 127.0.0.1:9: sender abcd is not paired here; run `mouse3d pair` to pair it")
     }
 
-    @Test("SealedTargets: each run takes a new epoch, stored before the first frame; no paired receiver is a clear error")
+    @Test("SealedTargets: each run takes a new epoch under a lock, stored before the first frame; no paired receiver is a clear error")
     func sealedTargetsEpochs() throws {
         let base = temporaryDirectory() + "/mouse3d"
         #expect(throws: ActionableError.self) {
@@ -139,10 +139,18 @@ struct PipelineTests {
         try store.save(PairedPeer(
             role: .receiver, name: "desk", publicKey: receiver.publicKey, secret: [UInt8](repeating: 3, count: 32), address: "127.0.0.1:24930",
             epoch: 4, pairedAt: "test"))
-        let first = try SealedTargets.choose([], pairCode: nil, base: base, defaultPort: 24930, pairingPort: 24931, diagnostics: Diagnostics(quiet: true))
-        let second = try SealedTargets.choose(["desk"], pairCode: nil, base: base, defaultPort: 24930, pairingPort: 24931, diagnostics: Diagnostics(quiet: true))
-        #expect(first.map(\.peer.epoch) == [5] && second.map(\.peer.epoch) == [6])
-        #expect(store.load().peers.map(\.epoch) == [6], "stored before use")
-        #expect(first[0].address == (try address("127.0.0.1:24930")))
+        func choose(_ to: [String]) throws -> [SealedTargets] {
+            try SealedTargets.choose(to, pairCode: nil, base: base, defaultPort: 24930, pairingPort: 24931, diagnostics: Diagnostics(quiet: true))
+        }
+        var first: [SealedTargets]? = try choose([])
+        let firstEpoch = try #require(first?.first?.peer.epoch)
+        #expect(firstEpoch > 4, "after the stored epoch, and not below the clock's floor")
+        #expect(store.load().peers.map(\.epoch) == [firstEpoch], "stored before use")
+        #expect(first?.first?.address == (try address("127.0.0.1:24930")))
+        #expect(throws: ActionableError.self, "a second session while the first holds the lock") { _ = try choose(["desk"]) }
+        first = nil  // the run ends: its lock is released
+        let second = try choose(["desk"])
+        #expect(second.map(\.peer.epoch) == [firstEpoch + 1] || (second.first?.peer.epoch ?? 0) > firstEpoch + 1)
+        #expect(store.load().peers.map(\.epoch) == second.map(\.peer.epoch))
     }
 }

@@ -57,8 +57,9 @@ public enum SecretFile {
         }
     }
 
-    /// Replaces the file at `path` with `bytes`, atomically (a temporary file in the same directory,
-    /// written, synced and renamed over it), mode 0600.
+    /// Replaces the file at `path` with `bytes`, atomically and durably (a temporary file in the same
+    /// directory, written, synced and renamed over it, then the directory synced so that the rename
+    /// survives a power loss), mode 0600.
     public static func write(path: String, bytes: [UInt8]) throws(SystemCallError) {
         let temporary = "\(path).tmp-\(getpid())"
         try FileSystem.remove(temporary)
@@ -80,6 +81,15 @@ public enum SecretFile {
         _ = try SystemCall.retrying("fsync", temporary) { fsync(fd.rawValue) }
         _ = try SystemCall.retrying("rename", path) { rename(temporary, path) }
         done = true
+        try syncDirectory(of: path)
+    }
+
+    /// Makes the entries of the directory holding `path` durable (`fsync(2)` on the directory).
+    static func syncDirectory(of path: String) throws(SystemCallError) {
+        let directory = path.lastIndex(of: "/").map { String(path[..<$0]) }.map { $0.isEmpty ? "/" : $0 } ?? "."
+        let fd = FileDescriptor(rawValue: try SystemCall.retrying("open", directory) { open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC) })
+        defer { try? fd.close() }
+        _ = try SystemCall.retrying("fsync", directory) { fsync(fd.rawValue) }
     }
 
     /// Creates `path` and any missing parents; the last one with mode 0700.

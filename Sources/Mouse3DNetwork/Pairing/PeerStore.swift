@@ -22,6 +22,39 @@ public struct PeerStore: Sendable {
     public func path(of id: [UInt8]) -> String { directory + "/" + Hexadecimal.encode(id) + ".key" }
     /// The state file (epoch, sequence) of the peer with `id`.
     public func statePath(of id: [UInt8]) -> String { directory + "/" + Hexadecimal.encode(id) + ".state" }
+    /// The lock file a sending process holds for its session with the peer with `id`.
+    public func lockPath(of id: [UInt8]) -> String { directory + "/" + Hexadecimal.encode(id) + ".lock" }
+
+    /// Takes the session lock of `peer` for this process (one sending process per pairing), then
+    /// rereads its state under the lock (another process may have moved it on since it was loaded).
+    /// Throws a message that says what to do when another process holds it.
+    public func lockSession(of peer: PairedPeer) throws -> (lock: FileLock, peer: PairedPeer) {
+        let lock: FileLock
+        do {
+            lock = try FileLock(path: lockPath(of: peer.id))
+        } catch .held {
+            throw ActionableError("another mouse3d process is streaming to '\(peer.name)' with this identity (lock \(lockPath(of: peer.id))); "
+                + "one sending process per receiver: stop the other one first, or stream through it")
+        } catch {
+            throw ActionableError("cannot lock the session with '\(peer.name)': \(error)")
+        }
+        var current = peer
+        let state = statePath(of: peer.id)
+        do {
+            // Written with the pairing and after every run: without it the next session number could
+            // repeat one already used (and with it the keys and nonces of that session).
+            guard let bytes = try SecretFile.read(path: state) else {
+                throw ActionableError("the session state of '\(peer.name)' (\(state)) is missing, so a new session could repeat an old one; "
+                    + "pair again to start over safely (`mouse3d pair` on the receiver, then `mouse3d pair HOST CODE` here)")
+            }
+            try current.applyState(String(decoding: bytes, as: UTF8.self), path: state)
+        } catch let error as ActionableError {
+            throw error
+        } catch {
+            throw ActionableError("\(error); the session state of '\(peer.name)' cannot be trusted: remove \(state) to start a new one")
+        }
+        return (lock, current)
+    }
 
     /// Every readable peer, and a message for every key file that was refused.
     public func load() -> (peers: [PairedPeer], problems: [String]) {
@@ -66,6 +99,7 @@ public struct PeerStore: Sendable {
         for peer in chosen {
             try FileSystem.remove(path(of: peer.id))
             try FileSystem.remove(statePath(of: peer.id))
+            try FileSystem.remove(lockPath(of: peer.id))
         }
         return chosen
     }

@@ -26,8 +26,8 @@ public final class SealedStreamOpener {
         @exclusivity(unchecked) var window: ReplayWindow
         /// In the stored epoch after a restart: sequences below this were (or may have been) seen.
         @exclusivity(unchecked) var floor: UInt64
-        /// The last two ciphers used, with the epoch, generation and algorithm they are for.
-        @exclusivity(unchecked) var ciphers: [(epoch: UInt32, generation: UInt64, cipher: FrameCipher)] = []
+        /// The last two ciphers used, with the epoch, stream, generation and algorithm they are for.
+        @exclusivity(unchecked) var ciphers: [(epoch: UInt32, stream: UInt32, generation: UInt64, cipher: FrameCipher)] = []
         /// The sender's id (computed once: it is a hash).
         let id: [UInt8]
         /// Frames accepted in the current epoch (wrapping), reported in probe replies.
@@ -43,17 +43,20 @@ public final class SealedStreamOpener {
             self.floor = floor
         }
 
-        /// The cached cipher for a datagram's epoch, generation and algorithm.
-        func cachedCipher(epoch: UInt32, generation: UInt64, algorithm: SealingAlgorithm) -> FrameCipher? {
+        /// The cached cipher for a datagram's epoch, stream, generation and algorithm.
+        func cachedCipher(epoch: UInt32, stream: UInt32, generation: UInt64, algorithm: SealingAlgorithm) -> FrameCipher? {
             // The newest first: it is the one almost every datagram uses.
-            for c in ciphers.reversed() where c.epoch == epoch && c.generation == generation && c.cipher.algorithm == algorithm { return c.cipher }
+            for c in ciphers.reversed()
+            where c.epoch == epoch && c.stream == stream && c.generation == generation && c.cipher.algorithm == algorithm {
+                return c.cipher
+            }
             return nil
         }
 
         /// Keeps `cipher` (after it verified a datagram), forgetting the oldest beyond two.
-        func remember(_ cipher: FrameCipher, epoch: UInt32, generation: UInt64) {
-            guard cachedCipher(epoch: epoch, generation: generation, algorithm: cipher.algorithm) == nil else { return }
-            ciphers.append((epoch, generation, cipher))
+        func remember(_ cipher: FrameCipher, epoch: UInt32, stream: UInt32, generation: UInt64) {
+            guard cachedCipher(epoch: epoch, stream: stream, generation: generation, algorithm: cipher.algorithm) == nil else { return }
+            ciphers.append((epoch, stream, generation, cipher))
             if ciphers.count > 2 { ciphers.removeFirst() }
         }
     }
@@ -132,13 +135,14 @@ public final class SealedStreamOpener {
         // The cipher of this epoch and generation (a newer epoch's is made without adopting it until
         // a datagram verifies under it).
         let generation = SealedDatagramLayout.generation(of: sequence)
-        let cached = session.cachedCipher(epoch: epoch, generation: generation, algorithm: algorithm)
+        let stream = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: 4, as: UInt32.self))
+        let cached = session.cachedCipher(epoch: epoch, stream: stream, generation: generation, algorithm: algorithm)
         let cipher = cached
             ?? FrameCipher(
                 algorithm: algorithm,
                 key: SessionKey.derive(
                     secret: session.peer.secret, algorithm: algorithm, senderID: session.id, receiverID: receiverID, epoch: epoch,
-                    generation: generation))
+                    streamID: stream, generation: generation))
         SessionKey.write(sequence: sequence, into: &nonce)
         let header = SealedDatagramLayout.headerBytes, tagStart = header + SealedDatagramLayout.payloadBytes
         let authentic = nonce.withUnsafeBytes { nonce in
@@ -162,7 +166,7 @@ public final class SealedStreamOpener {
             session.accepted = 0
             started = true
         }
-        if cached == nil { session.remember(cipher, epoch: epoch, generation: generation) }
+        if cached == nil { session.remember(cipher, epoch: epoch, stream: stream, generation: generation) }
         guard session.window.accept(sequence) else { return .failure(.replayed) }
 
         session.accepted &+= 1

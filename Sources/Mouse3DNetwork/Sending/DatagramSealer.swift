@@ -2,16 +2,21 @@ import Crypto
 import Mouse3DCore
 import Mouse3DLinux
 
-/// Session keys of sealed streams: HKDF-SHA256 of the pairing secret, per epoch and generation, bound
-/// to both ids. A sender never reuses an epoch with one receiver (it is stored before use), and the
-/// sequence number never repeats within an epoch, so no (key, nonce) pair is ever used twice.
+/// Session keys of sealed streams: HKDF-SHA256 of the pairing secret, per epoch, stream and
+/// generation, bound to both ids. Two guards keep a (key, nonce) pair from ever being used twice:
+/// a sender takes a new epoch for every run, stored durably under a lock before use, and every run
+/// draws a random stream id that is part of the key, so even two runs that somehow share an epoch
+/// (a state file deleted or restored, a copied identity) seal under different keys. Within a key
+/// the nonce is the sequence number, which never repeats.
 enum SessionKey {
     static func derive(
-        secret: [UInt8], algorithm: SealingAlgorithm, senderID: [UInt8], receiverID: [UInt8], epoch: UInt32, generation: UInt64
+        secret: [UInt8], algorithm: SealingAlgorithm, senderID: [UInt8], receiverID: [UInt8], epoch: UInt32, streamID: UInt32,
+        generation: UInt64
     ) -> [UInt8] {
         // The algorithm is part of the derivation: one key is never used with two ciphers.
-        var info = Array("mouse3d v1 frames \(algorithm.name)".utf8) + senderID + receiverID
+        var info = Array("mouse3d v2 frames \(algorithm.name)".utf8) + senderID + receiverID
         info.appendLittleEndian(epoch)
+        info.appendLittleEndian(streamID)
         info.appendLittleEndian(generation)
         return HKDF<SHA256>.deriveKey(inputKeyMaterial: SymmetricKey(data: secret), info: info, outputByteCount: 32)
             .withUnsafeBytes { Array($0) }
@@ -37,6 +42,7 @@ public struct DatagramSealer {
     /// The AEAD.
     public let algorithm: SealingAlgorithm
     private var generation: UInt64 = .max
+    private var streamID: UInt32 = 0
     private var cipher: FrameCipher?
     private var nonce = [UInt8](repeating: 0, count: 12)
 
@@ -54,12 +60,16 @@ public struct DatagramSealer {
     public mutating func seal(_ plain: [UInt8], into out: inout [UInt8]) {
         precondition(plain.count == AttitudeDatagram.byteCount)
         let sequence = plain.withUnsafeBytes { $0.loadLittleEndianUInt64(at: 8) }
+        let stream = plain.withUnsafeBytes { UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: 4, as: UInt32.self)) }
         let g = SealedDatagramLayout.generation(of: sequence)
-        if g != generation || cipher == nil {
+        if g != generation || stream != streamID || cipher == nil {
             cipher = FrameCipher(
                 algorithm: algorithm,
-                key: SessionKey.derive(secret: secret, algorithm: algorithm, senderID: senderID, receiverID: receiverID, epoch: epoch, generation: g))
+                key: SessionKey.derive(
+                    secret: secret, algorithm: algorithm, senderID: senderID, receiverID: receiverID, epoch: epoch, streamID: stream,
+                    generation: g))
             generation = g
+            streamID = stream
         }
         let cipher = cipher!
         SessionKey.write(sequence: sequence, into: &nonce)

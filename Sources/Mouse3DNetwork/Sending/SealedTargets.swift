@@ -2,7 +2,8 @@ import Mouse3DCore
 import Mouse3DLinux
 
 /// The paired receivers a sealed `send` streams to, each with its address and a sealer for a new
-/// epoch (stored before the first frame, so no epoch is ever used twice).
+/// epoch: chosen under the pairing's session lock (held for the life of the process, so a second
+/// sending process of this identity is refused) and stored durably before the first frame.
 public struct SealedTargets {
     /// The paired receiver's record (with the epoch this run uses).
     public var peer: PairedPeer
@@ -12,6 +13,8 @@ public struct SealedTargets {
     public var identity: PeerIdentity
     /// Seals this run's frames for it.
     public var sealer: DatagramSealer
+    /// The session lock, held while this value lives.
+    public let lock: FileLock
 
     /// Chooses receivers for `requested` (`--to` values; empty: every paired receiver, or the one
     /// named `discoverName`), pairing first with `pairCode` if given. When `discovering`, a paired
@@ -68,10 +71,13 @@ public struct SealedTargets {
         guard chosen.count <= StreamDefaults.maximumPeers else {
             throw ActionableError("\(chosen.count) paired receivers; at most \(StreamDefaults.maximumPeers) at once: choose with --to")
         }
-        return try chosen.map { peer, address in
+        return try chosen.map { chosenPeer, address in
+            let (lock, peer) = try store.lockSession(of: chosenPeer)
+            guard let epoch = SessionEpoch.next(after: peer.epoch, wallNanoseconds: WallClock.nanoseconds()) else {
+                throw ActionableError("'\(peer.name)': session counter exhausted; pair again")
+            }
             var next = peer
-            guard peer.epoch < UInt32.max else { throw ActionableError("'\(peer.name)': session counter exhausted; pair again") }
-            next.epoch = peer.epoch + 1
+            next.epoch = epoch
             do {
                 try store.saveState(next)
             } catch {
@@ -82,7 +88,8 @@ public struct SealedTargets {
                 sealer: DatagramSealer(
                     secret: peer.secret, senderID: identity.id, receiverID: peer.id, epoch: next.epoch,
                     // Moved to a CPU without AES instructions: every receiver opens ChaCha20-Poly1305.
-                    algorithm: peer.algorithm == .aes256GCM && FrameCipher.aes256GCMAvailable ? .aes256GCM : .chacha20Poly1305))
+                    algorithm: peer.algorithm == .aes256GCM && FrameCipher.aes256GCMAvailable ? .aes256GCM : .chacha20Poly1305),
+                lock: lock)
         }
     }
 
