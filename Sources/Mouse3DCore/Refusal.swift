@@ -28,6 +28,8 @@ public enum Refusal: Int, Error, CaseIterable, Sendable, Hashable, CustomStringC
     case staleEpoch
     /// A sequence number already seen, below the stored floor, or behind the replay window.
     case replayed
+    /// Authentic, but the state that would refuse its replay after a crash could not be stored.
+    case notStored
 
     // Budgets.
     /// Dropped unread: the source kept sending what was refused.
@@ -58,6 +60,7 @@ public enum Refusal: Int, Error, CaseIterable, Sendable, Hashable, CustomStringC
         case .badTag: "bad tag"
         case .staleEpoch: "stale session"
         case .replayed: "replayed"
+        case .notStored: "not stored"
         case .rateLimited: "rate limited"
         case .badLinkProbe: "bad link probe"
         case .malformedPairingMessage: "malformed pairing message"
@@ -77,6 +80,8 @@ public enum Refusal: Int, Error, CaseIterable, Sendable, Hashable, CustomStringC
             "authentication failed (forged, damaged, or a stale key: pair again if it is yours)"
         case .staleEpoch:
             "an old session (a replay, or the sender's key file was restored from an older copy: pair again)"
+        case .notStored:
+            "the session state could not be stored (see the error above); refused rather than risk a replay after a crash"
         case .rateLimited:
             "too many refused datagrams: this source's traffic is dropped unread for now"
         default:

@@ -106,3 +106,82 @@ struct AttackTests {
         #expect(Set(keysAndNonces).count == keysAndNonces.count, "a key and nonce were used twice")
     }
 }
+
+@Suite("Replays of captured sessions between real processes", .serialized)
+struct ReplayAttackTests {
+    /// A sealed session of the sample log, captured on its way to a receiver of `p`.
+    func capturedSession(_ p: LoopbackPairing, capture: WireCapture) throws -> [[UInt8]] {
+        let before = capture.datagrams.count
+        let run = try runMouse3D(["send", "--source", "replay:\(Mouse3DProcess.sampleLog)", "--speed", "max"], configHome: p.senderHome)
+        #expect(run.status == 0, "\(run.errors)")
+        let end = Date().addingTimeInterval(5)
+        while capture.datagrams[before...].filter({ SealedHeader($0) != nil }).count < 1201 && Date() < end { Thread.sleep(forTimeInterval: 0.02) }
+        // Sealed frames only (the sender's link probes travel to the same port).
+        return capture.datagrams[before...].filter { SealedHeader($0) != nil }
+    }
+
+    /// Sends `datagrams` to `receiver` and returns how many frames it printed for them.
+    func inject(_ datagrams: [[UInt8]], into receiver: Mouse3DProcess) throws -> Int {
+        let port = try receiver.listeningPort()
+        let target = try SocketAddress.resolve("127.0.0.1:\(port)", defaultPort: 0, passive: false)
+        let socket = try UDPSocket(family: AF_INET, blocking: true)
+        let printed = receiver.output.split(separator: "\n").count
+        for (i, d) in datagrams.enumerated() {
+            _ = try d.withUnsafeBytes { try socket.send($0, to: target) }
+            if i % 64 == 63 { Thread.sleep(forTimeInterval: 0.002) }  // within the socket buffer
+        }
+        Thread.sleep(forTimeInterval: 0.5)
+        return receiver.output.split(separator: "\n").count - printed
+    }
+
+    func startReceiver(_ p: LoopbackPairing) throws -> Mouse3DProcess {
+        let receiver = try Mouse3DProcess(["receive", "--listen", "127.0.0.1:0", "--print", "--format", "jsonl"], configHome: p.receiverHome)
+        _ = try receiver.listeningPort()
+        return receiver
+    }
+
+    @Test("SIGKILL of the receiver, restart, re-injection of a captured session: 0 frames; a fresh session is accepted")
+    func replayAfterCrash() throws {
+        let capture = try WireCapture()
+        let p = LoopbackPairing()
+        try p.pair(streamPort: Int(capture.address.port))
+        let session = try capturedSession(p, capture: capture)
+        #expect(session.count == 1201)
+        let first = try startReceiver(p)
+        #expect(try inject(session, into: first) == 1201, "the genuine session is accepted once: \(first.errors)")
+        kill(first.process.processIdentifier, SIGKILL)
+        _ = first.waitForExit(seconds: 5)
+        let second = try startReceiver(p)
+        #expect(try inject(session, into: second) == 0, "a replay after the crash: \(second.errors)")
+        #expect(try inject(Array(session.reversed()), into: second) == 0, "in any order")
+        let fresh = try capturedSession(p, capture: capture)
+        #expect(try inject(fresh, into: second) == 1201, "a new session of the same sender: \(second.errors)")
+        #expect(second.terminate() == 0)
+        let summary = try ReceiverSummary(second.errors)
+        #expect(summary.frames == 1201 && summary.dropped == 2 * 1201, "\(second.errors)")
+        capture.stop()
+    }
+
+    @Test("SIGHUP, also with a sender paired meanwhile, keeps the floors: re-injection gives 0 frames; a fresh session is accepted")
+    func replayAfterReload() throws {
+        let capture = try WireCapture()
+        let p = LoopbackPairing()
+        try p.pair(streamPort: Int(capture.address.port))
+        let session = try capturedSession(p, capture: capture)
+        let receiver = try startReceiver(p)
+        #expect(try inject(session, into: receiver) == 1201)
+        kill(receiver.process.processIdentifier, SIGHUP)
+        #expect(receiver.waitForError(containing: "SIGHUP"), "\(receiver.errors)")
+        #expect(try inject(session, into: receiver) == 0, "a replay after a reload")
+        // Another sender paired while it runs: the peer set changes, the floors stay.
+        let other = LoopbackPairing(receiverHome: p.receiverHome)
+        try other.pair(streamPort: Int(capture.address.port))
+        #expect(receiver.waitForError(containing: "added: accepting its frames"), "\(receiver.errors)")
+        kill(receiver.process.processIdentifier, SIGHUP)
+        #expect(try inject(session, into: receiver) == 0, "a replay after the peer set changed")
+        let fresh = try capturedSession(p, capture: capture)
+        #expect(try inject(fresh, into: receiver) == 1201, "a new session is still accepted")
+        #expect(receiver.terminate() == 0)
+        capture.stop()
+    }
+}

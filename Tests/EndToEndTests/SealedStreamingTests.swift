@@ -6,8 +6,13 @@ import Testing
 /// A receiver and a sender on this machine with their own configuration directories, as two
 /// machines would have.
 struct LoopbackPairing {
-    let receiverHome = Mouse3DProcess.makeConfigHome()
-    let senderHome = Mouse3DProcess.makeConfigHome()
+    var receiverHome = Mouse3DProcess.makeConfigHome()
+    var senderHome = Mouse3DProcess.makeConfigHome()
+
+    /// Both sides new, or a new sender for an existing receiver's home.
+    init(receiverHome: String? = nil) {
+        if let receiverHome { self.receiverHome = receiverHome }
+    }
 
     /// Runs `mouse3d pair` on the receiver side and `mouse3d pair HOST CODE` on the sender side.
     /// Returns both processes' results.

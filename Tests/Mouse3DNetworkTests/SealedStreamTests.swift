@@ -301,3 +301,55 @@ struct AEADInteroperabilityTests {
         }
     }
 }
+
+@Suite("Durable replay floors")
+struct ReservationTests {
+    let pair = SealedPair()
+
+    @Test("A new epoch, and each sequence beyond the last reservation, is stored before it is accepted; what cannot be stored is refused")
+    func reservations() throws {
+        let opener = pair.opener()
+        var stored: [(UInt32, UInt64)] = []
+        var storable = true
+        opener.reserve = { record in
+            guard storable else { return false }
+            stored.append((record.epoch, record.nextSequence))
+            return true
+        }
+        var sealer = pair.sealer(epoch: 7)
+        let span = SealedStreamOpener.reservationSpan
+        #expect(opener.refusal(try SealedPair.seal(&sealer, 0)) == nil)
+        #expect(stored.count == 1 && stored[0] == (7, span), "the epoch's floor is stored before its first frame")
+        for s in 1..<span { #expect(opener.refusal(try SealedPair.seal(&sealer, s)) == nil) }
+        #expect(stored.count == 1, "nothing stored within the reservation")
+        #expect(opener.refusal(try SealedPair.seal(&sealer, span)) == nil)
+        #expect(stored.count == 2 && stored[1] == (7, 2 * span))
+        storable = false
+        #expect(opener.refusal(try SealedPair.seal(&sealer, 2 * span)) == .notStored, "not stored: refused")
+        var next = pair.sealer(epoch: 8)
+        #expect(opener.refusal(try SealedPair.seal(&next, 0)) == .notStored, "a new epoch that cannot be stored is not adopted")
+        storable = true
+        #expect(opener.refusal(try SealedPair.seal(&sealer, 2 * span + 1)) == nil, "the old epoch carries on")
+        // A restart from what was stored refuses everything the first run may have accepted.
+        var record = pair.senderRecord
+        record.epoch = stored.last!.0
+        record.nextSequence = stored.last!.1
+        let restarted = SealedStreamOpener(receiverID: pair.receiver.id, peers: [record])
+        var replay = pair.sealer(epoch: 7)
+        #expect(record.nextSequence == 3 * span + 1, "reserved from 2 * span + 1")
+        for s in [0, span, 2 * span, 2 * span + 1, 3 * span] { #expect(restarted.refusal(try SealedPair.seal(&replay, s)) == .replayed) }
+        #expect(restarted.refusal(try SealedPair.seal(&replay, 3 * span + 1)) == nil, "beyond the stored floor")
+    }
+
+    @Test("A sender paired while the receiver runs starts from its stored floor, not from zero")
+    func reloadedPeerKeepsItsFloor() throws {
+        let opener = SealedStreamOpener(receiverID: pair.receiver.id, peers: [])
+        var record = pair.senderRecord
+        record.epoch = 3
+        record.nextSequence = 100
+        opener.replacePeers([record])
+        var sealer = pair.sealer(epoch: 3)
+        #expect(opener.refusal(try SealedPair.seal(&sealer, 99)) == .replayed)
+        #expect(opener.refusal(try SealedPair.seal(&sealer, 100)) == nil)
+    }
+}

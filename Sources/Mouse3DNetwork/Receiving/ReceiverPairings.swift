@@ -15,10 +15,7 @@ public final class ReceiverPairings {
     public let watcher: DirectoryWatcher
     private let diagnostics: Diagnostics
     private var known: [String: PairedPeer] = [:]
-    private var lastSave: UInt64 = 0
     private var savedMarks: [String: (UInt32, UInt64)] = [:]
-    /// How often changed epochs are stored without a reason to store them at once.
-    static let saveInterval: UInt64 = 10_000_000_000
 
     /// Loads the identity and paired senders under `base` (the configuration directory) and
     /// watches the senders' folder.
@@ -41,16 +38,27 @@ public final class ReceiverPairings {
             known[p.fingerprint] = p
             savedMarks[p.fingerprint] = (p.epoch, p.nextSequence)
         }
+        // Replay protection that survives SIGKILL and power loss: a new epoch, and each stretch of
+        // sequence numbers, is stored before the first datagram in it is accepted.
+        opener.reserve = { [unowned self] record in
+            do {
+                try store.saveState(record)
+                savedMarks[record.fingerprint] = (record.epoch, record.nextSequence)
+                return true
+            } catch {
+                diagnostics.say("cannot store the session of '\(record.name)' (\(error)); its frames are refused until it can be stored")
+                return false
+            }
+        }
         diagnostics.say("this receiver: '\(identity.name)', fingerprint \(identity.fingerprint); "
             + (peers.isEmpty
                 ? "no paired senders yet: run `mouse3d pair` here, then `mouse3d pair \(FileSystem.hostName) CODE` on the sender"
                 : "accepting sealed frames from \(peers.map { "'\($0.name)' (\($0.fingerprint))" }.joined(separator: ", "))"))
     }
 
-    /// Rereads the senders when their folder changes, and stores epochs when due, on `loop`.
+    /// Rereads the senders when their folder changes, on `loop`.
     public func attach(to loop: EventLoop) {
         loop.watch(watcher.descriptor) { [unowned self] in try reload() }
-        loop.timer(deadline: { [unowned self] in lastSave + Self.saveInterval }) { [unowned self] now in saveMarks(now: now) }
     }
 
     /// Rereads the senders after a change in their folder; reports additions and revocations.
@@ -72,17 +80,15 @@ public final class ReceiverPairings {
         return "refused \(count) datagram\(count == 1 ? "" : "s") from \(source): \(hint)"
     }
 
-    /// A sender started a new session: store its epoch at once (replays of older ones stay refused).
+    /// A sender started a new session (its epoch was stored before the datagram was accepted).
     public func sessionStarted(_ peer: PairedPeer) {
         diagnostics.say("'\(peer.name)' (\(peer.fingerprint)): new session \(peer.epoch)")
-        saveMarks(force: true)
     }
 
-    /// Stores each sender's epoch and next sequence number if they changed (at most every 10 s unless
-    /// forced), so that a restarted receiver refuses replays of what this one accepted.
-    public func saveMarks(force: Bool = false, now: UInt64 = MonotonicClock.nanoseconds()) {
-        guard force || now >= lastSave + Self.saveInterval else { return }
-        lastSave = now
+    /// At a clean exit: stores each sender's exact epoch and next sequence number where they differ
+    /// from what is stored (the reservations reach further ahead), so that a restarted receiver
+    /// takes a sender that carries on at once, and refuses replays of what this one accepted.
+    public func saveMarks() {
         for mark in opener.highWaterMarks {
             let f = mark.peer.fingerprint
             if let saved = savedMarks[f], saved == (mark.epoch, mark.nextSequence) { continue }

@@ -26,6 +26,9 @@ public final class SealedStreamOpener {
         @exclusivity(unchecked) var window: ReplayWindow
         /// In the stored epoch after a restart: sequences below this were (or may have been) seen.
         @exclusivity(unchecked) var floor: UInt64
+        /// Sequences below this may be accepted in the current epoch without storing anything first:
+        /// the stored state already refuses them after a crash.
+        @exclusivity(unchecked) var reserved: UInt64
         /// The last two ciphers used, with the epoch, stream, generation and algorithm they are for.
         @exclusivity(unchecked) var ciphers: [(epoch: UInt32, stream: UInt32, generation: UInt64, cipher: FrameCipher)] = []
         /// The sender's id (computed once: it is a hash).
@@ -41,6 +44,7 @@ public final class SealedStreamOpener {
             epoch = peer.epoch
             window = ReplayWindow()
             self.floor = floor
+            reserved = floor
         }
 
         /// The cached cipher for a datagram's epoch, stream, generation and algorithm.
@@ -72,6 +76,16 @@ public final class SealedStreamOpener {
     private var plaintext = [UInt8](repeating: 0, count: AttitudeDatagram.byteCount)
     private var nonce = [UInt8](repeating: 0, count: 12)
 
+    /// Called before the first datagram of a new epoch, and before a sequence number at or beyond
+    /// the last reservation, is accepted: it must store the record given (its epoch, and as next
+    /// sequence the new reservation) durably and return true, or return false to refuse the datagram.
+    /// So a receiver that crashes and restarts refuses everything it may have accepted before.
+    /// Without it (tests, benchmarks) nothing is stored.
+    public var reserve: ((PairedPeer) -> Bool)?
+    /// How far ahead each reservation reaches, in sequence numbers (about 4 s at 1000 frames/s: a
+    /// sender that carries on through a receiver's crash is refused at most that long).
+    public static let reservationSpan: UInt64 = 4096
+
     /// An opener for `peers` (the receiver's paired senders). `sequenceFloors` holds, per sender id,
     /// the next sequence a stored epoch may still use (from the last run).
     public init(receiverID: [UInt8], peers: [PairedPeer], sequenceFloors: [[UInt8]: UInt64] = [:]) {
@@ -90,7 +104,8 @@ public final class SealedStreamOpener {
                 existing.peer.name = peer.name
                 next[key] = existing
             } else {
-                next[key] = Session(peer: peer, floor: sequenceFloors[peer.id] ?? 0)
+                // A sender (re)appearing while running starts from its stored state too.
+                next[key] = Session(peer: peer, floor: max(sequenceFloors[peer.id] ?? 0, peer.nextSequence))
             }
         }
         sessions = next
@@ -156,9 +171,21 @@ public final class SealedStreamOpener {
         }
         guard authentic else { return .failure(.badTag) }
 
-        // Authentic: now the epoch may advance and the window move.
+        // Authentic. Before a new epoch or a sequence beyond the reservation is accepted, the state
+        // that refuses it after a crash is stored.
+        let startsEpoch = epoch > session.epoch
+        var reservation: UInt64?
+        if startsEpoch || sequence >= session.reserved {
+            let upTo = sequence > UInt64.max - Self.reservationSpan ? UInt64.max : sequence + Self.reservationSpan
+            var record = session.peer
+            record.epoch = epoch
+            record.nextSequence = upTo
+            guard reserve?(record) ?? true else { return .failure(.notStored) }
+            reservation = upTo
+        }
+        // Now the epoch may advance and the window move.
         var started = false
-        if epoch > session.epoch {
+        if startsEpoch {
             session.epoch = epoch
             session.window = ReplayWindow()
             session.floor = 0
@@ -166,6 +193,7 @@ public final class SealedStreamOpener {
             session.accepted = 0
             started = true
         }
+        if let reservation { session.reserved = reservation }
         if cached == nil { session.remember(cipher, epoch: epoch, stream: stream, generation: generation) }
         guard session.window.accept(sequence) else { return .failure(.replayed) }
 

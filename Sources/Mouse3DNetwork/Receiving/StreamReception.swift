@@ -94,7 +94,7 @@ public final class StreamReception {
     /// lines returned (totals, refusals by reason, latency when measured).
     public func finish() -> [String] {
         outputs.finish()
-        pairings?.saveMarks(force: true)
+        pairings?.saveMarks()
         let t = receiver.totals
         var summary = "summary: frames \(t.frames), dropped \(t.dropped), lost \(t.lost), reordered \(t.reordered), senders \(receiver.counters.count)"
         if !receiver.refusals.isEmpty { summary += " (dropped: \(receiver.refusals.summary))" }
