@@ -185,3 +185,165 @@ struct ReplayAttackTests {
         capture.stop()
     }
 }
+
+/// UDP datagrams with any IPv4 source address and port, through a raw socket (needs CAP_NET_RAW):
+/// what an off-path attacker can put on a network, here on loopback.
+final class SpoofingSender: @unchecked Sendable {
+    // @unchecked: used by one thread at a time.
+    private let descriptor: Int32
+    private var packet = [UInt8](repeating: 0, count: 28 + 2048)
+
+    /// Nil without the privilege.
+    init?() {
+        descriptor = socket(AF_INET, Int32(SOCK_RAW.rawValue), Int32(IPPROTO_RAW))  // IPPROTO_RAW: we write the IP header
+        if descriptor < 0 { return nil }
+    }
+
+    deinit { close(descriptor) }
+
+    static var available: Bool { SpoofingSender() != nil }
+
+    /// Sends `payload` from `source` (a.b.c.d, port) to 127.0.0.1:`port`.
+    func send(from source: (address: [UInt8], port: UInt16), toLoopbackPort port: UInt16, _ payload: ArraySlice<UInt8>) {
+        let udpLength = 8 + payload.count
+        packet.withUnsafeMutableBytes { p in
+            p[0] = 0x45; p[1] = 0  // IPv4, 20-byte header; the kernel fills length, id and checksum
+            p.storeBytes(of: UInt16(28 + payload.count).bigEndian, toByteOffset: 2, as: UInt16.self)
+            p.storeBytes(of: UInt32(0), toByteOffset: 4, as: UInt32.self)
+            p[8] = 64; p[9] = 17  // TTL, UDP
+            p.storeBytes(of: UInt16(0), toByteOffset: 10, as: UInt16.self)
+            for i in 0..<4 { p[12 + i] = source.address[i] }
+            p[16] = 127; p[17] = 0; p[18] = 0; p[19] = 1
+            p.storeBytes(of: source.port.bigEndian, toByteOffset: 20, as: UInt16.self)
+            p.storeBytes(of: port.bigEndian, toByteOffset: 22, as: UInt16.self)
+            p.storeBytes(of: UInt16(udpLength).bigEndian, toByteOffset: 24, as: UInt16.self)
+            p.storeBytes(of: UInt16(0), toByteOffset: 26, as: UInt16.self)  // no UDP checksum (IPv4 allows it)
+            payload.withUnsafeBytes { p.baseAddress!.advanced(by: 28).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+        }
+        var target = sockaddr_in()
+        target.sin_family = sa_family_t(AF_INET)
+        target.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+        _ = packet.withUnsafeBytes { raw in
+            withUnsafePointer(to: &target) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    sendto(descriptor, raw.baseAddress, 28 + payload.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
+            }
+        }
+    }
+}
+
+/// Sends datagrams made by `make` at `perSecond` from `source(i)` until `stop` is set or `total`
+/// were sent, on a thread of its own; returns (sent, seconds) through `done`.
+func flood(
+    perSecond: UInt64, total: UInt64 = .max, stop: Flag, source: @escaping @Sendable (UInt64) -> ([UInt8], UInt16),
+    toLoopbackPort port: UInt16, make: @escaping @Sendable (UInt64, inout [UInt8]) -> Int, done: Counter, elapsed: Counter
+) -> Thread {
+    let thread = Thread {
+        guard let raw = SpoofingSender() else { return }
+        var payload = [UInt8](repeating: 0, count: 128)
+        let start = MonotonicClock.nanoseconds()
+        var sent: UInt64 = 0
+        while !stop.isSet && sent < total {
+            let due = min(total, (MonotonicClock.nanoseconds() - start) * perSecond / 1_000_000_000)
+            while sent < due {
+                let length = make(sent, &payload)
+                raw.send(from: source(sent), toLoopbackPort: port, payload[0..<length])
+                sent += 1
+            }
+            done.set(sent)
+            elapsed.set(MonotonicClock.nanoseconds() - start)
+            usleep(200)
+        }
+        done.set(sent)
+        elapsed.set(MonotonicClock.nanoseconds() - start)
+    }
+    thread.start()
+    return thread
+}
+
+@Suite("Floods against a sealed receiver, from spoofed sources (raw sockets)", .serialized,
+       .enabled(if: SpoofingSender.available, "spoofing source addresses needs a raw socket (root or CAP_NET_RAW); the VM and CI run it as root"))
+struct FloodTests {
+    /// Sealed-looking junk: mouse3d's magic and kind, then random bytes; every other one names the
+    /// paired sender `id` with a random epoch (each would cost a key derivation if unbounded).
+    static func junk(_ i: UInt64, _ payload: inout [UInt8], id: [UInt8]) -> Int {
+        var random = SplitMix64(seed: i &* 0x9E37_79B9_7F4A_7C15 &+ 1)
+        payload.withUnsafeMutableBytes { raw in
+            for k in 0..<9 { raw.storeBytes(of: random.next(), toByteOffset: k * 8, as: UInt64.self) }
+        }
+        payload[0] = 0x4D; payload[1] = 0x33; payload[2] = 1; payload[3] = 1
+        if i % 2 == 0 { for k in 0..<8 { payload[16 + k] = id[k] } }
+        return i % 4 == 3 ? 40 : 68
+    }
+
+    /// The paired sender's id in the receiver's home (its key file's name).
+    static func senderID(_ home: String) throws -> [UInt8] {
+        let name = try #require(try FileManager.default.contentsOfDirectory(atPath: home + "/mouse3d/senders").first { $0.hasSuffix(".key") })
+        return try #require(Hexadecimal.decode(String(name.dropLast(4))))
+    }
+
+    @Test("Junk at 100,000 datagrams/s from the paired sender's own address and port: the stream keeps at least 95% of its frames")
+    func spoofedFromTheSender() throws {
+        let p = LoopbackPairing()
+        let receiver = try Mouse3DProcess(["receive", "--listen", "127.0.0.1:0", "--print"], configHome: p.receiverHome)
+        let port = try receiver.listeningPort()
+        try p.pair(streamPort: port)
+        #expect(receiver.waitForError(containing: "added"))
+        let id = try Self.senderID(p.receiverHome)
+        let sender = try Mouse3DProcess(["send", "--source", "replay:\(Mouse3DProcess.sampleLog)", "--speed", "1"], configHome: p.senderHome)
+        #expect(receiver.waitForError(containing: "new stream"), "\(receiver.errors)")
+        // "'name' (127.0.0.1:PORT) stream ID: new stream": the sender's own source port.
+        let line = try #require(receiver.errors.split(separator: "\n").first { $0.contains("new stream") })
+        let sourcePort = try #require(line.split(separator: "(").last?.split(separator: ")").first?.split(separator: ":").last.flatMap { UInt16($0) })
+        let stop = Flag(), sent = Counter(), elapsed = Counter()
+        let thread = flood(
+            perSecond: 100_000, stop: stop, source: { _ in ([127, 0, 0, 1], sourcePort) }, toLoopbackPort: UInt16(port),
+            make: { i, payload in Self.junk(i, &payload, id: id) }, done: sent, elapsed: elapsed)
+        let status = sender.waitForExit(seconds: 30)
+        Thread.sleep(forTimeInterval: 0.2)
+        #expect(receiver.terminate() == 0)  // before its stream is lost for having ended
+        stop.set()
+        while !thread.isFinished { Thread.sleep(forTimeInterval: 0.01) }
+        #expect(status == 0, "\(sender.errors)")
+        let summary = try ReceiverSummary(receiver.errors)
+        let rate = Double(sent.value) * 1e9 / Double(max(elapsed.value, 1))
+        print("spoofed flood from the sender's address: \(sent.value) junk datagrams (~\(Int(rate))/s); frames \(summary.frames) of 1201, dropped \(summary.dropped)")
+        #expect(rate > 90_000, "the flood must reach ~100k/s for the test to mean anything")
+        #expect(summary.frames >= 1141, "at least 95% of the paired stream: \(summary.frames)")
+        #expect(!receiver.errors.contains("lost (no frames for 500 ms)"), "the paired stream never stalled")
+    }
+
+    @Test("Junk from 100,000 distinct source addresses and ports: memory stays under 40 MB and the log under 200 lines")
+    func manySources() throws {
+        let p = LoopbackPairing()
+        let receiver = try Mouse3DProcess(["receive", "--listen", "127.0.0.1:0", "--print"], configHome: p.receiverHome)
+        let port = try receiver.listeningPort()
+        try p.pair(streamPort: port)
+        #expect(receiver.waitForError(containing: "added"))
+        let id = try Self.senderID(p.receiverHome)
+        let stop = Flag(), sent = Counter(), elapsed = Counter()
+        let thread = flood(
+            perSecond: 100_000, total: 100_000, stop: stop,
+            source: { i in ([127, UInt8(1 + i % 200), UInt8(i / 200 % 250 + 1), UInt8(i / 50_000 + 1)], UInt16(1024 + i % 60_000)) },
+            toLoopbackPort: UInt16(port), make: { i, payload in Self.junk(i, &payload, id: id) }, done: sent, elapsed: elapsed)
+        while !thread.isFinished { Thread.sleep(forTimeInterval: 0.05) }
+        Thread.sleep(forTimeInterval: 0.5)
+        // The paired stream still works afterwards.
+        let run = try runMouse3D(["send", "--source", "replay:\(Mouse3DProcess.sampleLog)", "--speed", "max"], configHome: p.senderHome)
+        #expect(run.status == 0, "\(run.errors)")
+        Thread.sleep(forTimeInterval: 0.3)
+        let status = try String(contentsOfFile: "/proc/\(receiver.process.processIdentifier)/status", encoding: .utf8)
+        let peakLine = try #require(status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") })
+        let peakKiB = try #require(Int(peakLine.split(separator: " ").dropFirst().first { !$0.isEmpty }.map(String.init) ?? ""))
+        #expect(receiver.terminate() == 0)
+        let lines = receiver.errors.split(separator: "\n").count
+        let summary = try ReceiverSummary(receiver.errors)
+        print("flood from \(sent.value) distinct sources: receiver peak RSS \(peakKiB / 1024) MiB, \(lines) log lines, frames \(summary.frames), dropped \(summary.dropped)")
+        #expect(sent.value == 100_000)
+        #expect(peakKiB < 40 * 1024, "peak RSS \(peakKiB) KiB")
+        #expect(lines < 200, "log lines: \(lines)")
+        #expect(summary.frames == 1201, "the paired stream afterwards")
+        #expect(receiver.errors.contains("other sources in the last 10 s"), "the rest is summed up: \(receiver.errors.suffix(2000))")
+    }
+}

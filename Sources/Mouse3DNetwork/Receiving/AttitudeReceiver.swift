@@ -75,10 +75,23 @@ public final class AttitudeReceiver {
         case refused(source: SocketAddress, count: UInt64, reason: Refusal, claimedSender: [UInt8]?)
         /// A paired sender started a new epoch (it restarted): worth storing.
         case sessionStarted(PairedPeer)
+        /// Datagrams refused in the last interval from sources beyond those reported one by one (a
+        /// flood from many addresses is summed here, so the log stays short): how many sources
+        /// (at least), how many datagrams, and why.
+        case refusedElsewhere(sources: Int, reasons: RefusalCounts)
     }
 
-    /// Counts per sender address, since the receiver started.
+    /// Counts per sender address, since the receiver started (senders that had a frame accepted;
+    /// what other sources cost is only in the totals, so a flood from many addresses takes no memory).
     public struct SenderCounters: Sendable, Equatable {
+        /// Counters starting from these values.
+        public init(frames: UInt64 = 0, dropped: UInt64 = 0, lost: UInt64 = 0, reordered: UInt64 = 0) {
+            self.frames = frames
+            self.dropped = dropped
+            self.lost = lost
+            self.reordered = reordered
+        }
+
         /// Frames accepted.
         public var frames: UInt64 = 0
         /// Datagrams refused as invalid (size, magic, version, kind, angles).
@@ -113,6 +126,8 @@ public final class AttitudeReceiver {
     /// stream's processing.
     private var refusalBudget = SourceRateLimiter<SocketAddress>(ratePerSecond: 200, burst: 1000)
     private var refusalReports: [SocketAddress: (count: UInt64, next: UInt64)] = [:]
+    /// Datagrams dropped from sources that never had a frame accepted.
+    private var unattributedDrops: UInt64 = 0
 
     /// Binds to `address`. `.sealed` needs an `opener`.
     public init(listeningOn address: SocketAddress, format: WireFormat, opener: SealedStreamOpener? = nil) throws(SystemCallError) {
@@ -127,7 +142,7 @@ public final class AttitudeReceiver {
 
     /// Totals over every sender.
     public var totals: SenderCounters {
-        counters.values.reduce(into: SenderCounters()) { t, c in
+        counters.values.reduce(into: SenderCounters(dropped: unattributedDrops)) { t, c in
             t.frames += c.frames
             t.dropped += c.dropped
             t.lost += c.lost
@@ -145,9 +160,14 @@ public final class AttitudeReceiver {
             guard let (length, sender) = received else { break }
             count += 1
             let now = MonotonicClock.nanoseconds()
-            guard refusalBudget.wouldAllow(sender, now: now) else {
+            // A datagram that claims to be a paired sender's is checked by its tag whatever its
+            // source sent before (junk spoofed from the sender's own address cannot get its frames
+            // dropped); only the rest is subject to the per-source budget.
+            let claimsPairedSender = length == SealedDatagramLayout.byteCount
+                && buffer.withUnsafeBytes { opener?.claimsPairedSender($0) ?? false }
+            guard claimsPairedSender || refusalBudget.wouldAllow(sender, now: now) else {
                 // A source that keeps sending what is refused: dropped unread.
-                counters[sender, default: SenderCounters()].dropped += 1
+                countDrop(from: sender)
                 refusals.add(.rateLimited)
                 try noteRefusal(from: sender, reason: .rateLimited, claimed: nil, now: now, handle)
                 continue
@@ -162,7 +182,7 @@ public final class AttitudeReceiver {
                     probesAnswered += 1
                     _ = try reply.withUnsafeBytes { try socket.send($0, to: sender) }
                 } else {
-                    counters[sender, default: SenderCounters()].dropped += 1
+                    countDrop(from: sender)
                     refusals.add(.badLinkProbe)
                     try noteRefusal(from: sender, reason: .badLinkProbe, claimed: nil, now: now, handle)
                 }
@@ -173,7 +193,7 @@ public final class AttitudeReceiver {
             }
             switch decoded {
             case .failure(let reason):
-                counters[sender, default: SenderCounters()].dropped += 1
+                countDrop(from: sender)
                 refusals.add(reason)
                 _ = refusalBudget.allow(sender, now: now)
                 if let opener {
@@ -185,6 +205,7 @@ public final class AttitudeReceiver {
                 let streamID = d.streamID
                 var sequence = d.sequence
                 if format == .raw {
+                    if rawSequence[sender] == nil && rawSequence.count >= 4096 { rawSequence.removeAll() }
                     sequence = rawSequence[sender, default: 0]
                     rawSequence[sender] = sequence + 1
                 }
@@ -207,37 +228,82 @@ public final class AttitudeReceiver {
         return count
     }
 
-    /// Reports streams that have been silent for 500 ms as of `now`; forgets streams silent for ten
-    /// minutes (checked at most once a second).
-    public func checkSilence(now: UInt64, _ handle: (Event) throws -> Void) rethrows {
+    /// Reports streams that have been silent for 500 ms as of `now`, and the refusals summed over
+    /// the last interval; forgets streams silent for ten minutes (checked at most once a second).
+    public func checkSilence(now: UInt64, _ handle: (Event) throws -> Void) throws {
         for key in tracker.checkSilence(now: now) { try handle(.streamLost(key)) }
         if now >= nextForget {
             tracker.forget(silentLongerThan: 600_000_000_000, now: now)
             nextForget = now + 1_000_000_000
         }
+        if now >= reportInterval.end { try endReportInterval(now: now, handle) }
     }
 
     /// When a stream will next fall silent if nothing arrives.
     public var nextSilenceDeadline: UInt64? { tracker.nextSilenceDeadline() }
 
-    /// When ``checkSilence(now:_:)`` is next due: just after a stream would fall silent, or, while
-    /// streams are known, at the next once-a-second look for long-silent ones to forget.
+    /// When ``checkSilence(now:_:)`` is next due: just after a stream would fall silent, at the end
+    /// of a reporting interval with refusals to sum, or, while streams are known, at the next
+    /// once-a-second look for long-silent ones to forget.
     public var nextCheckDeadline: UInt64? {
-        let silence = tracker.nextSilenceDeadline().map { $0 + 1 }
-        guard !tracker.streams.isEmpty else { return silence }
-        return min(silence ?? nextForget, nextForget)
+        var deadline = tracker.nextSilenceDeadline().map { $0 + 1 }
+        if !tracker.streams.isEmpty { deadline = min(deadline ?? nextForget, nextForget) }
+        if !reportInterval.others.isEmpty { deadline = min(deadline ?? reportInterval.end, reportInterval.end) }
+        return deadline
     }
 
-    /// Reports refusals from `source`: the first at once, then a count every ten seconds.
+    /// How refusals are reported: the first from each of a few sources at once, then a count every
+    /// ten seconds per such source; the rest summed once per interval.
+    static let reportInterval: UInt64 = 10_000_000_000
+    /// Sources reported one by one per interval, and at most tracked.
+    static let sourcesReportedPerInterval = 8, sourcesTracked = 64
+
+    private struct ReportInterval {
+        var end: UInt64 = 0
+        var newSources = 0
+        var others = RefusalCounts()
+        var otherSources: Set<SocketAddress> = []
+    }
+    private var reportInterval = ReportInterval()
+
+    private func countDrop(from source: SocketAddress) {
+        if counters[source] != nil { counters[source]!.dropped += 1 } else { unattributedDrops += 1 }
+    }
+
+    /// Reports a refusal from `source` (bounded: see ``sourcesReportedPerInterval``).
     private func noteRefusal(from source: SocketAddress, reason: Refusal, claimed: [UInt8]?, now: UInt64, _ handle: (Event) throws -> Void) throws {
-        var report = refusalReports[source] ?? (0, 0)
-        report.count += 1
-        if now >= report.next {
-            try handle(.refused(source: source, count: report.count, reason: reason, claimedSender: claimed))
-            report = (0, now + 10_000_000_000)
+        if now >= reportInterval.end { try endReportInterval(now: now, handle) }
+        if var report = refusalReports[source] {
+            report.count += 1
+            if now >= report.next {
+                try handle(.refused(source: source, count: report.count, reason: reason, claimedSender: claimed))
+                report = (0, now + Self.reportInterval)
+            }
+            refusalReports[source] = report
+        } else if refusalReports.count < Self.sourcesTracked && reportInterval.newSources < Self.sourcesReportedPerInterval {
+            reportInterval.newSources += 1
+            try handle(.refused(source: source, count: 1, reason: reason, claimedSender: claimed))
+            refusalReports[source] = (0, now + Self.reportInterval)
+        } else {
+            reportInterval.others.add(reason)
+            if reportInterval.otherSources.count < 1024 { reportInterval.otherSources.insert(source) }
         }
-        if refusalReports[source] == nil && refusalReports.count >= 1024 { refusalReports.removeAll() }
-        refusalReports[source] = report
+    }
+
+    /// Reports the refusals summed so far (at the end of a run: nothing goes unsaid).
+    public func reportPendingRefusals(_ handle: (Event) throws -> Void) rethrows {
+        if !reportInterval.others.isEmpty {
+            try handle(.refusedElsewhere(sources: reportInterval.otherSources.count, reasons: reportInterval.others))
+            reportInterval.others = RefusalCounts()
+            reportInterval.otherSources = []
+        }
+    }
+
+    /// Sums up the interval's other refusals and starts the next; forgets quiet sources.
+    private func endReportInterval(now: UInt64, _ handle: (Event) throws -> Void) throws {
+        try reportPendingRefusals(handle)
+        refusalReports = refusalReports.filter { $0.value.count > 0 || $0.value.next > now }
+        reportInterval = ReportInterval(end: now + Self.reportInterval)
     }
 
     /// The fields of a datagram that passed every check. Raw frames get stream 0 and no send time.

@@ -37,6 +37,23 @@ public final class SealedStreamOpener {
         @exclusivity(unchecked) var accepted: UInt32 = 0
         /// The key of link probes, made on the first probe.
         var probeKey: LinkProbeKey?
+        /// Key derivations for epochs, streams or generations not yet verified: a token bucket, so
+        /// that forged datagrams naming ever new epochs cost a bounded amount of HKDF.
+        var derivationTokens = SealedStreamOpener.derivationBurst
+        var derivationsUpdated: UInt64 = 0
+
+        /// Whether one more unverified key may be derived at `now`; spends a token if so.
+        func allowDerivation(now: UInt64) -> Bool {
+            if now > derivationsUpdated {
+                derivationTokens = min(
+                    SealedStreamOpener.derivationBurst,
+                    derivationTokens + Double(now - derivationsUpdated) * 1e-9 * SealedStreamOpener.derivationsPerSecond)
+                derivationsUpdated = now
+            }
+            guard derivationTokens >= 1 else { return false }
+            derivationTokens -= 1
+            return true
+        }
 
         init(peer: PairedPeer, floor: UInt64) {
             self.peer = peer
@@ -82,6 +99,9 @@ public final class SealedStreamOpener {
     /// So a receiver that crashes and restarts refuses everything it may have accepted before.
     /// Without it (tests, benchmarks) nothing is stored.
     public var reserve: ((PairedPeer) -> Bool)?
+    /// Unverified key derivations a sender's id may cost, per second after a burst.
+    static let derivationsPerSecond = 20.0, derivationBurst = 32.0
+
     /// How far ahead each reservation reaches, in sequence numbers (about 4 s at 1000 frames/s: a
     /// sender that carries on through a receiver's crash is refused at most that long).
     public static let reservationSpan: UInt64 = 4096
@@ -115,6 +135,14 @@ public final class SealedStreamOpener {
     /// so that a restarted receiver refuses replays of what it already accepted).
     public var highWaterMarks: [(peer: PairedPeer, epoch: UInt32, nextSequence: UInt64)] {
         sessions.values.map { s in (s.peer, s.epoch, max(s.floor, s.window.newest.map { $0 + 1 } ?? 0)) }
+    }
+
+    /// Whether a datagram's clear header names a paired sender (before any check: one table lookup).
+    public func claimsPairedSender(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard bytes.count >= SealedDatagramLayout.headerBytes else { return false }
+        let key = bytes.loadUnaligned(fromByteOffset: SealedDatagramLayout.senderIDOffset, as: UInt64.self)
+        if let last = lastSession, last.id == key { return true }
+        return sessions[key] != nil
     }
 
     /// The paired sender a datagram claims to come from (before any check), for messages.
@@ -152,6 +180,8 @@ public final class SealedStreamOpener {
         let generation = SealedDatagramLayout.generation(of: sequence)
         let stream = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: 4, as: UInt32.self))
         let cached = session.cachedCipher(epoch: epoch, stream: stream, generation: generation, algorithm: algorithm)
+        // A key not verified yet costs an HKDF: bounded per sender, whoever names it.
+        if cached == nil && !session.allowDerivation(now: MonotonicClock.nanoseconds()) { return .failure(.rateLimited) }
         let cipher = cached
             ?? FrameCipher(
                 algorithm: algorithm,

@@ -79,6 +79,9 @@ public final class StreamReception {
             diagnostics.say(pairings?.describeRefusal(source: source, count: count, reason: reason, claimed: claimed)
                 ?? "refused \(count) datagrams from \(source): \(reason)")
         case .sessionStarted(let peer): pairings?.sessionStarted(peer)
+        case .refusedElsewhere(let sources, let reasons):
+            diagnostics.say("refused \(reasons.total) more datagram\(reasons.total == 1 ? "" : "s") from \(sources)\(sources >= 1024 ? "+" : "") "
+                + "other source\(sources == 1 ? "" : "s") in the last 10 s (\(reasons.summary))")
         }
     }
 
@@ -93,6 +96,7 @@ public final class StreamReception {
     /// Ends the run: the outputs are finished (devices at rest), epochs stored, and the summary
     /// lines returned (totals, refusals by reason, latency when measured).
     public func finish() -> [String] {
+        try? receiver.reportPendingRefusals(handle)
         outputs.finish()
         pairings?.saveMarks()
         let t = receiver.totals
