@@ -103,7 +103,9 @@ public enum KeyValueText {
 
     /// Renders `entries` (in order) after `comment` lines.
     public static func render(comment: [String], _ entries: [(String, Value)]) -> String {
-        var out = comment.map { "# \($0)\n" }.joined()
+        // Comments name peers, whose names come from the network: no control character may end
+        // the comment line and start a line of its own.
+        var out = comment.map { "# \(String(String.UnicodeScalarView($0.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? "?" : $0 })))\n" }.joined()
         for (key, value) in entries {
             switch value {
             case .string(let s): out += "\(key) = \(quote(s))\n"

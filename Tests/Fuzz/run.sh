@@ -1,15 +1,37 @@
 #!/bin/bash
-# Builds the datagram decoders for libFuzzer and runs them: Tests/Fuzz/run.sh [SECONDS] (default 600).
-# The corpus grows in .build-fuzz/corpus; a crash leaves crash-* in the current directory, which
-# `.build/debug/DatagramFuzzer crash-*` replays in an ordinary build.
+# Builds the network decoders for libFuzzer (with AddressSanitizer) and runs every target:
+#   Tests/Fuzz/run.sh [SECONDS-PER-TARGET] [TARGET ...]   (default 150 s each: 10 minutes in all)
+# Targets (see DatagramFuzzer.swift): datagrams, sealed (valid tags, mutated plaintext), pairing, probes.
+# Each target's corpus grows in .build-fuzz/corpus/TARGET; a crash leaves crash-* in the current
+# directory, which `MOUSE3D_FUZZ_TARGET=TARGET .build/debug/DatagramFuzzer crash-*` replays in an
+# ordinary build. Prints one line per target (executions, crashes) and exits 1 if any crashed.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 export PATH="/opt/swift/usr/bin:$PATH"
-seconds=${1:-600}
+seconds=${1:-150}
+shift || true
+targets=("$@")
+[ ${#targets[@]} -gt 0 ] || targets=(datagrams sealed pairing probes)
 swift build --scratch-path .build-fuzz -c release --product DatagramFuzzer \
     -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library -Xswiftc -DFUZZING
-mkdir -p .build-fuzz/corpus
-# Seeds: a plain datagram, a pairing hello and a key file line.
-printf 'M3\x01\x00\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00' >.build-fuzz/corpus/plain
-printf 'name = "x"\nepoch = 3\n' >.build-fuzz/corpus/keyfile
-.build-fuzz/release/DatagramFuzzer .build-fuzz/corpus -max_total_time="$seconds" -print_final_stats=1 -max_len=2048
+failed=0
+for target in "${targets[@]}"; do
+    corpus=.build-fuzz/corpus/$target
+    mkdir -p "$corpus"
+    # Seeds: a plain datagram and a key file line (the mutator finds the rest).
+    printf 'M3\x01\x00\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00' >"$corpus/plain"
+    printf 'name = "x"\nepoch = 3\n' >"$corpus/keyfile"
+    log=$(mktemp)
+    status=0
+    MOUSE3D_FUZZ_TARGET=$target .build-fuzz/release/DatagramFuzzer "$corpus" -max_total_time="$seconds" \
+        -print_final_stats=1 -max_len=2048 >"$log" 2>&1 || status=$?
+    executions=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+    crashes=$(grep -c "^==[0-9]*==ERROR\|deadly signal\|Test unit written to" "$log" || true)
+    echo "fuzz $target: ${executions:-0} executions in $seconds s, crashes: $crashes (exit $status)"
+    if [ "$status" != 0 ] || [ "$crashes" != 0 ]; then
+        tail -40 "$log"
+        failed=1
+    fi
+    rm -f "$log"
+done
+exit "$failed"

@@ -94,6 +94,23 @@ struct ReceiverDirectoryTests {
 
 @Suite("Link probes")
 struct LinkProbeTests {
+    @Test("A probe is answered once, and only while its time is within 30 s of the receiver's clock")
+    func freshness() throws {
+        let pair = SealedPair()
+        let opener = pair.opener()
+        let key = LinkProbeKey(secret: pair.secret, senderID: pair.sender.id, receiverID: pair.receiver.id)
+        let now = WallClock.nanoseconds()
+        func probe(_ challenge: UInt8, at time: UInt64) -> [UInt8] {
+            key.seal(LinkProbe(isReply: false, id: pair.sender.id, challenge: Array(repeating: challenge, count: 16), sentNanoseconds: time))
+        }
+        let fresh = probe(1, at: now - 1_000_000_000)
+        #expect(fresh.withUnsafeBytes { opener.answerProbe($0, now: now) } != nil)
+        #expect(fresh.withUnsafeBytes { opener.answerProbe($0, now: now + 1_000_000) } == nil, "a replay is not answered")
+        #expect(probe(2, at: now - 31_000_000_000).withUnsafeBytes { opener.answerProbe($0, now: now) } == nil, "stale")
+        #expect(probe(3, at: now + 31_000_000_000).withUnsafeBytes { opener.answerProbe($0, now: now) } == nil, "from the future")
+        #expect(probe(4, at: now + 29_000_000_000).withUnsafeBytes { opener.answerProbe($0, now: now) } != nil, "within the skew allowed")
+    }
+
     @Test("A probe verifies under its key only; every single-bit flip is refused")
     func tags() {
         let pair = SealedPair()

@@ -1,5 +1,7 @@
+import Glibc
 import Mouse3DCore
-import Mouse3DNetwork
+import Mouse3DLinux
+@testable import Mouse3DNetwork
 import Testing
 
 @Suite("Pairing exchange (CPace) in memory")
@@ -33,8 +35,11 @@ struct PairingTests {
             Issue.record("pairing failed: \(String(describing: outcome)) \(step)")
             return
         }
-        #expect(senderRecord.secret == receiverRecord.secret)
-        #expect(senderRecord.secret.count == 32 && Set(senderRecord.secret).count > 8)
+        // Compared outside #expect, which would print both secrets if they differed.
+        let same = senderRecord.secret == receiverRecord.secret
+        let wellFormed = senderRecord.secret.count == 32 && Set(senderRecord.secret).count > 8
+        #expect(same, "the two sides derived different secrets")
+        #expect(wellFormed, "the secret is not 32 varied bytes")
         #expect(senderRecord.publicKey == sender.publicKey && senderRecord.name == "deck" && senderRecord.role == .sender)
         #expect(receiverRecord.publicKey == receiver.publicKey && receiverRecord.name == "desk" && receiverRecord.address == ":24930")
         #expect(receiverRecord.fingerprint == receiver.fingerprint)
@@ -47,7 +52,8 @@ struct PairingTests {
         for _ in 0..<2 {
             if case .paired(let p)? = exchange(receiverCode: code, senderCode: code).responder { secrets.append(p.secret) }
         }
-        #expect(secrets.count == 2 && secrets[0] != secrets[1])
+        let distinct = secrets.count == 2 && secrets[0] != secrets[1]
+        #expect(distinct, "two pairings derived the same secret")
     }
 
     @Test("A wrong code fails on both sides and yields no secret")
@@ -114,5 +120,63 @@ struct PairingTests {
         var badLength = hello
         badLength[84] = 200
         #expect(PairingMessage.decode(badLength) == nil)
+    }
+
+    @Test("A peer name with a newline, quotes or control characters round-trips through its key and state files and adds no line")
+    func hostileNames() throws {
+        let name = "deck\nepoch = 0\nsecret = \"00\"\r\u{7f}\"\\"
+        var peer = PairedPeer(role: .sender, name: name, publicKey: sender.publicKey, secret: [UInt8](repeating: 5, count: 32), address: nil, epoch: 7, pairedAt: "t")
+        peer.nextSequence = 99
+        var read = try PairedPeer(role: .sender, fileText: peer.fileText, path: "key")
+        try read.applyState(peer.stateText, path: "state")
+        #expect(read.epoch == 7 && read.nextSequence == 99, "the name did not change the state")
+        let expected = String(String.UnicodeScalarView(name.unicodeScalars.map { $0 == "\r" || $0 == "\u{7f}" ? "?" : $0 }))
+        #expect(read.name == expected)
+        let keyLines = peer.fileText.split(separator: "\n").filter { !$0.hasPrefix("#") }.map { $0.split(separator: " ").first ?? "" }
+        #expect(Set(keyLines).count == keyLines.count, "no key appears twice: \(keyLines)")
+        #expect(peer.stateText.split(separator: "\n").filter { !$0.hasPrefix("#") }.count == 2)
+    }
+
+    @Test("No answer before the code is proved is larger than what it answers: a hello is padded beyond any reply")
+    func noAmplification() throws {
+        let code = PairingCode.random()
+        let responder = PairingResponder(identity: receiver, code: code, streamPort: 24930)
+        let initiator = PairingInitiator(identity: sender, code: code)
+        #expect(initiator.hello.count == PairingMessage.helloBytes)
+        let reply = try #require(responder.handle(initiator.hello, from: "a", pairedAt: "t").answer)
+        #expect(reply.count <= initiator.hello.count, "reply \(reply.count) bytes for a \(initiator.hello.count)-byte hello")
+        let intruder = PairingInitiator(identity: PeerIdentity.generate(name: String(repeating: "x", count: 64)), code: code)
+        let busy = try #require(responder.handle(intruder.hello, from: "b", pairedAt: "t").answer)
+        #expect(busy.count <= intruder.hello.count)
+        guard case .send(let confirm) = initiator.handle(reply, pairedAt: "t") else {
+            Issue.record("no confirmation")
+            return
+        }
+        let verdict = try #require(responder.handle(confirm, from: "a", pairedAt: "t").answer)
+        #expect(verdict.count <= confirm.count)
+    }
+
+    @Test("A hello that is never confirmed ends the attempt within the exchange limit, naming who; nothing is stored")
+    func silentHello() throws {
+        let code = PairingCode.random()
+        let socket = try UDPSocket(family: AF_INET)
+        try socket.bind(to: SocketAddress.resolve("127.0.0.1:0", defaultPort: 0, passive: false))
+        let target = try socket.localAddress()
+        let silent = try UDPSocket(family: AF_INET)
+        let hello = PairingInitiator(identity: sender, code: code).hello
+        _ = try hello.withUnsafeBytes { try silent.send($0, to: target) }
+        let loop = try EventLoop(signals: [])
+        let start = MonotonicClock.nanoseconds()
+        do {
+            _ = try PairingService.respond(
+                on: socket, responder: PairingResponder(identity: receiver, code: code, streamPort: 1), timeoutNanoseconds: 10_000_000_000,
+                exchangeTimeoutNanoseconds: 300_000_000, loop: loop, now: { "t" })
+            Issue.record("paired with a silent sender")
+        } catch let failure as PairingService.Failure {
+            #expect(failure.description.contains("said hello and did not finish pairing"), "\(failure)")
+            #expect(failure.description.contains("127.0.0.1:"), "names the source: \(failure)")
+        }
+        let took = MonotonicClock.nanoseconds() - start
+        #expect(took >= 300_000_000 && took < 5_000_000_000, "\(took) ns")
     }
 }

@@ -153,4 +153,23 @@ struct PipelineTests {
         #expect(second.map(\.peer.epoch) == [firstEpoch + 1] || (second.first?.peer.epoch ?? 0) > firstEpoch + 1)
         #expect(store.load().peers.map(\.epoch) == second.map(\.peer.epoch))
     }
+
+    @Test("A key folder others may change is refused like a key file others may read, with the chmod that fixes it")
+    func folderModes() throws {
+        let base = temporaryDirectory() + "/mouse3d"
+        _ = try PeerIdentity.loadOrCreate(in: base)
+        let store = PeerStore(base: base, role: .sender)
+        try store.save(PairedPeer(
+            role: .sender, name: "deck", publicKey: PeerIdentity.generate(name: "d").publicKey, secret: [UInt8](repeating: 1, count: 32),
+            address: nil, epoch: 0, pairedAt: "t"))
+        #expect(store.load().peers.count == 1)
+        #expect(chmod(store.directory, 0o770) == 0)
+        let (peers, problems) = store.load()
+        #expect(peers.isEmpty && problems.count == 1 && problems[0].contains("run `chmod 700 \(store.directory)`"), "\(problems)")
+        #expect(chmod(store.directory, 0o700) == 0 && chmod(base, 0o757) == 0)
+        #expect(store.load().peers.isEmpty)
+        #expect(throws: SecretFile.Problem.self) { _ = try PeerIdentity.loadOrCreate(in: base) }
+        #expect(chmod(base, 0o700) == 0)
+        #expect(store.load().peers.count == 1)
+    }
 }

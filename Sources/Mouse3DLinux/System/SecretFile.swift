@@ -11,6 +11,10 @@ public enum SecretFile {
         case wrongOwner(path: String, owner: UInt32)
         /// Not a regular file.
         case notRegularFile(path: String)
+        /// A folder of key files that group or others may change (they could replace a key).
+        case writableFolder(path: String, mode: UInt32)
+        /// A folder of key files that another user owns.
+        case foreignFolder(path: String, owner: UInt32)
         /// A system call failed.
         case system(SystemCallError)
 
@@ -23,6 +27,10 @@ public enum SecretFile {
                 "\(path): owned by uid \(owner), not by you (uid \(geteuid())); a key must belong to the user who runs mouse3d"
             case .notRegularFile(let path):
                 "\(path): not a regular file; a key file must be a plain file"
+            case .writableFolder(let path, let mode):
+                "\(path): permissions \(String(mode & 0o777, radix: 8)) let other users replace the keys in it; run `chmod 700 \(path)`"
+            case .foreignFolder(let path, let owner):
+                "\(path): owned by uid \(owner), not by you (uid \(geteuid())); keys must be in a folder of the user who runs mouse3d"
             case .system(let error): error.description
             }
         }
@@ -90,6 +98,19 @@ public enum SecretFile {
         let fd = FileDescriptor(rawValue: try SystemCall.retrying("open", directory) { open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC) })
         defer { try? fd.close() }
         _ = try SystemCall.retrying("fsync", directory) { fsync(fd.rawValue) }
+    }
+
+    /// Checks that the folder at `path`, if it exists, is owned by the caller and that group and
+    /// others cannot change it (as key files are checked; reading is left to the files' own modes).
+    public static func checkFolder(_ path: String) throws(Problem) {
+        var status = stat()
+        let outcome: SystemCall.Outcome<Int32>
+        do {
+            outcome = try SystemCall.attempt("stat", path, tolerating: [ENOENT]) { lstat(path, &status) }
+        } catch { throw .system(error) }
+        guard case .completed = outcome else { return }
+        guard status.st_uid == geteuid() else { throw .foreignFolder(path: path, owner: status.st_uid) }
+        guard status.st_mode & 0o022 == 0 else { throw .writableFolder(path: path, mode: status.st_mode) }
     }
 
     /// Creates `path` and any missing parents; the last one with mode 0700.

@@ -84,7 +84,9 @@ public final class LinkProber {
             guard var link = links[name], let socket = sockets[link.address.family] else { continue }
             var generator = SystemRandomNumberGenerator()
             let challenge = (0..<16).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
-            let bytes = link.key.seal(LinkProbe(isReply: false, id: senderID, challenge: challenge, sentNanoseconds: now))
+            // The wall clock goes in the probe (the receiver refuses stale ones); the round trip is
+            // timed with `now`, kept here.
+            let bytes = link.key.seal(LinkProbe(isReply: false, id: senderID, challenge: challenge, sentNanoseconds: WallClock.nanoseconds()))
             _ = try bytes.withUnsafeBytes { raw in try socket.send(raw, to: link.address) }
             link.quality.sent += 1
             links[name] = link

@@ -97,11 +97,3 @@ struct PairingKeys {
         Array(HMAC<SHA256>.authenticationCode(for: sid + [status], using: doneKey))
     }
 }
-
-/// Constant-time comparison of two byte strings of equal length.
-func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
-    guard a.count == b.count else { return false }
-    var difference: UInt8 = 0
-    for i in a.indices { difference |= a[i] ^ b[i] }
-    return difference == 0
-}

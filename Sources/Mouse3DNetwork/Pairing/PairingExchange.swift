@@ -72,7 +72,7 @@ public final class PairingResponder {
             return (PairingMessage.done(sid: helloSID, status: .busy, tag: [UInt8](repeating: 0, count: 32)).encoded, nil)
         case (.engaged(let sid, let from, _, let keys, let peer), .confirm(let confirmSID, let confirmation)):
             guard confirmSID == sid, from == source else { return (nil, nil) }
-            if constantTimeEqual(confirmation, keys.senderConfirmation) {
+            if ConstantTime.equal(confirmation, keys.senderConfirmation) {
                 let done = PairingMessage.done(sid: sid, status: .paired, tag: keys.doneTag(status: 0, sid: sid)).encoded
                 state = .finished(sid: sid, done: done)
                 return (done, .paired(peer))
@@ -86,6 +86,13 @@ public final class PairingResponder {
         default:
             return (nil, nil)
         }
+    }
+
+    /// The source of the hello being answered, while an exchange is under way (until the sender
+    /// confirms); nil before a hello and after the verdict.
+    public var engagedWith: String? {
+        if case .engaged(_, let source, _, _, _) = state { return source }
+        return nil
     }
 
     /// Pairing messages refused so far, by reason.
@@ -148,7 +155,7 @@ public final class PairingInitiator {
             keys = derived
             // Sent even when the receiver's proof fails, so that its user hears of the wrong code.
             confirm = PairingMessage.confirm(sid: sid, confirmation: derived.senderConfirmation).encoded
-            guard constantTimeEqual(confirmation, derived.receiverConfirmation) else {
+            guard ConstantTime.equal(confirmation, derived.receiverConfirmation) else {
                 return .failed("wrong code: the receiver '\(name)' did not prove it knows this code; nothing was stored")
             }
             var record = PairedPeer(role: .receiver, name: name, publicKey: key, secret: derived.pairingSecret, address: ":\(port)", epoch: 0, pairedAt: pairedAt())
@@ -161,7 +168,7 @@ public final class PairingInitiator {
             case .busy: return .failed("the receiver is pairing with another sender; try again")
             case .wrongCode: return keys == nil ? .ignore : .failed("the receiver refused the code; nothing was stored")
             case .paired:
-                guard let keys, let peer, constantTimeEqual(tag, keys.doneTag(status: 0, sid: sid)) else { return .ignore }
+                guard let keys, let peer, ConstantTime.equal(tag, keys.doneTag(status: 0, sid: sid)) else { return .ignore }
                 return .paired(peer)
             }
         default:

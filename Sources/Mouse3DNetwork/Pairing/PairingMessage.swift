@@ -5,9 +5,9 @@ import Mouse3DCore
 ///
 /// | kind | from | after the 20-byte header |
 /// |---|---|---|
-/// | 2 hello | sender | CPace element (32), sender public key (32), name length (1), name |
+/// | 2 hello | sender | CPace element (32), sender public key (32), name length (1), name, zeros up to 192 bytes in all |
 /// | 3 reply | receiver | CPace element (32), receiver public key (32), stream port (2, LE), ciphers (1: bit 0 ChaCha20-Poly1305, bit 1 AES-256-GCM), confirmation (32), name length (1), name |
-/// | 4 confirm | sender | confirmation (32) |
+/// | 4 confirm | sender | confirmation (32), one zero byte |
 /// | 5 done | receiver | status (1: 0 paired, 1 wrong code, 2 busy), tag (32; zero unless paired) |
 public enum PairingMessage: Sendable, Equatable {
     case hello(sid: [UInt8], share: [UInt8], publicKey: [UInt8], name: String)
@@ -23,6 +23,12 @@ public enum PairingMessage: Sendable, Equatable {
     /// Longest name, in UTF-8 bytes.
     public static let maximumNameBytes = 64
     static let headerBytes = 20
+    /// A hello is padded to this size, larger than any reply (120 bytes and a name of at most 64):
+    /// a receiver never answers a sender that has not proved it knows the code with more bytes
+    /// than it was sent, so it cannot be used to amplify a spoofed flood.
+    public static let helloBytes = 192
+    /// A confirmation is padded to the size of the verdict that answers it.
+    static let confirmBytes = 53
 
     /// The session id.
     public var sid: [UInt8] {
@@ -41,12 +47,13 @@ public enum PairingMessage: Sendable, Equatable {
         switch self {
         case .hello(let sid, let share, let key, let n):
             out += [2] + sid + share + key + name(n)
+            out += repeatElement(0, count: Self.helloBytes - out.count)
         case .reply(let sid, let share, let key, let port, let ciphers, let confirmation, let n):
             out += [3] + sid + share + key
             out.appendLittleEndian(port)
             out += [ciphers] + confirmation + name(n)
         case .confirm(let sid, let confirmation):
-            out += [4] + sid + confirmation
+            out += [4] + sid + confirmation + [0]
         case .done(let sid, let status, let tag):
             out += [5] + sid + [status.rawValue] + tag
         }
@@ -68,8 +75,10 @@ public enum PairingMessage: Sendable, Equatable {
         }
         switch bytes[3] {
         case 2:
-            guard bytes.count >= 85, let n = name(at: 84) else { return nil }
-            return .hello(sid: sid, share: slice(20, 32), publicKey: slice(52, 32), name: n)
+            guard bytes.count == helloBytes, Int(bytes[84]) <= maximumNameBytes else { return nil }
+            let end = 85 + Int(bytes[84])
+            guard bytes[end...].allSatisfy({ $0 == 0 }) else { return nil }
+            return .hello(sid: sid, share: slice(20, 32), publicKey: slice(52, 32), name: String(decoding: bytes[85..<end], as: UTF8.self))
         case 3:
             guard bytes.count >= 120, let n = name(at: 119) else { return nil }
             let port = UInt16(bytes[84]) | UInt16(bytes[85]) << 8
@@ -77,7 +86,7 @@ public enum PairingMessage: Sendable, Equatable {
                 sid: sid, share: slice(20, 32), publicKey: slice(52, 32), streamPort: port, ciphers: bytes[86],
                 confirmation: slice(87, 32), name: n)
         case 4:
-            guard bytes.count == 52 else { return nil }
+            guard bytes.count == confirmBytes, bytes[52] == 0 else { return nil }
             return .confirm(sid: sid, confirmation: slice(20, 32))
         case 5:
             guard bytes.count == 53, let status = Status(rawValue: bytes[20]) else { return nil }

@@ -13,18 +13,31 @@ public enum PairingService {
 
     /// Waits on `socket` (bound to the pairing port) for a sender that knows `code`, for at most
     /// `timeoutNanoseconds`, on `loop` (a stop signal there interrupts it). Returns the paired
-    /// sender; the verdict is repeated for another second in case it was lost.
+    /// sender; the verdict is repeated for another second in case it was lost. A sender that says
+    /// hello must confirm within `exchangeTimeoutNanoseconds`, or the attempt ends (a silent hello
+    /// cannot hold the pairing window, and the code still buys one guess only).
     public static func respond(
-        on socket: UDPSocket, responder: PairingResponder, timeoutNanoseconds: UInt64, loop: EventLoop, now: @escaping () -> String
+        on socket: UDPSocket, responder: PairingResponder, timeoutNanoseconds: UInt64, exchangeTimeoutNanoseconds: UInt64 = 10_000_000_000,
+        loop: EventLoop, now: @escaping () -> String
     ) throws -> PairedPeer {
         let deadline = MonotonicClock.nanoseconds() + timeoutNanoseconds
         var buffer = [UInt8](repeating: 0, count: 512)
         var result: Result<PairedPeer, Failure>?
+        var engagedSince: UInt64?
+        let exchange = loop.timer(deadline: { engagedSince.map { $0 + exchangeTimeoutNanoseconds } }) { _ in
+            let who = responder.engagedWith ?? "a sender"
+            result = .failure(Failure(
+                "\(who) said hello and did not finish pairing within \(exchangeTimeoutNanoseconds / 1_000_000_000) s; nothing was stored. "
+                    + "Run `mouse3d pair` again for a new code"))
+            engagedSince = nil
+        }
+        defer { loop.cancel(exchange) }
         let registration = loop.watch(socket.descriptor) {
             while result == nil, let (length, source) = try buffer.withUnsafeMutableBytes({ try socket.receive(into: $0) }) {
                 guard length <= buffer.count else { continue }
                 let (answer, outcome) = responder.handle(Array(buffer[0..<length]), from: source.description, pairedAt: now())
                 if let answer { _ = try answer.withUnsafeBytes { try socket.send($0, to: source) } }
+                if responder.engagedWith != nil && engagedSince == nil { engagedSince = MonotonicClock.nanoseconds() }
                 switch outcome {
                 case .paired(let peer)?:
                     result = .success(peer)

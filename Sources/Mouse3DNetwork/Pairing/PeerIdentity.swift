@@ -47,6 +47,7 @@ public struct PeerIdentity: Sendable {
     /// Loads the identity from `directory`, creating it (and the directory) on first use.
     public static func loadOrCreate(in directory: String) throws -> (identity: PeerIdentity, created: Bool) {
         let path = path(in: directory)
+        try SecretFile.checkFolder(directory)
         if let bytes = try SecretFile.read(path: path) {
             let document = try KeyValueText.parse(String(decoding: bytes, as: UTF8.self), file: path)
             let key = try document.hex("private_key", count: 32)

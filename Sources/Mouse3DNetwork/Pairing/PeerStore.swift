@@ -58,6 +58,13 @@ public struct PeerStore: Sendable {
 
     /// Every readable peer, and a message for every key file that was refused.
     public func load() -> (peers: [PairedPeer], problems: [String]) {
+        for folder in [base, directory] {
+            do {
+                try SecretFile.checkFolder(folder)
+            } catch {
+                return ([], ["\(error); no \(role.rawValue) is trusted until it is fixed"])
+            }
+        }
         guard let names = try? DirectoryListing.names(in: directory) else { return ([], []) }
         var peers: [PairedPeer] = []
         var problems: [String] = []

@@ -37,6 +37,8 @@ public final class SealedStreamOpener {
         @exclusivity(unchecked) var accepted: UInt32 = 0
         /// The key of link probes, made on the first probe.
         var probeKey: LinkProbeKey?
+        /// Challenges of the probes answered lately, with when (wall clock): each is answered once.
+        var answeredChallenges: [[UInt8]: UInt64] = [:]
         /// Key derivations for epochs, streams or generations not yet verified: a token bucket, so
         /// that forged datagrams naming ever new epochs cost a bounded amount of HKDF.
         var derivationTokens = SealedStreamOpener.derivationBurst
@@ -236,14 +238,26 @@ public final class SealedStreamOpener {
         }
     }
 
+    /// How far a probe's time may be from this machine's wall clock (both are kept by NTP on a LAN).
+    public static let probeFreshnessNanoseconds: UInt64 = 30_000_000_000
+
     /// The reply to a link probe from a paired sender (to send back to where it came from), or nil
-    /// if it is not a probe request from a paired sender with a valid tag.
-    public func answerProbe(_ bytes: UnsafeRawBufferPointer) -> [UInt8]? {
+    /// if it is not a probe request from a paired sender with a valid tag, is older or newer than
+    /// ``probeFreshnessNanoseconds`` by the wall clock `now`, or was answered before (a replay).
+    public func answerProbe(_ bytes: UnsafeRawBufferPointer, now: UInt64 = WallClock.nanoseconds()) -> [UInt8]? {
         guard LinkProbe.looksLike(bytes, kind: LinkProbe.requestKind) else { return nil }
         guard let session = sessions[bytes.loadUnaligned(fromByteOffset: 4, as: UInt64.self)] else { return nil }
         let key = session.probeKey ?? LinkProbeKey(secret: session.peer.secret, senderID: session.id, receiverID: receiverID)
         session.probeKey = key
         guard let request = key.open(bytes) else { return nil }
+        let age = now > request.sentNanoseconds ? now - request.sentNanoseconds : request.sentNanoseconds - now
+        guard age <= Self.probeFreshnessNanoseconds, session.answeredChallenges[request.challenge] == nil else { return nil }
+        if session.answeredChallenges.count >= 1024 {
+            // Older than twice the freshness bound: refused by their time anyway.
+            session.answeredChallenges = session.answeredChallenges.filter { now < $0.value + 2 * Self.probeFreshnessNanoseconds }
+            if session.answeredChallenges.count >= 1024 { return nil }  // more than 1024 probes a minute: not a sender's
+        }
+        session.answeredChallenges[request.challenge] = now
         return key.seal(LinkProbe(
             isReply: true, id: receiverID, challenge: request.challenge, sentNanoseconds: request.sentNanoseconds,
             framesAccepted: session.accepted))

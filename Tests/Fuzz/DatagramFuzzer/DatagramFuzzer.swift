@@ -1,19 +1,37 @@
 import Mouse3DCore
+import Mouse3DLinux
 import Mouse3DNetwork
 
-/// Fuzz target for everything that decodes bytes from the network: plain and sealed datagrams,
-/// bare frames and pairing messages. Built for libFuzzer by Tests/Fuzz/run.sh
-/// (`swift build -Xswiftc -sanitize=fuzzer -Xswiftc -DFUZZING`); an ordinary build makes a
-/// command that replays input files, to reproduce a crash.
+/// Fuzz targets for everything that decodes bytes from the network, chosen by the environment
+/// variable MOUSE3D_FUZZ_TARGET (default `datagrams`):
+/// - `datagrams`: plain and sealed datagrams, bare frames, pairing messages, key files, as received;
+/// - `sealed`: inputs sealed first with a test key, so every input carries a valid tag and the
+///   mutations land in what the opener decodes after the AEAD (plaintext, sequence, epoch, stream);
+/// - `pairing`: both sides of a pairing, fed a genuine hello first and then the input;
+/// - `probes`: link probe requests and replies, raw and sealed with a test key.
+/// Built for libFuzzer by Tests/Fuzz/run.sh (`swift build -Xswiftc -sanitize=fuzzer -Xswiftc
+/// -DFUZZING`); an ordinary build makes a command that replays input files, to reproduce a crash.
 enum DatagramFuzzer {
     /// A sender paired with a fixed secret, so that inputs carrying its id reach the AEAD.
     static let sender = PeerIdentity.generate(name: "fuzz")
+    static let receiverID: [UInt8] = [1, 2, 3, 4, 5, 6, 7, 8]
+    static let secret = [UInt8](repeating: 9, count: 32)
     /// libFuzzer calls the target from one thread.
-    nonisolated(unsafe) static let opener = SealedStreamOpener(receiverID: [1, 2, 3, 4, 5, 6, 7, 8], peers: [
-        PairedPeer(role: .sender, name: "fuzz", publicKey: sender.publicKey, secret: [UInt8](repeating: 9, count: 32), address: nil, epoch: 0, pairedAt: "fuzz"),
+    nonisolated(unsafe) static let opener = SealedStreamOpener(receiverID: receiverID, peers: [
+        PairedPeer(role: .sender, name: "fuzz", publicKey: sender.publicKey, secret: secret, address: nil, epoch: 0, pairedAt: "fuzz"),
     ])
+    nonisolated(unsafe) static let target = FileSystem.environment("MOUSE3D_FUZZ_TARGET") ?? "datagrams"
 
     static func run(_ bytes: UnsafeRawBufferPointer) {
+        switch target {
+        case "sealed": sealed(bytes)
+        case "pairing": pairing(bytes)
+        case "probes": probes(bytes)
+        default: datagrams(bytes)
+        }
+    }
+
+    static func datagrams(_ bytes: UnsafeRawBufferPointer) {
         _ = AttitudeDatagram.decode(bytes)
         _ = AttitudeFrame.decode(bytes)
         _ = opener.open(bytes)
@@ -30,6 +48,57 @@ enum DatagramFuzzer {
         let array = Array(bytes)
         _ = PairingMessage.decode(array)
         _ = try? KeyValueText.parse(String(decoding: array, as: UTF8.self), file: "fuzz")
+    }
+
+    /// The input as a 40-byte plain datagram (its header fixed up so it can be sealed), sealed under
+    /// an epoch taken from the input, then opened: the opener's checks after the tag, the replay
+    /// window, reservations and the plaintext decoder see arbitrary authentic content.
+    static func sealed(_ bytes: UnsafeRawBufferPointer) {
+        guard bytes.count >= 4 else { return }
+        var plain = [UInt8](repeating: 0, count: AttitudeDatagram.byteCount)
+        for i in 0..<min(bytes.count - 4, plain.count) { plain[i] = bytes[4 + i] }
+        plain[0] = AttitudeDatagram.magic.0
+        plain[1] = AttitudeDatagram.magic.1
+        plain[2] = AttitudeDatagram.version
+        plain[3] = AttitudeDatagram.plainKind
+        let epoch = bytes.loadUnaligned(as: UInt32.self) % 64  // a few epochs, so old ones recur
+        var sealer = DatagramSealer(
+            secret: secret, senderID: sender.id, receiverID: receiverID, epoch: epoch,
+            algorithm: FrameCipher.aes256GCMAvailable && epoch % 2 == 0 ? .aes256GCM : .chacha20Poly1305)
+        var out: [UInt8] = []
+        sealer.seal(plain, into: &out)
+        if case .success(let opened) = out.withUnsafeBytes({ opener.open($0) }) {
+            precondition(opened.datagram.frame.isValid, "an accepted frame must be valid")
+        }
+    }
+
+    /// A responder that got a genuine hello, then the input; an initiator given the input as reply.
+    static func pairing(_ bytes: UnsafeRawBufferPointer) {
+        let code = PairingCode(parsing: "12345678")!
+        let responder = PairingResponder(identity: sender, code: code, streamPort: 1)
+        let initiator = PairingInitiator(identity: sender, code: code)
+        let input = Array(bytes)
+        _ = responder.handle(initiator.hello, from: "a", pairedAt: "t")
+        _ = responder.handle(input, from: "a", pairedAt: "t")
+        _ = responder.handle(input, from: "b", pairedAt: "t")
+        _ = initiator.handle(input, pairedAt: "t")
+        let fresh = PairingResponder(identity: sender, code: code, streamPort: 1)
+        _ = fresh.handle(input, from: "a", pairedAt: "t")
+    }
+
+    /// Probe requests and replies: as received, and sealed with the pairing's probe key.
+    static func probes(_ bytes: UnsafeRawBufferPointer) {
+        _ = opener.answerProbe(bytes)
+        _ = LinkProbe.fields(of: bytes)
+        let key = LinkProbeKey(secret: secret, senderID: sender.id, receiverID: receiverID)
+        _ = key.open(bytes)
+        guard bytes.count >= 32 else { return }
+        let probe = LinkProbe(
+            isReply: bytes[0] & 1 == 1, id: bytes[0] & 2 == 0 ? sender.id : Array(bytes[1..<9]), challenge: Array(bytes[9..<25]),
+            sentNanoseconds: bytes.loadUnaligned(fromByteOffset: 24, as: UInt64.self))
+        let sealed = key.seal(probe)
+        _ = sealed.withUnsafeBytes { opener.answerProbe($0) }
+        _ = sealed.withUnsafeBytes { key.open($0) }
     }
 }
 
@@ -56,8 +125,6 @@ public func fuzzerMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutable
     return LLVMFuzzerRunDriver(&count, &arguments, fuzzOneInput)
 }
 #else
-import Mouse3DLinux
-
 /// Without libFuzzer: replays each file named on the command line through the target.
 @main
 enum DatagramFuzzerReplay {
