@@ -13,6 +13,9 @@ echo "== host tests"
 swift build --build-tests
 swift test --skip-build
 
+echo "== fuzzing: every network decoder target for 15 s (Tests/Fuzz/run.sh 150 for the long run)"
+Tests/Fuzz/run.sh 15
+
 echo "== VM harness self-check: a deliberately failing VM test must fail the run"
 selfcheck=$(mktemp)
 set +e
