@@ -147,6 +147,41 @@ struct DiscoveryTests {
         }
     }
 
+    @Test("An impostor announcing a paired receiver's fingerprint (its identity copied, not the pairing) gets no frames; the real one, back, gets them")
+    func impostor() throws {
+        try withAvahiLoopback { avahi in
+            let p = LoopbackPairing()
+            let (r, s) = try p.pair(streamPort: 9)
+            #expect(r.0 == 0 && s.status == 0, "pairing failed: \(r) \(s)")
+            // The impostor has the receiver's identity file (so it announces its fingerprint) but
+            // not the pairing secret: it cannot answer the sender's authenticated probe.
+            let impostorHome = Mouse3DProcess.makeConfigHome()
+            try FileManager.default.createDirectory(atPath: impostorHome + "/mouse3d", withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            try FileManager.default.copyItem(atPath: p.receiverHome + "/mouse3d/identity.key", toPath: impostorHome + "/mouse3d/identity.key")
+            let impostor = try Mouse3DProcess(
+                ["receive", "--listen", "127.0.0.1:0", "--format", "jsonl"], configHome: impostorHome, environment: avahi.environment)
+            let impostorPort = try impostor.listeningPort()
+            #expect(impostor.waitForError(containing: "discovery: announced as"), "impostor: \(impostor.errors)")
+            let sender = try Mouse3DProcess(
+                ["send", "--discover", "--source", "replay:\(Mouse3DProcess.sampleLog)", "--loop"], configHome: p.senderHome,
+                environment: avahi.environment)
+            Thread.sleep(forTimeInterval: 3)
+            #expect(!sender.errors.contains("found at 127.0.0.1:\(impostorPort)"), "redirected to the impostor: \(sender.errors)")
+            // The real receiver comes up: the stream goes there.
+            let real = try Mouse3DProcess(
+                ["receive", "--listen", "127.0.0.1:0", "--format", "jsonl"], configHome: p.receiverHome, environment: avahi.environment)
+            let realPort = try real.listeningPort()
+            #expect(sender.waitForError(containing: "found at 127.0.0.1:\(realPort)", seconds: 5), "sender: \(sender.errors)")
+            #expect(real.waitForOutput(containing: "\"seq\"", seconds: 3), "no frames reached the real receiver: \(real.errors)")
+            sender.process.interrupt()
+            #expect(sender.waitForExit(seconds: 10) == 0, "sender: \(sender.errors)")
+            #expect(real.terminate() == 0)
+            #expect(impostor.terminate() == 0)
+            #expect(try ReceiverSummary(impostor.errors).frames == 0, "the impostor accepted frames: \(impostor.errors)")
+            #expect(!impostor.output.contains("\"seq\""))
+        }
+    }
+
     @Test("`mouse3d pair NAME CODE` finds the receiver by the name it announces (no resolver knows it)")
     func pairByName() throws {
         try withAvahiLoopback { avahi in

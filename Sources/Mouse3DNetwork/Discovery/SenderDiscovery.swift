@@ -3,8 +3,10 @@ import Mouse3DLinux
 import SystemPackage
 
 /// Keeps a sealed `send` pointed at its paired receivers as discovery finds them: a receiver found
-/// (or found again, on another address or port) is streamed to there, one that stops announcing
-/// itself is paused until it is back. Receivers found that are not paired are mentioned once, with
+/// (or found again, on another address or port) is streamed to there once it has answered an
+/// authenticated link probe from that address (an announcement is not authenticated: anyone can
+/// announce a paired receiver's fingerprint), one that stops announcing itself is paused until it
+/// is back. Receivers found that are not paired are mentioned once, with
 /// how to pair; nothing is paired by itself. Also times each link (``LinkProber``) once a second.
 public final class SenderDiscovery {
     /// The Avahi client, when browsing and Avahi is there.
@@ -21,6 +23,10 @@ public final class SenderDiscovery {
     private var loop: EventLoop?
     private var probeRegistrations: [EventLoop.Registration] = []
     private var watchedProbeDescriptors: [FileDescriptor] = []
+    /// Addresses announced for paired receivers, awaiting a probe reply that proves the pairing.
+    private var candidates: [String: (index: Int, address: SocketAddress, instance: String)] = [:]
+    /// The prober's name for the check of a candidate address of `fingerprint`.
+    private static func checkName(_ fingerprint: String) -> String { "check " + fingerprint }
 
     /// Starts browsing (when `browse`); without Avahi says so once and streams to stored addresses.
     public init(targets: [SealedTargets], streamer: AttitudeStreamer, browse: Bool, diagnostics: Diagnostics) throws {
@@ -70,7 +76,9 @@ public final class SenderDiscovery {
         loop.cancel(&probeRegistrations)
         watchedProbeDescriptors = prober.descriptors
         for descriptor in watchedProbeDescriptors {
-            probeRegistrations.append(loop.watch(descriptor) { [unowned self] in try prober.readReplies(now: MonotonicClock.nanoseconds()) })
+            probeRegistrations.append(loop.watch(descriptor) { [unowned self] in
+                for name in try prober.readReplies(now: MonotonicClock.nanoseconds()) { try confirmed(name) }
+            })
         }
     }
 
@@ -96,12 +104,17 @@ public final class SenderDiscovery {
             let fingerprint = receiver.announcement.fingerprint
             if let i = targets.firstIndex(where: { $0.peer.fingerprint == fingerprint }) {
                 let peer = streamer.peers[i]
-                guard peer.paused || peer.address != receiver.preferred else { return }
-                try streamer.redirect(peerAt: i, to: receiver.preferred)
-                try prober.track(fingerprint, address: receiver.preferred, secret: targets[i].peer.secret, receiverID: targets[i].peer.id)
+                guard peer.paused || peer.address != receiver.preferred else {
+                    forgetCandidate(fingerprint)
+                    return
+                }
+                guard candidates[fingerprint]?.address != receiver.preferred else { return }
+                // Streamed to once it proves the pairing (see `confirmed`); probed at once.
+                candidates[fingerprint] = (i, receiver.preferred, receiver.instance)
+                try prober.track(
+                    Self.checkName(fingerprint), address: receiver.preferred, secret: targets[i].peer.secret, receiverID: targets[i].peer.id)
                 watchProbeReplies()
                 nextProbe = 0
-                diagnostics.say("'\(targets[i].peer.name)' found at \(receiver.preferred) (announced as '\(receiver.instance)'); streaming to it")
             } else if receiver.announcement.wire == "sealed", !fingerprint.isEmpty, !mentioned.contains(fingerprint) {
                 mentioned.insert(fingerprint)
                 let host = SocketAddress.host(of: receiver.preferred.description)
@@ -109,6 +122,7 @@ public final class SenderDiscovery {
                     + "to stream to it, run `mouse3d pair` there, then `mouse3d pair \(host) CODE` here")
             }
         case .gone(let instance, let fingerprint)?:
+            forgetCandidate(fingerprint)
             guard let i = targets.firstIndex(where: { $0.peer.fingerprint == fingerprint }), !streamer.peers[i].paused else { return }
             streamer.pause(peerAt: i)
             prober.forget(fingerprint)
@@ -120,5 +134,25 @@ public final class SenderDiscovery {
         case nil:
             break
         }
+    }
+
+    /// A probe reply came back on link `name`: if it checks a candidate address, that address holds
+    /// the pairing, and the stream goes there.
+    private func confirmed(_ name: String) throws {
+        guard name.hasPrefix("check ") else { return }
+        let fingerprint = String(name.dropFirst("check ".count))
+        guard let candidate = candidates.removeValue(forKey: fingerprint) else { return }
+        prober.forget(name)
+        let target = targets[candidate.index]
+        try streamer.redirect(peerAt: candidate.index, to: candidate.address)
+        try prober.track(fingerprint, address: candidate.address, secret: target.peer.secret, receiverID: target.peer.id)
+        watchProbeReplies()
+        nextProbe = 0  // the link's own figures start now
+        diagnostics.say("'\(target.peer.name)' found at \(candidate.address) (announced as '\(candidate.instance)', "
+            + "answered as the paired receiver); streaming to it")
+    }
+
+    private func forgetCandidate(_ fingerprint: String) {
+        if candidates.removeValue(forKey: fingerprint) != nil { prober.forget(Self.checkName(fingerprint)) }
     }
 }
