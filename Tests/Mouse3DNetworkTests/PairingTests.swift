@@ -179,4 +179,31 @@ struct PairingTests {
         let took = MonotonicClock.nanoseconds() - start
         #expect(took >= 300_000_000 && took < 5_000_000_000, "\(took) ns")
     }
+
+    @Test("CPace over ristretto255/SHA-512 matches draft-irtf-cfrg-cpace-21's test vectors byte for byte")
+    func cpaceVectors() throws {
+        func hex(_ text: String) -> [UInt8] { Hexadecimal.decode(text)! }
+        let prs = Array("Password".utf8)
+        let ci = hex("0b415f696e69746961746f720b425f726573706f6e646572")
+        let sid = hex("7e4b4791d6a8ef019b936c79fb7f2c57")
+        let generatorString = CPace.generatorString(prs: prs, channel: ci, sid: sid)
+        #expect(Hexadecimal.encode(generatorString) == "11435061636552697374726574746f3235350850617373776f726464"
+            + String(repeating: "00", count: 100) + "180b415f696e69746961746f720b425f726573706f6e646572107e4b4791d6a8ef019b936c79fb7f2c57")
+        let g = CPace.generator(prs: prs, channel: ci, sid: sid)
+        #expect(Hexadecimal.encode(g) == "222b6b195fe84b1652badb6f6a3ae3d24341e7306967f0b8115b40d5698c7e56")
+        let a = CPace(scalar: hex("da3d23700a9e5699258aef94dc060dfda5ebb61f02a5ea77fad53f4ff0976d08"), generator: g)
+        let b = CPace(scalar: hex("d2316b454718c35362d83d69df6320f38578ed5984651435e2949762d900b80d"), generator: g)
+        #expect(Hexadecimal.encode(a.share) == "d6bac480f2c386c394efc7c47adb9925dcd2630b64f240c50f8d0eec482b9157")
+        #expect(Hexadecimal.encode(b.share) == "3ea7e0b19560d7c0b0f5734f63b955286dfa8232b5ebe63324e2d9e7433f7258")
+        let isk = "b69effbf61b51d56401c0f65601abe428de8206feaaf0e32198896dcae7b35cd2b38950a39dfd5d4a79164614c2984f7daa460b588c1e80c3fa2068af7900447"
+        let ada = Array("ADa".utf8), adb = Array("ADb".utf8)
+        let initiator = try #require(a.intermediateKey(sid: sid, peerShare: b.share, ownData: ada, peerData: adb, isInitiator: true))
+        let responder = try #require(b.intermediateKey(sid: sid, peerShare: a.share, ownData: adb, peerData: ada, isInitiator: false))
+        #expect(Hexadecimal.encode(initiator) == isk)
+        #expect(Hexadecimal.encode(responder) == isk)
+        // The draft's invalid elements: one that does not decode, and the identity, are refused.
+        for invalid in ["2b3c6b8c4f3800e7aef6864025b4ed79bd599117e427c41bd47d93d654b4a51c", String(repeating: "00", count: 32)] {
+            #expect(a.intermediateKey(sid: sid, peerShare: hex(invalid), ownData: ada, peerData: adb, isInitiator: true) == nil)
+        }
+    }
 }

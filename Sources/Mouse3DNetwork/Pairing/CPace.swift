@@ -21,18 +21,31 @@ struct CPace {
 
     /// Prepares one party for `code` and the 16-byte session id `sid`.
     init(code: PairingCode, sid: [UInt8]) {
-        scalar = Ristretto255.randomScalar()
-        // The generator is a valid non-identity element and the scalar non-zero, so this succeeds.
-        share = Ristretto255.multiply(scalar, CPace.generator(code: code, sid: sid))!
+        self.init(scalar: Ristretto255.randomScalar(), generator: CPace.generator(code: code, sid: sid))
     }
 
-    /// The generator for a code and session: the one-way map of SHA-512 of
-    /// lv_cat(DSI, PRS, zero padding, CI, sid), padded so DSI and PRS fill the hash's 128-byte block.
+    /// One party with a given secret scalar (the draft's test vectors fix it).
+    init(scalar: [UInt8], generator: [UInt8]) {
+        self.scalar = scalar
+        // The generator is a valid non-identity element and the scalar non-zero, so this succeeds.
+        share = Ristretto255.multiply(scalar, generator)!
+    }
+
+    /// The generator for a code and session.
     static func generator(code: PairingCode, sid: [UInt8]) -> [UInt8] {
-        let prs = Array(code.digits.utf8)
+        generator(prs: Array(code.digits.utf8), channel: channel, sid: sid)
+    }
+
+    /// The draft's calculate_generator: the one-way map of SHA-512 of generator_string =
+    /// lv_cat(DSI, PRS, zero padding, CI, sid), padded so DSI and PRS fill the hash's 128-byte block.
+    static func generator(prs: [UInt8], channel: [UInt8], sid: [UInt8]) -> [UInt8] {
+        Ristretto255.element(fromUniform: Array(SHA512.hash(data: generatorString(prs: prs, channel: channel, sid: sid))))
+    }
+
+    /// lv_cat(DSI, PRS, zero_bytes(len_zpad), CI, sid).
+    static func generatorString(prs: [UInt8], channel: [UInt8], sid: [UInt8]) -> [UInt8] {
         let padding = max(0, 128 - 1 - lengthPrefixed(prs).count - lengthPrefixed(domain).count)
-        let input = lvCat([domain, prs, [UInt8](repeating: 0, count: padding), channel, sid])
-        return Ristretto255.element(fromUniform: Array(SHA512.hash(data: input)))
+        return lvCat([domain, prs, [UInt8](repeating: 0, count: padding), channel, sid])
     }
 
     /// The intermediate session key from the peer's element, or `nil` if that element is invalid
