@@ -172,7 +172,9 @@ extension Mouse3D {
                     parameters: FilterOptions.parameters(configuration),
                     clutchMode: buttonSettings?.map.clutch == nil ? nil : buttonSettings?.clutchMode),
                 buttons: buttonSettings?.map ?? GamepadButtonMap(),
-                outputs: AttitudePipeline(outputs: [StreamerOutput(streamer: streamer, rate: sendRate > 0 ? sendRate : nil, report: diagnostics.say)]),
+                outputs: AttitudePipeline(outputs: [
+                    paced(StreamerOutput(streamer: streamer, report: diagnostics.say), hertz: sendRate > 0 ? sendRate : nil),
+                ]),
                 report: diagnostics.say)
             finder?.attach(to: events)
             pipeline.start(on: events)

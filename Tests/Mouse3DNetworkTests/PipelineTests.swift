@@ -74,7 +74,7 @@ struct PipelineTests {
         #expect(reception.finish()[0].hasSuffix("(dropped: bad magic 1, wrong size 1)"))
     }
 
-    @Test("StreamerOutput: one datagram per update, or with a rate only the latest on each tick; a log's last one is sent at its end")
+    @Test("StreamerOutput: one datagram per update; behind a PacedOutput only the latest on each tick, and a log's last one at its end")
     func streamerOutput() throws {
         let receiver = try AttitudeReceiver(listeningOn: address(), format: .datagram)
         func received() throws -> [AttitudeReceiver.ReceivedFrame] {
@@ -88,14 +88,14 @@ struct PipelineTests {
             AttitudeUpdate(stream: .local, sequence: UInt64(i), buttons: [], frame: AttitudeFrame(roll: Float(i) * 0.1, pitch: 0, yaw: 0),
                            receivedNanoseconds: 0)
         }
-        let each = StreamerOutput(
-            streamer: try AttitudeStreamer(peers: [receiver.localAddress], format: .datagram), rate: nil, report: { _ in })
+        let each = StreamerOutput(streamer: try AttitudeStreamer(peers: [receiver.localAddress], format: .datagram), report: { _ in })
         for i in 0..<5 { try each.write(update(i)) }
         #expect(each.nextDeadline == nil)
         #expect(try received().count == 5)
 
-        let paced = StreamerOutput(
-            streamer: try AttitudeStreamer(peers: [receiver.localAddress], format: .datagram), rate: 10, report: { _ in })
+        let paced = PacedOutput(
+            StreamerOutput(streamer: try AttitudeStreamer(peers: [receiver.localAddress], format: .datagram), report: { _ in }), hertz: 10,
+            start: MonotonicClock.nanoseconds())
         for i in 0..<5 { try paced.write(update(i)) }
         #expect(try received().isEmpty, "nothing before a tick")
         let due = try #require(paced.nextDeadline)
