@@ -19,9 +19,6 @@ extension Mouse3D {
                 goes away does not stop the stream. SIGINT or SIGTERM ends it cleanly.
                 """)
 
-        @Option(help: "Motion source: auto (the best sensor found), evdev:/dev/input/eventN, iio:NAME, or replay:LOG.csv (default: send.source, auto).")
-        var source: SourceSpecifier?
-
         @Option(name: .customLong("to"), help: "A receiver, HOST[:PORT], [IPv6][:PORT] or a paired receiver's name; repeat for up to 8 (default port \(StreamDefaults.port); default: every paired receiver).")
         var peers: [String] = []
 
@@ -37,26 +34,13 @@ extension Mouse3D {
         @Flag(help: "Send plain, unauthenticated datagrams (for receive --insecure) instead of sealed ones.")
         var insecure = false
 
-        @Flag(help: "Replay the log over and over until interrupted.")
-        var loop = false
-
-        @Option(help: "Replay speed: a factor of real time (1 = as recorded) or 'max'.")
-        var speed: ReplaySpeed = .factor(1)
-
-        @Option(help: "Send the latest attitude at this rate in Hz instead of once per sample (default: send.rate).")
-        var rate: Double?
-
         @Flag(help: "Send bare 12-byte frames (roll, pitch, yaw) without the datagram header (unauthenticated).")
         var raw = false
 
         @Flag(help: "Print nothing but errors.")
         var quiet = false
 
-        @OptionGroup var buttons: ButtonOptions
-
-        @OptionGroup var filter: FilterOptions
-
-        @OptionGroup var live: LiveSourceOptions
+        @OptionGroup var motion: MotionSourceOptions
 
         /// What is sent.
         var wireFormat: WireFormat { raw ? .raw : insecure ? .datagram : .sealed }
@@ -74,12 +58,6 @@ extension Mouse3D {
             guard peers.count <= StreamDefaults.maximumPeers else {
                 throw ValidationError("At most \(StreamDefaults.maximumPeers) receivers (--to) at once; \(peers.count) were given.")
             }
-            if let rate, !(rate.isFinite && rate > 0 && rate <= 100_000) {
-                throw ValidationError("--rate must be between 0 and 100000 Hz.")
-            }
-            if case .replay? = source, buttons.given {
-                throw ValidationError("--clutch, --recenter, --primary and --secondary read a live controller's buttons; a replayed log has none (SIGUSR1 still recenters).")
-            }
         }
 
         func run() throws {
@@ -87,19 +65,11 @@ extension Mouse3D {
             let diagnostics = Diagnostics(quiet: quiet)
             var flags = ConfigurationLayer()
             try EffectiveConfiguration.flags {
-                try filter.addFlags(to: &flags)
-                try buttons.addFlags(to: &flags)
-                try live.addFlags(to: &flags)
-                if let rate { try flags.set("send.rate", .number(rate), origin: .flag("--rate")) }
+                try motion.addFlags(to: &flags)
                 if !self.peers.isEmpty { try flags.set("send.to", .textList(self.peers), origin: .flag("--to")) }
-                if let source = self.source { try flags.set("send.source", .text(source.description), origin: .flag("--source")) }
             }
             var configuration = try EffectiveConfiguration.load(flags: flags)
-            let sourceText = configuration.text("send.source") ?? "auto"
-            guard let source = SourceSpecifier(argument: sourceText) else {
-                throw CommandFailure("\(configuration.invalid("send.source", "'\(sourceText)' is not auto, evdev:PATH, iio:NAME or replay:LOG.csv"))")
-            }
-            _ = try ButtonSettings(configuration)  // bad button names stop the command before anything opens
+            let source = try MotionSourceOptions.chosenSource(configuration)
             let peers = configuration.textList("send.to")
             guard peers.count <= StreamDefaults.maximumPeers else {
                 throw CommandFailure("At most \(StreamDefaults.maximumPeers) receivers (--to) at once; \(peers.count) were given.")
@@ -143,37 +113,20 @@ extension Mouse3D {
             }.joined(separator: ", ") + (discovering && finder?.discovery != nil ? ", following them on the network" : "")
 
             // The pipeline: source → fusion → the network stream.
-            let sampleSource: MotionSampleSource
-            var buttonSettings: ButtonSettings?
-            switch source {
-            case .replay(let path):
-                let log = try loadMotionLog(path: path)
-                let speedFactor: Double? = if case .factor(let f) = speed { f } else { nil }
-                sampleSource = MotionLogPlayback(samples: log.samples, path: path, loops: loop, speed: speedFactor)
-                diagnostics.say("sending \(destination) from \(source)")
-                events.onReload = { diagnostics.say("SIGHUP: a replayed log keeps the settings it started with") }
-            case .live(let request):
-                let follower = try LiveSourceOptions.follow(
-                    request, configuration: &configuration,
-                    watchingButtons: { c in
-                        buttonSettings = try ButtonSettings(c)
-                        return buttonSettings!.map.codes
-                    }, diagnostics: diagnostics)
-                sampleSource = follower
-                diagnostics.say("sending \(destination) from \(follower.summary)"
-                    + (follower.buttonDeviceName.map { ", buttons from '\($0)'" } ?? ""))
-                let running = configuration
-                events.onReload = { reportReload(of: running, flags: flags, diagnostics: diagnostics) }
+            let opened = try motion.open(source, configuration: &configuration, diagnostics: diagnostics)
+            diagnostics.say("sending \(destination) from \(opened.summary)")
+            let running = configuration
+            events.onReload = {
+                if opened.isReplay {
+                    diagnostics.say("SIGHUP: a replayed log keeps the settings it started with")
+                } else {
+                    reportReload(of: running, flags: flags, diagnostics: diagnostics)
+                }
             }
-            let sendRate = configuration.number("send.rate")
             let pipeline = MotionPipeline(
-                source: sampleSource,
-                fusion: MotionFusion(
-                    parameters: FilterOptions.parameters(configuration),
-                    clutchMode: buttonSettings?.map.clutch == nil ? nil : buttonSettings?.clutchMode),
-                buttons: buttonSettings?.map ?? GamepadButtonMap(),
+                source: opened.source, fusion: MotionSourceOptions.fusion(configuration, opened), buttons: opened.buttons?.map ?? GamepadButtonMap(),
                 outputs: AttitudePipeline(outputs: [
-                    paced(StreamerOutput(streamer: streamer, report: diagnostics.say), hertz: sendRate > 0 ? sendRate : nil),
+                    paced(StreamerOutput(streamer: streamer, report: diagnostics.say), hertz: MotionSourceOptions.rate(configuration)),
                 ]),
                 report: diagnostics.say)
             finder?.attach(to: events)

@@ -277,6 +277,16 @@ struct FloodTests {
         return i % 4 == 3 ? 40 : 68
     }
 
+    /// A receiver printing frames, paired with a sender; its port and the sender's id.
+    func pairedReceiver() throws -> (LoopbackPairing, Mouse3DProcess, Int, [UInt8]) {
+        let p = LoopbackPairing()
+        let receiver = try Mouse3DProcess(["receive", "--listen", "127.0.0.1:0", "--print"], configHome: p.receiverHome)
+        let port = try receiver.listeningPort()
+        try p.pair(streamPort: port)
+        #expect(receiver.waitForError(containing: "added"))
+        return (p, receiver, port, try Self.senderID(p.receiverHome))
+    }
+
     /// The paired sender's id in the receiver's home (its key file's name).
     static func senderID(_ home: String) throws -> [UInt8] {
         let name = try #require(try FileManager.default.contentsOfDirectory(atPath: home + "/mouse3d/senders").first { $0.hasSuffix(".key") })
@@ -285,12 +295,7 @@ struct FloodTests {
 
     @Test("Junk at 100,000 datagrams/s from the paired sender's own address and port: the stream keeps at least 95% of its frames")
     func spoofedFromTheSender() throws {
-        let p = LoopbackPairing()
-        let receiver = try Mouse3DProcess(["receive", "--listen", "127.0.0.1:0", "--print"], configHome: p.receiverHome)
-        let port = try receiver.listeningPort()
-        try p.pair(streamPort: port)
-        #expect(receiver.waitForError(containing: "added"))
-        let id = try Self.senderID(p.receiverHome)
+        let (p, receiver, port, id) = try pairedReceiver()
         let sender = try Mouse3DProcess(["send", "--source", "replay:\(Mouse3DProcess.sampleLog)", "--speed", "1"], configHome: p.senderHome)
         #expect(receiver.waitForError(containing: "new stream"), "\(receiver.errors)")
         // "'name' (127.0.0.1:PORT) stream ID: new stream": the sender's own source port.
@@ -316,12 +321,7 @@ struct FloodTests {
 
     @Test("Junk from 100,000 distinct source addresses and ports: memory stays under 40 MB and the log under 200 lines")
     func manySources() throws {
-        let p = LoopbackPairing()
-        let receiver = try Mouse3DProcess(["receive", "--listen", "127.0.0.1:0", "--print"], configHome: p.receiverHome)
-        let port = try receiver.listeningPort()
-        try p.pair(streamPort: port)
-        #expect(receiver.waitForError(containing: "added"))
-        let id = try Self.senderID(p.receiverHome)
+        let (p, receiver, port, id) = try pairedReceiver()
         let stop = Flag(), sent = Counter(), elapsed = Counter()
         let thread = flood(
             perSecond: 100_000, total: 100_000, stop: stop,

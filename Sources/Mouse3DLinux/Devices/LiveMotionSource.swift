@@ -80,10 +80,13 @@ public final class IIOMotionSource: LiveMotionSource {
     public func readSamples() throws -> [MotionSample] {
         switch mode {
         case .polled:
+            // Stamped when the read starts, on the poll schedule: a HID sensor's read is a round trip
+            // of varying length, and stamping its end would make the fusion's steps uneven.
+            let start = MonotonicClock.nanoseconds()
             let accel = try accelDevice.pollReading(.accel, scaling: accelScaling)
             let gyro = try gyroDevice.pollReading(.anglvel, scaling: gyroScaling)
             return [MotionSample(
-                timestampNanoseconds: Int64(MonotonicClock.nanoseconds()), angularVelocityRadiansPerSecond: gyro,
+                timestampNanoseconds: Int64(start), angularVelocityRadiansPerSecond: gyro,
                 specificForceMetersPerSecondSquared: accel)]
         case .buffered:
             // Accelerometer records first, so gyroscope records of the same moment find them.

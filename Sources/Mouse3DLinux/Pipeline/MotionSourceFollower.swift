@@ -72,8 +72,9 @@ public final class MotionSourceFollower: MotionSampleSource {
         if let interval = current.pollIntervalNanoseconds {
             nextPoll = MonotonicClock.nanoseconds()
             deviceRegistrations.append(loop.timer(deadline: { [unowned self] in nextPoll }) { [unowned self] now in
-                nextPoll += interval
-                if nextPoll < now { nextPoll = now + interval }
+                // From this read, not from the schedule: a late read is not followed by an early
+                // one, so reads are never closer than the interval (the rate asked is a maximum).
+                nextPoll = now + interval
                 try read(current)
             })
         }

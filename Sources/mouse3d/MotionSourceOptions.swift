@@ -1,0 +1,101 @@
+import ArgumentParser
+import Mouse3DCore
+import Mouse3DLinux
+
+/// The source and fusion half of a pipeline, shared by `send` and `run`: which motion source, how a
+/// log is replayed, the pace of the outputs, the controller's buttons, the filter and live-sensor
+/// settings. Each flag overrides the configuration.
+struct MotionSourceOptions: ParsableArguments {
+    @Option(help: "Motion source: auto (the best sensor found), evdev:/dev/input/eventN, iio:NAME, or replay:LOG.csv (default: send.source, auto).")
+    var source: SourceSpecifier?
+
+    @Flag(help: "Replay the log over and over until interrupted.")
+    var loop = false
+
+    @Option(help: "Replay speed: a factor of real time (1 = as recorded) or 'max'.")
+    var speed: ReplaySpeed = .factor(1)
+
+    @Option(help: "Hand on the latest attitude at this rate in Hz instead of once per sample (default: send.rate).")
+    var rate: Double?
+
+    @OptionGroup var buttons: ButtonOptions
+
+    @OptionGroup var filter: FilterOptions
+
+    @OptionGroup var live: LiveSourceOptions
+
+    func validate() throws {
+        if let rate, !(rate.isFinite && rate > 0 && rate <= 100_000) {
+            throw ValidationError("--rate must be between 0 and 100000 Hz.")
+        }
+        if case .replay? = source, buttons.given {
+            throw ValidationError("--clutch, --recenter, --primary and --secondary read a live controller's buttons; a replayed log has none (SIGUSR1 still recenters).")
+        }
+    }
+
+    func addFlags(to layer: inout ConfigurationLayer) throws {
+        try filter.addFlags(to: &layer)
+        try buttons.addFlags(to: &layer)
+        try live.addFlags(to: &layer)
+        if let rate { try layer.set("send.rate", .number(rate), origin: .flag("--rate")) }
+        if let source { try layer.set("send.source", .text(source.description), origin: .flag("--source")) }
+    }
+
+    /// The source the configuration names (checked, with where it was set), after checking the
+    /// button names: nothing opens before both are known to be good.
+    static func chosenSource(_ configuration: Configuration) throws -> SourceSpecifier {
+        let text = configuration.text("send.source") ?? "auto"
+        guard let source = SourceSpecifier(argument: text) else {
+            throw CommandFailure("\(configuration.invalid("send.source", "'\(text)' is not auto, evdev:PATH, iio:NAME or replay:LOG.csv"))")
+        }
+        _ = try ButtonSettings(configuration)
+        return source
+    }
+
+    /// An opened source, with the buttons it reads.
+    struct Opened {
+        var source: MotionSampleSource
+        var buttons: ButtonSettings?
+        /// What it reads, for the start-up line (a live device with its gamepad).
+        var summary: String
+        var isReplay: Bool
+    }
+
+    /// Opens `source`: a log played at --speed (looped with --loop), or a live sensor followed
+    /// through unplugging (its device profile applied to `configuration` first).
+    func open(_ source: SourceSpecifier, configuration: inout Configuration, diagnostics: Diagnostics) throws -> Opened {
+        switch source {
+        case .replay(let path):
+            let log = try loadMotionLog(path: path)
+            let speedFactor: Double? = if case .factor(let f) = speed { f } else { nil }
+            return Opened(
+                source: MotionLogPlayback(samples: log.samples, path: path, loops: loop, speed: speedFactor), buttons: nil,
+                summary: source.description, isReplay: true)
+        case .live(let request):
+            var buttonSettings: ButtonSettings?
+            let follower = try LiveSourceOptions.follow(
+                request, configuration: &configuration,
+                watchingButtons: { c in
+                    let settings = try ButtonSettings(c)
+                    buttonSettings = settings
+                    return settings.map.codes
+                }, diagnostics: diagnostics)
+            return Opened(
+                source: follower, buttons: buttonSettings,
+                summary: follower.summary + (follower.buttonDeviceName.map { ", buttons from '\($0)'" } ?? ""), isReplay: false)
+        }
+    }
+
+    /// The fusion stage for `configuration` (its filter) and the opened source's clutch.
+    static func fusion(_ configuration: Configuration, _ opened: Opened) -> MotionFusion {
+        MotionFusion(
+            parameters: FilterOptions.parameters(configuration),
+            clutchMode: opened.buttons?.map.clutch == nil ? nil : opened.buttons?.clutchMode)
+    }
+
+    /// The pace of the outputs (`send.rate`), nil for one update per sample.
+    static func rate(_ configuration: Configuration) -> Double? {
+        let rate = configuration.number("send.rate")
+        return rate > 0 ? rate : nil
+    }
+}
