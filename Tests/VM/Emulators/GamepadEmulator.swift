@@ -39,18 +39,27 @@ public class GamepadEmulator: UHIDEmulator, @unchecked Sendable {
     }
 
     /// Streams `script` as input reports at `hertz` on a thread of its own, looping it, until
-    /// ``stopStreaming()`` or unplugging. Returns at once.
-    public func startStreaming(_ script: MotionScript, hertz: Double) {
+    /// ``stopStreaming()`` or unplugging. Returns at once. Each report carries the step in force at
+    /// its time, or with `integrating` the mean rate since the previous report (so that reports
+    /// spanning a change of step, or a stretch skipped because the VM was slow, still add up to the
+    /// script's angle).
+    public func startStreaming(_ script: MotionScript, hertz: Double, integrating: Bool = false) {
         lock.withLock { streaming = true }
         DedicatedThread.start { [weak self] in
             let period = UInt64(1e9 / hertz)
             let start = MonotonicClock.nanoseconds()
             var next = start
+            var previous = start - period
             while let self, self.lock.withLock({ self.streaming && !self.stopped }) {
                 let elapsed = Double(next - start) / 1e9
                 let step = script.step(at: elapsed.truncatingRemainder(dividingBy: script.duration))
-                try? self.sendMotion(degreesPerSecond: step.degreesPerSecond, metersPerSecondSquared: step.metersPerSecondSquared,
-                                     microseconds: UInt32(period / 1000))
+                // The report's clock advances by the time since the last report, skipped ones included,
+                // as a real controller's does.
+                let rate = integrating
+                    ? script.meanDegreesPerSecond(from: max(0, (Double(previous) - Double(start)) / 1e9), to: elapsed) : step.degreesPerSecond
+                try? self.sendMotion(degreesPerSecond: rate, metersPerSecondSquared: step.metersPerSecondSquared,
+                                     microseconds: UInt32((next - previous) / 1000))
+                previous = next
                 next += period
                 // Behind (the VM is slow): skip ahead rather than burst, which would starve the CPU.
                 let now = MonotonicClock.nanoseconds()

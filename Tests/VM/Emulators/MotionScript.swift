@@ -36,4 +36,26 @@ public struct MotionScript: Sendable {
 
     /// The total duration in seconds.
     public var duration: Double { steps.reduce(0) { $0 + $1.seconds } }
+
+    /// The mean angular velocity over [`from`, `to`] seconds (looping past the end): what a
+    /// gyroscope integrating over that interval reports, so that reports spanning a change of step
+    /// (or a stretch the emulator had to skip) still add up to the script's angle.
+    public func meanDegreesPerSecond(from: Double, to: Double) -> SIMD3<Double> {
+        guard to > from else { return step(at: from.truncatingRemainder(dividingBy: duration)).degreesPerSecond }
+        var total = SIMD3<Double>.zero
+        var t = from
+        while t < to {
+            let local = t.truncatingRemainder(dividingBy: duration)
+            // The end of the step in force at `t`, in the same time base.
+            var end = t - local
+            for s in steps {
+                end += s.seconds
+                if end > t { break }
+            }
+            let until = min(to, max(end, t + 1e-9))
+            total += step(at: local).degreesPerSecond * (until - t)
+            t = until
+        }
+        return total / (to - from)
+    }
 }

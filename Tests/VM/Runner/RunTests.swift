@@ -1,0 +1,54 @@
+import CLinux
+import Glibc
+import Mouse3DCore
+import Mouse3DLinux
+import VMDeviceEmulators
+
+enum RunTests {
+    /// `mouse3d run --uinput pointer` with an emulated DualSense on the real kernel: held still (for
+    /// the run's start-up, which takes seconds for a debug build under TCG, then at least 10 s more
+    /// watched), turned 90° and back. Read back from the virtual pointer: at most 2 counts at rest, the
+    /// turn worth the sensitivity's promise (20 counts per degree: 1800) within 2%, and back to
+    /// within 1 count of the start.
+    static func pointerFromDualSense() throws {
+        let controller = try DualSenseEmulator()
+        defer { try? controller.unplug() }
+        let udev = try Udev()
+        _ = try waitFor("the DualSense motion device", seconds: 15) {
+            try MotionSourceEnumerator.evdevDevices(udev: udev).first { $0.name == DualSenseTests.motionName }
+        }
+        let level = SIMD3(0.0, 0.0, 9.80665)
+        let rest = 30.0, turn = 2.0, pause = 1.0
+        let script = MotionScript([
+            .init(seconds: rest, degreesPerSecond: .zero, metersPerSecondSquared: level),
+            .init(seconds: turn, degreesPerSecond: SIMD3(0, 0, 45), metersPerSecondSquared: level),  // 90° to the left
+            .init(seconds: pause, degreesPerSecond: .zero, metersPerSecondSquared: level),
+            .init(seconds: turn, degreesPerSecond: SIMD3(0, 0, -45), metersPerSecondSquared: level),  // and back
+            .init(seconds: 30, degreesPerSecond: .zero, metersPerSecondSquared: level),
+        ])
+        let started = MonotonicClock.nanoseconds()
+        controller.startStreaming(script, hertz: 250, integrating: true)
+        let run = try ChildProcess(executable: mouse3d, arguments: ["run", "--uinput", "pointer"])
+        defer { try? run.send(signal: SIGTERM); _ = try? run.wait() }
+        // The device appears with the first attitude.
+        let device = try EvdevDevice(path: try OutputTests.node(named: "mouse3d pointer"))
+        let opened = Double(MonotonicClock.nanoseconds() - started) * 1e-9
+        try expect(opened <= rest - 10, "the virtual pointer appeared \(opened) s into the \(rest) s rest: too late to watch 10 s of it")
+        func moved(until scriptSeconds: Double) -> (x: Int32, y: Int32) {
+            let remaining = max(0, scriptSeconds - Double(MonotonicClock.nanoseconds() - started) * 1e-9)
+            let events = OutputTests.events(device, seconds: remaining)
+            return (OutputTests.sum(events, code: Int32(REL_X)), OutputTests.sum(events, code: Int32(REL_Y)))
+        }
+        let atRest = moved(until: rest)
+        let turned = moved(until: rest + turn + pause)
+        let back = moved(until: rest + 2 * turn + pause + 1)
+        say("VMTEST-INFO run --uinput pointer (appeared after \(opened) s): at rest \(rest - opened) s \(atRest), 90° left \(turned), back \(back); 20 counts per degree promise 1800")
+        try expect(abs(atRest.x) <= 2 && abs(atRest.y) <= 2, "moved at rest: \(atRest)")
+        try expect(abs(Double(-turned.x) - 1800) <= 36, "a 90° left turn moved \(turned.x) counts, 1800 ± 2% to the left promised")
+        try expect(abs(turned.y) <= 18, "a level turn moved vertically: \(turned.y)")
+        let total = (atRest.x + turned.x + back.x, atRest.y + turned.y + back.y)
+        try expect(abs(total.0) <= 1 && abs(total.1) <= 1, "turned back, the pointer is \(total) from the start")
+        try run.send(signal: SIGTERM)
+        try expect(try run.wait() == 0, "run exits cleanly on SIGTERM")
+    }
+}
