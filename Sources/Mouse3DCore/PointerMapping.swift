@@ -28,6 +28,16 @@ public struct PointerMapping: Sendable, Equatable {
 
     /// The defaults: 20 counts per degree, no tightening, smoothing or acceleration.
     public init() {}
+
+    /// Natural sensitivity (GyroWiki's "real world" sensitivity): a turn of `degrees` moves the
+    /// pointer across `pixels` (a screen's width), at the base speed. A flat pointer profile on the
+    /// desktop makes counts pixels.
+    public mutating func setScreen(turnDegrees degrees: Double, widthPixels pixels: Double) {
+        countsPerDegree = pixels / degrees
+    }
+
+    /// Degrees of turn that cross `pixels` at the base sensitivity.
+    public func turnDegrees(acrossPixels pixels: Double) -> Double { pixels / countsPerDegree }
 }
 
 /// The state of a gyro mouse: turns a stream of attitudes into relative pointer motion.

@@ -4,8 +4,14 @@ import Mouse3DCore
 /// Gyro-mouse tuning for `receive --uinput pointer`; each flag overrides the configuration's
 /// [pointer] setting.
 struct PointerOptions: ParsableArguments {
-    @Option(help: "Pointer counts per degree of turn (default 20).")
+    @Option(help: "Pointer counts (pixels, with a flat pointer profile) per degree of turn (default 20).")
     var sensitivity: Double?
+
+    @Option(help: "Natural sensitivity: degrees of turn that cross the screen's width (overrides --sensitivity).")
+    var screenTurn: Double?
+
+    @Option(help: "The screen's width in pixels, for --screen-turn (default 1920).")
+    var screenWidth: Double?
 
     @Option(help: "Below this speed (°/s) motion is scaled down in proportion, to hide tremor (0: off).")
     var tightening: Double?
@@ -33,6 +39,8 @@ struct PointerOptions: ParsableArguments {
 
     func addFlags(to layer: inout ConfigurationLayer) throws {
         if let sensitivity { try layer.set("pointer.sensitivity", .number(sensitivity), origin: .flag("--sensitivity")) }
+        if let screenTurn { try layer.set("pointer.screen_turn", .number(screenTurn), origin: .flag("--screen-turn")) }
+        if let screenWidth { try layer.set("pointer.screen_width", .number(screenWidth), origin: .flag("--screen-width")) }
         if let tightening { try layer.set("pointer.tightening", .number(tightening), origin: .flag("--tightening")) }
         if let smoothing { try layer.set("pointer.smoothing", .number(smoothing), origin: .flag("--smoothing")) }
         if let acceleration { try layer.set("pointer.acceleration", .text(acceleration), origin: .flag("--acceleration")) }
@@ -52,6 +60,8 @@ struct PointerOptions: ParsableArguments {
     static func mapping(_ c: Configuration) throws -> PointerMapping {
         var m = PointerMapping()
         m.countsPerDegree = c.number("pointer.sensitivity")
+        let screenTurn = c.number("pointer.screen_turn")
+        if screenTurn > 0 { m.setScreen(turnDegrees: screenTurn, widthPixels: c.number("pointer.screen_width")) }
         m.tighteningDegreesPerSecond = c.number("pointer.tightening")
         m.smoothingDegreesPerSecond = c.number("pointer.smoothing")
         if let text = c.text("pointer.acceleration") {

@@ -123,3 +123,25 @@ struct HeldValueDitherTests {
         #expect(written == [100, 99, 100, 0, nil, -5, -4, 7])
     }
 }
+
+@Suite("Natural sensitivity")
+struct NaturalSensitivityTests {
+    @Test("A screen turn of 40° on a 1920-pixel screen: 48 counts per degree, and a slow 40° turn crosses the screen to the pixel", arguments: [0.05, 0.5, 2.0])
+    func screenTurn(stepDegrees: Double) {
+        var mapping = PointerMapping()
+        mapping.setScreen(turnDegrees: 40, widthPixels: 1920)
+        #expect(mapping.countsPerDegree == 48)
+        #expect(mapping.turnDegrees(acrossPixels: 1920) == 40)
+        var motion = PointerMotion(mapping: mapping)
+        var x: Int32 = 0
+        var t: UInt64 = 0
+        let steps = Int((40 / stepDegrees).rounded())
+        for i in 0...steps {
+            // Turning right: yaw decreasing.
+            let (dx, _) = motion.update(yawRadians: -Double(i) * stepDegrees * .pi / 180, pitchRadians: 0, timeNanoseconds: t, enabled: true)
+            x += dx
+            t += 4_000_000
+        }
+        #expect(abs(x - 1920) <= 1, "a 40° turn in \(stepDegrees)° steps moved \(x) counts")
+    }
+}
