@@ -86,6 +86,8 @@ public enum ConfigurationSchema {
             comment: "degrees of turn that cross the screen's width (natural sensitivity; overrides sensitivity; 0: unused)", inProfiles: false),
         Key(path: "pointer.screen_width", kind: .number(1...100_000), defaultValue: .number(1920),
             comment: "the screen's width in pixels, for screen_turn", inProfiles: false),
+        Key(path: "pointer.gyro_space", kind: .choice(["local", "player", "world"]), defaultValue: .text("world"),
+            comment: "which turns move the pointer: local (the controller's axes), player (sideways about gravity, up and down about the controller's pitch axis) or world", inProfiles: false),
         Key(path: "pointer.tightening", kind: .number(0...10_000), defaultValue: .number(0),
             comment: "below this speed (°/s) motion is scaled down in proportion, to hide tremor (0: off)", inProfiles: false),
         Key(path: "pointer.smoothing", kind: .number(0...10_000), defaultValue: .number(0),

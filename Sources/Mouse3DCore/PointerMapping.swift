@@ -1,3 +1,5 @@
+import RealModule
+
 /// How a gyro mouse turns angular motion into pointer counts, with what the best gyro-aiming tools
 /// offer: tightening of very small motions, smoothing of tiny motions only, an acceleration curve,
 /// inversion and swapping, and the fractional remainder kept between events.
@@ -25,6 +27,8 @@ public struct PointerMapping: Sendable, Equatable {
     public var invertY = false
     /// Exchange the axes (yaw drives vertical, pitch horizontal).
     public var swapAxes = false
+    /// Which turns move the pointer (GyroWiki's gyro space).
+    public var gyroSpace = GyroSpace.world
 
     /// The defaults: 20 counts per degree, no tightening, smoothing or acceleration.
     public init() {}
@@ -40,6 +44,19 @@ public struct PointerMapping: Sendable, Equatable {
     public func turnDegrees(acrossPixels pixels: Double) -> Double { pixels / countsPerDegree }
 }
 
+/// Which turns of the controller move the pointer, in GyroWiki's terms.
+public enum GyroSpace: String, Sendable, CaseIterable {
+    /// About the controller's own axes: its yaw axis moves the pointer sideways, its pitch axis up
+    /// and down, however it is held (a tilted grip mixes the two).
+    case local
+    /// Sideways by turns about gravity, whatever the grip; up and down by turns about the
+    /// controller's pitch axis laid flat (so a rolled grip adds nothing vertical).
+    case player
+    /// Sideways by turns about gravity, up and down by the nose rising and falling (the attitude's
+    /// yaw and pitch).
+    case world
+}
+
 /// The state of a gyro mouse: turns a stream of attitudes into relative pointer motion.
 /// Turning right (yaw decreasing, clockwise seen from above) moves the pointer right (+X); nose
 /// down (pitch increasing) moves it down (+Y), as screen coordinates grow.
@@ -47,6 +64,7 @@ public struct PointerMotion: Sendable {
     /// The mapping in use.
     public var mapping: PointerMapping
     private var previous: (yaw: Double, pitch: Double, time: UInt64)?
+    private var previousAttitude: Quaternion?
     private var remainder = SIMD2<Double>.zero
     private var window: [(time: UInt64, delta: SIMD2<Double>)] = []
 
@@ -57,15 +75,46 @@ public struct PointerMotion: Sendable {
     /// While `enabled` is false (clutch released) nothing moves, and motion restarts from the next
     /// attitude without a jump.
     public mutating func update(yawRadians: Double, pitchRadians: Double, timeNanoseconds t: UInt64, enabled: Bool) -> (dx: Int32, dy: Int32) {
+        update(rollRadians: 0, pitchRadians: pitchRadians, yawRadians: yawRadians, timeNanoseconds: t, enabled: enabled)
+    }
+
+    /// Feeds one whole attitude (radians, as ``Attitude``'s Euler angles); needed for the local and
+    /// player gyro spaces, which depend on the grip (roll).
+    public mutating func update(
+        rollRadians: Double, pitchRadians: Double, yawRadians: Double, timeNanoseconds t: UInt64, enabled: Bool
+    ) -> (dx: Int32, dy: Int32) {
         let yaw = yawRadians * 180 / .pi, pitch = pitchRadians * 180 / .pi
-        defer { previous = (yaw, pitch, t) }
+        let attitude = mapping.gyroSpace == .world
+            ? nil : Attitude(rollRadians: rollRadians, pitchRadians: pitchRadians, yawRadians: yawRadians).quaternion
+        let before = previousAttitude
+        defer {
+            previous = (yaw, pitch, t)
+            previousAttitude = attitude
+        }
         guard enabled, let p = previous, t > p.time else {
             if !enabled { remainder = .zero; window.removeAll() }
             return (0, 0)
         }
-        var dyaw = yaw - p.yaw
-        if dyaw > 180 { dyaw -= 360 } else if dyaw < -180 { dyaw += 360 }
-        var delta = SIMD2(-dyaw, pitch - p.pitch)  // degrees: right, down
+        var delta: SIMD2<Double>  // degrees: right, down
+        if let attitude, let before {
+            // The turn since the last attitude, as a rotation vector in the controller's frame and in the world's.
+            let body = Self.rotationVector(before.conjugate * attitude) * (180 / .pi)
+            let world = Self.rotationVector(attitude * before.conjugate) * (180 / .pi)
+            if mapping.gyroSpace == .local {
+                delta = SIMD2(-body.z, body.y)
+            } else {
+                // Up and down about the controller's pitch axis laid flat (perpendicular to gravity), so a
+                // turn about gravity never shows vertically whatever the grip.
+                let axis = attitude.rotate(SIMD3(0, 1, 0))
+                let flat = SIMD3(axis.x, axis.y, 0)
+                let pitch = length(flat) > 1e-6 ? dot(world, flat / length(flat)) : body.y
+                delta = SIMD2(-world.z, pitch)
+            }
+        } else {
+            var dyaw = yaw - p.yaw
+            if dyaw > 180 { dyaw -= 360 } else if dyaw < -180 { dyaw += 360 }
+            delta = SIMD2(-dyaw, pitch - p.pitch)
+        }
         let seconds = Double(t - p.time) * 1e-9
         let speed = (delta * delta).sum().squareRoot() / seconds
         let m = mapping
@@ -94,6 +143,15 @@ public struct PointerMotion: Sendable {
         let whole = SIMD2((counts.x).rounded(.towardZero), (counts.y).rounded(.towardZero))
         remainder = counts - whole
         return (Int32(clamping: Int64(whole.x)), Int32(clamping: Int64(whole.y)))
+    }
+
+    /// The rotation vector (axis times angle, radians) of a unit quaternion, the shorter way round.
+    static func rotationVector(_ q: Quaternion) -> SIMD3<Double> {
+        let sign = q.w < 0 ? -1.0 : 1.0
+        let v = SIMD3(q.x, q.y, q.z) * sign
+        let s = length(v)
+        guard s > 1e-12 else { return v * 2 }
+        return v / s * (2 * Double.atan2(y: s, x: q.w * sign))
     }
 }
 

@@ -13,6 +13,9 @@ struct PointerOptions: ParsableArguments {
     @Option(help: "The screen's width in pixels, for --screen-turn (default 1920).")
     var screenWidth: Double?
 
+    @Option(help: "Which turns move the pointer: local (the controller's own axes), player (sideways about gravity whatever the grip) or world (default).")
+    var gyroSpace: GyroSpace?
+
     @Option(help: "Below this speed (°/s) motion is scaled down in proportion, to hide tremor (0: off).")
     var tightening: Double?
 
@@ -41,6 +44,7 @@ struct PointerOptions: ParsableArguments {
         if let sensitivity { try layer.set("pointer.sensitivity", .number(sensitivity), origin: .flag("--sensitivity")) }
         if let screenTurn { try layer.set("pointer.screen_turn", .number(screenTurn), origin: .flag("--screen-turn")) }
         if let screenWidth { try layer.set("pointer.screen_width", .number(screenWidth), origin: .flag("--screen-width")) }
+        if let gyroSpace { try layer.set("pointer.gyro_space", .text(gyroSpace.rawValue), origin: .flag("--gyro-space")) }
         if let tightening { try layer.set("pointer.tightening", .number(tightening), origin: .flag("--tightening")) }
         if let smoothing { try layer.set("pointer.smoothing", .number(smoothing), origin: .flag("--smoothing")) }
         if let acceleration { try layer.set("pointer.acceleration", .text(acceleration), origin: .flag("--acceleration")) }
@@ -75,6 +79,9 @@ struct PointerOptions: ParsableArguments {
         m.invertX = c.boolean("pointer.invert_x")
         m.invertY = c.boolean("pointer.invert_y")
         m.swapAxes = c.boolean("pointer.swap_axes")
+        m.gyroSpace = GyroSpace(rawValue: c.text("pointer.gyro_space") ?? "world") ?? .world
         return m
     }
 }
+
+extension GyroSpace: ExpressibleByArgument {}

@@ -145,3 +145,57 @@ struct NaturalSensitivityTests {
         #expect(abs(x - 1920) <= 1, "a 40° turn in \(stepDegrees)° steps moved \(x) counts")
     }
 }
+
+@Suite("Gyro space")
+struct GyroSpaceTests {
+    /// Counts moved by turning `turnDegrees` about the world's vertical, in 0.5° steps, with the grip
+    /// rolled by `rollDegrees` and the nose at `pitchDegrees`.
+    func moved(_ space: GyroSpace, rollDegrees: Double, pitchDegrees: Double = 0, turnDegrees: Double = 20) -> (x: Double, y: Double) {
+        var mapping = PointerMapping()
+        mapping.gyroSpace = space
+        var motion = PointerMotion(mapping: mapping)
+        var x = 0.0, y = 0.0
+        let steps = Int(turnDegrees / 0.5)
+        for i in 0...steps {
+            let (dx, dy) = motion.update(
+                rollRadians: rollDegrees * .pi / 180, pitchRadians: pitchDegrees * .pi / 180, yawRadians: -Double(i) * 0.5 * .pi / 180,
+                timeNanoseconds: UInt64(i + 1) * 4_000_000, enabled: true)
+            x += Double(dx)
+            y += Double(dy)
+        }
+        return (x, y)
+    }
+
+    @Test("Level, every space agrees: a 20° right turn is 400 counts right, none vertical", arguments: GyroSpace.allCases)
+    func level(space: GyroSpace) {
+        let m = moved(space, rollDegrees: 0)
+        #expect(abs(m.x - 400) <= 1 && abs(m.y) <= 1, "\(space): \(m)")
+    }
+
+    @Test("Grip rolled 30°: player and world space keep a turn about gravity horizontal; local space sees it on the controller's axes")
+    func tiltedGrip() {
+        for space in [GyroSpace.player, .world] {
+            let m = moved(space, rollDegrees: 30)
+            #expect(abs(m.x - 400) <= 1 && abs(m.y) <= 4, "\(space): \(m) (leakage \(abs(m.y) / 400 * 100) %)")
+        }
+        let local = moved(.local, rollDegrees: 30)
+        // The vertical turn in the rolled controller's frame: cos 30° of it about its yaw axis, sin 30° about its pitch axis.
+        #expect(abs(local.x - 400 * 0.8660) <= 3 && abs(abs(local.y) - 400 * 0.5) <= 3, "local: \(local)")
+    }
+
+    @Test("A nose-up turn in player space moves by the controller's own pitch; in world space by the nose's elevation")
+    func pitchAxes() {
+        var mapping = PointerMapping()
+        for space in GyroSpace.allCases {
+            mapping.gyroSpace = space
+            var motion = PointerMotion(mapping: mapping)
+            var y = 0.0
+            for i in 0...20 {
+                let (_, dy) = motion.update(
+                    rollRadians: 0, pitchRadians: Double(i) * .pi / 180, yawRadians: 0, timeNanoseconds: UInt64(i + 1) * 4_000_000, enabled: true)
+                y += Double(dy)
+            }
+            #expect(abs(y - 400) <= 1, "\(space): 20° nose down moved \(y)")
+        }
+    }
+}

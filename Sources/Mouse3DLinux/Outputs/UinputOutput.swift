@@ -62,7 +62,8 @@ public final class UinputOutput: AttitudeOutput {
         switch mode {
         case .pointer:
             let (dx, dy) = output.pointer.update(
-                yawRadians: Double(f.frame.yaw), pitchRadians: Double(f.frame.pitch), timeNanoseconds: f.receivedNanoseconds, enabled: enabled)
+                rollRadians: Double(f.frame.roll), pitchRadians: Double(f.frame.pitch), yawRadians: Double(f.frame.yaw),
+                timeNanoseconds: f.receivedNanoseconds, enabled: enabled)
             if dx != 0 { try output.device.write(type: Int32(EV_REL), code: Int32(REL_X), value: dx) }
             if dy != 0 { try output.device.write(type: Int32(EV_REL), code: Int32(REL_Y), value: dy) }
         case .spacemouse:
