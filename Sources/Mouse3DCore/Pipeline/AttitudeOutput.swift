@@ -90,16 +90,13 @@ extension AttitudeOutput {
 /// The outputs of one run, fed in the order they were added. Owned by the event loop's thread.
 public final class AttitudePipeline {
     /// The outputs.
-    public private(set) var outputs: [any AttitudeOutput]
+    public let outputs: [any AttitudeOutput]
     private var finished = false
 
     /// A pipeline feeding `outputs`.
     public init(outputs: [any AttitudeOutput] = []) {
         self.outputs = outputs
     }
-
-    /// Adds an output after the others.
-    public func add(_ output: any AttitudeOutput) { outputs.append(output) }
 
     /// Hands `update` to every output.
     public func write(_ update: AttitudeUpdate) throws {

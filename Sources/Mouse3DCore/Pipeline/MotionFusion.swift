@@ -18,9 +18,6 @@ public struct MotionFusion: Sendable {
         self.stream = stream
     }
 
-    /// The current attitude estimate (before recentering).
-    public var attitude: Attitude { estimator.attitude }
-
     /// Fuses `sample` and returns the update to hand to the outputs, stamped `nowNanoseconds`.
     public mutating func fuse(_ sample: MotionSample, nowNanoseconds: UInt64) -> AttitudeUpdate {
         estimator.update(sample)

@@ -178,9 +178,6 @@ public final class EventLoop {
     /// Ends ``run()`` after the handler that calls it returns.
     public func stop() { ending = .requested }
 
-    /// Whether ``stop()`` was called or a stop signal arrived in the current run.
-    public var isStopping: Bool { ending != nil }
-
     /// One wait and the handlers it makes due.
     private func turn(limit: UInt64?) throws {
         if changed { rebuild() }

@@ -239,9 +239,6 @@ public final class AttitudeReceiver {
         if now >= reportInterval.end { try endReportInterval(now: now, handle) }
     }
 
-    /// When a stream will next fall silent if nothing arrives.
-    public var nextSilenceDeadline: UInt64? { tracker.nextSilenceDeadline() }
-
     /// When ``checkSilence(now:_:)`` is next due: just after a stream would fall silent, at the end
     /// of a reporting interval with refusals to sum, or, while streams are known, at the next
     /// once-a-second look for long-silent ones to forget.

@@ -31,9 +31,8 @@ public final class ReceiverPairings {
         }
         let (peers, problems) = store.load()
         for problem in problems { diagnostics.say(problem) }
-        var floors: [[UInt8]: UInt64] = [:]
-        for p in peers { floors[p.id] = p.nextSequence }
-        opener = SealedStreamOpener(receiverID: identity.id, peers: peers, sequenceFloors: floors)
+        // Each sender's stored next sequence is its floor (the opener takes it from the record).
+        opener = SealedStreamOpener(receiverID: identity.id, peers: peers)
         for p in peers {
             known[p.fingerprint] = p
             savedMarks[p.fingerprint] = (p.epoch, p.nextSequence)

@@ -108,8 +108,9 @@ public final class SealedStreamOpener {
     /// sender that carries on through a receiver's crash is refused at most that long).
     public static let reservationSpan: UInt64 = 4096
 
-    /// An opener for `peers` (the receiver's paired senders). `sequenceFloors` holds, per sender id,
-    /// the next sequence a stored epoch may still use (from the last run).
+    /// An opener for `peers` (the receiver's paired senders). Each record's `nextSequence` is the
+    /// floor of its stored epoch (what the last run may have accepted); `sequenceFloors` can raise it
+    /// per sender id.
     public init(receiverID: [UInt8], peers: [PairedPeer], sequenceFloors: [[UInt8]: UInt64] = [:]) {
         self.receiverID = receiverID
         replacePeers(peers, sequenceFloors: sequenceFloors)
