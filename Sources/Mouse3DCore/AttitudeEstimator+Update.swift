@@ -16,7 +16,7 @@ extension AttitudeEstimator {
 
         detectRest(gyro: gyro, accel: accel, periodSeconds: ts)
         integrateGyro(gyro, seconds: dt)
-        if accel != .zero { correct(accel: accel, periodSeconds: ts) }
+        if accel != .zero { correct(accel: accel, angularSpeedSquared: dot(gyro - gyroBiasRadiansPerSecond, gyro - gyroBiasRadiansPerSecond), periodSeconds: ts) }
     }
 
     /// Works out how long to integrate the gyroscope for, or `nil` when this sample's time is unusable.
@@ -56,7 +56,9 @@ extension AttitudeEstimator {
             period = gap
             // The warm-up averages span the intended time, now that the rate is known.
             accelerometerLowPass.setWarmUpLength(Int(parameters.accelerometerTimeConstantSeconds / gap))
-            biasRotationLowPass.setWarmUpLength(Int(parameters.accelerometerTimeConstantSeconds / gap))
+            accelerometerLongLowPass.setWarmUpLength(Int(parameters.accelerometerTimeConstantSeconds / gap))
+            biasRotationLowPass.setWarmUpLength(Int(parameters.accelerometerTimeConstantSeconds
+                / (gap * Double(Tuning.biasUpdateInterval(periodSeconds: gap)))))
             restGyroLowPass.setWarmUpLength(Int(parameters.restTimeConstantSeconds / gap))
             restAccelerometerLowPass.setWarmUpLength(Int(parameters.restTimeConstantSeconds / gap))
         }
@@ -70,6 +72,7 @@ extension AttitudeEstimator {
     /// Starts over from the next accelerometer reading, keeping the bias estimate.
     mutating func relevel() {
         accelerometerLowPass.reset()
+        accelerometerLongLowPass.reset()
         biasRotationLowPass.reset()
         restGyroLowPass.reset()
         restAccelerometerLowPass.reset()
@@ -112,7 +115,7 @@ extension AttitudeEstimator {
     }
 
     /// Accelerometer correction of the inclination and the bias update that goes with it.
-    mutating func correct(accel measured: SIMD3<Double>, periodSeconds ts: Double) {
+    mutating func correct(accel measured: SIMD3<Double>, angularSpeedSquared: Double, periodSeconds ts: Double) {
         let g = standardGravityMetersPerSecondSquared
         var accel = measured
         let magnitude = length(accel)
@@ -126,6 +129,9 @@ extension AttitudeEstimator {
         let horizontal = SIMD2(levelAccel.x, levelAccel.y) / max(magnitude, 1e-9)
         disturbance += (horizontal - disturbance) * min(1, ts / parameters.disturbanceTimeConstantSeconds)
         let leaning = (disturbance * disturbance).sum() > tuning.disturbanceLimitSquared
+        if parameters.adaptiveTimeConstantRangeSeconds != nil {
+            adaptTimeConstant(horizontalForce: SIMD2(levelAccel.x, levelAccel.y), angularSpeedSquared: angularSpeedSquared, periodSeconds: ts)
+        }
 
         // Low-pass in the inertial frame: linear accelerations average out, gravity stays. The warm-up
         // mean (the first τ seconds) weighs every sample equally, so there a sample that leans or is
@@ -134,7 +140,11 @@ extension AttitudeEstimator {
             && rejectedSeconds <= parameters.rejectionRecoverySeconds
             && ((horizontal * horizontal).sum() > tuning.disturbanceLimitSquared
                 || abs(magnitude - g) > parameters.linearAccelerationRejectionFraction * g)
-        let filtered = skipped ? accelerometerLowPass.output : accelerometerLowPass.step(inertial, tuning.accelerometer)
+        var filtered = skipped ? accelerometerLowPass.output : accelerometerLowPass.step(inertial, tuning.accelerometer)
+        if parameters.adaptiveTimeConstantRangeSeconds != nil {
+            let long = skipped ? accelerometerLongLowPass.output : accelerometerLongLowPass.step(inertial, tuning.accelerometerLong)
+            filtered += (long - filtered) * longLowPassWeight
+        }
         var up = inclinationCorrection.rotate(filtered)
         let filteredMagnitude = length(up)
         var rejected = leaning
@@ -145,6 +155,7 @@ extension AttitudeEstimator {
         } else {
             rejectedSeconds = 0
         }
+        isRejectingAccelerometer = rejected
         if rejected {
             counters.accelerometerRejections += 1
         } else {
@@ -157,6 +168,41 @@ extension AttitudeEstimator {
             inclinationCorrection = (correction * inclinationCorrection).renormalizedNearUnit
         }
         updateBias(correctionDirection: rejected ? nil : up, periodSeconds: ts)
+    }
+
+    /// Follows how the sensor moves and sets the weight of the long accelerometer low-pass from it.
+    ///
+    /// Two errors compete in the low-passed accelerometer. Translation leaks through it: for motion
+    /// well above the cut-off, the second-order low-pass passes a linear acceleration `a` at frequency
+    /// `f` as about `a (f꜀/f)²`, a tilt error that falls as 1/τ². Gyroscope errors (scale, axis
+    /// misalignment, bias, timing) grow with the angular speed `ω` and are corrected only over about τ:
+    /// an error that grows as `ω τ`. Their sum is smallest at τ ∝ (a/ω)^⅓. `a` is the horizontal specific
+    /// force in the level frame (gravity removed by the estimate), averaged over 0.1 s so that taps and
+    /// vibration, which the low-pass removes anyway, do not count; both are mean squares over about
+    /// ``AttitudeEstimatorParameters/motionStatisticsTimeConstantSeconds``.
+    ///
+    /// The time constant is not changed in the filter itself: changing a low-pass's cut-off while a
+    /// large oscillation passes through it mixes that oscillation down to low frequencies, exactly the
+    /// error it is meant to avoid. Two low-passes run side by side and their outputs are blended, with
+    /// the weight that gives the leakage of a single low-pass at the wanted τ: (1−w)/τ₁² + w/τ₂² = 1/τ².
+    @inline(__always)
+    mutating func adaptTimeConstant(horizontalForce h: SIMD2<Double>, angularSpeedSquared: Double, periodSeconds ts: Double) {
+        guard let range = parameters.adaptiveTimeConstantRangeSeconds else { return }
+        let alpha = min(1, ts / parameters.translationFilterTimeConstantSeconds)
+        horizontalForceStage += (h - horizontalForceStage) * alpha
+        horizontalForce += (horizontalForceStage - horizontalForce) * alpha
+        let power = SIMD2((horizontalForce * horizontalForce).sum(), angularSpeedSquared)
+        motionPower += (power - motionPower) * min(1, ts / parameters.motionStatisticsTimeConstantSeconds)
+        adaptCountdown -= 1
+        guard adaptCountdown <= 0 else { return }
+        // Reconsidered every 20 ms: the statistics move over a second.
+        adaptCountdown = max(1, Int(0.02 / ts))
+        let ratio = motionPower.x.squareRoot() / (motionPower.y.squareRoot() + parameters.angularSpeedFloorRadiansPerSecond)
+        let tau = min(max(parameters.adaptiveTimeConstantGain * Double.pow(ratio, 1.0 / 3), range.lowerBound), range.upperBound)
+        accelerometerTimeConstantSeconds = tau
+        let short = 1 / (range.lowerBound * range.lowerBound)
+        let long = 1 / (range.upperBound * range.upperBound)
+        longLowPassWeight = short > long ? (short - 1 / (tau * tau)) / (short - long) : 0
     }
 
     /// One Kalman step of the gyroscope bias estimate: from the rest average while resting, from the
@@ -172,7 +218,14 @@ extension AttitudeEstimator {
         packed[3] = rotation.r1.x; packed[4] = rotation.r1.y; packed[5] = rotation.r1.z
         packed[6] = rotation.r2.x; packed[7] = rotation.r2.y; packed[8] = rotation.r2.z
         packed[9] = rotatedBias.x; packed[10] = rotatedBias.y
-        let f = biasRotationLowPass.step(packed, tuning.accelerometer)
+        biasBlockSum += packed
+        biasBlockCount += 1
+        biasUpdateCountdown -= 1
+        guard biasUpdateCountdown <= 0 else { return }
+        biasUpdateCountdown = tuning.biasUpdateInterval
+        let f = biasRotationLowPass.step(biasBlockSum / Double(biasBlockCount), tuning.biasLowPass)
+        biasBlockSum = .zero
+        biasBlockCount = 0
 
         // The covariance grows while no measurement comes in, up to its initial value.
         let grown = biasCovariance.diagonalElements .< SIMD3(repeating: tuning.biasInitialVariance)

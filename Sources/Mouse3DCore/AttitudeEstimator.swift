@@ -39,11 +39,32 @@ public struct AttitudeEstimator: Sendable {
 
     /// Short average of the horizontal part of the measured vertical, in the level frame.
     @usableFromInline var disturbance = SIMD2<Double>.zero
+    /// Short average of the horizontal specific force in the level frame, in m/s², and the mean squares
+    /// of that average and of the angular speed: the motion statistics behind the adaptive time constant.
+    @usableFromInline var horizontalForce = SIMD2<Double>.zero
+    @usableFromInline var horizontalForceStage = SIMD2<Double>.zero
+    @usableFromInline var motionPower = SIMD2<Double>.zero
+    /// Samples until the next Kalman step of the bias.
+    @usableFromInline var biasUpdateCountdown = 0
+    /// Sum and count of the rotation lanes since the last Kalman step: their mean is what the bias's
+    /// low-pass is fed, so every sample counts without filtering 11 lanes per sample.
+    @usableFromInline var biasBlockSum = SIMD16<Double>.zero
+    @usableFromInline var biasBlockCount = 0
+    /// Samples until the adaptive time constant is next reconsidered.
+    @usableFromInline var adaptCountdown = 0
+    /// The accelerometer low-pass time constant aimed at, in seconds.
+    public internal(set) var accelerometerTimeConstantSeconds: Double
+    /// The weight of the long low-pass in the blend of the two.
+    @usableFromInline var longLowPassWeight = 0.0
+    /// The accelerometer low-pass with the upper end of the adaptive range.
+    @usableFromInline var accelerometerLongLowPass: ButterworthLowPass<SIMD3<Double>>
     /// How long corrections have been rejected without a break, in seconds.
     @usableFromInline var rejectedSeconds = 0.0
     @usableFromInline var restSeconds = 0.0
     /// Whether the device has been still long enough to count as resting.
     public internal(set) var isAtRest = false
+    /// Whether the last sample's accelerometer correction was skipped (linear acceleration).
+    public internal(set) var isRejectingAccelerometer = false
 
     @usableFromInline var lastTimestampNanoseconds: Int64?
     /// The filter's estimate of the regular sample period, in seconds.
@@ -53,8 +74,14 @@ public struct AttitudeEstimator: Sendable {
     /// Coefficients that depend on the sample period.
     @usableFromInline struct Tuning: Sendable {
         var accelerometer: ButterworthCoefficients
+        var accelerometerLong: ButterworthCoefficients
+        /// The accelerometer's (short) low-pass at the rate of the bias's Kalman steps.
+        var biasLowPass: ButterworthCoefficients
         var rest: ButterworthCoefficients
         var biasInitialVariance: Double
+        /// The Kalman step of the bias runs every this many samples (about every 20 ms): the bias moves
+        /// over minutes and its inputs are low-passed over seconds, so a faster step adds only cost.
+        var biasUpdateInterval: Int
         var biasProcessVariance: Double
         var biasMotionNoise: Double
         var biasVerticalNoise: Double
@@ -62,16 +89,26 @@ public struct AttitudeEstimator: Sendable {
         /// sin² of the disturbance angle, compared with the squared horizontal lean.
         var disturbanceLimitSquared: Double
 
+        static func biasUpdateInterval(periodSeconds ts: Double) -> Int { max(1, Int(0.02 / ts)) }
+
         init(_ p: AttitudeEstimatorParameters, periodSeconds ts: Double) {
+            let range = p.adaptiveTimeConstantRangeSeconds
             accelerometer = ButterworthCoefficients(
-                timeConstantSeconds: p.accelerometerTimeConstantSeconds, samplePeriodSeconds: ts)
+                timeConstantSeconds: range?.lowerBound ?? p.accelerometerTimeConstantSeconds, samplePeriodSeconds: ts)
+            accelerometerLong = ButterworthCoefficients(
+                timeConstantSeconds: range?.upperBound ?? p.accelerometerTimeConstantSeconds, samplePeriodSeconds: ts)
             rest = ButterworthCoefficients(timeConstantSeconds: p.restTimeConstantSeconds, samplePeriodSeconds: ts)
             // Variances in (0.01 °/s)², as in the paper, so that the numbers stay near 1.
             func variance(_ sigmaDegreesPerSecond: Double) -> Double {
                 (sigmaDegreesPerSecond * 100) * (sigmaDegreesPerSecond * 100)
             }
             biasInitialVariance = variance(p.biasSigmaInitialDegreesPerSecond)
-            biasProcessVariance = variance(0.1) * ts / p.biasForgettingTimeSeconds
+            biasUpdateInterval = Self.biasUpdateInterval(periodSeconds: ts)
+            biasLowPass = ButterworthCoefficients(
+                timeConstantSeconds: range?.lowerBound ?? p.accelerometerTimeConstantSeconds,
+                samplePeriodSeconds: ts * Double(biasUpdateInterval))
+            // The process noise accumulates over the interval between two Kalman steps.
+            biasProcessVariance = variance(0.1) * ts * Double(biasUpdateInterval) / p.biasForgettingTimeSeconds
             let motion = variance(p.biasSigmaMotionDegreesPerSecond)
             biasMotionNoise = motion * motion / biasProcessVariance + motion
             biasVerticalNoise = biasMotionNoise / max(p.biasVerticalForgettingFactor, 1e-10)
@@ -89,14 +126,17 @@ public struct AttitudeEstimator: Sendable {
     public init(parameters: AttitudeEstimatorParameters = AttitudeEstimatorParameters()) {
         self.parameters = parameters
         let ts = Self.provisionalPeriodSeconds
+        accelerometerTimeConstantSeconds = parameters.accelerometerTimeConstantSeconds
         tuning = Tuning(parameters, periodSeconds: ts)
         biasCovariance = .diagonal(tuning.biasInitialVariance)
         accelerometerLowPass = ButterworthLowPass(
             warmUpSamples: Int(parameters.accelerometerTimeConstantSeconds / ts))
+        accelerometerLongLowPass = ButterworthLowPass(
+            warmUpSamples: Int(parameters.accelerometerTimeConstantSeconds / ts))
         restGyroLowPass = ButterworthLowPass(warmUpSamples: Int(parameters.restTimeConstantSeconds / ts))
         restAccelerometerLowPass = ButterworthLowPass(warmUpSamples: Int(parameters.restTimeConstantSeconds / ts))
         biasRotationLowPass = ButterworthLowPass(
-            warmUpSamples: Int(parameters.accelerometerTimeConstantSeconds / ts))
+            warmUpSamples: Int(parameters.accelerometerTimeConstantSeconds / (ts * Double(tuning.biasUpdateInterval))))
     }
 
     /// The current attitude estimate.

@@ -4,6 +4,22 @@ public struct AttitudeEstimatorParameters: Sendable, Equatable {
     /// gyroscope longer and rejects linear acceleration better.
     public var accelerometerTimeConstantSeconds = 2.0
 
+    /// The range the accelerometer time constant adapts within, in seconds, or `nil` to keep
+    /// ``accelerometerTimeConstantSeconds`` fixed. See ``adaptiveTimeConstantGain``.
+    public var adaptiveTimeConstantRangeSeconds: ClosedRange<Double>? = 1.5...3.5
+    /// The adaptive time constant is this gain times the cube root of the ratio of the sensor's
+    /// horizontal linear acceleration (RMS, m/s²) to its angular speed (RMS, rad/s), both measured over
+    /// ``motionStatisticsTimeConstantSeconds``: a longer average where translation would leak through
+    /// the low-pass, a shorter one where gyroscope errors grow with fast turns.
+    public var adaptiveTimeConstantGain = 3.5
+    /// Time constant of each of the two first-order low-passes the horizontal specific force goes
+    /// through before its mean square is taken, in seconds.
+    public var translationFilterTimeConstantSeconds = 0.4
+    /// Time constant of the motion statistics that steer the adaptive time constant, in seconds.
+    public var motionStatisticsTimeConstantSeconds = 3.0
+    /// Angular speed added to the measured one so that the ratio stays finite at rest, in rad/s.
+    public var angularSpeedFloorRadiansPerSecond = 0.05
+
     /// Estimate gyroscope bias while the device moves (from the accelerometer corrections).
     public var motionBiasEstimation = true
     /// Estimate gyroscope bias while the device rests.

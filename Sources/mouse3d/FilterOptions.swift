@@ -24,6 +24,19 @@ struct FilterOptions: ParsableArguments {
     @Flag(inversion: .prefixedNo, help: "Estimate the gyroscope bias while the sensor rests (default on).")
     var restBias: Bool?
 
+    @Option(help: ArgumentHelp("Tuning (see Tools/fusion/tune.py): adaptive time constant gain.", visibility: .hidden))
+    var adaptiveGain: Double?
+    @Option(help: ArgumentHelp("Tuning (see Tools/fusion/tune.py): adaptive range low.", visibility: .hidden))
+    var adaptiveLow: Double?
+    @Option(help: ArgumentHelp("Tuning (see Tools/fusion/tune.py): adaptive range high (0 disables).", visibility: .hidden))
+    var adaptiveHigh: Double?
+    @Option(help: ArgumentHelp("Tuning (see Tools/fusion/tune.py): statistics time constant.", visibility: .hidden))
+    var motionStatistics: Double?
+    @Option(help: ArgumentHelp("Tuning (see Tools/fusion/tune.py): translation filter.", visibility: .hidden))
+    var translationFilter: Double?
+    @Option(help: ArgumentHelp("Tuning (see Tools/fusion/tune.py): angular speed floor.", visibility: .hidden))
+    var angularSpeedFloor: Double?
+
     /// The flags given, as a configuration layer (ranges are checked there, against the schema).
     func addFlags(to layer: inout ConfigurationLayer) throws {
         let numbers: [(String, String, Double?)] = [
@@ -58,6 +71,15 @@ struct FilterOptions: ParsableArguments {
     func parameters() throws -> AttitudeEstimatorParameters {
         var layer = ConfigurationLayer()
         try EffectiveConfiguration.flags { try addFlags(to: &layer) }
-        return FilterOptions.parameters(try EffectiveConfiguration.load(flags: layer))
+        var p = FilterOptions.parameters(try EffectiveConfiguration.load(flags: layer))
+        if let adaptiveGain { p.adaptiveTimeConstantGain = adaptiveGain }
+        if let motionStatistics { p.motionStatisticsTimeConstantSeconds = motionStatistics }
+        if let translationFilter { p.translationFilterTimeConstantSeconds = translationFilter }
+        if let angularSpeedFloor { p.angularSpeedFloorRadiansPerSecond = angularSpeedFloor }
+        if adaptiveLow != nil || adaptiveHigh != nil {
+            let r = p.adaptiveTimeConstantRangeSeconds ?? 1...8
+            p.adaptiveTimeConstantRangeSeconds = adaptiveHigh == 0 ? nil : (adaptiveLow ?? r.lowerBound)...(adaptiveHigh ?? r.upperBound)
+        }
+        return p
     }
 }

@@ -20,16 +20,28 @@ extension Mouse3D {
         @Option(help: "Output format: table (degrees, readable), csv or jsonl (radians).")
         var output: ReplayOutputFormat = .table
 
+        @Flag(help: "With --output csv: add the filter's state (rest, accelerometer rejected, gyroscope bias in rad/s) to each row.")
+        var state = false
+
         @OptionGroup var filter: FilterOptions
+
+        func validate() throws {
+            if state && output != .csv { throw ValidationError("--state needs --output csv.") }
+        }
 
         func run() throws {
             let motionLog = try loadMotionLog(path: log)
             var estimator = AttitudeEstimator(parameters: try filter.parameters())
             let out = BufferedOutput()
-            if let header = output.header { try out.writeLine(header) }
+            if let header = output.header { try out.writeLine(state ? header + ",tau,rest,rejected,bx,by,bz" : header) }
             for sample in motionLog.samples {
                 estimator.update(sample)
-                try out.writeLine(output.row(time: sample.timestampNanoseconds, attitude: estimator.attitude))
+                var row = output.row(time: sample.timestampNanoseconds, attitude: estimator.attitude)
+                if state {
+                    let b = estimator.gyroBiasRadiansPerSecond
+                    row += ",\(estimator.accelerometerTimeConstantSeconds),\(estimator.isAtRest ? 1 : 0),\(estimator.isRejectingAccelerometer ? 1 : 0),\(b.x),\(b.y),\(b.z)"
+                }
+                try out.writeLine(row)
             }
             try out.flush()
         }

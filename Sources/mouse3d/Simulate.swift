@@ -6,8 +6,23 @@ extension Mouse3D {
     /// `mouse3d simulate`: writes a scripted motion log with exact ground truth.
     struct Simulate: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Write the built-in scripted desk gesture as a motion log with ground-truth columns.",
-            discussion: "The bundled sample log is `mouse3d simulate --output Tests/Mouse3DCoreTests/Fixtures/sample-motion.csv`.")
+            abstract: "Write a synthetic motion log with ground-truth columns.",
+            discussion: """
+                demo: the scripted desk gesture; the bundled sample log is \
+                `mouse3d simulate --output Tests/Mouse3DCoreTests/Fixtures/sample-motion.csv`.
+                hand: a hand holding a controller, drawn from --seed: turns, sustained translation (0.5–5 m/s² \
+                for 0.5–5 s), taps, 50–200 Hz vibration, a gyroscope bias of up to 1 °/s and noise; the column \
+                'movement' marks everything after the first 5 s, as `bench accuracy` counts it.
+                """)
+
+        @Option(help: "Which motion: demo or hand.")
+        var motion: SimulatedMotion = .demo
+
+        @Option(help: "With --motion hand: the seed that draws it.")
+        var seed: UInt64 = 1
+
+        @Option(help: "With --motion hand: its length in seconds.")
+        var seconds: Double = 120
 
         @Option(help: "Where to write the log; standard output if omitted.")
         var output: String?
@@ -17,6 +32,7 @@ extension Mouse3D {
 
         func validate() throws {
             guard rate.isFinite, rate >= 1, rate <= 10_000 else { throw ValidationError("--rate must be 1 to 10000 Hz.") }
+            guard seconds.isFinite, seconds >= 10, seconds <= 3600 else { throw ValidationError("--seconds must be 10 to 3600.") }
         }
 
         func run() throws {
@@ -26,11 +42,25 @@ extension Mouse3D {
             } catch {
                 throw CommandFailure("cannot write the log: \(error)")
             }
-            try sink.writeLine(MotionLogWriter.header + ",qw,qx,qy,qz")
-            for point in SyntheticMotion.demo(sampleRateHertz: rate).generate() {
-                try sink.writeLine(MotionLogWriter.row(point.sample, truth: point.truth))
+            switch motion {
+            case .demo:
+                try sink.writeLine(MotionLogWriter.header + ",qw,qx,qy,qz")
+                for point in SyntheticMotion.demo(sampleRateHertz: rate).generate() {
+                    try sink.writeLine(MotionLogWriter.row(point.sample, truth: point.truth))
+                }
+            case .hand:
+                try sink.writeLine(MotionLogWriter.header + ",qw,qx,qy,qz,movement")
+                for point in HandMotion(seconds: seconds, hertz: rate, seed: seed).generate() {
+                    let counted = point.sample.timestampNanoseconds >= 5_000_000_000
+                    try sink.writeLine(MotionLogWriter.row(point.sample, truth: point.truth) + (counted ? ",1" : ",0"))
+                }
             }
             try sink.flush()
         }
     }
+}
+
+/// The motions `simulate` can write.
+enum SimulatedMotion: String, ExpressibleByArgument, CaseIterable {
+    case demo, hand
 }
