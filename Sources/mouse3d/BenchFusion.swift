@@ -1,4 +1,5 @@
 import ArgumentParser
+import Mouse3DBench
 import Mouse3DCore
 
 extension Mouse3D {
@@ -7,13 +8,20 @@ extension Mouse3D {
         static let configuration = CommandConfiguration(
             commandName: "fusion",
             abstract: "Fused samples per second on one core; the figure is on the last line.",
-            discussion: "Without a log, a built-in 60 s scripted motion at 1 kHz with noise and bias is used.")
+            discussion: """
+                Without a log, a built-in 60 s scripted motion at 1 kHz with noise and bias is used. If --python \
+                can import the PyPI package vqf, VQF's C++ filter (its updateBatch loop) is timed on the same \
+                samples between two rounds of mouse3d's, and the ratio is printed.
+                """)
 
         @Argument(help: "A motion log to fuse (CSV); the built-in scripted motion if omitted.")
         var log: String?
 
         @Option(help: "Minimum measuring time in seconds; the best of the repetitions is reported.")
         var seconds: Double = 3
+
+        @Option(help: "Python interpreter to time VQF's C++ with (pip install vqf); 'none' skips it.")
+        var python = "python3"
 
         @OptionGroup var filter: FilterOptions
 
@@ -33,6 +41,29 @@ extension Mouse3D {
                 source = "built-in scripted motion"
             }
             print("input: \(source), \(samples.count) samples")
+            var (best, runs, checksum) = measure(samples, parameters)
+            if python != "none" {
+                switch ReferenceFilterTiming.vqf(python: python, samples: samples, seconds: seconds) {
+                case .measured(let rate, let version):
+                    // A second round of ours after the reference: both sides see the same machine state.
+                    let again = measure(samples, parameters)
+                    best = min(best, again.best)
+                    runs += again.runs
+                    checksum += again.checksum
+                    let ours = Double(samples.count) / best
+                    print("VQF C++ \(version) (PyPI vqf, updateBatch), same samples, same run: \(Int(rate)) samples/s")
+                    print("mouse3d / VQF C++: \(fixed(ours / rate, 2))×")
+                case .unavailable(let why):
+                    print("VQF C++ not measured: \(why)")
+                }
+            }
+            let nanosecondsPerSample = best / Double(samples.count) * 1e9
+            print("runs: \(runs), best: \(fixed(best * 1000, 2)) ms, \(fixed(nanosecondsPerSample, 1)) ns/sample (checksum \(fixed(checksum, 3)))")
+            print("\(Int(Double(samples.count) / best)) samples/s")
+        }
+
+        /// The best time of at least three runs over `samples`, repeated for at least `seconds`.
+        func measure(_ samples: [MotionSample], _ parameters: AttitudeEstimatorParameters) -> (best: Double, runs: Int, checksum: Double) {
             let clock = ContinuousClock()
             var best = Double.infinity
             var runs = 0
@@ -47,9 +78,7 @@ extension Mouse3D {
                 best = min(best, elapsed)
                 runs += 1
             } while (clock.now - start).seconds < seconds || runs < 3
-            let nanosecondsPerSample = best / Double(samples.count) * 1e9
-            print("runs: \(runs), best: \(fixed(best * 1000, 2)) ms, \(fixed(nanosecondsPerSample, 1)) ns/sample (checksum \(fixed(checksum, 3)))")
-            print("\(Int(Double(samples.count) / best)) samples/s")
+            return (best, runs, checksum)
         }
     }
 }
