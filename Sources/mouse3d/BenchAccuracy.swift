@@ -1,4 +1,5 @@
 import ArgumentParser
+import Mouse3DBench
 import Mouse3DCore
 import Mouse3DLinux
 
@@ -13,15 +14,50 @@ extension Mouse3D {
                 frame; nan where unknown) is replayed and scored. A column 'movement' selects the samples that \
                 count (1). Errors are in degrees, root mean square: inclination, heading (after removing one \
                 constant heading offset) and total (after removing the heading offset of the first second).
+
+                Then, on a synthetic sensor left still for 10 minutes after power-up with a gyroscope bias of \
+                about 1 °/s (0.6, -0.5, 0.8 °/s): the drift from minute 1 to minute 10 (°/min) and the time until \
+                the bias estimate stays within 0.05 °/s of the truth; for VQF too, on the same samples, if \
+                --python can import the PyPI package vqf.
                 """)
 
-        @Argument(help: "A folder of motion logs with ground-truth columns.")
-        var directory: String
+        @Argument(help: "A folder of motion logs with ground-truth columns; only the rest figures if omitted.")
+        var directory: String?
+
+        @Option(help: "Python interpreter to run VQF with (pip install vqf); 'none' skips it.")
+        var python = "python3"
 
         @OptionGroup var filter: FilterOptions
 
         func run() throws {
             let parameters = try filter.parameters()
+            if let directory { try scoreLogs(in: directory, parameters) }
+            restFigures(parameters)
+        }
+
+        /// Drift at rest and bias convergence after power-up, for mouse3d and, if it can run, VQF.
+        func restFigures(_ parameters: AttitudeEstimatorParameters) {
+            let points = RestDriftBenchmark.motion().generate()
+            let b = RestDriftBenchmark.gyroBiasRadiansPerSecond * (180 / .pi)
+            print("rest after power-up (synthetic: \(points.count) samples at 250 Hz, 10 min still, tilted 20°, "
+                + "gyroscope bias \(fixed(b.x, 1))/\(fixed(b.y, 1))/\(fixed(b.z, 1)) °/s, noise 0.1 °/s):")
+            func line(_ name: String, _ f: RestDriftBenchmark.Figures) -> String {
+                let converged = f.convergenceSeconds.map { fixed($0, 1) + " s" } ?? "never"
+                return name.rightPadded(to: 16) + " drift " + fixed(f.driftDegreesPerMinute, 4) + " °/min (minute 1 to 10), "
+                    + "bias within 0.05 °/s after " + converged
+            }
+            print(line("mouse3d", RestDriftBenchmark.run(parameters, points: points)))
+            guard python != "none" else { return }
+            switch ReferenceFilter.trace(python: python, samples: points.map(\.sample)) {
+            case .measured(let rows, let version):
+                let figures = RestDriftBenchmark.figures(points: points, attitudes: rows.map(\.0), biases: rows.map(\.1))
+                print(line("VQF \(version)", figures))
+            case .unavailable(let why):
+                print("VQF not run: \(why)")
+            }
+        }
+
+        func scoreLogs(in directory: String, _ parameters: AttitudeEstimatorParameters) throws {
             let names: [String]
             do {
                 names = try DirectoryListing.names(in: directory).filter { $0.hasSuffix(".csv") }.sorted()

@@ -43,7 +43,7 @@ extension Mouse3D {
             print("input: \(source), \(samples.count) samples")
             var (best, runs, checksum) = measure(samples, parameters)
             if python != "none" {
-                switch ReferenceFilterTiming.vqf(python: python, samples: samples, seconds: seconds) {
+                switch ReferenceFilter.samplesPerSecond(python: python, samples: samples, seconds: seconds) {
                 case .measured(let rate, let version):
                     // A second round of ours after the reference: both sides see the same machine state.
                     let again = measure(samples, parameters)

@@ -13,15 +13,17 @@ extension Mouse3D {
                 hand: a hand holding a controller, drawn from --seed: turns, sustained translation (0.5–5 m/s² \
                 for 0.5–5 s), taps, 50–200 Hz vibration, a gyroscope bias of up to 1 °/s and noise; the column \
                 'movement' marks everything after the first 5 s, as `bench accuracy` counts it.
+                rest: a sensor lying still, tilted 20°, with a gyroscope bias of 0.6/-0.5/0.8 °/s and noise (what \
+                `bench accuracy` measures drift at rest on), for --seconds.
                 """)
 
-        @Option(help: "Which motion: demo or hand.")
+        @Option(help: "Which motion: demo, hand or rest.")
         var motion: SimulatedMotion = .demo
 
         @Option(help: "With --motion hand: the seed that draws it.")
         var seed: UInt64 = 1
 
-        @Option(help: "With --motion hand: its length in seconds.")
+        @Option(help: "With --motion hand or rest: its length in seconds.")
         var seconds: Double = 120
 
         @Option(help: "Where to write the log; standard output if omitted.")
@@ -48,6 +50,11 @@ extension Mouse3D {
                 for point in SyntheticMotion.demo(sampleRateHertz: rate).generate() {
                     try sink.writeLine(MotionLogWriter.row(point.sample, truth: point.truth))
                 }
+            case .rest:
+                try sink.writeLine(MotionLogWriter.header + ",qw,qx,qy,qz")
+                for point in RestDriftBenchmark.motion(seconds: seconds, hertz: rate).generate() {
+                    try sink.writeLine(MotionLogWriter.row(point.sample, truth: point.truth))
+                }
             case .hand:
                 try sink.writeLine(MotionLogWriter.header + ",qw,qx,qy,qz,movement")
                 for point in HandMotion(seconds: seconds, hertz: rate, seed: seed).generate() {
@@ -62,5 +69,5 @@ extension Mouse3D {
 
 /// The motions `simulate` can write.
 enum SimulatedMotion: String, ExpressibleByArgument, CaseIterable {
-    case demo, hand
+    case demo, hand, rest
 }

@@ -67,7 +67,7 @@ def main():
             subprocess.run([args.mouse3d, "simulate", "--motion", "hand", "--seed", str(seed), "--seconds",
                             str(args.seconds), "--rate", str(args.rate), "--output",
                             os.path.join(folder, f"hand-{seed:02d}.csv")], check=True)
-    out = subprocess.run([args.mouse3d, "bench", "accuracy", folder, *flags], capture_output=True, text=True,
+    out = subprocess.run([args.mouse3d, "bench", "accuracy", folder, "--python", "none", *flags], capture_output=True, text=True,
                          check=True).stdout
     ours = {}
     for line in out.splitlines():

@@ -15,7 +15,7 @@ import sys
 
 
 def score(binary, data, flags):
-    out = subprocess.run([binary, "bench", "accuracy", data, *flags], capture_output=True, text=True, check=True).stdout
+    out = subprocess.run([binary, "bench", "accuracy", data, "--python", "none", *flags], capture_output=True, text=True, check=True).stdout
     rows = {}
     for line in out.splitlines():
         parts = line.split()
