@@ -139,6 +139,15 @@ public struct AttitudeEstimator: Sendable {
             warmUpSamples: Int(parameters.accelerometerTimeConstantSeconds / (ts * Double(tuning.biasUpdateInterval))))
     }
 
+    /// Starts the bias estimate from a calibration: the bias measured at rest, trusted to within
+    /// `sigmaDegreesPerSecond` (the estimate keeps learning at rest and in motion from there).
+    public mutating func startFromBias(_ bias: SIMD3<Double>, sigmaDegreesPerSecond: Double = 0.05) {
+        let limit = SIMD3(repeating: parameters.biasLimitRadiansPerSecond)
+        gyroBiasRadiansPerSecond = bias.clamped(lowerBound: -limit, upperBound: limit)
+        let variance = (sigmaDegreesPerSecond * 100) * (sigmaDegreesPerSecond * 100)
+        biasCovariance = .diagonal(min(variance, tuning.biasInitialVariance))
+    }
+
     /// The current attitude estimate.
     @inlinable
     public var attitude: Attitude { Attitude(quaternion: inclinationCorrection * gyroQuaternion) }

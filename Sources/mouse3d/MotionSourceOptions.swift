@@ -59,6 +59,8 @@ struct MotionSourceOptions: ParsableArguments {
         /// What it reads, for the start-up line (a live device with its gamepad).
         var summary: String
         var isReplay: Bool
+        /// The key its gyroscope calibration is kept under.
+        var calibrationKey: String
     }
 
     /// Opens `source`: a log played at --speed (looped with --loop), or a live sensor followed
@@ -70,7 +72,7 @@ struct MotionSourceOptions: ParsableArguments {
             let speedFactor: Double? = if case .factor(let f) = speed { f } else { nil }
             return Opened(
                 source: MotionLogPlayback(samples: log.samples, path: path, loops: loop, speed: speedFactor), buttons: nil,
-                summary: source.description, isReplay: true)
+                summary: source.description, isReplay: true, calibrationKey: "log " + path)
         case .live(let request):
             var buttonSettings: ButtonSettings?
             let follower = try LiveSourceOptions.follow(
@@ -82,15 +84,21 @@ struct MotionSourceOptions: ParsableArguments {
                 }, diagnostics: diagnostics)
             return Opened(
                 source: follower, buttons: buttonSettings,
-                summary: follower.summary + (follower.buttonDeviceName.map { ", buttons from '\($0)'" } ?? ""), isReplay: false)
+                summary: follower.summary + (follower.buttonDeviceName.map { ", buttons from '\($0)'" } ?? ""), isReplay: false,
+                calibrationKey: follower.identity.calibrationKey)
         }
     }
 
-    /// The fusion stage for `configuration` (its filter) and the opened source's clutch.
-    static func fusion(_ configuration: Configuration, _ opened: Opened) -> MotionFusion {
-        MotionFusion(
+    /// The fusion stage for `configuration` (its filter), the opened source's clutch and its stored
+    /// gyroscope calibration, with the words the start-up line says about that calibration.
+    static func fusion(_ configuration: Configuration, _ opened: Opened) throws -> (fusion: MotionFusion, calibration: String) {
+        let calibration = try CalibrationStore.load(device: opened.calibrationKey)
+        let fusion = MotionFusion(
             parameters: FilterOptions.parameters(configuration),
-            clutchMode: opened.buttons?.map.clutch == nil ? nil : opened.buttons?.clutchMode)
+            clutchMode: opened.buttons?.map.clutch == nil ? nil : opened.buttons?.clutchMode,
+            calibration: calibration)
+        return (fusion, calibration.map { "gyroscope bias \($0.summary) from calibration" }
+            ?? "gyroscope not calibrated (mouse3d calibrate), learning its bias")
     }
 
     /// The pace of the outputs (`send.rate`), nil for one update per sample.

@@ -51,15 +51,16 @@ extension Mouse3D {
             let mapping = uinput == nil ? PointerMapping() : try PointerOptions.mapping(configuration)
             let device = uinput.map { UinputOutput(mode: $0, mapping: mapping, diagnostics: diagnostics) }
             let rate = MotionSourceOptions.rate(configuration)
+            let fusion = try MotionSourceOptions.fusion(configuration, opened)
             let outputs = ([device, printer] as [(any AttitudeOutput)?]).compactMap { $0 }.map { paced($0, hertz: rate) }
             let pipeline = MotionPipeline(
-                source: opened.source, fusion: MotionSourceOptions.fusion(configuration, opened), buttons: opened.buttons?.map ?? GamepadButtonMap(),
+                source: opened.source, fusion: fusion.fusion, buttons: opened.buttons?.map ?? GamepadButtonMap(),
                 outputs: AttitudePipeline(outputs: outputs), report: diagnostics.say)
             defer { pipeline.outputs.finish() }  // devices at rest on every way out
             events.onReload = { diagnostics.say("SIGHUP: run keeps the settings it started with; restart it to apply changes") }
             diagnostics.say("running \(opened.summary) → "
                 + ([device.map { "virtual \($0.mode.rawValue)" }, printer.map { _ in "standard output" }].compactMap { $0 }.joined(separator: " and "))
-                + (rate.map { " at \(fixed($0, 0)) Hz" } ?? ""))
+                + (rate.map { " at \(fixed($0, 0)) Hz" } ?? "") + "; " + fusion.calibration)
             pipeline.start(on: events)
             let ending = try events.run()
             if case .signal = ending { diagnostics.say("stopping on \(ending.name)") }

@@ -114,7 +114,8 @@ extension Mouse3D {
 
             // The pipeline: source → fusion → the network stream.
             let opened = try motion.open(source, configuration: &configuration, diagnostics: diagnostics)
-            diagnostics.say("sending \(destination) from \(opened.summary)")
+            let fusion = try MotionSourceOptions.fusion(configuration, opened)
+            diagnostics.say("sending \(destination) from \(opened.summary); \(fusion.calibration)")
             let running = configuration
             events.onReload = {
                 if opened.isReplay {
@@ -124,7 +125,7 @@ extension Mouse3D {
                 }
             }
             let pipeline = MotionPipeline(
-                source: opened.source, fusion: MotionSourceOptions.fusion(configuration, opened), buttons: opened.buttons?.map ?? GamepadButtonMap(),
+                source: opened.source, fusion: fusion.fusion, buttons: opened.buttons?.map ?? GamepadButtonMap(),
                 outputs: AttitudePipeline(outputs: [
                     paced(StreamerOutput(streamer: streamer, report: diagnostics.say), hertz: MotionSourceOptions.rate(configuration)),
                 ]),

@@ -11,9 +11,14 @@ public struct MotionFusion: Sendable {
     public let stream: StreamLabel
     private var sequence: UInt64 = 0
 
-    /// A fusion with these filter parameters and clutch mode (nil: no clutch, motion always on).
-    public init(parameters: AttitudeEstimatorParameters, clutchMode: MotionGestures.ClutchMode? = nil, stream: StreamLabel = .local) {
+    /// A fusion with these filter parameters and clutch mode (nil: no clutch, motion always on),
+    /// starting from a calibrated gyroscope bias if there is one.
+    public init(
+        parameters: AttitudeEstimatorParameters, clutchMode: MotionGestures.ClutchMode? = nil, stream: StreamLabel = .local,
+        calibration: GyroCalibration? = nil
+    ) {
         estimator = AttitudeEstimator(parameters: parameters)
+        if let calibration { estimator.startFromBias(calibration.biasRadiansPerSecond) }
         gestures = MotionGestures(clutchMode: clutchMode)
         self.stream = stream
     }
@@ -26,6 +31,9 @@ public struct MotionFusion: Sendable {
             stream: stream, sequence: sequence, buttons: buttons, frame: AttitudeFrame(gestures.relative(estimator.attitude)),
             receivedNanoseconds: nowNanoseconds, sample: sample)
     }
+
+    /// The current gyroscope bias estimate, in rad/s.
+    public var gyroBiasRadiansPerSecond: SIMD3<Double> { estimator.gyroBiasRadiansPerSecond }
 
     /// The buttons an update carries now.
     public var buttons: ButtonState { heldButtons.union(gestures.motionEnabled ? .clutch : []) }

@@ -28,6 +28,16 @@ public enum MotionSourceSelector {
         public var name: String
         /// The unique id (MAC address of a controller), if any.
         public var uniqueID: String?
+        /// `vvvv:pppp`, the bus vendor and product ids (evdev), if known.
+        public var deviceID: String? = nil
+        /// The sysfs path (IIO), if known.
+        public var sysfsPath: String? = nil
+
+        /// The key its gyroscope calibration is kept under.
+        public var calibrationKey: String {
+            GyroCalibration.deviceKey(
+                kind: kind == .evdev ? "evdev" : "iio", name: name, deviceID: deviceID, uniqueID: uniqueID, sysfsPath: sysfsPath)
+        }
     }
 
     /// Every motion source there is.
@@ -59,7 +69,7 @@ public enum MotionSourceSelector {
         let mode: IIOMotionSource.Mode = iioPollHertz.map { .polled(hertz: $0) } ?? .buffered
         func openEvdev(_ info: MotionSourceInfo) throws -> (LiveMotionSource, Identity) {
             guard let node = info.node else { throw MotionSourceError(message: "'\(info.name)' has no device node") }
-            return (try EvdevMotionSource(path: node), Identity(kind: .evdev, name: info.name, uniqueID: info.uniqueID))
+            return (try EvdevMotionSource(path: node), Identity(kind: .evdev, name: info.name, uniqueID: info.uniqueID, deviceID: info.deviceID))
         }
         if let identity {
             guard let info = sources.first(where: { $0.kind == identity.kind && $0.name == identity.name && $0.uniqueID == identity.uniqueID && ($0.kind == .iio || ($0.hasAccelerometer && $0.hasGyroscope)) }) else {
@@ -72,7 +82,14 @@ public enum MotionSourceSelector {
         case .evdev(let path):
             let source = try EvdevMotionSource(path: path)
             let info = sources.first { $0.node == path }
-            return (source, Identity(kind: .evdev, name: source.device.name, uniqueID: info?.uniqueID ?? source.device.uniqueID))
+            let ids = source.device.identity
+            func hex4(_ v: Int) -> String {
+                let digits = String(v & 0xffff, radix: 16)
+                return String(repeating: "0", count: 4 - digits.count) + digits
+            }
+            let deviceID = info?.deviceID ?? MotionSourceEnumerator.deviceID(vendor: hex4(ids.vendor), product: hex4(ids.product))
+            return (source, Identity(
+                kind: .evdev, name: source.device.name, uniqueID: info?.uniqueID ?? source.device.uniqueID, deviceID: deviceID))
         case .iio(let name):
             return try openIIO(name: name, among: sources, mode: mode, mountOverride: mountOverride)
         case .automatic:
@@ -121,7 +138,7 @@ public enum MotionSourceSelector {
         let source = try IIOMotionSource(
             accelerometer: IIODevice(sysfsPath: accel.sysfsPath), gyroscope: IIODevice(sysfsPath: gyro.sysfsPath),
             mode: mode, mountOverride: mountOverride)
-        return (source, Identity(kind: .iio, name: first.name, uniqueID: nil))
+        return (source, Identity(kind: .iio, name: first.name, uniqueID: nil, sysfsPath: first.sysfsPath))
     }
 }
 

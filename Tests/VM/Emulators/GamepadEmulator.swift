@@ -42,8 +42,11 @@ public class GamepadEmulator: UHIDEmulator, @unchecked Sendable {
     /// ``stopStreaming()`` or unplugging. Returns at once. Each report carries the step in force at
     /// its time, or with `integrating` the mean rate since the previous report (so that reports
     /// spanning a change of step, or a stretch skipped because the VM was slow, still add up to the
-    /// script's angle).
-    public func startStreaming(_ script: MotionScript, hertz: Double, integrating: Bool = false) {
+    /// script's angle). `gyroBiasDegreesPerSecond` is added to every gyroscope reading, as an
+    /// uncalibrated sensor's offset.
+    public func startStreaming(
+        _ script: MotionScript, hertz: Double, integrating: Bool = false, gyroBiasDegreesPerSecond: SIMD3<Double> = .zero
+    ) {
         lock.withLock { streaming = true }
         DedicatedThread.start { [weak self] in
             let period = UInt64(1e9 / hertz)
@@ -57,7 +60,7 @@ public class GamepadEmulator: UHIDEmulator, @unchecked Sendable {
                 // as a real controller's does.
                 let rate = integrating
                     ? script.meanDegreesPerSecond(from: max(0, (Double(previous) - Double(start)) / 1e9), to: elapsed) : step.degreesPerSecond
-                try? self.sendMotion(degreesPerSecond: rate, metersPerSecondSquared: step.metersPerSecondSquared,
+                try? self.sendMotion(degreesPerSecond: rate + gyroBiasDegreesPerSecond, metersPerSecondSquared: step.metersPerSecondSquared,
                                      microseconds: UInt32((next - previous) / 1000))
                 previous = next
                 next += period

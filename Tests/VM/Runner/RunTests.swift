@@ -51,4 +51,48 @@ enum RunTests {
         try run.send(signal: SIGTERM)
         try expect(try run.wait() == 0, "run exits cleanly on SIGTERM")
     }
+
+    /// `mouse3d calibrate` on an emulated DualSense lying still with a gyroscope offset of
+    /// 0.6/-0.5/0.8 °/s: it stores that bias (to the controller's resolution) under the device's id,
+    /// and the next `run` says in its start-up line that it starts from it.
+    static func calibrateDualSense() throws {
+        let data = "/tmp/calibrate-data"
+        try? FileSystem.removeDirectory(data)
+        FileSystem.setEnvironment("XDG_DATA_HOME", data)
+        defer { FileSystem.setEnvironment("XDG_DATA_HOME", nil) }
+        let controller = try DualSenseEmulator()
+        defer { try? controller.unplug() }
+        let udev = try Udev()
+        _ = try waitFor("the DualSense motion device", seconds: 15) {
+            try MotionSourceEnumerator.evdevDevices(udev: udev).first { $0.name == DualSenseTests.motionName }
+        }
+        let level = SIMD3(0.0, 0.0, 9.80665)
+        let bias = SIMD3(0.6, -0.5, 0.8)
+        controller.startStreaming(MotionScript([.init(seconds: 60, degreesPerSecond: .zero, metersPerSecondSquared: level)]),
+                                  hertz: 250, gyroBiasDegreesPerSecond: bias)
+        let calibrate = try ChildProcess(
+            executable: mouse3d, arguments: ["calibrate", "--seconds", "3", "--timeout", "60"], standardOutputPath: data + ".out")
+        let errors = try calibrate.readAllErrors()
+        try expect(try calibrate.wait() == 0, "calibrate failed: \(errors)")
+        let output = String(decoding: try FileContents.read(path: data + ".out"), as: UTF8.self)
+        say("VMTEST-INFO calibrate: \(output.split(separator: "\n").first ?? "")")
+        let words = output.split(separator: " ")
+        guard let i = words.firstIndex(of: "bias"), i + 1 < words.count else { throw VMTestFailure(description: "calibrate printed no bias: \(output)") }
+        let measured = words[i + 1].split(separator: "/").compactMap { Double($0) }
+        try expect(measured.count == 3 && zip(measured, [bias.x, bias.y, bias.z]).allSatisfy { abs($0 - $1) < 0.05 },
+                   "calibrate measured \(words[i + 1]) °/s for an offset of 0.6/-0.5/0.8")
+        try expect(output.contains("evdev 054c:0ce6:"), "stored under the controller's vendor:product:uniq: \(output)")
+        let files = try DirectoryListing.names(in: data + "/mouse3d/calibration")
+        try expect(files.count == 1, "one calibration file: \(files)")
+
+        let run = try ChildProcess(executable: mouse3d, arguments: ["run", "--print"], standardOutputPath: "/dev/null")
+        defer { try? run.send(signal: SIGTERM); _ = try? run.wait() }
+        var startup = ""
+        let deadline = MonotonicClock.nanoseconds() + 60_000_000_000
+        while MonotonicClock.nanoseconds() < deadline, let line = try run.readErrorLine() {
+            if line.contains("running ") { startup = line; break }
+        }
+        say("VMTEST-INFO run: \(startup)")
+        try expect(startup.contains("gyroscope bias \(words[i + 1]) °/s from calibration"), "run's start-up line: '\(startup)'")
+    }
 }

@@ -22,6 +22,7 @@ let allTests: [(name: String, run: () throws -> Void)] = [
     ("send_clutch_and_recenter", GestureTests.clutchAndRecenter),
     ("uinput_pointer_output", OutputTests.pointer),
     ("run_pointer_from_dualsense", RunTests.pointerFromDualSense),
+    ("calibrate_dualsense", RunTests.calibrateDualSense),
     ("uinput_joystick_output", OutputTests.joystick),
     ("uinput_spacemouse_output", OutputTests.spacemouse),
     ("uinput_output_latency_bench", OutputTests.latencyBench),

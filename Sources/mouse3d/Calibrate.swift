@@ -1,0 +1,109 @@
+import ArgumentParser
+import Mouse3DCore
+import Mouse3DLinux
+
+extension Mouse3D {
+    /// `mouse3d calibrate`: measures the gyroscope's bias at rest and keeps it for `send` and `run`.
+    struct Calibrate: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Measure the gyroscope's bias while the controller lies still, and keep it for send and run.",
+            discussion: """
+                Put the controller (or sensor) down on a steady surface and leave it: once it has been still \
+                for --seconds, the mean angular velocity is its bias. If it moves, measuring starts over. The \
+                result is stored per device (vendor:product and unique id for a gamepad, name and sysfs path \
+                for IIO) in $XDG_DATA_HOME/mouse3d/calibration (~/.local/share/mouse3d/calibration), and \
+                `send` and `run` start from it; their bias estimate keeps learning at rest and in motion. \
+                A replayed log is calibrated under its path.
+                """)
+
+        @Option(help: "Motion source: auto, evdev:/dev/input/eventN, iio:NAME, or replay:LOG.csv (default: send.source, auto).")
+        var source: SourceSpecifier?
+
+        @Option(help: "How long it must stay still, in seconds.")
+        var seconds: Double = 5
+
+        @Option(help: "Give up after this many seconds.")
+        var timeout: Double = 60
+
+        @OptionGroup var live: LiveSourceOptions
+
+        @Flag(help: "Print nothing on standard error but errors.")
+        var quiet = false
+
+        func validate() throws {
+            guard seconds.isFinite, seconds >= 1, seconds <= 600 else { throw ValidationError("--seconds must be 1 to 600.") }
+            guard timeout.isFinite, timeout >= seconds, timeout <= 3600 else {
+                throw ValidationError("--timeout must be at least --seconds and at most 3600.")
+            }
+        }
+
+        /// The loop's state, shared by its handlers.
+        final class Progress {
+            var calibrator: GyroCalibrator
+            var ended = false
+            var reportedQuarter = 0
+            init(seconds: Double) { calibrator = GyroCalibrator(seconds: seconds) }
+        }
+
+        func run() throws {
+            let events = try EventLoop(signals: .all)
+            let diagnostics = Diagnostics(quiet: quiet)
+            var flags = ConfigurationLayer()
+            try EffectiveConfiguration.flags {
+                try live.addFlags(to: &flags)
+                if let source { try flags.set("send.source", .text(source.description), origin: .flag("--source")) }
+            }
+            var configuration = try EffectiveConfiguration.load(flags: flags)
+            let chosen = try MotionSourceOptions.chosenSource(configuration)
+            let sampleSource: MotionSampleSource
+            let device: String
+            switch chosen {
+            case .replay(let path):
+                sampleSource = MotionLogPlayback(samples: try loadMotionLog(path: path).samples, path: path, loops: false, speed: nil)
+                device = "log " + path
+            case .live(let request):
+                let follower = try LiveSourceOptions.follow(request, configuration: &configuration, watchingButtons: { _ in [] }, diagnostics: diagnostics)
+                sampleSource = follower
+                device = follower.identity.calibrationKey
+            }
+            let progress = Progress(seconds: seconds)
+            diagnostics.say("calibrating \(sampleSource.summary) (\(device)): put it down on a steady surface and leave it still for \(fixed(seconds, 0)) s")
+            sampleSource.start(on: events, sink: MotionSampleSink(
+                samples: { batch in
+                    for sample in batch {
+                        switch progress.calibrator.add(sample) {
+                        case .moved: diagnostics.say("it moved: starting again; leave it still")
+                        case .done:
+                            events.stop()
+                            return
+                        case .collecting(let done):
+                            let quarter = Int(done * 4)
+                            if quarter > progress.reportedQuarter {
+                                progress.reportedQuarter = quarter
+                                if quarter < 4 { diagnostics.say("still for \(fixed(done * seconds, 1)) s") }
+                            } else if quarter < progress.reportedQuarter {
+                                progress.reportedQuarter = quarter
+                            }
+                        }
+                    }
+                },
+                ended: {
+                    progress.ended = true
+                    events.stop()
+                }))
+            let giveUp = MonotonicClock.nanoseconds() + UInt64(timeout * 1e9)
+            _ = events.timer(deadline: { giveUp }) { _ in events.stop() }
+            let ending = try events.run()
+            if case .signal = ending { throw CommandFailure("interrupted before it had been still for \(fixed(seconds, 0)) s; nothing stored") }
+            guard let result = progress.calibrator.result else {
+                let moves = progress.calibrator.restarts
+                throw CommandFailure((progress.ended ? "the log ended" : "no \(fixed(seconds, 0)) s of stillness in \(fixed(timeout, 0)) s")
+                    + " (it moved \(moves) time\(moves == 1 ? "" : "s")); nothing stored. Put it down where nothing shakes it and try again")
+            }
+            let calibration = GyroCalibration(
+                device: device, biasRadiansPerSecond: result.bias, samples: result.samples, noiseRadiansPerSecond: result.noise)
+            let path = try CalibrationStore.save(calibration)
+            print("calibrated \(device): gyroscope bias \(calibration.summary), noise \(fixed(result.noise * 180 / .pi, 3)) °/s, from \(result.samples) samples; stored in \(path)")
+        }
+    }
+}
