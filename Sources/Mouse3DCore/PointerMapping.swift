@@ -66,7 +66,8 @@ public struct PointerMotion: Sendable {
     private var previous: (yaw: Double, pitch: Double, time: UInt64)?
     private var previousAttitude: Quaternion?
     private var remainder = SIMD2<Double>.zero
-    private var window: [(time: UInt64, delta: SIMD2<Double>)] = []
+    /// The smoothed parts of the last steps, oldest first.
+    private var window: [SIMD2<Double>] = []
 
     /// A gyro mouse with `mapping`.
     public init(mapping: PointerMapping) { self.mapping = mapping }
@@ -120,12 +121,14 @@ public struct PointerMotion: Sendable {
         let m = mapping
 
         if m.smoothingDegreesPerSecond > 0 {
-            window.append((t, delta))
-            let horizon = UInt64(m.smoothingWindowSeconds * 1e9)
-            window.removeAll { t - $0.time > horizon }
-            let average = window.reduce(SIMD2<Double>.zero) { $0 + $1.delta } / Double(window.count)
+            // Soft tiers: the part of each step to be smoothed is spread evenly over the next N steps
+            // (N steps span the window), the rest passes at once, so nothing is counted twice or lost:
+            // a turn ends where it would have without smoothing.
             let direct = min(1, max(0, (speed - m.smoothingDegreesPerSecond) / m.smoothingDegreesPerSecond))
-            delta = direct * delta + (1 - direct) * average
+            let steps = max(1, min(1000, Int((m.smoothingWindowSeconds / seconds).rounded())))
+            window.append(delta * (1 - direct))
+            if window.count > steps { window.removeFirst(window.count - steps) }
+            delta = direct * delta + window.reduce(SIMD2<Double>.zero, +) / Double(steps)
         }
         if m.tighteningDegreesPerSecond > 0 && speed < m.tighteningDegreesPerSecond {
             delta *= speed / m.tighteningDegreesPerSecond
