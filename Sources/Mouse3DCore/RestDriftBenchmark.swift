@@ -26,7 +26,9 @@ public enum RestDriftBenchmark {
 
     /// What one filter did.
     public struct Figures: Sendable, Equatable {
-        /// How far the attitude turned from ``driftStartSeconds`` to the end, per minute, in degrees.
+        /// How far the attitude turned from ``driftStartSeconds`` to the end, per minute, in degrees:
+        /// the net rotation, summed as a rotation vector in 1 s steps so that a drift past 180° counts
+        /// in full.
         public var driftDegreesPerMinute: Double
         /// The first time after which the bias estimate stays within the tolerance, in seconds; `nil`
         /// if it is still outside at the end.
@@ -40,9 +42,14 @@ public enum RestDriftBenchmark {
         precondition(points.count == attitudes.count && points.count == biases.count && !points.isEmpty)
         let seconds = points.map { Double($0.sample.timestampNanoseconds) * 1e-9 }
         let start = seconds.firstIndex { $0 >= driftStartSeconds } ?? 0
-        let a = attitudes[start].normalized, b = attitudes[attitudes.count - 1].normalized
-        let cosine = min(1, abs(a.w * b.w + a.x * b.x + a.y * b.y + a.z * b.z))
-        let degrees = 2 * Double.acos(cosine) * 180 / .pi
+        var net = SIMD3<Double>.zero
+        var i = start
+        while i < attitudes.count - 1 {
+            let next = min(attitudes.count - 1, seconds[i...].firstIndex { $0 >= seconds[i] + 1 } ?? attitudes.count - 1)
+            net += rotationVector(attitudes[next].normalized * attitudes[i].normalized.conjugate)
+            i = next
+        }
+        let degrees = length(net) * 180 / .pi
         let minutes = max((seconds[seconds.count - 1] - seconds[start]) / 60, 1e-9)
         let tolerance = convergenceToleranceRadiansPerSecond
         let lastOutside = biases.lastIndex { length($0 - gyroBiasRadiansPerSecond) >= tolerance }
@@ -52,6 +59,15 @@ public enum RestDriftBenchmark {
         default: nil
         }
         return Figures(driftDegreesPerMinute: degrees / minutes, convergenceSeconds: converged)
+    }
+
+    /// The rotation vector (axis times angle, radians) of a unit quaternion, the shorter way round.
+    static func rotationVector(_ q: Quaternion) -> SIMD3<Double> {
+        let sign = q.w < 0 ? -1.0 : 1.0
+        let v = SIMD3(q.x, q.y, q.z) * sign
+        let s = length(v)
+        guard s > 1e-12 else { return v * 2 }
+        return v / s * (2 * Double.atan2(y: s, x: q.w * sign))
     }
 
     /// mouse3d's figures with `parameters`.
