@@ -54,6 +54,8 @@ public enum ConfigurationSchema {
             comment: "button sent as the primary click, e.g. BTN_TR; empty: none", inProfiles: true),
         Key(path: "send.secondary", kind: .text, defaultValue: .text(""),
             comment: "button sent as the secondary click, e.g. BTN_TR2; empty: none", inProfiles: true),
+        Key(path: "send.recalibrate", kind: .text, defaultValue: .text(""),
+            comment: "button that measures the gyroscope bias anew: press, put the controller down for 5 s; empty: none", inProfiles: true),
         Key(path: "send.iio_poll", kind: .number(0...10_000), defaultValue: .number(0),
             comment: "read IIO sensors by polling *_raw at this rate in Hz; 0: through the buffer", inProfiles: true),
         Key(path: "send.mount_matrix", kind: .text, defaultValue: .text(""),

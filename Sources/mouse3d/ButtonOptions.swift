@@ -20,8 +20,11 @@ struct ButtonOptions: ParsableArguments {
     @Option(help: "Button sent as the secondary click, e.g. BTN_TR2.")
     var secondary: String?
 
+    @Option(help: "Button that measures the gyroscope bias anew: press it, put the controller down for 5 s; the result is stored as `mouse3d calibrate` stores it.")
+    var recalibrate: String?
+
     func validate() throws {
-        for (option, name) in [("--clutch", clutch), ("--recenter", recenter), ("--primary", primary), ("--secondary", secondary)] {
+        for (option, name) in [("--clutch", clutch), ("--recenter", recenter), ("--primary", primary), ("--secondary", secondary), ("--recalibrate", recalibrate)] {
             if let name, GamepadButtons.code(named: name) == nil {
                 throw ValidationError("\(option): '\(name)' is not a button name; use names such as BTN_SOUTH, BTN_TL, BTN_TR2, BTN_SELECT.")
             }
@@ -29,12 +32,13 @@ struct ButtonOptions: ParsableArguments {
     }
 
     /// Whether any button flag was given.
-    var given: Bool { clutch != nil || recenter != nil || primary != nil || secondary != nil }
+    var given: Bool { clutch != nil || recenter != nil || primary != nil || secondary != nil || recalibrate != nil }
 
     func addFlags(to layer: inout ConfigurationLayer) throws {
         for (path, flag, value) in [
             ("send.clutch", "--clutch", clutch), ("send.recenter", "--recenter", recenter),
             ("send.primary", "--primary", primary), ("send.secondary", "--secondary", secondary),
+            ("send.recalibrate", "--recalibrate", recalibrate),
         ] {
             if let value { try layer.set(path, .text(value), origin: .flag(flag)) }
         }
@@ -59,7 +63,7 @@ struct ButtonSettings: Equatable {
         }
         map = GamepadButtonMap(
             clutch: try code("send.clutch"), recenter: try code("send.recenter"), primary: try code("send.primary"),
-            secondary: try code("send.secondary"))
+            secondary: try code("send.secondary"), recalibrate: try code("send.recalibrate"))
         clutchMode = MotionGestures.ClutchMode(rawValue: c.text("send.clutch_mode") ?? "hold") ?? .hold
     }
 }

@@ -29,7 +29,7 @@ struct MotionSourceOptions: ParsableArguments {
             throw ValidationError("--rate must be between 0 and 100000 Hz.")
         }
         if case .replay? = source, buttons.given {
-            throw ValidationError("--clutch, --recenter, --primary and --secondary read a live controller's buttons; a replayed log has none (SIGUSR1 still recenters).")
+            throw ValidationError("--clutch, --recenter, --primary, --secondary and --recalibrate read a live controller's buttons; a replayed log has none (SIGUSR1 still recenters).")
         }
     }
 
@@ -96,7 +96,7 @@ struct MotionSourceOptions: ParsableArguments {
         let fusion = MotionFusion(
             parameters: FilterOptions.parameters(configuration),
             clutchMode: opened.buttons?.map.clutch == nil ? nil : opened.buttons?.clutchMode,
-            calibration: calibration)
+            calibration: calibration, device: opened.calibrationKey)
         return (fusion, calibration.map { "gyroscope bias \($0.summary) from calibration" }
             ?? "gyroscope not calibrated (mouse3d calibrate), learning its bias")
     }
@@ -105,5 +105,17 @@ struct MotionSourceOptions: ParsableArguments {
     static func rate(_ configuration: Configuration) -> Double? {
         let rate = configuration.number("send.rate")
         return rate > 0 ? rate : nil
+    }
+
+    /// Stores what a recalibrate button measures, and says so.
+    static func storeCalibrations(of pipeline: MotionPipeline, diagnostics: Diagnostics) {
+        pipeline.onCalibrated = { calibration in
+            do {
+                let path = try CalibrationStore.save(calibration)
+                diagnostics.say("calibrated: gyroscope bias \(calibration.summary) from \(calibration.samples) samples, in use; stored in \(path)")
+            } catch {
+                diagnostics.say("calibrated: gyroscope bias \(calibration.summary), in use, but not stored: \(error)")
+            }
+        }
     }
 }

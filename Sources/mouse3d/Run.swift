@@ -56,6 +56,7 @@ extension Mouse3D {
             let pipeline = MotionPipeline(
                 source: opened.source, fusion: fusion.fusion, buttons: opened.buttons?.map ?? GamepadButtonMap(),
                 outputs: AttitudePipeline(outputs: outputs), report: diagnostics.say)
+            MotionSourceOptions.storeCalibrations(of: pipeline, diagnostics: diagnostics)
             defer { pipeline.outputs.finish() }  // devices at rest on every way out
             events.onReload = { diagnostics.say("SIGHUP: run keeps the settings it started with; restart it to apply changes") }
             diagnostics.say("running \(opened.summary) → "

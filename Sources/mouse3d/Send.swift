@@ -130,6 +130,7 @@ extension Mouse3D {
                     paced(StreamerOutput(streamer: streamer, report: diagnostics.say), hertz: MotionSourceOptions.rate(configuration)),
                 ]),
                 report: diagnostics.say)
+            MotionSourceOptions.storeCalibrations(of: pipeline, diagnostics: diagnostics)
             finder?.attach(to: events)
             pipeline.start(on: events)
             let ending = try events.run()

@@ -34,7 +34,7 @@ struct ConfigurationProcessTests {
         let shipped = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Config/mouse3d.toml").path
         let good = try runMouse3D(["config", "check", shipped])
-        #expect(good.status == 0 && good.output.contains("ok (34 settings"), "\(good)")
+        #expect(good.status == 0 && good.output.contains("ok (35 settings"), "\(good)")
     }
 
     @Test("A bad configuration stops receive before it listens: nothing is half applied")

@@ -76,3 +76,32 @@ struct GyroCalibrationTests {
         #expect(a != b && !a.contains("/") && !a.contains(" ") && a.hasSuffix(".calibration"))
     }
 }
+
+@Suite("Recalibrating on a button while running")
+struct RecalibrateButtonTests {
+    @Test("The button starts a measurement; 5 s still later the fusion uses the bias and hands it out to store, once")
+    func recalibrate() throws {
+        let bias = SIMD3(0.6, -0.5, 0.8) * .pi / 180
+        let button: Int32 = 0x130  // BTN_SOUTH
+        let map = GamepadButtonMap(recalibrate: button)
+        #expect(map.codes == [button])
+        var fusion = MotionFusion(parameters: AttitudeEstimatorParameters(), device: "evdev 054c:0ce6:aa")
+        #expect(map.apply(code: button, pressed: true, to: &fusion) == .calibrating)
+        #expect(fusion.isCalibrating)
+        var event: MotionFusion.CalibrationEvent?
+        var at = 0
+        for (i, s) in GyroCalibrationTests.still(seconds: 8, bias: bias).enumerated() {
+            _ = fusion.fuse(s, nowNanoseconds: 0)
+            if let e = fusion.takeCalibrationEvent() {
+                event = e
+                at = i
+                break
+            }
+        }
+        guard case .done(let c)? = event else { Issue.record("no calibration: \(String(describing: event))"); return }
+        #expect(at == 500 && c.device == "evdev 054c:0ce6:aa" && length(c.biasRadiansPerSecond - bias) < 0.0005)
+        #expect(length(fusion.gyroBiasRadiansPerSecond - c.biasRadiansPerSecond) < 1e-9, "the fusion starts from it at once")
+        #expect(!fusion.isCalibrating && fusion.takeCalibrationEvent() == nil)
+        #expect(map.apply(code: button, pressed: false, to: &fusion) == .none)
+    }
+}

@@ -9,23 +9,28 @@ public struct GamepadButtonMap: Sendable, Equatable {
     public var primary: Int32?
     /// Sent as the secondary click.
     public var secondary: Int32?
+    /// Starts measuring the gyroscope bias anew (put the controller down).
+    public var recalibrate: Int32?
 
     /// A map of these buttons (none by default).
-    public init(clutch: Int32? = nil, recenter: Int32? = nil, primary: Int32? = nil, secondary: Int32? = nil) {
+    public init(clutch: Int32? = nil, recenter: Int32? = nil, primary: Int32? = nil, secondary: Int32? = nil, recalibrate: Int32? = nil) {
         self.clutch = clutch
         self.recenter = recenter
         self.primary = primary
         self.secondary = secondary
+        self.recalibrate = recalibrate
     }
 
     /// The codes to watch.
-    public var codes: Set<Int32> { Set([clutch, recenter, primary, secondary].compactMap { $0 }) }
+    public var codes: Set<Int32> { Set([clutch, recenter, primary, secondary, recalibrate].compactMap { $0 }) }
 
     /// What a button change did that is worth telling the user.
     public enum Effect: Sendable, Equatable {
         case none
         /// The attitude was made zero.
         case recentred
+        /// Measuring the gyroscope bias started.
+        case calibrating
     }
 
     /// Applies one button change to `fusion`.
@@ -41,6 +46,10 @@ public struct GamepadButtonMap: Sendable, Equatable {
         }
         if primary == code { fusion.set(.primary, held: pressed) }
         if secondary == code { fusion.set(.secondary, held: pressed) }
+        if recalibrate == code && pressed {
+            fusion.startCalibration()
+            effect = .calibrating
+        }
         return effect
     }
 }

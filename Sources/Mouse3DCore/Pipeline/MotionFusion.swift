@@ -10,13 +10,26 @@ public struct MotionFusion: Sendable {
     /// The stream the updates belong to.
     public let stream: StreamLabel
     private var sequence: UInt64 = 0
+    /// The device, for a calibration made while running (see ``GyroCalibration/deviceKey(kind:name:deviceID:uniqueID:sysfsPath:)``).
+    public let device: String
+    private var calibrator: GyroCalibrator?
+    private var calibrationEvent: CalibrationEvent?
+
+    /// What a calibration started by ``startCalibration(seconds:)`` did.
+    public enum CalibrationEvent: Sendable, Equatable {
+        /// The device moved: measuring started over.
+        case moved
+        /// Done: the bias is in use from the next sample; store it.
+        case done(GyroCalibration)
+    }
 
     /// A fusion with these filter parameters and clutch mode (nil: no clutch, motion always on),
     /// starting from a calibrated gyroscope bias if there is one.
     public init(
         parameters: AttitudeEstimatorParameters, clutchMode: MotionGestures.ClutchMode? = nil, stream: StreamLabel = .local,
-        calibration: GyroCalibration? = nil
+        calibration: GyroCalibration? = nil, device: String = "unknown"
     ) {
+        self.device = device
         estimator = AttitudeEstimator(parameters: parameters)
         if let calibration { estimator.startFromBias(calibration.biasRadiansPerSecond) }
         gestures = MotionGestures(clutchMode: clutchMode)
@@ -26,10 +39,38 @@ public struct MotionFusion: Sendable {
     /// Fuses `sample` and returns the update to hand to the outputs, stamped `nowNanoseconds`.
     public mutating func fuse(_ sample: MotionSample, nowNanoseconds: UInt64) -> AttitudeUpdate {
         estimator.update(sample)
+        if calibrator != nil { calibrate(sample) }
         defer { sequence += 1 }
         return AttitudeUpdate(
             stream: stream, sequence: sequence, buttons: buttons, frame: AttitudeFrame(gestures.relative(estimator.attitude)),
             receivedNanoseconds: nowNanoseconds, sample: sample)
+    }
+
+    /// Starts measuring the gyroscope bias: once the device has been still for `seconds`, the mean
+    /// angular velocity becomes the bias estimate (motion starts it over). Fusion goes on meanwhile.
+    public mutating func startCalibration(seconds: Double = 5) { calibrator = GyroCalibrator(seconds: seconds) }
+
+    /// Whether a calibration is under way.
+    public var isCalibrating: Bool { calibrator != nil }
+
+    /// What the calibration did since the last call, once.
+    public mutating func takeCalibrationEvent() -> CalibrationEvent? {
+        defer { calibrationEvent = nil }
+        return calibrationEvent
+    }
+
+    private mutating func calibrate(_ sample: MotionSample) {
+        switch calibrator?.add(sample) {
+        case .moved?: calibrationEvent = .moved
+        case .done?:
+            if let result = calibrator?.result {
+                estimator.startFromBias(result.bias)
+                calibrationEvent = .done(GyroCalibration(
+                    device: device, biasRadiansPerSecond: result.bias, samples: result.samples, noiseRadiansPerSecond: result.noise))
+            }
+            calibrator = nil
+        default: break
+        }
     }
 
     /// The current gyroscope bias estimate, in rad/s.

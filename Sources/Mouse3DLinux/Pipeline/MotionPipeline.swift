@@ -13,6 +13,8 @@ public final class MotionPipeline {
     /// Which gamepad buttons do what.
     public let buttons: GamepadButtonMap
     private let report: (String) -> Void
+    /// Called with a calibration made while running (a recalibrate button), to store it.
+    public var onCalibrated: (GyroCalibration) -> Void = { _ in }
 
     /// Fuses what `source` delivers into `outputs`, with `buttons` acting on the fusion.
     public init(
@@ -37,10 +39,18 @@ public final class MotionPipeline {
             samples: { [unowned self] samples in
                 for sample in samples { try outputs.write(fusion.fuse(sample, nowNanoseconds: MonotonicClock.nanoseconds())) }
                 try outputs.endOfBatch()
+                switch fusion.takeCalibrationEvent() {
+                case .moved?: report("calibration: it moved, starting again; put it down and leave it still")
+                case .done(let calibration)?: onCalibrated(calibration)
+                case nil: break
+                }
             },
             button: { [unowned self] code, pressed in
                 let effect = buttons.apply(code: code, pressed: pressed, to: &fusion)
                 if effect == .recentred { report("recentred (\(GamepadButtons.name(of: code)))") }
+                if effect == .calibrating {
+                    report("calibrating (\(GamepadButtons.name(of: code))): put the controller down and leave it still for 5 s")
+                }
             },
             ended: { [unowned self, unowned loop] in
                 try outputs.sourceEnded()

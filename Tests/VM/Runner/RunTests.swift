@@ -85,7 +85,7 @@ enum RunTests {
         let files = try DirectoryListing.names(in: data + "/mouse3d/calibration")
         try expect(files.count == 1, "one calibration file: \(files)")
 
-        let run = try ChildProcess(executable: mouse3d, arguments: ["run", "--print"], standardOutputPath: "/dev/null")
+        let run = try ChildProcess(executable: mouse3d, arguments: ["run", "--print", "--recalibrate", "BTN_SOUTH"], standardOutputPath: "/dev/null")
         defer { try? run.send(signal: SIGTERM); _ = try? run.wait() }
         var startup = ""
         let deadline = MonotonicClock.nanoseconds() + 60_000_000_000
@@ -94,5 +94,22 @@ enum RunTests {
         }
         say("VMTEST-INFO run: \(startup)")
         try expect(startup.contains("gyroscope bias \(words[i + 1]) °/s from calibration"), "run's start-up line: '\(startup)'")
+
+        // The recalibrate button: pressed while the controller lies still, a new measurement 5 s later.
+        try FileSystem.remove(data + "/mouse3d/calibration/" + files[0])
+        controller.hold([.cross])
+        MonotonicClock.sleep(nanoseconds: 200_000_000)
+        controller.hold([])
+        var said: [String] = []
+        let recalibrationDeadline = MonotonicClock.nanoseconds() + 40_000_000_000
+        while MonotonicClock.nanoseconds() < recalibrationDeadline, let line = try run.readErrorLine() {
+            said.append(line)
+            if line.contains("calibrated:") { break }
+        }
+        say("VMTEST-INFO run --recalibrate BTN_SOUTH: \(said.joined(separator: " | "))")
+        try expect(said.contains { $0.contains("calibrating (BTN_SOUTH)") }, "the press was not reported: \(said)")
+        try expect(said.contains { $0.contains("calibrated: gyroscope bias \(words[i + 1]) °/s") && $0.contains("in use; stored in") },
+                   "no recalibration stored: \(said)")
+        try expect(try DirectoryListing.names(in: data + "/mouse3d/calibration").count == 1, "the recalibration was stored again")
     }
 }
