@@ -2,6 +2,7 @@ import ArgumentParser
 import Mouse3DCore
 import Mouse3DLinux
 import Mouse3DNetwork
+import Mouse3DView
 
 extension Mouse3D {
     /// `mouse3d receive`: take attitude streams from senders and print them.
@@ -26,6 +27,9 @@ extension Mouse3D {
 
         @Option(help: "Drive a virtual input device per sender: pointer (gyro mouse), joystick (absolute pose) or spacemouse (6-DoF rates for spacenavd).")
         var uinput: UinputMode?
+
+        @Option(help: "Serve a live 3D view of every sender's attitude at [ADDR:]PORT (127.0.0.1 unless an address is given; read-only).")
+        var view: String?
 
         @OptionGroup var pointer: PointerOptions
 
@@ -103,8 +107,12 @@ extension Mouse3D {
             // The pipeline: received frames → printed lines and/or one virtual device per sender.
             let printer = settings.print ? PrintOutput(format: settings.format) : nil
             let devices = settings.uinput.map { UinputOutput(mode: $0, mapping: settings.mapping, diagnostics: diagnostics) }
+            let viewServer = try view.map { try startView($0, diagnostics: diagnostics) }
+            if let viewServer { diagnostics.say("view at \(viewURL(viewServer))") }
+            let viewOutput = viewServer.map(ViewOutput.init)
             let reception = StreamReception(
-                receiver: receiver, pairings: pairings, outputs: AttitudePipeline(outputs: ([devices, printer] as [(any AttitudeOutput)?]).compactMap { $0 }),
+                receiver: receiver, pairings: pairings,
+                outputs: AttitudePipeline(outputs: ([devices, printer, viewOutput] as [(any AttitudeOutput)?]).compactMap { $0 }),
                 printsStatistics: settings.stats, measuresLatency: latency, diagnostics: diagnostics)
             defer { reception.outputs.finish() }  // devices at rest on every way out
             reception.attach(to: loop)

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Mouse3DCore
 import Mouse3DLinux
+import Mouse3DView
 
 extension Mouse3D {
     /// `mouse3d run`: source → fusion → outputs, in one process on this machine.
@@ -25,6 +26,9 @@ extension Mouse3D {
         @Option(help: "Drive a virtual input device: pointer (gyro mouse), joystick (absolute pose) or spacemouse (6-DoF rates for spacenavd).")
         var uinput: UinputMode?
 
+        @Option(help: "Serve a live 3D view of the attitude at [ADDR:]PORT (127.0.0.1 unless an address is given; read-only): open http://127.0.0.1:PORT/ in a browser.")
+        var view: String?
+
         @OptionGroup var pointer: PointerOptions
 
         @Flag(help: "Print nothing on standard error but errors.")
@@ -46,13 +50,15 @@ extension Mouse3D {
 
             // The pipeline: source → fusion → printed lines and/or a virtual device.
             let opened = try motion.open(source, configuration: &configuration, diagnostics: diagnostics)
-            let printer = print || uinput == nil
+            let viewServer = try view.map { try startView($0, diagnostics: diagnostics) }
+            let viewOutput = viewServer.map(ViewOutput.init)
+            let printer = print || (uinput == nil && viewServer == nil)
                 ? PrintOutput(format: PrintFormat(rawValue: configuration.text("receive.format") ?? "text") ?? .text) : nil
             let mapping = uinput == nil ? PointerMapping() : try PointerOptions.mapping(configuration)
             let device = uinput.map { UinputOutput(mode: $0, mapping: mapping, diagnostics: diagnostics) }
             let rate = MotionSourceOptions.rate(configuration)
             let fusion = try MotionSourceOptions.fusion(configuration, opened)
-            let outputs = ([device, printer] as [(any AttitudeOutput)?]).compactMap { $0 }.map { paced($0, hertz: rate) }
+            let outputs = ([device, printer, viewOutput] as [(any AttitudeOutput)?]).compactMap { $0 }.map { paced($0, hertz: rate) }
             let pipeline = MotionPipeline(
                 source: opened.source, fusion: fusion.fusion, buttons: opened.buttons?.map ?? GamepadButtonMap(),
                 outputs: AttitudePipeline(outputs: outputs), report: diagnostics.say)
@@ -60,7 +66,8 @@ extension Mouse3D {
             defer { pipeline.outputs.finish() }  // devices at rest on every way out
             events.onReload = { diagnostics.say("SIGHUP: run keeps the settings it started with; restart it to apply changes") }
             diagnostics.say("running \(opened.summary) → "
-                + ([device.map { "virtual \($0.mode.rawValue)" }, printer.map { _ in "standard output" }].compactMap { $0 }.joined(separator: " and "))
+                + ([device.map { "virtual \($0.mode.rawValue)" }, printer.map { _ in "standard output" },
+                    viewServer.map { "view at \(viewURL($0))" }].compactMap { $0 }.joined(separator: " and "))
                 + (rate.map { " at \(fixed($0, 0)) Hz" } ?? "") + "; " + fusion.calibration)
             pipeline.start(on: events)
             let ending = try events.run()

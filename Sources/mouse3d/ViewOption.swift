@@ -1,0 +1,23 @@
+import Mouse3DCore
+import Mouse3DLinux
+import Mouse3DView
+
+/// Starts the live view that `--view` names, saying so when it is reachable from other machines.
+func startView(_ spec: String, diagnostics: Diagnostics) throws -> ViewServer {
+    guard let (address, port) = ViewAccessPolicy.parse(spec) else {
+        throw CommandFailure("--view: '\(spec)' is not [ADDR:]PORT; for example 8099, 127.0.0.1:8099 or [::1]:8099")
+    }
+    if !ViewAccessPolicy.isLoopback(address) {
+        diagnostics.say("warning: --view on \(address): anyone who can reach that address sees your motion (the view is read-only)")
+    }
+    do {
+        return try ViewServer(address: address, port: port)
+    } catch {
+        throw CommandFailure("\(error); choose another port with --view")
+    }
+}
+
+/// The address to open the view at.
+func viewURL(_ server: ViewServer) -> String {
+    "http://" + (server.address.contains(":") ? "[\(server.address)]" : server.address) + ":\(server.port)/"
+}

@@ -1,0 +1,135 @@
+import Foundation
+import Glibc
+import Testing
+
+/// A plain TCP client for the view's HTTP and WebSocket, so the test sees the bytes a browser would.
+struct TCPExchange {
+    /// Sends `request` to 127.0.0.1:`port` and returns what comes back within `seconds`.
+    static func run(port: Int, request: String, seconds: Double) throws -> [UInt8] {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        try #require(fd >= 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        try #require(connected == 0, "cannot connect to the view on port \(port)")
+        let bytes = Array(request.utf8)
+        _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
+        var received: [UInt8] = []
+        let end = Date().addingTimeInterval(seconds)
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while Date() < end {
+            var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&p, 1, 50) > 0 else { continue }
+            let n = recv(fd, &buffer, buffer.count, 0)
+            if n <= 0 { break }
+            received += buffer[0..<n]
+        }
+        return received
+    }
+
+    /// The text messages of a WebSocket response (server frames are not masked).
+    static func webSocketTexts(_ bytes: [UInt8]) -> (status: String, texts: [String]) {
+        guard let end = bytes.indices.dropLast(3).first(where: { bytes[$0] == 13 && bytes[$0 + 1] == 10 && bytes[$0 + 2] == 13 && bytes[$0 + 3] == 10 })
+        else { return (String(decoding: bytes.prefix(200), as: UTF8.self), []) }
+        let status = String(decoding: bytes[..<end], as: UTF8.self).split(separator: "\r\n").first.map(String.init) ?? ""
+        var texts: [String] = []
+        var i = end + 4
+        while i + 2 <= bytes.count {
+            let opcode = bytes[i] & 0x0F
+            var length = Int(bytes[i + 1] & 0x7F)
+            var start = i + 2
+            if length == 126 {
+                guard start + 2 <= bytes.count else { break }
+                length = Int(bytes[start]) << 8 | Int(bytes[start + 1]); start += 2
+            } else if length == 127 {
+                guard start + 8 <= bytes.count else { break }
+                length = bytes[start..<start + 8].reduce(0) { $0 << 8 | Int($1) }; start += 8
+            }
+            guard start + length <= bytes.count else { break }
+            if opcode == 1 { texts.append(String(decoding: bytes[start..<start + length], as: UTF8.self)) }
+            i = start + length
+        }
+        return (status, texts)
+    }
+}
+
+@Suite("The live view: page, stream and refusals, against a running mouse3d")
+struct ViewTests {
+    static func upgrade(port: Int, host: String, origin: String?) -> String {
+        "GET /stream HTTP/1.1\r\nHost: \(host)\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\n"
+            + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n" + (origin.map { "Origin: \($0)\r\n" } ?? "") + "\r\n"
+    }
+
+    @Test("The page is served whole from the binary; the stream carries what --print shows; foreign Host and Origin are refused and counted")
+    func view() throws {
+        let home = Mouse3DProcess.makeConfigHome()
+        let run = try Mouse3DProcess(
+            ["run", "--source", "replay:\(Mouse3DProcess.sampleLog)", "--loop", "--print", "--format", "jsonl", "--view", "0"],
+            configHome: home, environment: ["HOME": home])
+        defer { _ = run.terminate() }
+        #expect(run.waitForError(containing: "view at http://127.0.0.1:", seconds: 20), "\(run.errors)")
+        let line = try #require(run.errors.split(separator: "\n").first { $0.contains("view at") })
+        let port = try #require(Int(line.split(separator: "127.0.0.1:")[1].prefix { $0.isNumber }))
+        let host = "127.0.0.1:\(port)"
+
+        let page = String(decoding: try TCPExchange.run(
+            port: port, request: "GET / HTTP/1.1\r\nHost: \(host)\r\nConnection: close\r\n\r\n", seconds: 1), as: UTF8.self)
+        #expect(page.hasPrefix("HTTP/1.1 200"), "\(page.prefix(200))")
+        #expect(page.contains("window.mouse3dView") && page.contains("Content-Security-Policy"))
+        let external = ["http://", "https://", "//cdn", "src=\""].filter { page.contains($0) }
+        #expect(external.isEmpty, "the page names another host: \(external)")
+
+        let rebound = String(decoding: try TCPExchange.run(
+            port: port, request: "GET / HTTP/1.1\r\nHost: attacker.example:\(port)\r\nConnection: close\r\n\r\n", seconds: 1), as: UTF8.self)
+        #expect(rebound.hasPrefix("HTTP/1.1 421"), "DNS rebinding: \(rebound.prefix(120))")
+        let foreign = TCPExchange.webSocketTexts(try TCPExchange.run(
+            port: port, request: Self.upgrade(port: port, host: host, origin: "http://attacker.example"), seconds: 1))
+        #expect(foreign.status.hasPrefix("HTTP/1.1 403") && foreign.texts.isEmpty, "foreign origin: \(foreign.status)")
+
+        let printedBefore = run.output.split(separator: "\n").count
+        let live = TCPExchange.webSocketTexts(try TCPExchange.run(
+            port: port, request: Self.upgrade(port: port, host: host, origin: "http://\(host)"), seconds: 2))
+        #expect(live.status.hasPrefix("HTTP/1.1 101"), "\(live.status)")
+        print("view: \(live.texts.count) messages in 2 s over the WebSocket")
+        #expect(live.texts.count >= 80, "\(live.texts.count) messages in 2 s: the page would not see 40 updates a second")
+        #expect(live.texts.last?.contains("\"foreign-host\":1,\"foreign-origin\":1") == true, "\(live.texts.last ?? "")")
+        #expect(run.output.split(separator: "\n").count > printedBefore + 100, "the printed stream went on while the view was watched")
+
+        // The view's attitude is what --print printed for the same sequence number, to 0.01°.
+        var printed: [Int: (Double, Double, Double)] = [:]
+        for l in run.output.split(separator: "\n") {
+            func number(_ key: String) -> Double? {
+                guard let r = l.range(of: "\"\(key)\":") else { return nil }
+                return Double(l[r.upperBound...].prefix { $0 != "," && $0 != "}" })
+            }
+            if let s = number("seq"), let r = number("roll"), let p = number("pitch"), let y = number("yaw") {
+                printed[Int(s)] = (r * 180 / .pi, p * 180 / .pi, y * 180 / .pi)
+            }
+        }
+        var compared = 0
+        for text in live.texts {
+            func number(_ key: String) -> Double? {
+                guard let r = text.range(of: "\"\(key)\":") else { return nil }
+                return Double(text[r.upperBound...].prefix { $0 != "," && $0 != "}" })
+            }
+            guard let s = number("seq"), let r = number("roll"), let p = number("pitch"), let y = number("yaw"),
+                  let expected = printed[Int(s)] else { continue }
+            // A looped log repeats sequence numbers' attitudes only by coincidence: seq keeps growing.
+            #expect(abs(r - expected.0) < 0.01 && abs(p - expected.1) < 0.01 && abs(y - expected.2) < 0.01, "seq \(s): view \(r), \(p), \(y); print \(expected)")
+            compared += 1
+        }
+        #expect(compared >= 50, "only \(compared) view messages matched a printed frame")
+    }
+
+    @Test("--view takes [ADDR:]PORT and says what is wrong otherwise")
+    func badAddress() throws {
+        let home = Mouse3DProcess.makeConfigHome()
+        let bad = try runMouse3D(["run", "--source", "replay:\(Mouse3DProcess.sampleLog)", "--view", "nonsense"], configHome: home, environment: ["HOME": home])
+        #expect(bad.status != 0 && bad.errors.contains("is not [ADDR:]PORT"), "\(bad.errors)")
+    }
+}
