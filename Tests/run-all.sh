@@ -13,6 +13,9 @@ echo "== host tests"
 swift build --build-tests
 swift test --skip-build
 
+echo "== live view in headless Chromium (Tests/Browser/view_test.py)"
+/usr/bin/python3 Tests/Browser/view_test.py .build/debug/mouse3d Tests/Mouse3DCoreTests/Fixtures/sample-motion.csv
+
 echo "== fuzzing: every network decoder target for 15 s (Tests/Fuzz/run.sh 150 for the long run)"
 Tests/Fuzz/run.sh 15
 
