@@ -83,12 +83,7 @@ public final class ViewServer: Sendable {
     public func publish(label: String, sequence: UInt64, roll: Double, pitch: Double, yaw: Double, nanoseconds: UInt64) {
         state.withLock { s in
             if var existing = s.streams[label] {
-                existing.frames += 1
-                existing.sequence = sequence
-                existing.rollDegrees = roll
-                existing.pitchDegrees = pitch
-                existing.yawDegrees = yaw
-                existing.receivedNanoseconds = nanoseconds
+                existing.take(sequence: sequence, roll: roll, pitch: pitch, yaw: yaw, nanoseconds: nanoseconds)
                 s.streams[label] = existing
             } else {
                 guard s.streams.count < Self.maximumStreams else { return }

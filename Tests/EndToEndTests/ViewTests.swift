@@ -126,6 +126,50 @@ struct ViewTests {
         #expect(compared >= 50, "only \(compared) view messages matched a printed frame")
     }
 
+    @Test("Stalled browsers (20 sockets that upgrade and never read) hold memory bounded and cost the stream nothing")
+    func stalledBrowsers() throws {
+        let home = Mouse3DProcess.makeConfigHome()
+        let run = try Mouse3DProcess(
+            ["run", "--source", "replay:\(Mouse3DProcess.sampleLog)", "--loop", "--speed", "4", "--print", "--format", "jsonl", "--view", "0"],
+            configHome: home, environment: ["HOME": home])
+        defer { _ = run.terminate() }
+        #expect(run.waitForError(containing: "view at http://127.0.0.1:", seconds: 20), "\(run.errors)")
+        let line = try #require(run.errors.split(separator: "\n").first { $0.contains("view at") })
+        let port = try #require(Int(line.split(separator: "127.0.0.1:")[1].prefix { $0.isNumber }))
+        func rssKiB() -> Int {
+            let status = (try? String(contentsOfFile: "/proc/\(run.process.processIdentifier)/status", encoding: .utf8)) ?? ""
+            let l = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
+            return Int(l.split(separator: " ").dropFirst().first ?? "") ?? 0
+        }
+        Thread.sleep(forTimeInterval: 1)
+        let before = rssKiB()
+        var sockets: [Int32] = []
+        defer { for fd in sockets { close(fd) } }
+        for _ in 0..<20 {
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var size: Int32 = 4096
+            setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = in_port_t(UInt16(port).bigEndian)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            let ok = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            try #require(ok == 0)
+            let request = Array(Self.upgrade(port: port, host: "127.0.0.1:\(port)", origin: nil).utf8)
+            _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
+            sockets.append(fd)
+        }
+        let printedBefore = run.output.split(separator: "\n").count
+        Thread.sleep(forTimeInterval: 8)
+        let printed = run.output.split(separator: "\n").count - printedBefore
+        let after = rssKiB()
+        print("view: 20 stalled sockets for 8 s: RSS \(before) KiB -> \(after) KiB; \(printed) frames printed meanwhile (400/s expected)")
+        #expect(printed >= 8 * 400 * 9 / 10, "the stream slowed: \(printed) frames in 8 s")
+        #expect(after - before < 16 * 1024, "memory grew by \(after - before) KiB with stalled browsers")
+    }
+
     @Test("--view takes [ADDR:]PORT and says what is wrong otherwise")
     func badAddress() throws {
         let home = Mouse3DProcess.makeConfigHome()

@@ -44,4 +44,15 @@ struct ViewAccessPolicyTests {
         #expect(text.contains(#""label":"a\"b\\c\u003c/script\u003e\n""#), "\(text)")
         #expect(text.hasSuffix(#""refused":{"foreign-host":3,"foreign-origin":0}}"#))
     }
+
+    @Test("Per stream: a gap in the sequence counts as lost, a late one as reordered (and no longer lost)")
+    func lossAndReorder() {
+        var s = ViewStreamState(label: "x", frames: 1, sequence: 1, rollDegrees: 0, pitchDegrees: 0, yawDegrees: 0, receivedNanoseconds: 0)
+        s.take(sequence: 2, roll: 1, pitch: 0, yaw: 0, nanoseconds: 1)
+        s.take(sequence: 5, roll: 2, pitch: 0, yaw: 0, nanoseconds: 2)  // 3 and 4 missing
+        #expect(s.lost == 2 && s.reordered == 0 && s.sequence == 5 && s.frames == 3)
+        s.take(sequence: 4, roll: 3, pitch: 0, yaw: 0, nanoseconds: 3)  // 4 arrives late
+        #expect(s.lost == 1 && s.reordered == 1 && s.sequence == 5 && s.rollDegrees == 3)
+        #expect(s.json.contains("\"lost\":1,\"reordered\":1"))
+    }
 }

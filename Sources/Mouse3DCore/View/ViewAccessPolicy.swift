@@ -52,6 +52,9 @@ public struct ViewStreamState: Sendable, Equatable {
     public var rollDegrees: Double, pitchDegrees: Double, yawDegrees: Double
     /// Time of the latest update, in monotonic nanoseconds.
     public var receivedNanoseconds: UInt64
+    /// Sequence numbers skipped (lost on the way, as far as the view can tell) and updates that came
+    /// after a later one (reordered).
+    public var lost: UInt64 = 0, reordered: UInt64 = 0
 
     /// A state.
     public init(label: String, frames: UInt64, sequence: UInt64, rollDegrees: Double, pitchDegrees: Double, yawDegrees: Double, receivedNanoseconds: UInt64) {
@@ -64,10 +67,28 @@ public struct ViewStreamState: Sendable, Equatable {
         self.receivedNanoseconds = receivedNanoseconds
     }
 
+    /// Takes the next update of this stream: counts a gap in the sequence as lost and an update older
+    /// than the latest as reordered; the attitude shown is the latest to arrive.
+    public mutating func take(sequence: UInt64, roll: Double, pitch: Double, yaw: Double, nanoseconds: UInt64) {
+        frames += 1
+        if sequence > self.sequence {
+            lost += sequence - self.sequence - 1
+        } else {
+            reordered += 1
+            if lost > 0 { lost -= 1 }  // it was counted lost when the later one came
+        }
+        self.sequence = max(self.sequence, sequence)
+        rollDegrees = roll
+        pitchDegrees = pitch
+        yawDegrees = yaw
+        receivedNanoseconds = nanoseconds
+    }
+
     /// The JSON object the page reads.
     public var json: String {
         "{\"label\":\(ViewJSON.string(label)),\"frames\":\(frames),\"seq\":\(sequence),"
-            + "\"roll\":\(rollDegrees),\"pitch\":\(pitchDegrees),\"yaw\":\(yawDegrees),\"t\":\(receivedNanoseconds)}"
+            + "\"roll\":\(rollDegrees),\"pitch\":\(pitchDegrees),\"yaw\":\(yawDegrees),\"t\":\(receivedNanoseconds),"
+            + "\"lost\":\(lost),\"reordered\":\(reordered)}"
     }
 }
 
