@@ -55,7 +55,7 @@ public struct StreamBenchmark {
             }
             print("  sustained without loss: \(best) frames/s (highest step tried: \(rateList.last!))")
             sustained[format] = best
-            if format != .raw { p99[format] = try latencyRun(executable: executable, format: format, pairing: pairing) }
+            if format != .raw { p99[format] = try latencyRun(executable: executable, format: format, pairing: pairing).p99 }
         }
         // Loss-free rates swing with the machine's scheduling; the receiver's CPU per frame at a
         // fixed 50,000 frames/s is steadier, measured in rounds that interleave the formats so
@@ -188,8 +188,73 @@ public struct StreamBenchmark {
         return (sent - notDelivered, max(0, summaryValue("frames", in: report)), cpu / Double(frames) * 1e6)
     }
 
-    /// Returns the p99 latency in µs.
-    func latencyRun(executable: String, format: WireFormat, pairing: BenchPairing) throws -> Double {
+    /// A page of the live view, stood in for by a Python WebSocket client that reads every message
+    /// as a browser would (handshake with the view's own Origin, then frames until SIGTERM, when it
+    /// prints how many text messages it read).
+    static let viewerScript = """
+        sys, socket, signal = __import__("sys"), __import__("socket"), __import__("signal")
+        port = int(sys.argv[1])
+        s = socket.create_connection(("127.0.0.1", port))
+        s.sendall(("GET /stream HTTP/1.1\\r\\nHost: 127.0.0.1:%d\\r\\nConnection: Upgrade\\r\\nUpgrade: websocket\\r\\n"
+                   "Sec-WebSocket-Version: 13\\r\\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\\r\\n"
+                   "Origin: http://127.0.0.1:%d\\r\\n\\r\\n" % (port, port)).encode())
+        buf, count, upgraded = b"", 0, False
+        def done(*_):
+            print(count, flush=True); sys.exit(0)
+        signal.signal(signal.SIGTERM, done)
+        while True:
+            data = s.recv(65536)
+            if not data:
+                done()
+            buf += data
+            if not upgraded:
+                if b"\\r\\n\\r\\n" not in buf:
+                    continue
+                head, buf = buf.split(b"\\r\\n\\r\\n", 1)
+                if not head.startswith(b"HTTP/1.1 101"):
+                    print(-1, flush=True); sys.exit(1)
+                upgraded = True
+            while len(buf) >= 2:
+                n, start = buf[1] & 0x7F, 2
+                if n == 126:
+                    if len(buf) < 4: break
+                    n, start = int.from_bytes(buf[2:4], "big"), 4
+                elif n == 127:
+                    if len(buf) < 10: break
+                    n, start = int.from_bytes(buf[2:10], "big"), 10
+                if len(buf) < start + n: break
+                count += (buf[0] & 0x0F) == 1
+                buf = buf[start + n:]
+        """
+
+    /// The receiver's p99 latency and CPU at 1000 frames/s, with and without a live view page
+    /// reading it, in `rounds` interleaved pairs (the order alternating), so both sides share the
+    /// machine's state.
+    public func viewComparison(rounds: Int) throws {
+        let executable = try FileSystem.executablePath()
+        let pairing = try BenchPairing()
+        defer { pairing.remove() }
+        var without: [(Double, Double)] = [], with: [(Double, Double)] = []
+        var messages: [Int] = []
+        for round in 0..<rounds {
+            for viewer in round % 2 == 0 ? [false, true] : [true, false] {
+                let r = try latencyRun(executable: executable, format: .sealed, pairing: pairing, viewer: viewer, quiet: true)
+                if viewer { with.append((r.p99, r.receiverCPU)); messages.append(r.viewerMessages) } else { without.append((r.p99, r.receiverCPU)) }
+            }
+        }
+        func median(_ v: [Double]) -> Double { v.sorted()[v.count / 2] }
+        print("sealed stream at 1000 frames/s, receiver with and without a live view page reading it (\(rounds) interleaved rounds of \(seconds) s, medians):")
+        print("  without the view: p99 \(fixed(median(without.map(\.0)), 1)) µs, receiver CPU \(fixed(median(without.map(\.1)), 2))% of a core"
+            + "  (rounds: \(without.map { fixed($0.0, 0) }.joined(separator: ", ")) µs)")
+        print("  with the view:    p99 \(fixed(median(with.map(\.0)), 1)) µs, receiver CPU \(fixed(median(with.map(\.1)), 2))% of a core"
+            + "  (rounds: \(with.map { fixed($0.0, 0) }.joined(separator: ", ")) µs; the page read \(messages.map(String.init).joined(separator: ", ")) messages)")
+    }
+
+    /// Returns the p99 latency in µs and the receiver's CPU in % of a core (and, with `viewer`, how
+    /// many messages a live view page read meanwhile).
+    func latencyRun(
+        executable: String, format: WireFormat, pairing: BenchPairing, viewer: Bool = false, quiet: Bool = false
+    ) throws -> (p99: Double, receiverCPU: Double, viewerMessages: Int) {
         let log = FileSystem.temporaryDirectory + "/mouse3d-bench-\(FileSystem.processID).csv"
         defer { try? FileSystem.remove(log) }
         do {
@@ -201,7 +266,20 @@ public struct StreamBenchmark {
             }
             try sink.flush()
         }
-        let (receiver, port) = try startReceiver(executable, ["--format", "text", "--latency"], format: format)
+        let (receiver, port) = try startReceiver(
+            executable, ["--format", "text", "--latency"] + (viewer ? ["--view", "0"] : []), format: format)
+        var page: ChildProcess?
+        let pageOutput = FileSystem.temporaryDirectory + "/mouse3d-bench-view-\(FileSystem.processID)"
+        defer { try? FileSystem.remove(pageOutput) }
+        if viewer {
+            var viewPort: Int?
+            while viewPort == nil, let line = try receiver.readErrorLine() {
+                if let r = line.firstRange(of: "view at http://127.0.0.1:") { viewPort = Int(line[r.upperBound...].prefix { $0.isNumber }) }
+            }
+            guard let viewPort else { throw ActionableError("the receiver did not start its view") }
+            page = try ChildProcess(
+                executable: "/usr/bin/env", arguments: ["python3", "-c", Self.viewerScript, String(viewPort)], standardOutputPath: pageOutput)
+        }
         try pairing.setReceiverAddress("127.0.0.1:\(port)")
         let sender = try ChildProcess(
             executable: executable,
@@ -216,16 +294,26 @@ public struct StreamBenchmark {
         try sender.terminate()
         try sender.wait()
         MonotonicClock.sleep(nanoseconds: 200_000_000)
+        var pageMessages = 0
+        if let page {
+            try page.terminate()
+            _ = try page.wait()
+            pageMessages = Int(String(decoding: (try? FileContents.read(path: pageOutput)) ?? [], as: UTF8.self)
+                .split(separator: "\n").first ?? "") ?? -1
+        }
         let report = try stop(receiver)
         let frames = summaryValue("frames", in: report)
         let latency = report.split(separator: "\n").last { $0.contains("latency") }
             .map { String($0.split(separator: ":", maxSplits: 2).last ?? "") } ?? " n/a"
+        let receiverCPU = (cpu1.1 - cpu0.1) / elapsed * 100
+        let p99: Double = latency.firstRange(of: "p99 ").map { r in
+            Double(latency[r.upperBound...].prefix { $0.isNumber || $0 == "." }) ?? 0 } ?? 0
+        if quiet { return (p99, receiverCPU, pageMessages) }
         print("\(format.benchName) at 1000 frames/s for \(seconds) s (10 s 1 kHz log looped, one datagram per sample; \(frames) frames, lost \(summaryValue("lost", in: report))):")
         print("  latency send→output:\(latency)")
         print("  sender:   CPU \(fixed((cpu1.0 - cpu0.0) / elapsed * 100, 2))% of a core, peak RSS \(fixed(Double(rss.0) / 1_048_576, 1)) MiB")
         print("  receiver: CPU \(fixed((cpu1.1 - cpu0.1) / elapsed * 100, 2))% of a core, peak RSS \(fixed(Double(rss.1) / 1_048_576, 1)) MiB")
-        guard let r = latency.firstRange(of: "p99 ") else { return 0 }
-        return Double(latency[r.upperBound...].prefix { $0.isNumber || $0 == "." }) ?? 0
+        return (p99, receiverCPU, pageMessages)
     }
 }
 

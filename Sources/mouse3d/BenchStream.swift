@@ -37,6 +37,9 @@ extension Mouse3D {
         @Option(help: "Wire formats to measure, comma-separated: raw, plain, sealed.")
         var formats: String = "raw,plain,sealed"
 
+        @Option(help: "Instead of the above: the sealed receiver's p99 latency and CPU at 1000 frames/s with and without a live view page reading it (python3 stands in for the browser), in this many interleaved rounds of --seconds.")
+        var withView: Int?
+
         var formatList: [WireFormat] {
             formats.split(separator: ",").compactMap { name -> WireFormat? in
                 switch name.filter({ $0 != " " }) {
@@ -62,6 +65,12 @@ extension Mouse3D {
         var rateList: [Int] { rates.split(separator: ",").compactMap { Int($0.filter { $0 != " " }) }.filter { $0 > 0 } }
 
         func run() throws {
+            if let withView {
+                guard withView >= 1 && withView <= 20 else { throw ValidationError("--with-view takes 1 to 20 rounds.") }
+                try StreamBenchmark(stepSeconds: stepSeconds, seconds: seconds, rates: rateList, capacityRounds: capacityRounds, formats: [.sealed])
+                    .viewComparison(rounds: withView)
+                return
+            }
             try StreamBenchmark(
                 stepSeconds: stepSeconds, seconds: seconds, rates: rateList, capacityRounds: capacityRounds, formats: formatList
             ).run()
