@@ -14,7 +14,9 @@ import Synchronization
 public final class ViewServer: Sendable {
     /// Streams kept for the page; updates of further streams are not shown.
     public static let maximumStreams = 64
-    /// The fastest the page is updated, in Hz.
+    /// The fastest the page is updated, in Hz: a display's rate. Pages are woken by the updates
+    /// themselves, on a 60 Hz schedule (a 100 Hz source wakes them at 0, 20, 40, 50, 70, 90 ms...:
+    /// 60 a second on average), and not at all while nothing arrives.
     public static let updateHertz = 60.0
 
     /// Who may use it.
@@ -27,6 +29,10 @@ public final class ViewServer: Sendable {
         var order: [String] = []
         var refusals: [ViewAccessPolicy.Refusal: Int] = [:]
         var version: UInt64 = 0
+        /// The connected pages' wake-ups, and when they were last woken (monotonic ns).
+        var pages: [UInt64: AsyncStream<Void>.Continuation] = [:]
+        var nextPage: UInt64 = 0
+        var nextWake: UInt64 = 0
     }
 
     let state = Mutex(State())
@@ -93,8 +99,27 @@ public final class ViewServer: Sendable {
                 s.order.append(label)
             }
             s.version &+= 1
+            // Wake the pages at most `updateHertz` times a second: no timer runs while nothing arrives.
+            let interval = UInt64(1e9 / Self.updateHertz)
+            if !s.pages.isEmpty && nanoseconds >= s.nextWake {
+                for page in s.pages.values { page.yield() }
+                // On schedule, not "an interval after this one", so slow sources still give 60 a second;
+                // after a pause the schedule starts again from now.
+                s.nextWake = nanoseconds - s.nextWake > interval ? nanoseconds + interval : s.nextWake + interval
+            }
         }
     }
+
+    /// Registers a page's wake-ups; returns its key for ``removePage(_:)``.
+    func addPage(_ wake: AsyncStream<Void>.Continuation) -> UInt64 {
+        state.withLock { s in
+            s.nextPage += 1
+            s.pages[s.nextPage] = wake
+            return s.nextPage
+        }
+    }
+
+    func removePage(_ key: UInt64) { _ = state.withLock { $0.pages.removeValue(forKey: key) } }
 
     /// Refusals so far, by reason.
     public var refusals: [ViewAccessPolicy.Refusal: Int] { state.withLock { $0.refusals } }
@@ -105,13 +130,15 @@ public final class ViewServer: Sendable {
         return HTTPResponse(statusCode: status, headers: [.contentType: "text/plain"], body: Data("refused: \(reason.rawValue)\n".utf8))
     }
 
-    /// The latest message for the page and its version, or nil if nothing changed since `after`.
+    /// The latest message for the page and its version, or nil if nothing changed since `after`. The
+    /// lock is held only to copy the state: the event loop's ``publish`` never waits for JSON.
     func message(after version: UInt64?) -> (String, UInt64)? {
-        state.withLock { s in
+        let copy: ([ViewStreamState], [ViewAccessPolicy.Refusal: Int], UInt64)? = state.withLock { s in
             guard s.version != version else { return nil }
-            let streams = s.order.compactMap { s.streams[$0] }
-            return (ViewJSON.update(streams, refusals: s.refusals), s.version)
+            return (s.order.compactMap { s.streams[$0] }, s.refusals, s.version)
         }
+        guard let (streams, refusals, v) = copy else { return nil }
+        return (ViewJSON.update(streams, refusals: refusals), v)
     }
 
     func installRoutes() async {
@@ -152,22 +179,25 @@ public struct ViewServerError: Error, CustomStringConvertible {
 /// A value handed across a task boundary that the compiler cannot prove safe (set once, read once).
 struct UncheckedBox<Value>: @unchecked Sendable { var value: Value }
 
-/// One page's WebSocket: the latest state, at most 60 times a second and only when it changed; the
-/// outgoing queue holds one message, so a stalled browser holds one message of memory.
+/// One page's WebSocket: the latest state, at most 60 times a second and only when it changed, woken
+/// by the updates themselves (no timer); the outgoing queue holds one message, so a stalled browser
+/// holds one message of memory.
 struct ViewStream: WSMessageHandler {
     let view: ViewServer
 
     func makeMessages(for client: AsyncStream<WSMessage>) async throws -> AsyncStream<WSMessage> {
         let (messages, continuation) = AsyncStream<WSMessage>.makeStream(bufferingPolicy: .bufferingNewest(1))
         let view = self.view
+        let (wakes, wake) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let key = view.addPage(wake)
+        wake.yield()  // the state as it is now, at once
         let pusher = Task {
             var version: UInt64?
-            while !Task.isCancelled {
+            for await _ in wakes {
                 if let (text, v) = view.message(after: version) {
                     version = v
                     continuation.yield(.text(text))
                 }
-                try? await Task.sleep(nanoseconds: UInt64(1e9 / ViewServer.updateHertz))
             }
             continuation.finish()
         }
@@ -175,9 +205,13 @@ struct ViewStream: WSMessageHandler {
             for await message in client {
                 if case .close = message { break }
             }
+            view.removePage(key)
+            wake.finish()
             pusher.cancel()
         }
         continuation.onTermination = { _ in
+            view.removePage(key)
+            wake.finish()
             pusher.cancel()
             reader.cancel()
         }
