@@ -32,6 +32,9 @@ public struct GyroCalibration: Sendable, Equatable {
         }
     }
 
+    /// The key of a replayed log: `log PATH`.
+    public static func logKey(path: String) -> String { "log " + path }
+
     /// The file name the calibration of `device` is kept under: the key with everything but letters,
     /// digits, '-' and '.' turned into '_', and a hash of the full key so that two keys that differ
     /// only there still get their own files.

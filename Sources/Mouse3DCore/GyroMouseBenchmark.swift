@@ -12,26 +12,43 @@ public enum GyroMouseBenchmark {
         public var detail: String
     }
 
-    /// Pointer counts a motion produces through a fusion with `parameters` and `mapping`, and the
-    /// pointer's position after every sample.
+    /// What a motion does through a fusion with `parameters` (or, with `truth`, on its exact
+    /// attitudes, no fusion run) and a pointer with `mapping`, after every sample.
+    struct Track {
+        var positions: [SIMD2<Double>] = []
+        var attitudes: [Quaternion] = []
+        var biases: [SIMD3<Double>] = []
+    }
+
     static func pointer(
         _ points: [SyntheticMotion.Point], _ parameters: AttitudeEstimatorParameters, _ mapping: PointerMapping, truth: Bool = false
-    ) -> (estimator: AttitudeEstimator, positions: [SIMD2<Double>]) {
+    ) -> Track {
         var estimator = AttitudeEstimator(parameters: parameters)
         var motion = PointerMotion(mapping: mapping)
         var position = SIMD2<Double>.zero
-        var positions: [SIMD2<Double>] = []
-        positions.reserveCapacity(points.count)
+        var track = Track()
+        track.positions.reserveCapacity(points.count)
+        if !truth {
+            track.attitudes.reserveCapacity(points.count)
+            track.biases.reserveCapacity(points.count)
+        }
         for point in points {
-            estimator.update(point.sample)
-            let attitude = truth ? Attitude(quaternion: point.truth) : estimator.attitude
+            let attitude: Attitude
+            if truth {
+                attitude = Attitude(quaternion: point.truth)
+            } else {
+                estimator.update(point.sample)
+                attitude = estimator.attitude
+                track.attitudes.append(estimator.quaternion)
+                track.biases.append(estimator.gyroBiasRadiansPerSecond)
+            }
             let step = motion.update(
                 rollRadians: attitude.rollRadians, pitchRadians: attitude.pitchRadians, yawRadians: attitude.yawRadians,
                 timeNanoseconds: UInt64(point.sample.timestampNanoseconds), enabled: true)
             position += SIMD2(Double(step.dx), Double(step.dy))
-            positions.append(position)
+            track.positions.append(position)
         }
-        return (estimator, positions)
+        return track
     }
 
     /// A level controller with the rest benchmark's bias and noise doing `segments`.
@@ -50,8 +67,9 @@ public enum GyroMouseBenchmark {
         let rest = RestDriftBenchmark.motion(hertz: hertz).generate()
         let start = Int(RestDriftBenchmark.driftStartSeconds * hertz)
         func restFigures(_ p: AttitudeEstimatorParameters, _ label: String) {
-            let (_, positions) = pointer(rest, p, mapping)
-            let fused = RestDriftBenchmark.run(p, points: rest)
+            let track = pointer(rest, p, mapping)
+            let positions = track.positions
+            let fused = RestDriftBenchmark.figures(points: rest, attitudes: track.attitudes, biases: track.biases)
             let minutes = Double(rest.count - 1 - start) / hertz / 60
             let net = positions[rest.count - 1] - positions[start]
             figures.append(Figure(name: "drift at rest\(label)", value: fused.driftDegreesPerMinute, unit: "°/min",
@@ -76,7 +94,7 @@ public enum GyroMouseBenchmark {
 
         // A full turn to the left at 180 °/s after 5 s still (the bias learnt), then 3 s still.
         let turn = motion([.init(seconds: 5), .init(seconds: 2, radiansPerSecond: SIMD3(0, 0, .pi)), .init(seconds: 3)], hertz: hertz)
-        let (_, turned) = pointer(turn.generate(), parameters, mapping)
+        let turned = pointer(turn.generate(), parameters, mapping).positions
         let expected = 360 * mapping.countsPerDegree
         let moved = turned[turned.count - 1] - turned[Int(4 * hertz)]
         figures.append(Figure(name: "360° turn scale error", value: (abs(moved.x) / expected - 1) * 100, unit: "%",
@@ -91,7 +109,7 @@ public enum GyroMouseBenchmark {
         for space in GyroSpace.allCases {
             var m = mapping
             m.gyroSpace = space
-            let (_, track) = pointer(tilted, parameters, m)
+            let track = pointer(tilted, parameters, m).positions
             let d = track[track.count - 1] - track[Int(4 * hertz)]
             figures.append(Figure(name: "gyro-space leakage, \(space.rawValue)", value: abs(d.y) / max(abs(d.x), 1) * 100, unit: "%",
                                   detail: "vertical of horizontal, grip rolled 30°, 90° turn about gravity"))
@@ -103,8 +121,8 @@ public enum GyroMouseBenchmark {
             let ramp = motion([.init(seconds: 1), .init(seconds: seconds, radiansPerSecond: SIMD3(0, 0, speed * .pi / 180))], hertz: hertz).generate()
             var plain = mapping
             plain.smoothingDegreesPerSecond = 0
-            let (_, smooth) = pointer(ramp, parameters, mapping, truth: true)
-            let (_, direct) = pointer(ramp, parameters, plain, truth: true)
+            let smooth = pointer(ramp, parameters, mapping, truth: true).positions
+            let direct = pointer(ramp, parameters, plain, truth: true).positions
             let from = Int((1 + seconds / 2) * hertz)
             var lag = 0.0
             for i in from..<ramp.count { lag += abs(direct[i].x) - abs(smooth[i].x) }

@@ -99,8 +99,8 @@ public struct PointerMotion: Sendable {
         var delta: SIMD2<Double>  // degrees: right, down
         if let attitude, let before {
             // The turn since the last attitude, as a rotation vector in the controller's frame and in the world's.
-            let body = Self.rotationVector(before.conjugate * attitude) * (180 / .pi)
-            let world = Self.rotationVector(attitude * before.conjugate) * (180 / .pi)
+            let body = (before.conjugate * attitude).rotationVector * (180 / .pi)
+            let world = (attitude * before.conjugate).rotationVector * (180 / .pi)
             if mapping.gyroSpace == .local {
                 delta = SIMD2(-body.z, body.y)
             } else {
@@ -146,15 +146,6 @@ public struct PointerMotion: Sendable {
         let whole = SIMD2((counts.x).rounded(.towardZero), (counts.y).rounded(.towardZero))
         remainder = counts - whole
         return (Int32(clamping: Int64(whole.x)), Int32(clamping: Int64(whole.y)))
-    }
-
-    /// The rotation vector (axis times angle, radians) of a unit quaternion, the shorter way round.
-    static func rotationVector(_ q: Quaternion) -> SIMD3<Double> {
-        let sign = q.w < 0 ? -1.0 : 1.0
-        let v = SIMD3(q.x, q.y, q.z) * sign
-        let s = length(v)
-        guard s > 1e-12 else { return v * 2 }
-        return v / s * (2 * Double.atan2(y: s, x: q.w * sign))
     }
 }
 

@@ -89,6 +89,15 @@ public struct Quaternion: Sendable, Equatable, Hashable, CustomStringConvertible
 
     /// Whether all four components are finite.
     @inlinable
+    /// The rotation vector (axis times angle, radians) of a unit quaternion, the shorter way round.
+    public var rotationVector: SIMD3<Double> {
+        let sign = w < 0 ? -1.0 : 1.0
+        let v = SIMD3(x, y, z) * sign
+        let s = length(v)
+        guard s > 1e-12 else { return v * 2 }
+        return v / s * (2 * Double.atan2(y: s, x: w * sign))
+    }
+
     public var isFinite: Bool { w.isFinite && x.isFinite && y.isFinite && z.isFinite }
 
     public var description: String { "(\(w), \(x), \(y), \(z))" }

@@ -46,7 +46,7 @@ public enum RestDriftBenchmark {
         var i = start
         while i < attitudes.count - 1 {
             let next = min(attitudes.count - 1, seconds[i...].firstIndex { $0 >= seconds[i] + 1 } ?? attitudes.count - 1)
-            net += rotationVector(attitudes[next].normalized * attitudes[i].normalized.conjugate)
+            net += (attitudes[next].normalized * attitudes[i].normalized.conjugate).rotationVector
             i = next
         }
         let degrees = length(net) * 180 / .pi
@@ -59,15 +59,6 @@ public enum RestDriftBenchmark {
         default: nil
         }
         return Figures(driftDegreesPerMinute: degrees / minutes, convergenceSeconds: converged)
-    }
-
-    /// The rotation vector (axis times angle, radians) of a unit quaternion, the shorter way round.
-    static func rotationVector(_ q: Quaternion) -> SIMD3<Double> {
-        let sign = q.w < 0 ? -1.0 : 1.0
-        let v = SIMD3(q.x, q.y, q.z) * sign
-        let s = length(v)
-        guard s > 1e-12 else { return v * 2 }
-        return v / s * (2 * Double.atan2(y: s, x: q.w * sign))
     }
 
     /// mouse3d's figures with `parameters`.

@@ -60,7 +60,7 @@ extension Mouse3D {
             switch chosen {
             case .replay(let path):
                 sampleSource = MotionLogPlayback(samples: try loadMotionLog(path: path).samples, path: path, loops: false, speed: nil)
-                device = "log " + path
+                device = GyroCalibration.logKey(path: path)
             case .live(let request):
                 let follower = try LiveSourceOptions.follow(request, configuration: &configuration, watchingButtons: { _ in [] }, diagnostics: diagnostics)
                 sampleSource = follower

@@ -72,7 +72,7 @@ struct MotionSourceOptions: ParsableArguments {
             let speedFactor: Double? = if case .factor(let f) = speed { f } else { nil }
             return Opened(
                 source: MotionLogPlayback(samples: log.samples, path: path, loops: loop, speed: speedFactor), buttons: nil,
-                summary: source.description, isReplay: true, calibrationKey: "log " + path)
+                summary: source.description, isReplay: true, calibrationKey: GyroCalibration.logKey(path: path))
         case .live(let request):
             var buttonSettings: ButtonSettings?
             let follower = try LiveSourceOptions.follow(
