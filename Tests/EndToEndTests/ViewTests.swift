@@ -5,20 +5,29 @@ import Testing
 /// A plain TCP client for the view's HTTP and WebSocket, so the test sees the bytes a browser would.
 struct TCPExchange {
     /// Sends `request` to 127.0.0.1:`port` and returns what comes back within `seconds`.
-    static func run(port: Int, request: String, seconds: Double) throws -> [UInt8] {
+    /// A TCP socket connected to 127.0.0.1:`port` that has sent `request` (with a small receive
+    /// buffer if `receiveBuffer` is given, so a reader that never reads stalls the sender soon).
+    static func connected(port: Int, request: String, receiveBuffer: Int32? = nil) throws -> Int32 {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         try #require(fd >= 0)
-        defer { close(fd) }
+        if var size = receiveBuffer { setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size)) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
+        let ok = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        try #require(connected == 0, "cannot connect to the view on port \(port)")
+        if ok != 0 { close(fd) }
+        try #require(ok == 0, "cannot connect to the view on port \(port)")
         let bytes = Array(request.utf8)
         _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
+        return fd
+    }
+
+    static func run(port: Int, request: String, seconds: Double) throws -> [UInt8] {
+        let fd = try connected(port: port, request: request)
+        defer { close(fd) }
         var received: [UInt8] = []
         let end = Date().addingTimeInterval(seconds)
         var buffer = [UInt8](repeating: 0, count: 65536)
@@ -65,16 +74,23 @@ struct ViewTests {
             + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n" + (origin.map { "Origin: \($0)\r\n" } ?? "") + "\r\n"
     }
 
-    @Test("The page is served whole from the binary; the stream carries what --print shows; foreign Host and Origin are refused and counted")
-    func view() throws {
+    /// `run` replaying the sample in a loop, printing jsonl, with the view on a free loopback port.
+    static func runWithView(_ extra: [String]) throws -> (Mouse3DProcess, Int) {
         let home = Mouse3DProcess.makeConfigHome()
         let run = try Mouse3DProcess(
-            ["run", "--source", "replay:\(Mouse3DProcess.sampleLog)", "--loop", "--print", "--format", "jsonl", "--view", "0"],
+            ["run", "--source", "replay:\(Mouse3DProcess.sampleLog)", "--loop"] + extra + ["--print", "--format", "jsonl", "--view", "0"],
             configHome: home, environment: ["HOME": home])
-        defer { _ = run.terminate() }
         #expect(run.waitForError(containing: "view at http://127.0.0.1:", seconds: 20), "\(run.errors)")
-        let line = try #require(run.errors.split(separator: "\n").first { $0.contains("view at") })
-        let port = try #require(Int(line.split(separator: "127.0.0.1:")[1].prefix { $0.isNumber }))
+        let port = run.errors.split(separator: "\n").first { $0.contains("view at") }
+            .flatMap { Int($0.split(separator: "127.0.0.1:")[1].prefix { $0.isNumber }) }
+        if port == nil { _ = run.terminate() }
+        return (run, try #require(port, "\(run.errors)"))
+    }
+
+    @Test("The page is served whole from the binary; the stream carries what --print shows; foreign Host and Origin are refused and counted")
+    func view() throws {
+        let (run, port) = try Self.runWithView([])
+        defer { _ = run.terminate() }
         let host = "127.0.0.1:\(port)"
 
         let page = String(decoding: try TCPExchange.run(
@@ -128,14 +144,8 @@ struct ViewTests {
 
     @Test("Stalled browsers (20 sockets that upgrade and never read) hold memory bounded and cost the stream nothing")
     func stalledBrowsers() throws {
-        let home = Mouse3DProcess.makeConfigHome()
-        let run = try Mouse3DProcess(
-            ["run", "--source", "replay:\(Mouse3DProcess.sampleLog)", "--loop", "--speed", "4", "--print", "--format", "jsonl", "--view", "0"],
-            configHome: home, environment: ["HOME": home])
+        let (run, port) = try Self.runWithView(["--speed", "4"])
         defer { _ = run.terminate() }
-        #expect(run.waitForError(containing: "view at http://127.0.0.1:", seconds: 20), "\(run.errors)")
-        let line = try #require(run.errors.split(separator: "\n").first { $0.contains("view at") })
-        let port = try #require(Int(line.split(separator: "127.0.0.1:")[1].prefix { $0.isNumber }))
         func rssKiB() -> Int {
             let status = (try? String(contentsOfFile: "/proc/\(run.process.processIdentifier)/status", encoding: .utf8)) ?? ""
             let l = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
@@ -146,20 +156,8 @@ struct ViewTests {
         var sockets: [Int32] = []
         defer { for fd in sockets { close(fd) } }
         for _ in 0..<20 {
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            var size: Int32 = 4096
-            setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = in_port_t(UInt16(port).bigEndian)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            let ok = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-            }
-            try #require(ok == 0)
-            let request = Array(Self.upgrade(port: port, host: "127.0.0.1:\(port)", origin: nil).utf8)
-            _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
-            sockets.append(fd)
+            sockets.append(try TCPExchange.connected(
+                port: port, request: Self.upgrade(port: port, host: "127.0.0.1:\(port)", origin: nil), receiveBuffer: 4096))
         }
         let printedBefore = run.output.split(separator: "\n").count
         Thread.sleep(forTimeInterval: 8)

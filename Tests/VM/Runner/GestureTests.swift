@@ -21,12 +21,8 @@ enum GestureTests {
 
     static func clutchAndRecenter(sender senderOut: inout ChildProcess?) throws {
         let receiver = try AttitudeReceiver(listeningOn: SocketAddress.resolve("127.0.0.1:0", defaultPort: 0, passive: false), format: .datagram)
-        let controller = try DualSenseEmulator()
+        let controller = try plugDualSense()
         defer { try? controller.unplug() }
-        let udev = try Udev()
-        _ = try waitFor("the DualSense motion device", seconds: 15) {
-            try MotionSourceEnumerator.evdevDevices(udev: udev).first { $0.name == DualSenseTests.motionName }
-        }
         // Level, turning about the vertical (the controller's z) at 40 °/s: yaw grows steadily.
         controller.startStreaming(MotionScript([.init(seconds: 1, degreesPerSecond: SIMD3(0, 0, 40), metersPerSecondSquared: SIMD3(0, 0, 9.80665))]), hertz: 250)
         // The buttons come from a DualSense profile in the user's configuration, matched by id.

@@ -22,12 +22,8 @@ enum ListTests {
 
     /// With a DualSense plugged in, `list --json` shows its motion device with node and uniq.
     static func withDualSense() throws {
-        let controller = try DualSenseEmulator()
+        let controller = try plugDualSense()
         defer { try? controller.unplug() }
-        let udev = try Udev()
-        _ = try waitFor("the DualSense motion device", seconds: 15) {
-            try MotionSourceEnumerator.evdevDevices(udev: udev).first { $0.name == DualSenseTests.motionName }
-        }
         let (status, json) = try list(["--json"])
         try expect(status == 0, "exit status \(status)")
         try expect(json.contains("\"kind\":\"evdev\"") && json.contains("\"name\":\"\(DualSenseTests.motionName)\"")

@@ -98,12 +98,8 @@ enum LiveSourceTests {
     /// within 1 s of the device's return, without a restart.
     static func unplugReplug() throws {
         let receiver = try AttitudeReceiver(listeningOn: SocketAddress.resolve("127.0.0.1:0", defaultPort: 0, passive: false), format: .datagram)
-        var controller: DualSenseEmulator? = try DualSenseEmulator()
+        var controller: DualSenseEmulator? = try plugDualSense()
         defer { try? controller?.unplug() }
-        let udev = try Udev()
-        _ = try waitFor("the DualSense motion device", seconds: 15) {
-            try MotionSourceEnumerator.evdevDevices(udev: udev).first { $0.name == DualSenseTests.motionName }
-        }
         let still = MotionScript([.init(seconds: 1, degreesPerSecond: SIMD3(0, 0, 20), metersPerSecondSquared: SIMD3(0, 0, 9.80665))])
         controller?.startStreaming(still, hertz: 250)
         let listing = try ChildProcess(executable: mouse3d, arguments: ["list"], standardOutputPath: "/tmp/list.txt")

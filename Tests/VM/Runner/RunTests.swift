@@ -11,12 +11,8 @@ enum RunTests {
     /// turn worth the sensitivity's promise (20 counts per degree: 1800) within 2%, and back to
     /// within 1 count of the start.
     static func pointerFromDualSense() throws {
-        let controller = try DualSenseEmulator()
+        let controller = try plugDualSense()
         defer { try? controller.unplug() }
-        let udev = try Udev()
-        _ = try waitFor("the DualSense motion device", seconds: 15) {
-            try MotionSourceEnumerator.evdevDevices(udev: udev).first { $0.name == DualSenseTests.motionName }
-        }
         let level = SIMD3(0.0, 0.0, 9.80665)
         let rest = 30.0, turn = 2.0, pause = 1.0
         let script = MotionScript([
@@ -60,12 +56,8 @@ enum RunTests {
         try? FileSystem.removeDirectory(data)
         FileSystem.setEnvironment("XDG_DATA_HOME", data)
         defer { FileSystem.setEnvironment("XDG_DATA_HOME", nil) }
-        let controller = try DualSenseEmulator()
+        let controller = try plugDualSense()
         defer { try? controller.unplug() }
-        let udev = try Udev()
-        _ = try waitFor("the DualSense motion device", seconds: 15) {
-            try MotionSourceEnumerator.evdevDevices(udev: udev).first { $0.name == DualSenseTests.motionName }
-        }
         let level = SIMD3(0.0, 0.0, 9.80665)
         let bias = SIMD3(0.6, -0.5, 0.8)
         controller.startStreaming(MotionScript([.init(seconds: 60, degreesPerSecond: .zero, metersPerSecondSquared: level)]),

@@ -1,6 +1,7 @@
 import CLinux
 import Glibc
 import Mouse3DLinux
+import VMDeviceEmulators
 
 /// A failed expectation inside a VM test.
 struct VMTestFailure: Error, CustomStringConvertible {
@@ -51,4 +52,20 @@ func loopbackPort(announcedBy child: ChildProcess, _ who: String = "the receiver
         }
     }
     throw VMTestFailure(description: "\(who) did not start")
+}
+
+/// Plugs an emulated DualSense and waits (up to 15 s) until its motion device is enumerated.
+/// Unplug it when done.
+func plugDualSense() throws -> DualSenseEmulator {
+    let controller = try DualSenseEmulator()
+    let udev = try Udev()
+    do {
+        _ = try waitFor("the DualSense motion device", seconds: 15) {
+            try MotionSourceEnumerator.evdevDevices(udev: udev).first { $0.name == DualSenseTests.motionName }
+        }
+    } catch {
+        try? controller.unplug()
+        throw error
+    }
+    return controller
 }
