@@ -15,7 +15,6 @@ let package = Package(
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
-        .package(url: "https://github.com/swhitty/FlyingFox", from: "0.27.1"),
     ],
     targets: [
         // Layer 1: pure Swift, no I/O, no C imports.
@@ -55,11 +54,11 @@ let package = Package(
                 .product(name: "SystemPackage", package: "swift-system"),
             ]),
 
-        // Layer 3: the live view in the browser (HTTP and WebSocket through FlyingFox, on its own socket
-        // pool: a mailbox between the event loop and the server, latest wins).
+        // Layer 3: the live view in the browser (HTTP/1.1 and WebSocket on the event loop; SHA-1 for the
+        // WebSocket handshake from swift-crypto).
         .target(
             name: "Mouse3DView",
-            dependencies: ["Mouse3DCore", .product(name: "FlyingFox", package: "FlyingFox")]),
+            dependencies: ["Mouse3DCore", "Mouse3DLinux", .product(name: "Crypto", package: "swift-crypto")]),
 
         // Benchmarks that run real processes and sockets (`mouse3d bench stream|output|floor-peer`).
         .target(name: "Mouse3DBench", dependencies: ["Mouse3DCore", "Mouse3DLinux", "Mouse3DNetwork"]),

@@ -14,3 +14,5 @@
    that other modules (libevdev, libudev, swift-system) see without it. */
 int ppoll (struct pollfd *fds, nfds_t nfds, const struct timespec *timeout, const sigset_t *sigmask);
 int pipe2 (int pipefd[2], int flags);
+#include <sys/socket.h>
+int accept4 (int sockfd, struct sockaddr *addr, socklen_t *addrlen, int flags);

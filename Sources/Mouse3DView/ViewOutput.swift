@@ -6,15 +6,22 @@ public final class ViewOutput: AttitudeOutput {
     /// The server.
     public let server: ViewServer
 
-    /// An output into `server`.
-    public init(server: ViewServer) { self.server = server }
+    /// Whether updates carry a send time on this machine's clock (a receiver measuring latency).
+    public let showsLatency: Bool
+
+    /// An output into `server`; `showsLatency` when the updates' send times are on this machine's clock.
+    public init(server: ViewServer, showsLatency: Bool = false) {
+        self.server = server
+        self.showsLatency = showsLatency
+    }
 
     public func write(_ update: AttitudeUpdate) throws {
         let f = update.frame
         let degrees = 180 / Double.pi
         server.publish(
             label: update.stream.description, sequence: update.sequence, roll: Double(f.roll) * degrees,
-            pitch: Double(f.pitch) * degrees, yaw: Double(f.yaw) * degrees, nanoseconds: update.receivedNanoseconds)
+            pitch: Double(f.pitch) * degrees, yaw: Double(f.yaw) * degrees, nanoseconds: update.receivedNanoseconds,
+            sentNanoseconds: showsLatency ? update.sentNanoseconds : nil)
     }
 
     public func finish() { server.stop() }

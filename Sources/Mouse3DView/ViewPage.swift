@@ -1,15 +1,23 @@
+import Foundation
+
 /// The live view's page: one self-contained HTML file (no request to any other host), served from
 /// the binary. A shaded box rotated by the latest attitude (canvas 2D, painter's algorithm), a
 /// horizon and a heading dial, strip charts of roll, pitch and yaw over the last 10 s, per stream;
 /// it reconnects by itself. `window.mouse3dView` is the test hook: `{connected, frames, seq, attitude:
 /// {roll, pitch, yaw}}` (frames: updates received since load; seq: the first stream's latest
-/// sequence number; degrees).
+/// sequence number; degrees). With a recenter token (a loopback view of a process that fuses), a
+/// button posts it to `/recenter` in the `X-Mouse3D-Token` header.
 enum ViewPage {
-    static let html = #"""
+    static func html(recenterToken: String?) -> String {
+        template.replacingOccurrences(of: "@TOKEN@", with: recenterToken ?? "")
+    }
+
+    static let template = #"""
 <!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>mouse3d view</title>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <link rel="icon" href="data:,">
+<meta name="mouse3d-recenter" content="@TOKEN@">
 <style>
 body{margin:0;font:14px system-ui,sans-serif;background:#111418;color:#dde3ea}
 header{padding:8px 14px;background:#1b2027;display:flex;gap:16px;align-items:baseline}
@@ -19,9 +27,11 @@ header b{font-size:16px} #status{color:#f0a040} #status.live{color:#60d080}
 .panel h2{font-size:14px;margin:0 0 6px 0;font-weight:600}
 .row{display:flex;gap:10px} canvas{background:#0c0f13;border-radius:6px}
 .nums{font-variant-numeric:tabular-nums;margin-top:6px;color:#aab4c0}
+button{background:#2a3340;color:#dde3ea;border:1px solid #445;border-radius:5px;padding:3px 10px;cursor:pointer}
+.hist{margin-top:6px}
 </style></head>
 <body>
-<header><b>mouse3d</b><span id="status">connecting…</span><span id="refused"></span></header>
+<header><b>mouse3d</b><span id="status">connecting…</span><button id="recenter" hidden>recenter</button><span id="refused"></span></header>
 <div id="streams"></div>
 <script>
 "use strict";
@@ -34,11 +44,12 @@ function makePanel(label) {
   div.className = "panel";
   div.innerHTML = `<h2></h2><div class="row"><canvas width="300" height="260" class="model"></canvas>
     <canvas width="300" height="260" class="dials"></canvas></div>
-    <canvas width="600" height="150" class="chart"></canvas><div class="nums"></div>`;
+    <canvas width="600" height="150" class="chart"></canvas><div class="nums"></div>
+    <canvas width="600" height="110" class="hist"></canvas>`;
   div.querySelector("h2").textContent = label;
   document.getElementById("streams").appendChild(div);
   const p = {div, model: div.querySelector(".model"), dials: div.querySelector(".dials"),
-             chart: div.querySelector(".chart"), nums: div.querySelector(".nums"), history: [], last: null};
+             chart: div.querySelector(".chart"), hist: div.querySelector(".hist"), nums: div.querySelector(".nums"), history: [], last: null};
   panels.set(label, p);
   return p;
 }
@@ -135,7 +146,31 @@ function drawChart(c, history, now) {
   g.fillStyle = "#889"; g.fillText(`last 10 s, ±${range}°`, w - 96, 12);
 }
 
+// Arrival intervals (and send→arrival latency where the receiver measures it) over the last 10 s.
+let edges = [];
+function drawHistogram(c, s) {
+  const g = c.getContext("2d"), w = c.width, h = c.height;
+  g.clearRect(0, 0, w, h);
+  const sets = [["interval", "#7aa0d0", s.interval], ["latency", "#e0a050", s.latency]].filter(x => x[2]);
+  const n = edges.length + 1, bw = (w - 20) / n, top = 16, base = h - 16;
+  const largest = Math.max(1, ...sets.flatMap(x => x[2]));
+  sets.forEach(([name, colour, counts], k) => {
+    g.fillStyle = colour;
+    counts.forEach((v, i) => {
+      const bh = v / largest * (base - top), x = 10 + i * bw + k * bw / sets.length;
+      g.fillRect(x + 1, base - bh, bw / sets.length - 2, bh);
+    });
+    g.fillText(name, 10 + 70 * k, 11);
+  });
+  g.fillStyle = "#889"; g.font = "10px system-ui"; g.textAlign = "center";
+  const label = us => us >= 1000 ? `${us / 1000}ms` : `${us}µs`;
+  for (let i = 0; i < n; i++) g.fillText(i < edges.length ? `<${label(edges[i])}` : `≥${label(edges[n - 2])}`, 10 + (i + 0.5) * bw, h - 3);
+  g.textAlign = "left"; g.font = "11px system-ui";
+  g.fillStyle = "#889"; g.fillText("last 10 s", w - 60, 11);
+}
+
 function onUpdate(message) {
+  if (message.edges_us) edges = message.edges_us;
   const now = performance.now() / 1000;
   for (const s of message.streams) {
     const p = panels.get(s.label) || makePanel(s.label);
@@ -160,7 +195,9 @@ function draw() {
     if (!p.current) continue;
     drawModel(p.model, p.current); drawDials(p.dials, p.current); drawChart(p.chart, p.history, now);
     const s = p.current;
-    p.nums.textContent = `roll ${s.roll.toFixed(2)}°  pitch ${s.pitch.toFixed(2)}°  yaw ${s.yaw.toFixed(2)}°  ·  updates ${s.frames}  ·  ${(p.rate || 0).toFixed(0)}/s shown  ·  seq ${s.seq}`;
+    drawHistogram(p.hist, s);
+    p.nums.textContent = `roll ${s.roll.toFixed(2)}°  pitch ${s.pitch.toFixed(2)}°  yaw ${s.yaw.toFixed(2)}°  ·  ${(p.rate || 0).toFixed(0)} frames/s  ·  `
+      + `lost ${s.lost}  ·  reordered ${s.reordered}  ·  seq ${s.seq}`;
   }
   requestAnimationFrame(draw);
 }
@@ -178,6 +215,16 @@ function connect() {
   socket.onerror = () => socket.close();
 }
 connect();
+
+// Recenter: offered only on a loopback view of a process that fuses; the token proves this page was
+// served by the view (other sites' pages cannot read it).
+const token = document.querySelector('meta[name="mouse3d-recenter"]').content;
+if (token) {
+  const button = document.getElementById("recenter");
+  button.hidden = false;
+  button.onclick = () => fetch("/recenter", {method: "POST", headers: {"X-Mouse3D-Token": token}})
+    .then(r => { view.recentred = (view.recentred || 0) + (r.ok ? 1 : 0); });
+}
 </script>
 </body></html>
 """#

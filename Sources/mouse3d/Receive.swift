@@ -109,7 +109,7 @@ extension Mouse3D {
             let devices = settings.uinput.map { UinputOutput(mode: $0, mapping: settings.mapping, diagnostics: diagnostics) }
             let viewServer = try view.map { try startView($0, diagnostics: diagnostics) }
             if let viewServer { diagnostics.say("view at \(viewURL(viewServer))") }
-            let viewOutput = viewServer.map(ViewOutput.init)
+            let viewOutput = viewServer.map { ViewOutput(server: $0, showsLatency: latency) }
             let reception = StreamReception(
                 receiver: receiver, pairings: pairings,
                 outputs: AttitudePipeline(outputs: ([devices, printer, viewOutput] as [(any AttitudeOutput)?]).compactMap { $0 }),
@@ -117,6 +117,7 @@ extension Mouse3D {
             defer { reception.outputs.finish() }  // devices at rest on every way out
             reception.attach(to: loop)
             announcer?.attach(to: loop)
+            viewServer?.attach(to: loop)
             loop.onReload = {
                 reload(&configuration, &settings, flags: flags, diagnostics: diagnostics)
                 devices?.update(mapping: settings.mapping)
@@ -126,6 +127,7 @@ extension Mouse3D {
             let ending = try loop.run()
             diagnostics.say("stopping on \(ending.name)")
             for line in reception.finish() { diagnostics.say(line) }
+            if let line = viewServer?.summary { diagnostics.say(line) }
         }
     }
 }

@@ -50,8 +50,9 @@ extension Mouse3D {
 
             // The pipeline: source → fusion → printed lines and/or a virtual device.
             let opened = try motion.open(source, configuration: &configuration, diagnostics: diagnostics)
-            let viewServer = try view.map { try startView($0, diagnostics: diagnostics) }
-            let viewOutput = viewServer.map(ViewOutput.init)
+            var recenter: () -> Void = {}
+            let viewServer = try view.map { try startView($0, diagnostics: diagnostics, onRecenter: { recenter() }) }
+            let viewOutput = viewServer.map { ViewOutput(server: $0) }
             let printer = print || (uinput == nil && viewServer == nil)
                 ? PrintOutput(format: PrintFormat(rawValue: configuration.text("receive.format") ?? "text") ?? .text) : nil
             let mapping = uinput == nil ? PointerMapping() : try PointerOptions.mapping(configuration)
@@ -62,6 +63,7 @@ extension Mouse3D {
             let pipeline = MotionPipeline(
                 source: opened.source, fusion: fusion.fusion, buttons: opened.buttons?.map ?? GamepadButtonMap(),
                 outputs: AttitudePipeline(outputs: outputs), report: diagnostics.say)
+            recenter = { [unowned pipeline] in pipeline.recenter(because: "the view's button") }
             MotionSourceOptions.storeCalibrations(of: pipeline, diagnostics: diagnostics)
             defer { pipeline.outputs.finish() }  // devices at rest on every way out
             events.onReload = { diagnostics.say("SIGHUP: run keeps the settings it started with; restart it to apply changes") }
@@ -70,8 +72,10 @@ extension Mouse3D {
                     viewServer.map { "view at \(viewURL($0))" }].compactMap { $0 }.joined(separator: " and "))
                 + (rate.map { " at \(fixed($0, 0)) Hz" } ?? "") + "; " + fusion.calibration)
             pipeline.start(on: events)
+            viewServer?.attach(to: events)
             let ending = try events.run()
             if case .signal = ending { diagnostics.say("stopping on \(ending.name)") }
+            if let line = viewServer?.summary { diagnostics.say(line) }
         }
     }
 }

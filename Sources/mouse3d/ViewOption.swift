@@ -3,7 +3,8 @@ import Mouse3DLinux
 import Mouse3DView
 
 /// Starts the live view that `--view` names, saying so when it is reachable from other machines.
-func startView(_ spec: String, diagnostics: Diagnostics) throws -> ViewServer {
+/// `onRecenter` (a process that fuses) offers a recenter button on a loopback view.
+func startView(_ spec: String, diagnostics: Diagnostics, onRecenter: (() throws -> Void)? = nil) throws -> ViewServer {
     guard let (address, port) = ViewAccessPolicy.parse(spec) else {
         throw CommandFailure("--view: '\(spec)' is not [ADDR:]PORT; for example 8099, 127.0.0.1:8099 or [::1]:8099")
     }
@@ -11,7 +12,7 @@ func startView(_ spec: String, diagnostics: Diagnostics) throws -> ViewServer {
         diagnostics.say("warning: --view on \(address): anyone who can reach that address sees your motion (the view is read-only)")
     }
     do {
-        return try ViewServer(address: address, port: port)
+        return try ViewServer(address: address, port: port, onRecenter: onRecenter)
     } catch {
         throw CommandFailure("\(error); choose another port with --view")
     }

@@ -9,6 +9,7 @@ and checks, against the real browser:
   - window.mouse3dView.connected becomes true and frames advance at >= 50 per second;
   - the attitude the page holds equals what --print printed for the same sequence number (0.01 deg);
   - two screenshots a second apart differ and the model's canvas is not blank in either;
+  - the recenter button is accepted (204) from the page itself;
   - after the process is killed (SIGKILL) and started again on the same port, the page is live again
     within 10 s without a reload.
 Prints one line per check; exits 1 on the first failure. Skips (exit 0, with the reason) only when
@@ -142,6 +143,15 @@ try:
         with open(shot, "wb") as fh:
             fh.write(s2)
         print(f"browser: screenshot written to {shot}")
+
+    # The recenter button (a loopback view of a process that fuses): the page's own token and origin pass.
+    driver.execute_script("document.getElementById('recenter').click()")
+    end = time.time() + 5
+    while time.time() < end and not json.loads(hook()).get("recentred"):
+        time.sleep(0.05)
+    if json.loads(hook()).get("recentred") != 1:
+        fail("the recenter button did not get a 204 from the view")
+    print("browser: the recenter button works from the page (token and origin accepted)")
 
     errors = [e for e in driver.get_log("browser") if e.get("level") == "SEVERE"]
     if errors:

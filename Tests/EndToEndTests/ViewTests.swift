@@ -42,9 +42,9 @@ struct TCPExchange {
     }
 
     /// The text messages of a WebSocket response (server frames are not masked).
-    static func webSocketTexts(_ bytes: [UInt8]) -> (status: String, texts: [String]) {
+    static func webSocketTexts(_ bytes: [UInt8]) -> (status: String, texts: [String], head: String) {
         guard let end = bytes.indices.dropLast(3).first(where: { bytes[$0] == 13 && bytes[$0 + 1] == 10 && bytes[$0 + 2] == 13 && bytes[$0 + 3] == 10 })
-        else { return (String(decoding: bytes.prefix(200), as: UTF8.self), []) }
+        else { return (String(decoding: bytes.prefix(200), as: UTF8.self), [], "") }
         let status = String(decoding: bytes[..<end], as: UTF8.self).split(separator: "\r\n").first.map(String.init) ?? ""
         var texts: [String] = []
         var i = end + 4
@@ -63,7 +63,7 @@ struct TCPExchange {
             if opcode == 1 { texts.append(String(decoding: bytes[start..<start + length], as: UTF8.self)) }
             i = start + length
         }
-        return (status, texts)
+        return (status, texts, String(decoding: bytes[..<end], as: UTF8.self))
     }
 }
 
@@ -111,6 +111,7 @@ struct ViewTests {
         let live = TCPExchange.webSocketTexts(try TCPExchange.run(
             port: port, request: Self.upgrade(port: port, host: host, origin: "http://\(host)"), seconds: 2))
         #expect(live.status.hasPrefix("HTTP/1.1 101"), "\(live.status)")
+        #expect(live.head.contains("Sec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo="), "RFC 6455's example key: \(live.head)")
         print("view: \(live.texts.count) messages in 2 s over the WebSocket")
         #expect(live.texts.count >= 80, "\(live.texts.count) messages in 2 s: the page would not see 40 updates a second")
         #expect(live.texts.last?.contains("\"foreign-host\":1,\"foreign-origin\":1") == true, "\(live.texts.last ?? "")")
@@ -173,5 +174,79 @@ struct ViewTests {
         let home = Mouse3DProcess.makeConfigHome()
         let bad = try runMouse3D(["run", "--source", "replay:\(Mouse3DProcess.sampleLog)", "--view", "nonsense"], configHome: home, environment: ["HOME": home])
         #expect(bad.status != 0 && bad.errors.contains("is not [ADDR:]PORT"), "\(bad.errors)")
+    }
+
+    @Test("Recenter from the page: refused without the token, from another origin or with none; done with both; the stream goes on")
+    func recenter() throws {
+        let (run, port) = try Self.runWithView([])
+        defer { _ = run.terminate() }
+        let host = "127.0.0.1:\(port)"
+        func post(origin: String?, token: String?) throws -> String {
+            let request = "POST /recenter HTTP/1.1\r\nHost: \(host)\r\nContent-Length: 0\r\n" + (origin.map { "Origin: \($0)\r\n" } ?? "")
+                + (token.map { "X-Mouse3D-Token: \($0)\r\n" } ?? "") + "\r\n"
+            return String(decoding: try TCPExchange.run(port: port, request: request, seconds: 1).prefix(40), as: UTF8.self)
+        }
+        let page = String(decoding: try TCPExchange.run(
+            port: port, request: "GET / HTTP/1.1\r\nHost: \(host)\r\n\r\n", seconds: 1), as: UTF8.self)
+        let token = try #require(page.split(separator: "name=\"mouse3d-recenter\" content=\"").dropFirst().first?.prefix { $0 != "\"" })
+        #expect(token.count == 32, "the page carries the token: \(token)")
+        let own = "http://\(host)"
+        #expect(try post(origin: own, token: nil).hasPrefix("HTTP/1.1 403"))
+        #expect(try post(origin: own, token: String(repeating: "0", count: 32)).hasPrefix("HTTP/1.1 403"))
+        #expect(try post(origin: "http://attacker.example", token: String(token)).hasPrefix("HTTP/1.1 403"))
+        #expect(try post(origin: nil, token: String(token)).hasPrefix("HTTP/1.1 403"))
+        #expect(!run.errors.contains("recentred"), "a refused request recentred: \(run.errors)")
+        let printedBefore = run.output.split(separator: "\n").count
+        #expect(try post(origin: own, token: String(token)).hasPrefix("HTTP/1.1 204"))
+        #expect(run.waitForError(containing: "recentred (the view's button)", seconds: 5), "\(run.errors)")
+        let live = TCPExchange.webSocketTexts(try TCPExchange.run(port: port, request: Self.upgrade(port: port, host: host, origin: own), seconds: 0.5))
+        #expect(live.texts.last?.contains(#""foreign-origin":2,"bad-token":2"#) == true, "refusals counted: \(live.texts.last ?? "")")
+        Thread.sleep(forTimeInterval: 1.5)
+        #expect(run.output.split(separator: "\n").count > printedBefore + 100, "the stream went on (100 frames/s)")
+    }
+
+    @Test("An attacker's connections: silent, half-sent, endless and flooding ones are closed and counted; the page still loads; the stream goes on")
+    func hostileConnections() throws {
+        let (run, port) = try Self.runWithView([])
+        defer { _ = run.terminate() }
+        let host = "127.0.0.1:\(port)"
+        var hostile: [Int32] = []
+        defer { for fd in hostile { close(fd) } }
+        // 40 connections that never finish their head (more than the 32 served at once)...
+        for i in 0..<40 { hostile.append(try TCPExchange.connected(port: port, request: i % 2 == 0 ? "" : "GET / HTTP/1.1\r\nHost: \(host)\r\n")) }
+        // ...and one whose head never ends.
+        let endless = try TCPExchange.connected(port: port, request: "GET / HTTP/1.1\r\n")
+        hostile.append(endless)
+        let line = Array(("X-Padding: " + String(repeating: "a", count: 1000) + "\r\n").utf8)
+        var flooded = 0
+        for _ in 0..<64 { flooded += line.withUnsafeBytes { max(0, send(endless, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))) } }
+        let printedBefore = run.output.split(separator: "\n").count, started = Date()
+        // The page still loads while they hold on (the oldest half-sent connections make room).
+        let page = String(decoding: try TCPExchange.run(port: port, request: "GET / HTTP/1.1\r\nHost: \(host)\r\n\r\n", seconds: 1), as: UTF8.self)
+        #expect(page.hasPrefix("HTTP/1.1 200"), "the page did not load under attack: \(page.prefix(80))")
+        // After the head time-out (5 s) every hostile connection has been closed by the view.
+        Thread.sleep(forTimeInterval: 6)
+        var closedByView = 0
+        for fd in hostile {
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while true {
+                let n = recv(fd, &buffer, buffer.count, Int32(MSG_DONTWAIT))
+                if n > 0 { continue }  // a response (400) before the close
+                if n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK) { closedByView += 1 }
+                break
+            }
+        }
+        let printed = run.output.split(separator: "\n").count - printedBefore, elapsed = Date().timeIntervalSince(started)
+        print("view under attack: \(closedByView)/\(hostile.count) hostile connections closed by the view; \(flooded) bytes of endless head sent; "
+            + "\(printed) frames printed in \(String(format: "%.1f", elapsed)) s (100/s expected)")
+        #expect(closedByView == hostile.count, "\(hostile.count - closedByView) hostile connections still held")
+        #expect(Double(printed) >= elapsed * 100 * 0.9, "the stream slowed: \(printed) frames in \(elapsed) s")
+        let live = TCPExchange.webSocketTexts(try TCPExchange.run(port: port, request: Self.upgrade(port: port, host: host, origin: nil), seconds: 0.5))
+        let last = live.texts.last ?? ""
+        #expect(last.contains("\"too-many-connections\":") && !last.contains("\"too-many-connections\":0"), "\(last)")
+        #expect(last.contains("\"too-slow\":") && !last.contains("\"too-slow\":0"), "\(last)")
+        #expect(last.contains("\"malformed\":1"), "the endless head counted as malformed: \(last)")
+        _ = run.terminate()
+        #expect(run.errors.contains("view: refused "), "the summary names the refusals: \(run.errors)")
     }
 }

@@ -11,7 +11,7 @@ export PATH="/opt/swift/usr/bin:$PATH"
 seconds=${1:-150}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(datagrams sealed pairing probes)
+[ ${#targets[@]} -gt 0 ] || targets=(datagrams sealed pairing probes view)
 swift build --scratch-path .build-fuzz -c release --product DatagramFuzzer \
     -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library -Xswiftc -DFUZZING
 failed=0

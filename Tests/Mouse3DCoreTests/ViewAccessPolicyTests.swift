@@ -42,7 +42,8 @@ struct ViewAccessPolicyTests {
         let s = ViewStreamState(label: "a\"b\\c</script>\n", frames: 2, sequence: 1, rollDegrees: 1.5, pitchDegrees: -2, yawDegrees: 0, receivedNanoseconds: 9)
         let text = ViewJSON.update([s], refusals: [.foreignHost: 3])
         #expect(text.contains(#""label":"a\"b\\c\u003c/script\u003e\n""#), "\(text)")
-        #expect(text.hasSuffix(#""refused":{"foreign-host":3,"foreign-origin":0}}"#))
+        #expect(text.contains(#""refused":{"foreign-host":3,"foreign-origin":0,"bad-token":0,"#), "\(text)")
+        #expect(text.hasSuffix(#""edges_us":[100,200,500,1000,2000,5000,10000,20000,50000]}"#), "\(text)")
     }
 
     @Test("Per stream: a gap in the sequence counts as lost, a late one as reordered (and no longer lost)")
@@ -54,5 +55,101 @@ struct ViewAccessPolicyTests {
         s.take(sequence: 4, roll: 3, pitch: 0, yaw: 0, nanoseconds: 3)  // 4 arrives late
         #expect(s.lost == 1 && s.reordered == 1 && s.sequence == 5 && s.rollDegrees == 3)
         #expect(s.json.contains("\"lost\":1,\"reordered\":1"))
+    }
+
+    @Test("Recenter: own Host, own Origin (required), and the token; read-only where none is offered")
+    func recenter() {
+        let p = ViewAccessPolicy(address: "127.0.0.1", port: 8099)
+        let own = "http://127.0.0.1:8099", token = ViewAccessPolicy.makeToken()
+        #expect(token.count == 32 && token.allSatisfy(\.isHexDigit) && token != ViewAccessPolicy.makeToken())
+        #expect(p.checkRecenter(host: "127.0.0.1:8099", origin: own, token: token, expected: token) == nil)
+        #expect(p.checkRecenter(host: "evil.example:8099", origin: own, token: token, expected: token) == .foreignHost)
+        #expect(p.checkRecenter(host: "127.0.0.1:8099", origin: nil, token: token, expected: token) == .foreignOrigin, "no Origin: not a page of ours")
+        #expect(p.checkRecenter(host: "127.0.0.1:8099", origin: "http://evil.example", token: token, expected: token) == .foreignOrigin)
+        #expect(p.checkRecenter(host: "127.0.0.1:8099", origin: own, token: nil, expected: token) == .badToken)
+        #expect(p.checkRecenter(host: "127.0.0.1:8099", origin: own, token: String(token.dropLast()) + "x", expected: token) == .badToken)
+        #expect(p.checkRecenter(host: "127.0.0.1:8099", origin: own, token: token + "0", expected: token) == .badToken)
+        #expect(p.checkRecenter(host: "127.0.0.1:8099", origin: own, token: token, expected: nil) == .readOnly)
+    }
+
+    @Test("Histograms count durations in fixed buckets over the last 5–10 s")
+    func histogram() {
+        var h = ViewHistogram()
+        let s: UInt64 = 1_000_000_000
+        h.record(50_000, at: 0)  // 50 µs: first bucket
+        h.record(1_000_000, at: 1 * s)  // 1 ms: the bucket below 2 ms
+        h.record(80_000_000, at: 2 * s)  // 80 ms: the last
+        #expect(h.counts == [1, 0, 0, 0, 1, 0, 0, 0, 0, 1])
+        h.record(150_000, at: 6 * s)  // a new half: the first half is still shown
+        #expect(h.counts == [1, 1, 0, 0, 1, 0, 0, 0, 0, 1] && h.total == 4)
+        h.record(150_000, at: 11 * s + 1)  // the first half has gone
+        #expect(h.counts == [0, 2, 0, 0, 0, 0, 0, 0, 0, 0])
+        h.record(150_000, at: 40 * s)  // after a long pause only the latest remains
+        #expect(h.counts == [0, 1, 0, 0, 0, 0, 0, 0, 0, 0])
+
+        var state = ViewStreamState(label: "x", frames: 1, sequence: 1, rollDegrees: 0, pitchDegrees: 0, yawDegrees: 0, receivedNanoseconds: 1_000_000)
+        state.take(sequence: 2, roll: 0, pitch: 0, yaw: 0, nanoseconds: 5_000_000, sentNanoseconds: 4_700_000)
+        #expect(state.intervals.counts[5] == 1 && state.latencies.counts[2] == 1, "4 ms apart (2–5 ms), 300 µs late (200–500 µs)")
+        #expect(state.json.contains(#""interval":[0,0,0,0,0,1,0,0,0,0],"latency":[0,0,1,0,0,0,0,0,0,0]"#), "\(state.json)")
+    }
+}
+
+@Suite("HTTP request heads and WebSocket frames, as the view reads them")
+struct ViewProtocolTests {
+    @Test("A request head: request line, fields in lower case, the length taken")
+    func head() {
+        let text = "GET /stream?x=1 HTTP/1.1\r\nHost: 127.0.0.1:9\r\nConnection: keep-alive, Upgrade\r\nUpgrade:websocket \r\n\r\nBODY"
+        guard case .complete(let head, let length) = HTTPRequestHead.parse(Array(text.utf8)) else {
+            Issue.record("not parsed")
+            return
+        }
+        #expect(head.method == "GET" && head.target == "/stream?x=1" && head.path == "/stream" && length == text.utf8.count - 4)
+        #expect(head.field("HOST") == "127.0.0.1:9" && head.field("upgrade") == "websocket")
+        #expect(head.field("connection", contains: "upgrade") && !head.field("connection", contains: "close"))
+        #expect(HTTPRequestHead.parse(Array("GET / HTTP/1.1\r\nHost: x\r\n".utf8)) == .incomplete)
+    }
+
+    @Test("Malformed or oversized heads are refused, not guessed at")
+    func refusedHeads() {
+        let bad = [
+            "GET / HTTP/1.1\nHost: x\r\n\r\n",  // bare LF
+            "GET / HTTP/1.1\r\nHost : x\r\n\r\n",  // space before the colon
+            "GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n",  // two Hosts
+            "GET  / HTTP/1.1\r\n\r\n", "get / HTTP/1.1\r\n\r\n", "GET x HTTP/1.1\r\n\r\n", "GET / HTTP/2\r\n\r\n",
+            "GET / HTTP/1.1\r\n: x\r\n\r\n", "GET / HTTP/1.1\r\n folded\r\n\r\n",
+        ]
+        for text in bad {
+            guard case .invalid = HTTPRequestHead.parse(Array(text.utf8)) else {
+                Issue.record("accepted: \(text.debugDescription)")
+                continue
+            }
+        }
+        let huge = "GET / HTTP/1.1\r\n" + String(repeating: "X-A: aaaaaaaaaa\r\n", count: 600)
+        guard case .invalid = HTTPRequestHead.parse(Array(huge.utf8)) else { return #expect(Bool(false), "an endless head was waited for") }
+        let many = "GET / HTTP/1.1\r\n" + String(repeating: "A: b\r\n", count: 65) + "\r\n"
+        guard case .invalid = HTTPRequestHead.parse(Array(many.utf8)) else { return #expect(Bool(false), "65 fields accepted") }
+    }
+
+    @Test("Server frames: 7-, 16- and 64-bit lengths, unmasked and final")
+    func encode() {
+        #expect(WebSocketFrame.encode(.text, Array("Hello".utf8)) == [0x81, 0x05, 0x48, 0x65, 0x6c, 0x6c, 0x6f], "RFC 6455 §5.7")
+        let mid = WebSocketFrame.encode(.text, [UInt8](repeating: 1, count: 256))
+        #expect(Array(mid.prefix(4)) == [0x81, 126, 0x01, 0x00] && mid.count == 260)
+        let big = WebSocketFrame.encode(.binary, [UInt8](repeating: 1, count: 65536))
+        #expect(Array(big.prefix(10)) == [0x82, 127, 0, 0, 0, 0, 0, 1, 0, 0] && big.count == 65546)
+        #expect(WebSocketFrame.close(1000) == [0x88, 0x02, 0x03, 0xE8])
+    }
+
+    @Test("Client frames: masked ones decoded; unmasked, oversized and bad control frames refused")
+    func decode() {
+        let masked: [UInt8] = [0x81, 0x85, 0x37, 0xfa, 0x21, 0x3d, 0x7f, 0x9f, 0x4d, 0x51, 0x58]  // RFC 6455 §5.7: "Hello"
+        #expect(WebSocketFrame.decodeClientFrame(masked) == .frame(.text, payload: Array("Hello".utf8), final: true, length: 11))
+        #expect(WebSocketFrame.decodeClientFrame(masked.prefix(8)) == .incomplete)
+        #expect(WebSocketFrame.decodeClientFrame([0x81, 0x05, 0x48, 0x65, 0x6c, 0x6c, 0x6f]) == .invalid(code: 1002, reason: "unmasked client frame"))
+        #expect(WebSocketFrame.decodeClientFrame([0x81, 0xFF, 0, 0, 0, 0, 0, 0x10, 0, 0]) == .invalid(code: 1009, reason: "client frame too large"))
+        #expect(WebSocketFrame.decodeClientFrame([0x89, 0xFE, 0, 200, 0, 0, 0, 0]) == .invalid(code: 1002, reason: "bad control frame"))
+        #expect(WebSocketFrame.decodeClientFrame([0xC1, 0x80, 0, 0, 0, 0]) == .invalid(code: 1002, reason: "reserved bits set"))
+        #expect(WebSocketFrame.decodeClientFrame([0x83, 0x80, 0, 0, 0, 0]) == .invalid(code: 1002, reason: "unknown opcode"))
+        #expect(WebSocketFrame.decodeClientFrame([0x88, 0x80, 1, 2, 3, 4]) == .frame(.close, payload: [], final: true, length: 6))
     }
 }

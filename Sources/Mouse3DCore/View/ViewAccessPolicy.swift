@@ -12,8 +12,18 @@ public struct ViewAccessPolicy: Sendable, Equatable {
     public enum Refusal: String, Sendable, CaseIterable {
         /// No `Host` header, or one the view does not serve.
         case foreignHost = "foreign-host"
-        /// A stream request from another site's page.
+        /// A stream or recenter request from another site's page (or a recenter with no `Origin`).
         case foreignOrigin = "foreign-origin"
+        /// A recenter request without the page's token, or with a wrong one.
+        case badToken = "bad-token"
+        /// A recenter request to a view that offers none (not on loopback, or nothing to recenter).
+        case readOnly = "read-only"
+        /// A connection past the view's bound on open connections.
+        case tooManyConnections = "too-many-connections"
+        /// A request that is not well-formed HTTP/1.1 or WebSocket, or too large.
+        case malformed = "malformed"
+        /// A connection that did not finish its request in time.
+        case tooSlow = "too-slow"
     }
 
     /// The policy for a view listening on `address` (numeric, as given) and `port`.
@@ -35,8 +45,41 @@ public struct ViewAccessPolicy: Sendable, Equatable {
     /// Checks a request: its `Host` header, and for the stream its `Origin` header.
     public func check(host: String?, origin: String?, stream: Bool) -> Refusal? {
         guard let host, hosts.contains(host.lowercased()) else { return .foreignHost }
-        if stream, let origin, !hosts.contains(where: { origin.lowercased() == "http://" + $0 }) { return .foreignOrigin }
+        if stream, let origin, !isOwn(origin: origin) { return .foreignOrigin }
         return nil
+    }
+
+    /// Whether `origin` is the view's own page.
+    func isOwn(origin: String) -> Bool { hosts.contains { origin.lowercased() == "http://" + $0 } }
+
+    /// Checks a recenter request (a `POST`): the `Host` must be the view's, the `Origin` must be
+    /// present and the view's own (a browser always sends it on a POST; another site's page cannot
+    /// forge it), and `token` must equal `expected`, the secret the view's page was served with (so
+    /// a page that cannot read the view, which is every other site's, cannot recenter). `expected`
+    /// is nil where the view offers no recenter. Compared in time independent of where they differ.
+    public func checkRecenter(host: String?, origin: String?, token: String?, expected: String?) -> Refusal? {
+        guard let host, hosts.contains(host.lowercased()) else { return .foreignHost }
+        guard let expected else { return .readOnly }
+        guard let origin, isOwn(origin: origin) else { return .foreignOrigin }
+        guard let token, Self.equal(token, expected) else { return .badToken }
+        return nil
+    }
+
+    /// Compares two secrets without stopping at the first difference.
+    static func equal(_ a: String, _ b: String) -> Bool {
+        let x = Array(a.utf8), y = Array(b.utf8)
+        var difference = UInt8(x.count == y.count ? 0 : 1)
+        for i in 0..<min(x.count, y.count) { difference |= x[i] ^ y[i] }
+        return difference == 0
+    }
+
+    /// A new secret for a view's recenter: 128 random bits in hexadecimal (the system's generator).
+    public static func makeToken() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<2).map { _ in
+            let hex = String(generator.next() as UInt64, radix: 16)
+            return String(repeating: "0", count: 16 - hex.count) + hex
+        }.joined()
     }
 }
 
@@ -55,6 +98,10 @@ public struct ViewStreamState: Sendable, Equatable {
     /// Sequence numbers skipped (lost on the way, as far as the view can tell) and updates that came
     /// after a later one (reordered).
     public var lost: UInt64 = 0, reordered: UInt64 = 0
+    /// Time between updates as they arrived, over the last 10 s (jitter shows as spread).
+    public var intervals = ViewHistogram()
+    /// Send→arrival latency over the last 10 s, where the receiver measures it (`--latency`: same machine).
+    public var latencies = ViewHistogram()
 
     /// A state.
     public init(label: String, frames: UInt64, sequence: UInt64, rollDegrees: Double, pitchDegrees: Double, yawDegrees: Double, receivedNanoseconds: UInt64) {
@@ -69,8 +116,11 @@ public struct ViewStreamState: Sendable, Equatable {
 
     /// Takes the next update of this stream: counts a gap in the sequence as lost and an update older
     /// than the latest as reordered; the attitude shown is the latest to arrive.
-    public mutating func take(sequence: UInt64, roll: Double, pitch: Double, yaw: Double, nanoseconds: UInt64) {
+    /// `sentNanoseconds` is the sender's send time on this machine's clock, when the receiver measures latency.
+    public mutating func take(sequence: UInt64, roll: Double, pitch: Double, yaw: Double, nanoseconds: UInt64, sentNanoseconds: UInt64? = nil) {
         frames += 1
+        if nanoseconds > receivedNanoseconds { intervals.record(nanoseconds - receivedNanoseconds, at: nanoseconds) }
+        if let sent = sentNanoseconds, sent <= nanoseconds { latencies.record(nanoseconds - sent, at: nanoseconds) }
         if sequence > self.sequence {
             lost += sequence - self.sequence - 1
         } else {
@@ -88,8 +138,45 @@ public struct ViewStreamState: Sendable, Equatable {
     public var json: String {
         "{\"label\":\(ViewJSON.string(label)),\"frames\":\(frames),\"seq\":\(sequence),"
             + "\"roll\":\(rollDegrees),\"pitch\":\(pitchDegrees),\"yaw\":\(yawDegrees),\"t\":\(receivedNanoseconds),"
-            + "\"lost\":\(lost),\"reordered\":\(reordered)}"
+            + "\"lost\":\(lost),\"reordered\":\(reordered),\"interval\":\(intervals.json),\"latency\":\(latencies.total == 0 ? "null" : latencies.json)}"
     }
+}
+
+/// Counts of durations in fixed buckets over a sliding window of 10 s (two halves of 5 s: what is
+/// shown covers the last 5 to 10 s), for the page's histograms. Fixed size whatever arrives.
+public struct ViewHistogram: Sendable, Equatable {
+    /// Upper bucket edges in microseconds; a last bucket takes everything from 50 ms up.
+    public static let edgesMicroseconds: [UInt64] = [100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000]
+    /// How long a half of the window lasts.
+    public static let halfWindowNanoseconds: UInt64 = 5_000_000_000
+    var current = [UInt32](repeating: 0, count: edgesMicroseconds.count + 1)
+    var previous = [UInt32](repeating: 0, count: edgesMicroseconds.count + 1)
+    var halfStarted: UInt64?
+
+    /// An empty histogram.
+    public init() {}
+
+    /// Counts `duration` (ns) at time `now` (monotonic ns).
+    public mutating func record(_ duration: UInt64, at now: UInt64) {
+        let started = halfStarted ?? now
+        if now &- started >= Self.halfWindowNanoseconds {
+            previous = now &- started >= 2 * Self.halfWindowNanoseconds ? [UInt32](repeating: 0, count: current.count) : current
+            current = [UInt32](repeating: 0, count: current.count)
+            halfStarted = now
+        } else if halfStarted == nil {
+            halfStarted = now
+        }
+        let micro = duration / 1000
+        let bucket = Self.edgesMicroseconds.firstIndex { micro < $0 } ?? Self.edgesMicroseconds.count
+        current[bucket] &+= 1
+    }
+
+    /// The counts per bucket over the window.
+    public var counts: [UInt32] { zip(current, previous).map { $0 &+ $1 } }
+    /// How many durations the window holds.
+    public var total: Int { counts.reduce(0) { $0 + Int($1) } }
+    /// The counts as a JSON array.
+    public var json: String { "[" + counts.map(String.init).joined(separator: ",") + "]" }
 }
 
 /// The small JSON the view sends, written by hand (numbers round-trip; strings escaped).
@@ -119,7 +206,8 @@ public enum ViewJSON {
     /// One update message: every stream's state and the refusals so far.
     public static func update(_ streams: [ViewStreamState], refusals: [ViewAccessPolicy.Refusal: Int]) -> String {
         let counts = ViewAccessPolicy.Refusal.allCases.map { "\"\($0.rawValue)\":\(refusals[$0] ?? 0)" }.joined(separator: ",")
-        return "{\"streams\":[" + streams.map(\.json).joined(separator: ",") + "],\"refused\":{" + counts + "}}"
+        return "{\"streams\":[" + streams.map(\.json).joined(separator: ",") + "],\"refused\":{" + counts + "},\"edges_us\":["
+            + ViewHistogram.edgesMicroseconds.map(String.init).joined(separator: ",") + "]}"
     }
 }
 

@@ -28,12 +28,15 @@ public final class MotionPipeline {
         self.report = report
     }
 
+    /// Makes the current attitude the zero, and says so with `reason`.
+    public func recenter(because reason: String) {
+        fusion.recenter()
+        report("recentred (\(reason))")
+    }
+
     /// Registers the source, the outputs' timers and SIGUSR1 (recenter) with `loop`.
     public func start(on loop: EventLoop) {
-        loop.onRecenter = { [unowned self] in
-            fusion.recenter()
-            report("recentred (SIGUSR1)")
-        }
+        loop.onRecenter = { [unowned self] in recenter(because: "SIGUSR1") }
         loop.timer(deadline: { [unowned self] in outputs.nextDeadline }) { [unowned self] now in try outputs.tick(now: now) }
         source.start(on: loop, sink: MotionSampleSink(
             samples: { [unowned self] samples in

@@ -8,7 +8,8 @@ import Mouse3DNetwork
 /// - `sealed`: inputs sealed first with a test key, so every input carries a valid tag and the
 ///   mutations land in what the opener decodes after the AEAD (plaintext, sequence, epoch, stream);
 /// - `pairing`: both sides of a pairing, fed a genuine hello first and then the input;
-/// - `probes`: link probe requests and replies, raw and sealed with a test key.
+/// - `probes`: link probe requests and replies, raw and sealed with a test key;
+/// - `view`: what the live view reads from a TCP connection: HTTP request heads and WebSocket frames.
 /// Built for libFuzzer by Tests/Fuzz/run.sh (`swift build -Xswiftc -sanitize=fuzzer -Xswiftc
 /// -DFUZZING`); an ordinary build makes a command that replays input files, to reproduce a crash.
 enum DatagramFuzzer {
@@ -27,6 +28,7 @@ enum DatagramFuzzer {
         case "sealed": sealed(bytes)
         case "pairing": pairing(bytes)
         case "probes": probes(bytes)
+        case "view": view(bytes)
         default: datagrams(bytes)
         }
     }
@@ -48,6 +50,23 @@ enum DatagramFuzzer {
         let array = Array(bytes)
         _ = PairingMessage.decode(array)
         _ = try? KeyValueText.parse(String(decoding: array, as: UTF8.self), file: "fuzz")
+    }
+
+    /// The input as an HTTP request head, then (after what the head took, or from the start) as a
+    /// run of client WebSocket frames, the way the view consumes a connection's bytes.
+    static func view(_ bytes: UnsafeRawBufferPointer) {
+        var rest = Array(bytes)
+        if case .complete(let head, let length) = HTTPRequestHead.parse(rest) {
+            precondition(length <= HTTPRequestHead.maximumBytes && length <= rest.count, "a head longer than the limit or the input")
+            _ = head.field("host")
+            _ = head.field("connection", contains: "upgrade")
+            rest.removeFirst(length)
+        }
+        while !rest.isEmpty {
+            guard case .frame(_, let payload, _, let length) = WebSocketFrame.decodeClientFrame(rest) else { break }
+            precondition(length > 0 && length <= rest.count && payload.count <= WebSocketFrame.maximumClientPayload, "frame bounds")
+            rest.removeFirst(length)
+        }
     }
 
     /// The input as a 40-byte plain datagram (its header fixed up so it can be sealed), sealed under

@@ -1,0 +1,124 @@
+import CLinux
+import Glibc
+import SystemPackage
+
+/// A listening TCP socket, non-blocking: ``accept()`` hands out connections until none wait.
+/// Owned by the event loop's thread; closed on deinit.
+public final class TCPListener {
+    /// The descriptor, for the event loop.
+    public let descriptor: FileDescriptor
+    /// The address it listens on (with the port the kernel chose for port 0).
+    public private(set) var localAddress: SocketAddress
+
+    /// Listens on `address` with a backlog of `backlog`. `socket(2)`, `SO_REUSEADDR`, `bind(2)`, `listen(2)`.
+    public init(listeningOn address: SocketAddress, backlog: Int32 = 64) throws(SystemCallError) {
+        let type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
+        descriptor = FileDescriptor(rawValue: try SystemCall.retrying("socket", "TCP socket") { socket(address.family, type, 0) })
+        localAddress = address
+        do {
+            var one: Int32 = 1
+            _ = try SystemCall.retrying("setsockopt", "SO_REUSEADDR") {
+                setsockopt(descriptor.rawValue, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+            }
+            var storage = address.storage
+            _ = try SystemCall.retrying("bind", "\(address)") {
+                withUnsafePointer(to: &storage) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(descriptor.rawValue, $0, address.length) }
+                }
+            }
+            _ = try SystemCall.retrying("listen", "\(address)") { listen(descriptor.rawValue, backlog) }
+            var bound = sockaddr_storage()
+            var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+            _ = try SystemCall.retrying("getsockname", "\(address)") {
+                withUnsafeMutablePointer(to: &bound) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor.rawValue, $0, &length) }
+                }
+            }
+            localAddress = SocketAddress(storage: bound, length: length)
+        } catch {
+            try? descriptor.close()
+            throw error
+        }
+    }
+
+    deinit { try? descriptor.close() }
+
+    /// The next waiting connection and its peer, or nil when none waits. Errors that concern only
+    /// the connection being accepted (it was reset meanwhile) or a passing shortage (no descriptors
+    /// or memory left: the caller sees nil and tries again later) are not thrown. `accept4(2)`.
+    public func accept() throws(SystemCallError) -> (TCPStream, SocketAddress)? {
+        while true {
+            var storage = sockaddr_storage()
+            var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+            let flags = Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
+            let outcome = try SystemCall.attempt(
+                "accept4", "\(localAddress)", tolerating: [EAGAIN, EWOULDBLOCK, ECONNABORTED, EPROTO, EMFILE, ENFILE, ENOBUFS, ENOMEM]
+            ) {
+                withUnsafeMutablePointer(to: &storage) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { accept4(descriptor.rawValue, $0, &length, flags) }
+                }
+            }
+            switch outcome {
+            case .completed(let fd):
+                return (TCPStream(descriptor: FileDescriptor(rawValue: fd)), SocketAddress(storage: storage, length: length))
+            case .tolerated(let e) where e.rawValue == ECONNABORTED || e.rawValue == EPROTO: continue
+            case .tolerated: return nil
+            }
+        }
+    }
+}
+
+/// One accepted TCP connection, non-blocking. Closed on deinit.
+public final class TCPStream {
+    /// The descriptor, for the event loop.
+    public let descriptor: FileDescriptor
+
+    init(descriptor: FileDescriptor) { self.descriptor = descriptor }
+
+    deinit { try? descriptor.close() }
+
+    /// What one read gave.
+    public enum ReadOutcome: Equatable, Sendable {
+        /// This many bytes.
+        case bytes(Int)
+        /// Nothing waiting now.
+        case wouldBlock
+        /// The peer closed its side, or the connection was reset.
+        case closed
+    }
+
+    /// Reads what is waiting into `buffer`. `read(2)`.
+    public func read(into buffer: UnsafeMutableRawBufferPointer) throws(SystemCallError) -> ReadOutcome {
+        let outcome = try SystemCall.attempt("read", "TCP connection", tolerating: [EAGAIN, EWOULDBLOCK, ECONNRESET, ETIMEDOUT]) {
+            Glibc.read(descriptor.rawValue, buffer.baseAddress, buffer.count)
+        }
+        switch outcome {
+        case .completed(0): return .closed
+        case .completed(let n): return .bytes(n)
+        case .tolerated(let e) where e.rawValue == EAGAIN || e.rawValue == EWOULDBLOCK: return .wouldBlock
+        case .tolerated: return .closed
+        }
+    }
+
+    /// Writes as much of `bytes` as the socket takes now: the count written (0 when its buffer is
+    /// full), or nil when the peer is gone. `send(2)` with `MSG_NOSIGNAL`.
+    public func write(_ bytes: UnsafeRawBufferPointer) throws(SystemCallError) -> Int? {
+        guard bytes.count > 0 else { return 0 }
+        let outcome = try SystemCall.attempt("send", "TCP connection", tolerating: [EAGAIN, EWOULDBLOCK, EPIPE, ECONNRESET, ETIMEDOUT]) {
+            send(descriptor.rawValue, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL))
+        }
+        switch outcome {
+        case .completed(let n): return n
+        case .tolerated(let e) where e.rawValue == EAGAIN || e.rawValue == EWOULDBLOCK: return 0
+        case .tolerated: return nil
+        }
+    }
+
+    /// Caps the kernel's send buffer for this connection (so a reader that stalls holds at most this much).
+    public func setSendBufferSize(_ bytes: Int32) {
+        var v = bytes
+        _ = try? SystemCall.retrying("setsockopt", "SO_SNDBUF") {
+            setsockopt(descriptor.rawValue, SOL_SOCKET, SO_SNDBUF, &v, socklen_t(MemoryLayout<Int32>.size))
+        }
+    }
+}
