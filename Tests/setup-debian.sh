@@ -3,9 +3,9 @@
 # Swift itself is expected at /opt/swift or on PATH.
 set -eu
 # libavahi-client-dev to build; avahi-daemon and dbus-daemon for the discovery tests, which start
-# their own private system bus and a daemon restricted to the loopback interface. libcurl4-openssl-dev
-# for the static release link: Foundation's networking, which FlyingFox (the live view) imports, needs it.
-packages="libevdev-dev libudev-dev libsodium-dev libavahi-client-dev avahi-daemon dbus-daemon pkg-config libcurl4-openssl-dev"
+# their own private system bus and a daemon restricted to the loopback interface. gnuplot-nox draws
+# `bench accuracy|gyro-mouse --plot` (tested on the host).
+packages="libevdev-dev libudev-dev libsodium-dev libavahi-client-dev avahi-daemon dbus-daemon pkg-config gnuplot-nox"
 # The whole suite (--vm) also boots a kernel under QEMU and drives the live view in headless Chromium.
 [ "${1:-}" = "--vm" ] && packages="$packages qemu-system-x86 busybox-static cpio kmod xz-utils file chromium chromium-driver python3-selenium"
 missing=""

@@ -61,6 +61,27 @@ public enum GyroMouseBenchmark {
         return m
     }
 
+    /// The pointer's distance from where it was at the start of the drift window (px), every
+    /// `step` seconds over the rest benchmark's 10 minutes, with bias estimation and without: what
+    /// `bench gyro-mouse --plot` draws. Times in seconds after power-up.
+    public static func restTraces(
+        parameters: AttitudeEstimatorParameters, mapping: PointerMapping, hertz: Double = 250, step: Double = 0.5
+    ) -> (seconds: [Double], estimated: [Double], blind: [Double]) {
+        let rest = RestDriftBenchmark.motion(hertz: hertz).generate()
+        let start = Int(RestDriftBenchmark.driftStartSeconds * hertz)
+        var blind = parameters
+        blind.restBiasEstimation = false
+        blind.motionBiasEstimation = false
+        let a = pointer(rest, parameters, mapping).positions, b = pointer(rest, blind, mapping).positions
+        let stride = max(1, Int(step * hertz))
+        let indices = Array(Swift.stride(from: 0, to: rest.count, by: stride))
+        func distance(_ p: [SIMD2<Double>], _ i: Int) -> Double {
+            let d = p[i] - p[min(start, p.count - 1)]
+            return (d * d).sum().squareRoot()
+        }
+        return (indices.map { Double($0) / hertz }, indices.map { distance(a, $0) }, indices.map { distance(b, $0) })
+    }
+
     /// Every figure, for the fusion `parameters` and the pointer `mapping`, at `hertz`.
     public static func run(parameters: AttitudeEstimatorParameters, mapping: PointerMapping, hertz: Double = 250) -> [Figure] {
         var figures: [Figure] = []

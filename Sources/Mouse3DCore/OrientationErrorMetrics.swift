@@ -15,6 +15,9 @@ public struct OrientationErrorMetrics: Sendable, Equatable {
     public var totalDegrees: Double
     /// How many samples were counted.
     public var countedSamples: Int
+    /// Per counted sample, for plots: its index in the log, its inclination error and its signed
+    /// heading error after removing the trial's mean heading offset (degrees).
+    public var sampleIndices: [Int] = [], inclinationSeriesDegrees: [Double] = [], headingSeriesDegrees: [Double] = []
 
     /// Scores `estimates` against `truth`. `counted[i]` says whether sample `i` counts (all when nil);
     /// samples whose truth is not finite are skipped. `sampleRateHertz` sets "the first second".
@@ -45,8 +48,10 @@ public struct OrientationErrorMetrics: Sendable, Equatable {
             let meanSquare = values.reduce(0) { $0 + $1 * $1 } / Double(values.count)
             return meanSquare.squareRoot() * 180 / .pi
         }
-        inclinationDegrees = rmsDegrees(
-            valid.map { 2 * Double.acos(min(1, (($0.w * $0.w + $0.z * $0.z)).squareRoot())) })
+        let inclinations = valid.map { 2 * Double.acos(min(1, (($0.w * $0.w + $0.z * $0.z)).squareRoot())) }
+        inclinationDegrees = rmsDegrees(inclinations)
+        sampleIndices = errors.indices.filter { errors[$0] != nil }
+        inclinationSeriesDegrees = inclinations.map { $0 * 180 / .pi }
 
         // Signed heading error of each sample, wrapped to (-π, π].
         let headings = valid.map { e -> Double in
@@ -64,7 +69,9 @@ public struct OrientationErrorMetrics: Sendable, Equatable {
                 return a.w < 0 ? Quaternion(w: -a.w, x: -a.x, y: -a.y, z: -a.z) : a
             }
         }
-        headingDegrees = rmsDegrees(aligned(circularMean(headings[...])).map { 2 * Double.atan(abs($0.z / $0.w)) })
+        let headingAligned = aligned(circularMean(headings[...]))
+        headingDegrees = rmsDegrees(headingAligned.map { 2 * Double.atan(abs($0.z / $0.w)) })
+        headingSeriesDegrees = headingAligned.map { 2 * Double.atan($0.z / $0.w) * 180 / .pi }
         let firstSecond = max(1, Int(sampleRateHertz.rounded()))
         let startOffset = circularMean(headings.prefix(firstSecond))
         totalDegrees = rmsDegrees(aligned(startOffset).map { 2 * Double.acos(min(1, abs($0.w))) })

@@ -27,10 +27,14 @@ extension Mouse3D {
         @Option(help: "Python interpreter to run VQF with (pip install vqf); 'none' skips it.")
         var python = "python3"
 
+        @Option(help: "Also draw each trial's inclination and heading error over time against the ground truth as PNG (with its CSV) in this folder (needs gnuplot).")
+        var plot: String?
+
         @OptionGroup var filter: FilterOptions
 
         func run() throws {
             let parameters = try filter.parameters()
+            if let plot { try preparePlotFolder(plot) }
             if let directory { try scoreLogs(in: directory, parameters) }
             restFigures(parameters)
         }
@@ -93,6 +97,20 @@ extension Mouse3D {
                     sampleRateHertz: sampleRate(log.samples))
                 rows.append((name, metrics))
                 print(line(String(name.dropLast(4)), metrics.summary))
+                if let plot {
+                    let t0 = log.samples.first?.timestampNanoseconds ?? 0
+                    do {
+                        try Plot.draw(
+                            directory: plot, name: String(name.dropLast(4)),
+                            title: "\(name.dropLast(4)): mouse3d against the ground truth (inclination RMS \(fixed(metrics.inclinationDegrees, 3))°, "
+                                + "heading \(fixed(metrics.headingDegrees, 3))°)",
+                            x: metrics.sampleIndices.map { Double(log.samples[$0].timestampNanoseconds - t0) / 1e9 }, xLabel: "time (s)",
+                            yLabel: "error (°)",
+                            series: [.init("inclination", metrics.inclinationSeriesDegrees), .init("heading (mean offset removed)", metrics.headingSeriesDegrees)])
+                    } catch {
+                        throw CommandFailure("--plot: \(error)")
+                    }
+                }
             }
             guard !rows.isEmpty else {
                 throw CommandFailure("no log in \(directory) has ground-truth columns qw,qx,qy,qz")
@@ -118,5 +136,14 @@ extension Mouse3D {
             let median = gaps[gaps.count / 2]
             return median > 0 ? 1e9 / median : 1
         }
+    }
+}
+
+/// Makes the folder `--plot` names (and its parents), or says why it cannot.
+func preparePlotFolder(_ path: String) throws {
+    do {
+        try SecretFile.makeDirectory(path)
+    } catch {
+        throw CommandFailure("--plot: cannot make the folder \(path): \(error)")
     }
 }

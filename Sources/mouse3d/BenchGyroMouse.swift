@@ -1,4 +1,5 @@
 import ArgumentParser
+import Mouse3DBench
 import Mouse3DCore
 
 extension Mouse3D {
@@ -17,9 +18,13 @@ extension Mouse3D {
 
         @OptionGroup var pointer: PointerOptions
 
+        @Option(help: "Also draw the pointer's drift over the 10 minutes at rest, with and without bias estimation, as PNG (with its CSV) in this folder (needs gnuplot).")
+        var plot: String?
+
         @OptionGroup var filter: FilterOptions
 
         func run() throws {
+            if let plot { try preparePlotFolder(plot) }
             var flags = ConfigurationLayer()
             try EffectiveConfiguration.flags {
                 try pointer.addFlags(to: &flags)
@@ -33,6 +38,19 @@ extension Mouse3D {
                 + "tightening \(mapping.tighteningDegreesPerSecond > 0 ? "below \(fixed(mapping.tighteningDegreesPerSecond, 1)) °/s" : "off")")
             for f in GyroMouseBenchmark.run(parameters: parameters, mapping: mapping) {
                 print(f.name.rightPadded(to: 44) + fixed(f.value, 4, width: 10) + " " + f.unit.rightPadded(to: 7) + "  " + f.detail)
+            }
+            if let plot {
+                let traces = GyroMouseBenchmark.restTraces(parameters: parameters, mapping: mapping)
+                do {
+                    let path = try Plot.draw(
+                        directory: plot, name: "gyro-mouse-rest-drift",
+                        title: "Pointer drift at rest after power-up (gyroscope bias 0.6/-0.5/0.8 °/s): distance from its place at 60 s",
+                        x: traces.seconds, xLabel: "time after power-up (s)", yLabel: "pointer distance (px)",
+                        series: [.init("mouse3d (bias estimated)", traces.estimated), .init("without bias estimation", traces.blind)])
+                    print("plot: \(path)")
+                } catch {
+                    throw CommandFailure("--plot: \(error)")
+                }
             }
         }
     }
