@@ -1,5 +1,3 @@
-import Foundation
-
 /// The live view's page: one self-contained HTML file (no request to any other host), served from
 /// the binary. A shaded box rotated by the latest attitude (canvas 2D, painter's algorithm), a
 /// horizon and a heading dial, strip charts of roll, pitch and yaw over the last 10 s, per stream;
@@ -9,7 +7,8 @@ import Foundation
 /// button posts it to `/recenter` in the `X-Mouse3D-Token` header.
 enum ViewPage {
     static func html(recenterToken: String?) -> String {
-        template.replacingOccurrences(of: "@TOKEN@", with: recenterToken ?? "")
+        let parts = template.split(separator: "@TOKEN@", omittingEmptySubsequences: false)
+        return parts.joined(separator: recenterToken ?? "")
     }
 
     static let template = #"""

@@ -1,5 +1,4 @@
 import Crypto
-import Foundation
 import Mouse3DCore
 import Mouse3DLinux
 
@@ -204,12 +203,12 @@ public final class ViewServer {
             if let r = policy.check(host: host, origin: origin, stream: true) { return refused(r, c, fd) }
             guard head.field("upgrade", contains: "websocket"), head.field("connection", contains: "upgrade"),
                   head.field("sec-websocket-version") == "13", let key = head.field("sec-websocket-key"),
-                  Data(base64Encoded: key)?.count == 16
+                  Base64.decode(key)?.count == 16
             else {
                 refuse(.malformed)
                 return respond(c, fd, .text(400, "Bad Request", "a WebSocket upgrade (version 13) is expected here\n"))
             }
-            let accept = Data(Insecure.SHA1.hash(data: Data((key + WebSocketFrame.handshakeGUID).utf8))).base64EncodedString()
+            let accept = Base64.encode(Array(Insecure.SHA1.hash(data: Array((key + WebSocketFrame.handshakeGUID).utf8))))
             let response = "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: \(accept)\r\n\r\n"
             c.isPage = true
             pages += 1

@@ -130,6 +130,16 @@ struct ViewProtocolTests {
         guard case .invalid = HTTPRequestHead.parse(Array(many.utf8)) else { return #expect(Bool(false), "65 fields accepted") }
     }
 
+    @Test("Base64: RFC 4648's vectors both ways; anything not canonical refused")
+    func base64() {
+        for (plain, coded) in [("", ""), ("f", "Zg=="), ("fo", "Zm8="), ("foo", "Zm9v"), ("foob", "Zm9vYg=="), ("fooba", "Zm9vYmE="), ("foobar", "Zm9vYmFy")] {
+            #expect(Base64.encode(Array(plain.utf8)) == coded)
+            #expect(Base64.decode(coded) == Array(plain.utf8))
+        }
+        #expect(Base64.decode("dGhlIHNhbXBsZSBub25jZQ==")?.count == 16, "RFC 6455's sample key is 16 bytes")
+        for bad in ["Zg=", "Zg", "Z===", "Zh==", "Zm9v!A==", "=Zm9", "Zg==Zg=="] { #expect(Base64.decode(bad) == nil, "\(bad)") }
+    }
+
     @Test("Server frames: 7-, 16- and 64-bit lengths, unmasked and final")
     func encode() {
         #expect(WebSocketFrame.encode(.text, Array("Hello".utf8)) == [0x81, 0x05, 0x48, 0x65, 0x6c, 0x6c, 0x6f], "RFC 6455 §5.7")
