@@ -65,7 +65,8 @@ struct MotionSourceOptions: ParsableArguments {
 
     /// Opens `source`: a log played at --speed (looped with --loop), or a live sensor followed
     /// through unplugging (its device profile applied to `configuration` first).
-    func open(_ source: SourceSpecifier, configuration: inout Configuration, diagnostics: Diagnostics) throws -> Opened {
+    /// `extraButtons`: evdev codes read from the gamepad for outputs (a DSU server), besides the configured ones.
+    func open(_ source: SourceSpecifier, configuration: inout Configuration, diagnostics: Diagnostics, extraButtons: Set<Int32> = []) throws -> Opened {
         switch source {
         case .replay(let path):
             let log = try loadMotionLog(path: path)
@@ -80,7 +81,7 @@ struct MotionSourceOptions: ParsableArguments {
                 watchingButtons: { c in
                     let settings = try ButtonSettings(c)
                     buttonSettings = settings
-                    return settings.map.codes
+                    return settings.map.codes.union(extraButtons)
                 }, diagnostics: diagnostics)
             return Opened(
                 source: follower, buttons: buttonSettings,

@@ -33,6 +33,8 @@ extension Mouse3D {
 
         @OptionGroup var pointer: PointerOptions
 
+        @OptionGroup var opentrack: OpentrackOption
+
         @Option(help: "Print format: text (degrees) or jsonl (radians; keys sender, stream, seq, time, roll, pitch, yaw, buttons). Default: receive.format, text.")
         var format: PrintFormat?
 
@@ -105,14 +107,16 @@ extension Mouse3D {
                     port: receiver.localAddress.port, loopbackOnly: receiver.localAddress.isLoopback, diagnostics: diagnostics)
                 : nil
             // The pipeline: received frames → printed lines and/or one virtual device per sender.
-            let printer = settings.print ? PrintOutput(format: settings.format) : nil
+            let opentrackOutput = try opentrack.start(diagnostics: diagnostics)
+            if let opentrackOutput { diagnostics.say("sending poses to opentrack at \(opentrackOutput.address)") }
+            let printer = settings.print && !(opentrackOutput != nil && !print && uinput == nil) ? PrintOutput(format: settings.format) : nil
             let devices = settings.uinput.map { UinputOutput(mode: $0, mapping: settings.mapping, diagnostics: diagnostics) }
             let viewServer = try view.map { try startView($0, diagnostics: diagnostics) }
             if let viewServer { diagnostics.say("view at \(viewURL(viewServer))") }
             let viewOutput = viewServer.map { ViewOutput(server: $0, showsLatency: latency) }
             let reception = StreamReception(
                 receiver: receiver, pairings: pairings,
-                outputs: AttitudePipeline(outputs: ([devices, printer, viewOutput] as [(any AttitudeOutput)?]).compactMap { $0 }),
+                outputs: AttitudePipeline(outputs: ([devices, printer, viewOutput, opentrackOutput] as [(any AttitudeOutput)?]).compactMap { $0 }),
                 printsStatistics: settings.stats, measuresLatency: latency, diagnostics: diagnostics)
             defer { reception.outputs.finish() }  // devices at rest on every way out
             reception.attach(to: loop)
@@ -128,6 +132,7 @@ extension Mouse3D {
             diagnostics.say("stopping on \(ending.name)")
             for line in reception.finish() { diagnostics.say(line) }
             if let line = viewServer?.summary { diagnostics.say(line) }
+            if let opentrackOutput { diagnostics.say(opentrackOutput.summary) }
         }
     }
 }

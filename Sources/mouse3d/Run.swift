@@ -31,6 +31,10 @@ extension Mouse3D {
 
         @OptionGroup var pointer: PointerOptions
 
+        @OptionGroup var dsu: DSUOptions
+
+        @OptionGroup var opentrack: OpentrackOption
+
         @Flag(help: "Print nothing on standard error but errors.")
         var quiet = false
 
@@ -49,17 +53,21 @@ extension Mouse3D {
             let source = try MotionSourceOptions.chosenSource(configuration)
 
             // The pipeline: source → fusion → printed lines and/or a virtual device.
-            let opened = try motion.open(source, configuration: &configuration, diagnostics: diagnostics)
+            let opened = try motion.open(source, configuration: &configuration, diagnostics: diagnostics, extraButtons: dsu.buttonCodes)
+            let dsuServer = try dsu.start(device: opened.calibrationKey, diagnostics: diagnostics)
+            let opentrackOutput = try opentrack.start(diagnostics: diagnostics)
             var recenter: () -> Void = {}
             let viewServer = try view.map { try startView($0, diagnostics: diagnostics, onRecenter: { recenter() }) }
             let viewOutput = viewServer.map { ViewOutput(server: $0) }
-            let printer = print || (uinput == nil && viewServer == nil)
+            let printer = print || (uinput == nil && viewServer == nil && dsuServer == nil && opentrackOutput == nil)
                 ? PrintOutput(format: PrintFormat(rawValue: configuration.text("receive.format") ?? "text") ?? .text) : nil
             let mapping = uinput == nil ? PointerMapping() : try PointerOptions.mapping(configuration)
             let device = uinput.map { UinputOutput(mode: $0, mapping: mapping, diagnostics: diagnostics) }
             let rate = MotionSourceOptions.rate(configuration)
             let fusion = try MotionSourceOptions.fusion(configuration, opened)
-            let outputs = ([device, printer, viewOutput] as [(any AttitudeOutput)?]).compactMap { $0 }.map { paced($0, hertz: rate) }
+            // The DSU server takes every sample, whatever --rate paces the others at.
+            let outputs = ([device, printer, viewOutput, opentrackOutput] as [(any AttitudeOutput)?]).compactMap { $0 }.map { paced($0, hertz: rate) }
+                + (dsuServer.map { [$0] } ?? [])
             let pipeline = MotionPipeline(
                 source: opened.source, fusion: fusion.fusion, buttons: opened.buttons?.map ?? GamepadButtonMap(),
                 outputs: AttitudePipeline(outputs: outputs), report: diagnostics.say)
@@ -69,13 +77,17 @@ extension Mouse3D {
             events.onReload = { diagnostics.say("SIGHUP: run keeps the settings it started with; restart it to apply changes") }
             diagnostics.say("running \(opened.summary) → "
                 + ([device.map { "virtual \($0.mode.rawValue)" }, printer.map { _ in "standard output" },
-                    viewServer.map { "view at \(viewURL($0))" }].compactMap { $0 }.joined(separator: " and "))
+                    viewServer.map { "view at \(viewURL($0))" }, dsuServer.map { "DSU at \($0.localAddress)" },
+                    opentrackOutput.map { "opentrack at \($0.address)" }].compactMap { $0 }.joined(separator: " and "))
                 + (rate.map { " at \(fixed($0, 0)) Hz" } ?? "") + "; " + fusion.calibration)
             pipeline.start(on: events)
             viewServer?.attach(to: events)
+            dsuServer?.attach(to: events)
             let ending = try events.run()
             if case .signal = ending { diagnostics.say("stopping on \(ending.name)") }
             if let line = viewServer?.summary { diagnostics.say(line) }
+            if let dsuServer { diagnostics.say(dsuServer.summary) }
+            if let opentrackOutput { diagnostics.say(opentrackOutput.summary) }
         }
     }
 }

@@ -42,6 +42,8 @@ extension Mouse3D {
 
         @OptionGroup var motion: MotionSourceOptions
 
+        @OptionGroup var dsu: DSUOptions
+
         /// What is sent.
         var wireFormat: WireFormat { raw ? .raw : insecure ? .datagram : .sealed }
 
@@ -113,7 +115,8 @@ extension Mouse3D {
             }.joined(separator: ", ") + (discovering && finder?.discovery != nil ? ", following them on the network" : "")
 
             // The pipeline: source → fusion → the network stream.
-            let opened = try motion.open(source, configuration: &configuration, diagnostics: diagnostics)
+            let opened = try motion.open(source, configuration: &configuration, diagnostics: diagnostics, extraButtons: dsu.buttonCodes)
+            let dsuServer = try dsu.start(device: opened.calibrationKey, diagnostics: diagnostics)
             let fusion = try MotionSourceOptions.fusion(configuration, opened)
             diagnostics.say("sending \(destination) from \(opened.summary); \(fusion.calibration)")
             let running = configuration
@@ -128,13 +131,15 @@ extension Mouse3D {
                 source: opened.source, fusion: fusion.fusion, buttons: opened.buttons?.map ?? GamepadButtonMap(),
                 outputs: AttitudePipeline(outputs: [
                     paced(StreamerOutput(streamer: streamer, report: diagnostics.say), hertz: MotionSourceOptions.rate(configuration)),
-                ]),
+                ] + (dsuServer.map { [$0] } ?? [])),
                 report: diagnostics.say)
             MotionSourceOptions.storeCalibrations(of: pipeline, diagnostics: diagnostics)
             finder?.attach(to: events)
+            dsuServer?.attach(to: events)
             pipeline.start(on: events)
             let ending = try events.run()
             if case .signal = ending { diagnostics.say("stopping on \(ending.name)") }
+            if let dsuServer { diagnostics.say(dsuServer.summary) }
             for (i, peer) in streamer.peers.enumerated() {
                 let who = targets.indices.contains(i) ? "'\(targets[i].peer.name)' at " : ""
                 diagnostics.say("\(who)\(peer.address): sent \(peer.sent), not delivered \(peer.notDelivered)\(finder?.linkSummary(for: i) ?? "")")

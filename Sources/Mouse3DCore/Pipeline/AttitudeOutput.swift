@@ -42,12 +42,15 @@ public struct AttitudeUpdate: Sendable {
     /// The raw sample it was fused from, when fused in this process (outputs that serve raw motion,
     /// such as a DSU server, read it).
     public var sample: MotionSample?
+    /// The fusion's gyroscope bias estimate when it made this update (rad/s), when fused in this process.
+    public var gyroBiasRadiansPerSecond: SIMD3<Double> = .zero
 
     /// An update with every field.
     public init(
         stream: StreamLabel, sequence: UInt64, buttons: ButtonState, frame: AttitudeFrame, sentNanoseconds: UInt64? = nil,
-        receivedNanoseconds: UInt64, sample: MotionSample? = nil
+        receivedNanoseconds: UInt64, sample: MotionSample? = nil, gyroBiasRadiansPerSecond: SIMD3<Double> = .zero
     ) {
+        self.gyroBiasRadiansPerSecond = gyroBiasRadiansPerSecond
         self.stream = stream
         self.sequence = sequence
         self.buttons = buttons
@@ -72,6 +75,8 @@ public protocol AttitudeOutput: AnyObject {
     var nextDeadline: UInt64? { get }
     /// Called once ``nextDeadline`` has passed.
     func tick(now: UInt64) throws
+    /// A gamepad button of the source went down or up (evdev code), for outputs that pass buttons on.
+    func gamepadButton(code: Int32, pressed: Bool)
     /// The source has nothing more (the end of a log): deliver what is held back.
     func sourceEnded() throws
     /// The run is over (a signal, the end, an error): return every device to rest, release it all.
@@ -83,6 +88,7 @@ extension AttitudeOutput {
     public func streamEnded(_ stream: StreamLabel) {}
     public var nextDeadline: UInt64? { nil }
     public func tick(now: UInt64) throws {}
+    public func gamepadButton(code: Int32, pressed: Bool) {}
     public func sourceEnded() throws {}
     public func finish() {}
 }
@@ -127,6 +133,11 @@ public final class AttitudePipeline {
         for output in outputs {
             if let d = output.nextDeadline, d <= now { try output.tick(now: now) }
         }
+    }
+
+    /// Hands a gamepad button change to every output.
+    public func gamepadButton(code: Int32, pressed: Bool) {
+        for output in outputs { output.gamepadButton(code: code, pressed: pressed) }
     }
 
     /// Tells every output that the source ended.

@@ -43,7 +43,7 @@ public struct MotionFusion: Sendable {
         defer { sequence += 1 }
         return AttitudeUpdate(
             stream: stream, sequence: sequence, buttons: buttons, frame: AttitudeFrame(gestures.relative(estimator.attitude)),
-            receivedNanoseconds: nowNanoseconds, sample: sample)
+            receivedNanoseconds: nowNanoseconds, sample: sample, gyroBiasRadiansPerSecond: estimator.gyroBiasRadiansPerSecond)
     }
 
     /// Starts measuring the gyroscope bias: once the device has been still for `seconds`, the mean

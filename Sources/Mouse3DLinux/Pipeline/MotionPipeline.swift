@@ -49,6 +49,7 @@ public final class MotionPipeline {
                 }
             },
             button: { [unowned self] code, pressed in
+                outputs.gamepadButton(code: code, pressed: pressed)
                 let effect = buttons.apply(code: code, pressed: pressed, to: &fusion)
                 if effect == .recentred { report("recentred (\(GamepadButtons.name(of: code)))") }
                 if effect == .calibrating {

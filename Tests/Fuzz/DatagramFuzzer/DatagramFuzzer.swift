@@ -4,7 +4,7 @@ import Mouse3DNetwork
 
 /// Fuzz targets for everything that decodes bytes from the network, chosen by the environment
 /// variable MOUSE3D_FUZZ_TARGET (default `datagrams`):
-/// - `datagrams`: plain and sealed datagrams, bare frames, pairing messages, key files, as received;
+/// - `datagrams`: plain and sealed datagrams, bare frames, pairing messages, key files, DSU requests, as received;
 /// - `sealed`: inputs sealed first with a test key, so every input carries a valid tag and the
 ///   mutations land in what the opener decodes after the AEAD (plaintext, sequence, epoch, stream);
 /// - `pairing`: both sides of a pairing, fed a genuine hello first and then the input;
@@ -49,6 +49,7 @@ enum DatagramFuzzer {
         }
         let array = Array(bytes)
         _ = PairingMessage.decode(array)
+        _ = DSUProtocol.decodeRequest(array)
         _ = try? KeyValueText.parse(String(decoding: array, as: UTF8.self), file: "fuzz")
     }
 

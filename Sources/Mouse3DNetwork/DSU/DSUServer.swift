@@ -1,0 +1,208 @@
+import Glibc
+import Mouse3DCore
+import Mouse3DLinux
+
+/// A DSU (cemuhook) server as a pipeline output: emulators subscribe over UDP and get one pad-data
+/// packet per sensor sample, with the raw motion in DSU's axes and units. Slot 0 is the motion
+/// source; the other slots report not connected.
+///
+/// DSU has no authentication, and one small request buys 5 s of pad data sent to whatever source
+/// address it claims, so everything is bounded: at most ``maximumClients`` subscribers and
+/// ``maximumPerAddress`` per IP address (a request past either is refused and counted; the first
+/// subscribers keep their stream); answers to version and slot requests are rate-limited; a datagram
+/// that is not a well-formed request (magic, version, length, CRC) is counted and never answered.
+/// Owned by the event loop's thread.
+public final class DSUServer: AttitudeOutput {
+    /// Subscribers served at once.
+    public static let maximumClients = 8
+    /// Subscribers from one IP address (different ports).
+    public static let maximumPerAddress = 2
+    /// A subscriber that has not renewed its request for this long is dropped.
+    public static let clientTimeoutNanoseconds: UInt64 = 5_000_000_000
+
+    /// Why a datagram was not served; every one is counted.
+    public enum Refusal: String, Sendable, CaseIterable {
+        case short, badMagic = "bad-magic", badVersion = "bad-version", badLength = "bad-length", badCRC = "bad-crc"
+        case unsupported, malformed
+        /// A new subscriber while ``maximumClients`` are served.
+        case tooManyClients = "too-many-clients"
+        /// A new subscriber from an IP address that has ``maximumPerAddress`` already.
+        case tooManyFromAddress = "too-many-from-address"
+        /// A subscription to a slot or MAC that holds nothing (ignored, as the protocol says).
+        case emptySlot = "empty-slot"
+        /// Version or slot requests past the answer rate.
+        case rateLimited = "rate-limited"
+
+        init(_ r: DSUProtocol.Refusal) {
+            switch r {
+            case .short: self = .short
+            case .magic: self = .badMagic
+            case .version: self = .badVersion
+            case .length: self = .badLength
+            case .crc: self = .badCRC
+            case .unsupported: self = .unsupported
+            case .malformed: self = .malformed
+            }
+        }
+    }
+
+    struct Client {
+        var lastRequest: UInt64
+        var packetNumber: UInt32 = 0
+    }
+
+    /// The socket.
+    public let socket: UDPSocket
+    /// Where it listens.
+    public let localAddress: SocketAddress
+    /// The axis table in use.
+    public let mapping: DSUAxisMapping
+    /// Whether the gyroscope goes out less the fusion's bias estimate.
+    public let calibrated: Bool
+    /// Slot 0's MAC address.
+    public let mac: [UInt8]
+    let serverID: UInt32
+    var clients: [SocketAddress: Client] = [:]
+    var answers = SourceRateLimiter<Int>(ratePerSecond: 200, burst: 50, capacity: 1)
+    /// Refusals so far, by reason.
+    public private(set) var refusals: [Refusal: Int] = [:]
+    /// Pad-data packets sent, and packets that could not be handed to the kernel.
+    public private(set) var sent = 0, notDelivered = 0
+    var buttons1: UInt8 = 0, buttons2: UInt8 = 0, home: UInt8 = 0
+    var registration: EventLoop.Registration?
+    var packet: [UInt8] = []
+    /// From a sample's arrival at the pipeline to its datagram handed to the kernel, when measured.
+    var latency: LatencyRecorder?
+
+    /// Serves on `address` the device with calibration key `device`; `measuresLatency` records the
+    /// time from each sample's arrival to each of its datagrams (for `bench dsu`).
+    public init(listeningOn address: SocketAddress, device: String, calibrated: Bool, measuresLatency: Bool = false) throws(SystemCallError) {
+        latency = measuresLatency ? LatencyRecorder() : nil
+        socket = try UDPSocket(family: address.family)
+        try socket.bind(to: address)
+        localAddress = try socket.localAddress()
+        mapping = DSUAxisMapping.forDevice(device)
+        mac = DSUAxisMapping.mac(for: device)
+        self.calibrated = calibrated
+        var generator = SystemRandomNumberGenerator()
+        serverID = generator.next()
+    }
+
+    /// Reads requests on `loop`.
+    public func attach(to loop: EventLoop) {
+        registration = loop.watch(socket.descriptor) { [unowned self] in try drain(now: MonotonicClock.nanoseconds()) }
+    }
+
+    /// How many subscribers are served now.
+    public var clientCount: Int { clients.count }
+
+    var slot0: DSUProtocol.Slot { .connected(0, mac: mac) }
+
+    func refuse(_ r: Refusal) { refusals[r, default: 0] += 1 }
+
+    func drain(now: UInt64) throws {
+        var buffer = [UInt8](repeating: 0, count: 2048)
+        while true {
+            let received = try buffer.withUnsafeMutableBytes { try socket.receive(into: $0) }
+            guard let (length, from) = received else { return }
+            switch DSUProtocol.decodeRequest(buffer[0..<min(length, buffer.count)]) {
+            case .failure(let r): refuse(Refusal(r))
+            case .success(let (request, _)): try serve(request, from: from, now: now)
+            }
+        }
+    }
+
+    func serve(_ request: DSUProtocol.Request, from: SocketAddress, now: UInt64) throws {
+        switch request {
+        case .version:
+            guard answers.allow(0, now: now) else { return refuse(.rateLimited) }
+            send(DSUProtocol.versionResponse(serverID: serverID), to: from)
+        case .controllerInformation(let slots):
+            guard answers.allow(0, now: now) else { return refuse(.rateLimited) }
+            for s in slots { send(DSUProtocol.controllerInformation(s == 0 ? slot0 : .empty(s), serverID: serverID), to: from) }
+        case .padData(let slot, let requestedMAC):
+            if let slot, slot != 0 { return refuse(.emptySlot) }
+            if let requestedMAC, requestedMAC != mac, slot == nil { return refuse(.emptySlot) }
+            expire(now: now)
+            if clients[from] != nil {
+                clients[from]!.lastRequest = now
+                return
+            }
+            guard clients.count < Self.maximumClients else { return refuse(.tooManyClients) }
+            let host = from.withPort(0)
+            guard clients.keys.filter({ $0.withPort(0) == host }).count < Self.maximumPerAddress else { return refuse(.tooManyFromAddress) }
+            clients[from] = Client(lastRequest: now)
+        }
+    }
+
+    func expire(now: UInt64) {
+        if clients.values.contains(where: { now &- $0.lastRequest > Self.clientTimeoutNanoseconds }) {
+            clients = clients.filter { now &- $0.value.lastRequest <= Self.clientTimeoutNanoseconds }
+        }
+    }
+
+    func send(_ bytes: [UInt8], to address: SocketAddress) {
+        let outcome = bytes.withUnsafeBytes { try? socket.send($0, to: address) }
+        if outcome != .sent { notDelivered += 1 }
+    }
+
+    // MARK: Output
+
+    public func write(_ update: AttitudeUpdate) throws {
+        guard let sample = update.sample, !clients.isEmpty else { return }
+        let now = update.receivedNanoseconds
+        expire(now: now)
+        let (accelerometer, gyroscope) = mapping.motion(sample, bias: calibrated ? update.gyroBiasRadiansPerSecond : .zero)
+        var pad = DSUProtocol.PadData(
+            slot: slot0, packetNumber: 0, timestampMicroseconds: UInt64(max(0, sample.timestampNanoseconds)) / 1000,
+            accelerometer: accelerometer, gyroscope: gyroscope)
+        pad.buttons1 = buttons1
+        pad.buttons2 = buttons2
+        pad.home = home
+        // One packet built, then per client its packet number and CRC written in.
+        packet = DSUProtocol.padData(pad, serverID: serverID)
+        for (address, client) in clients {
+            DSUProtocol.setPacketNumber(client.packetNumber, in: &packet)
+            clients[address]!.packetNumber &+= 1
+            send(packet, to: address)
+            sent += 1
+            if latency != nil { latency!.record(nanoseconds: MonotonicClock.nanoseconds() &- update.receivedNanoseconds) }
+        }
+    }
+
+    /// Gamepad buttons in DSU's bitmasks (evdev codes from `<linux/input-event-codes.h>`).
+    public func gamepadButton(code: Int32, pressed: Bool) {
+        func set(_ byte: inout UInt8, _ bit: UInt8) { if pressed { byte |= 1 << bit } else { byte &= ~(1 << bit) } }
+        switch code {
+        case 0x222: set(&buttons1, 7)  // BTN_DPAD_LEFT
+        case 0x221: set(&buttons1, 6)  // BTN_DPAD_DOWN
+        case 0x223: set(&buttons1, 5)  // BTN_DPAD_RIGHT
+        case 0x220: set(&buttons1, 4)  // BTN_DPAD_UP
+        case 0x13b: set(&buttons1, 3)  // BTN_START: options
+        case 0x13e: set(&buttons1, 2)  // BTN_THUMBR: R3
+        case 0x13d: set(&buttons1, 1)  // BTN_THUMBL: L3
+        case 0x13a: set(&buttons1, 0)  // BTN_SELECT: share
+        case 0x133: set(&buttons2, 7)  // BTN_NORTH: Y / triangle
+        case 0x131: set(&buttons2, 6)  // BTN_EAST: B / circle
+        case 0x130: set(&buttons2, 5)  // BTN_SOUTH: A / cross
+        case 0x134: set(&buttons2, 4)  // BTN_WEST: X / square
+        case 0x137: set(&buttons2, 3)  // BTN_TR: R1
+        case 0x136: set(&buttons2, 2)  // BTN_TL: L1
+        case 0x139: set(&buttons2, 1)  // BTN_TR2: R2
+        case 0x138: set(&buttons2, 0)  // BTN_TL2: L2
+        case 0x13c: home = pressed ? 1 : 0  // BTN_MODE
+        default: break
+        }
+    }
+
+    /// The evdev button codes this server reports.
+    public static let buttonCodes: Set<Int32> = [0x130, 0x131, 0x133, 0x134, 0x136, 0x137, 0x138, 0x139, 0x13a, 0x13b, 0x13c, 0x13d, 0x13e, 0x220, 0x221, 0x222, 0x223]
+
+    /// One line on what was served and refused.
+    public var summary: String {
+        let r = Refusal.allCases.compactMap { k in refusals[k].map { "\(k.rawValue) \($0)" } }
+        return "dsu: \(sent) pad packets sent" + (notDelivered > 0 ? ", \(notDelivered) not delivered" : "")
+            + (r.isEmpty ? "" : "; refused " + r.joined(separator: ", "))
+            + (latency.map { "; latency arrival→datagram: \($0.summary)" } ?? "")
+    }
+}

@@ -1,0 +1,28 @@
+import ArgumentParser
+import Mouse3DCore
+import Mouse3DLinux
+import Mouse3DNetwork
+
+/// `--opentrack HOST[:PORT]`, shared by run and receive.
+struct OpentrackOption: ParsableArguments {
+    @Option(help: ArgumentHelp(
+        "Send each attitude to opentrack's 'UDP over network' input at HOST[:PORT] (port 4242 unless given): six doubles, yaw/pitch/roll in opentrack's signs.",
+        valueName: "HOST[:PORT]"))
+    var opentrack: String?
+
+    /// The output, if asked for.
+    func start(diagnostics: Diagnostics) throws -> OpentrackOutput? {
+        guard let opentrack else { return nil }
+        let address: SocketAddress
+        do {
+            address = try SocketAddress.resolve(opentrack, defaultPort: OpentrackPose.defaultPort, passive: false)
+        } catch {
+            throw CommandFailure("--opentrack: \(error); for example 127.0.0.1 or 192.168.1.20:4242")
+        }
+        do {
+            return try OpentrackOutput(to: address)
+        } catch {
+            throw CommandFailure("--opentrack: cannot send to \(address): \(error)")
+        }
+    }
+}
