@@ -1,4 +1,3 @@
-import Glibc
 import Mouse3DCore
 import Mouse3DLinux
 
