@@ -57,9 +57,22 @@ public enum ConfigurationFile {
                 let full = "\(name).\(key)"
                 let origin = ConfigurationOrigin.file(path: path, line: lines.line(of: full))
                 try layer.set(full, try value(section[key]!, origin: origin, key: full), origin: origin)
+                try checkButton(full, layer.values[full]?.value, origin: origin)
             }
         }
         return layer
+    }
+
+    /// The settings that name a gamepad button.
+    static let buttonKeys: Set<String> = ["send.clutch", "send.recenter", "send.primary", "send.secondary", "send.recalibrate"]
+
+    /// A button setting must name a button libevdev knows (`BTN_TL`, `KEY_A`...), as send and run check it.
+    static func checkButton(_ path: String, _ value: ConfigurationValue?, origin: ConfigurationOrigin) throws(ConfigurationProblem) {
+        let bare = path.hasPrefix("profile.") ? String(path.split(separator: ".").suffix(2).joined(separator: ".")) : path
+        guard buttonKeys.contains(bare), case .text(let name)? = value, !name.isEmpty else { return }
+        guard GamepadButtons.code(named: name) != nil else {
+            throw ConfigurationProblem(origin: origin, key: path, reason: .invalid("'\(name)' is not a button name (BTN_SOUTH, BTN_TL, BTN_TR2...: `evtest` shows them)"))
+        }
     }
 
     private static func profile(_ table: TOMLTable, index: Int, lines: KeyLines, path: String) throws(ConfigurationProblem) -> DeviceProfile {
@@ -100,6 +113,7 @@ public enum ConfigurationFile {
                 var check = ConfigurationLayer()
                 do {
                     try check.set(full, try value(section[inner]!, origin: o, key: full), origin: o)
+                    try checkButton(full, check.values[full]?.value, origin: o)
                 } catch {
                     throw ConfigurationProblem(origin: o, key: "profile.\(full)", reason: error.reason)
                 }

@@ -115,13 +115,61 @@ public enum ConfigurationSchema {
         case (.number(let range), .number(let d)):
             return d.isFinite && range.contains(d)
                 ? .success(value) : .failure(.outOfRange("\(d) is outside \(range.lowerBound)...\(range.upperBound)"))
-        case (.boolean, .boolean), (.text, .text), (.textList, .textList):
+        case (.boolean, .boolean):
+            return .success(value)
+        case (.text, .text(let text)):
+            return textProblem(key.path, text).map { .failure(.invalid($0)) } ?? .success(value)
+        case (.textList, .textList(let items)):
+            for item in items { if let problem = textProblem(key.path, item) { return .failure(.invalid(problem)) } }
             return .success(value)
         case (.choice(let allowed), .text(let s)):
             return allowed.contains(s) ? .success(value) : .failure(.outOfRange("'\(s)' is not one of \(allowed.joined(separator: ", "))"))
         default:
             return .failure(.wrongType("expected \(key.kind.noun), found \(value.noun)"))
         }
+    }
+
+    /// What is wrong with `text` for the text setting at `path`, checked the way the command that
+    /// uses it checks it, or nil. (Button names are checked against libevdev's table where files are
+    /// read, in Mouse3DConfig: that table is the Linux layer's.)
+    public static func textProblem(_ path: String, _ text: String) -> String? {
+        switch path {
+        case "send.mount_matrix":
+            guard !text.isEmpty else { return nil }
+            guard let m = MountMatrix(text) else {
+                return "'\(text)' is not a mount matrix: nine numbers, three rows separated by ';' ('1,0,0;0,1,0;0,0,1')"
+            }
+            return m.isRotation ? nil : "'\(text)' is not a rotation: its rows must be unit length and at right angles (a mirror is allowed)"
+        case "pointer.acceleration":
+            guard !text.isEmpty else { return nil }
+            return PointerMapping.accelerationCurve(text) == nil ? "'\(text)' is not LOW:HIGH:FACTOR with 0 <= LOW < HIGH and FACTOR > 0" : nil
+        case "send.source":
+            let kinds = ["evdev:", "iio:", "replay:"]
+            if text == "auto" || kinds.contains(where: { text.hasPrefix($0) && text.count > $0.count }) { return nil }
+            return "'\(text)' is not a source: auto, evdev:/dev/input/eventN, iio:NAME or replay:LOG.csv"
+        case "receive.listen":
+            return isHost(text) ? nil : "'\(text)' is not an address or host name (e.g. 0.0.0.0, ::, 192.168.1.5)"
+        case "send.to":
+            // HOST:PORT with a port in range, or a paired receiver's name.
+            if let colon = text.lastIndex(of: ":"), !text.contains("]") || text.hasPrefix("["), text.filter({ $0 == ":" }).count == 1 || text.hasPrefix("[") {
+                let port = text[text.index(after: colon)...]
+                if let n = Int(port), !(1...65535).contains(n) { return "'\(text)': port \(n) is outside 1...65535" }
+                if port.isEmpty { return "'\(text)': no port after ':'" }
+            }
+            return text.allSatisfy({ $0 == " " || $0 == "\t" }) ? "an empty receiver" : nil
+        default:
+            return nil
+        }
+    }
+
+    /// Whether `text` is a numeric IPv4 or IPv6 address or a host name.
+    static func isHost(_ text: String) -> Bool {
+        guard !text.isEmpty, text.count <= 253 else { return false }
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+        if parts.count == 4, parts.allSatisfy({ Int($0) != nil }) { return parts.allSatisfy { Int($0)! >= 0 && Int($0)! <= 255 } }
+        if text.contains(":") { return text.allSatisfy { $0.isHexDigit || $0 == ":" || $0 == "." } && text.filter({ $0 == ":" }).count >= 2 }
+        return parts.allSatisfy { !$0.isEmpty && $0.count <= 63 && $0.allSatisfy { $0.isLetter || $0.isNumber || $0 == "-" } && $0.first != "-" }
+            && !parts.allSatisfy({ $0.allSatisfy(\.isNumber) })
     }
 
     /// Parses environment text for `key` (numbers, true/false, comma-separated lists).

@@ -19,6 +19,18 @@ public struct MountMatrix: Sendable, Equatable {
                          SIMD3(rows[2][0], rows[2][1], rows[2][2]))
     }
 
+    /// Whether it is a rotation or a rotation with a mirror: rows of unit length at right angles (to 1e-3).
+    public var isRotation: Bool {
+        let rows = [matrix.r0, matrix.r1, matrix.r2]
+        for i in 0..<3 {
+            for j in 0..<3 {
+                let dot = (rows[i] * rows[j]).sum()
+                if abs(dot - (i == j ? 1 : 0)) > 1e-3 { return false }
+            }
+        }
+        return true
+    }
+
     /// `v` in the device's axes.
     public func apply(_ v: SIMD3<Double>) -> SIMD3<Double> { matrix * v }
 }

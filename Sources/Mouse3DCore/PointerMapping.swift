@@ -213,3 +213,15 @@ public struct HeldValueDither: Sendable {
         return out
     }
 }
+
+extension PointerMapping {
+    /// Parses an acceleration curve `LOW:HIGH:FACTOR` (°/s, °/s, times): nil unless
+    /// 0 <= LOW < HIGH and FACTOR > 0.
+    public static func accelerationCurve(_ text: String) -> (low: Double, high: Double, factor: Double)? {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false).map { Double($0) }
+        guard parts.count == 3, let low = parts[0], let high = parts[1], let factor = parts[2],
+              low >= 0, high > low, factor > 0, high.isFinite, factor.isFinite
+        else { return nil }
+        return (low, high, factor)
+    }
+}

@@ -53,11 +53,7 @@ struct PointerOptions: ParsableArguments {
         if let swapAxes { try layer.set("pointer.swap_axes", .boolean(swapAxes), origin: .flag("--[no-]swap-axes")) }
     }
 
-    static func curve(_ text: String) -> (low: Double, high: Double, factor: Double)? {
-        let parts = text.split(separator: ":").compactMap { Double($0) }
-        guard parts.count == 3, parts[0] >= 0, parts[1] > parts[0], parts[2] > 0 else { return nil }
-        return (parts[0], parts[1], parts[2])
-    }
+    static func curve(_ text: String) -> (low: Double, high: Double, factor: Double)? { PointerMapping.accelerationCurve(text) }
 
     /// The pointer mapping of a configuration (an acceleration curve that does not parse is an
     /// error naming where it was set).

@@ -35,6 +35,14 @@ struct ConfigurationProcessTests {
             .appendingPathComponent("Config/mouse3d.toml").path
         let good = try runMouse3D(["config", "check", shipped])
         #expect(good.status == 0 && good.output.contains("ok (35 settings"), "\(good)")
+        // The malformed mount matrix that used to pass (two rows, five numbers), and a button that does not exist.
+        let (home2, _) = try homes(user: "[send]\nmount_matrix = \"1,0,0;0,1\"\n", system: nil)
+        let matrix = try runMouse3D(["config", "check", home2 + "/mouse3d/config.toml"])
+        #expect(matrix.status == 1 && matrix.errors.contains("\(home2)/mouse3d/config.toml:2: send.mount_matrix: '1,0,0;0,1' is not a mount matrix"),
+                "\(matrix.errors)")
+        let (home3, _) = try homes(user: "[send]\nclutch = \"BTN_LEFTISH\"\n", system: nil)
+        let button = try runMouse3D(["config", "check", home3 + "/mouse3d/config.toml"])
+        #expect(button.status == 1 && button.errors.contains("config.toml:2: send.clutch: 'BTN_LEFTISH' is not a button name"), "\(button.errors)")
     }
 
     @Test("A bad configuration stops receive before it listens: nothing is half applied")

@@ -58,6 +58,21 @@ struct ConfigurationTests {
         ("[[profile]]\nname = \"x\"\nmatch_name = \"y\"\n[profile.pointer]\nsensitivity = 3\n", 4, "profile.pointer", "unknown key"),
         ("[[profile]]\nname = \"x\"\nmatch_name = \"y\"\n[profile.send]\nto = [\"h\"]\n", 5, "profile.send.to", "not a per-device setting"),
         ("[[profile]]\nname = \"x\"\nmatch_name = \"y\"\n[profile.filter]\nimpact_limit = 0\n", 5, "profile.filter.impact_limit", "outside"),
+        // Values checked the way the commands that use them check them.
+        ("[send]\nmount_matrix = \"1,0,0;0,1\"\n", 2, "send.mount_matrix", "not a mount matrix"),
+        ("[send]\n\nmount_matrix = \"1,0,0;0,2,0;0,0,1\"\n", 3, "send.mount_matrix", "not a rotation"),
+        ("[send]\nmount_matrix = \"1,0,0;1,0,0;0,0,1\"\n", 2, "send.mount_matrix", "not a rotation"),
+        ("[send]\nclutch = \"BTN_NOPE\"\n", 2, "send.clutch", "not a button name"),
+        ("[send]\nrecenter = \"south\"\n", 2, "send.recenter", "not a button name"),
+        ("[[profile]]\nname = \"x\"\nmatch_name = \"y\"\n[profile.send]\nprimary = \"BTN_X1\"\n", 5, "profile.send.primary", "not a button name"),
+        ("[pointer]\nacceleration = \"10:5:2\"\n", 2, "pointer.acceleration", "not LOW:HIGH:FACTOR"),
+        ("[pointer]\nacceleration = \"10:50\"\n", 2, "pointer.acceleration", "not LOW:HIGH:FACTOR"),
+        ("[send]\nsource = \"usb:3\"\n", 2, "send.source", "not a source"),
+        ("[send]\nsource = \"replay:\"\n", 2, "send.source", "not a source"),
+        ("[receive]\nlisten = \"300.1.1.1\"\n", 2, "receive.listen", "not an address"),
+        ("[receive]\nlisten = \"host name\"\n", 2, "receive.listen", "not an address"),
+        ("[send]\nto = [\"pc.local:24930\", \"pc.local:99999\"]\n", 2, "send.to", "outside 1...65535"),
+        ("[send]\nto = [\"pc.local:\"]\n", 2, "send.to", "no port"),
     ])
     func errors(text: String, line: Int, key: String, message: String) {
         guard let p = problem(text) else {
@@ -67,6 +82,15 @@ struct ConfigurationTests {
         #expect(p.origin == .file(path: "/u/config.toml", line: line), "\(p)")
         #expect(p.key == key, "\(p)")
         #expect(p.description.hasPrefix("/u/config.toml:\(line)") && p.description.contains(message), "\(p)")
+    }
+
+    @Test("Good values of the checked settings pass")
+    func goodValues() throws {
+        let text = "[send]\nmount_matrix = \"0,-1,0;1,0,0;0,0,1\"\nclutch = \"BTN_TL\"\nsource = \"evdev:/dev/input/event3\"\n"
+            + "to = [\"desk\", \"192.168.1.5:24930\", \"[::1]:9\"]\n[pointer]\nacceleration = \"5:60:2.5\"\n[receive]\nlisten = \"::\"\n"
+        #expect(problem(text) == nil, "\(problem(text).map(String.init(describing:)) ?? "")")
+        #expect(problem("[send]\nmount_matrix = \"-1,0,0;0,1,0;0,0,1\"\n") == nil, "a mirror is allowed")
+        #expect(problem("[receive]\nlisten = \"mouse3d-receiver.local\"\n") == nil)
     }
 
     @Test("Environment values are parsed per type; bad ones and unknown keys are errors naming the variable")
