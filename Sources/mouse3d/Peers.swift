@@ -104,7 +104,8 @@ extension Mouse3D {
             let s = JSONText.string
             var link = "null"
             if let q = row.link {
-                link = "{\"rtt_ms\":\(q.medianRoundTrip.map { "\(Double($0) / 1e6)" } ?? "null"),\"loss\":\(q.probeLoss.map { "\($0)" } ?? "null"),"
+                link = "{\"rtt_ms\":\(q.medianRoundTrip.map { "\(Double($0) / 1e6)" } ?? "null"),"
+                    + "\"jitter_ms\":\(q.roundTripJitter.map { "\(Double($0) / 1e6)" } ?? "null"),\"loss\":\(q.probeLoss.map { "\($0)" } ?? "null"),"
                     + "\"probes\":\(q.sent),\"replies\":\(q.answered),\"frames_accepted\":\(q.framesAccepted.map { "\($0)" } ?? "null")}"
             }
             return "{\"name\":\(s(row.name)),\"instance\":\(s(row.instance)),\"host\":\(s(row.hostName)),"

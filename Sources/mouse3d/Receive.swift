@@ -50,10 +50,18 @@ extension Mouse3D {
         @Flag(help: "Measure the latency from each frame's send call to its output (same machine only) and report it at the end.")
         var latency = false
 
+        @Option(help: ArgumentHelp(
+            "Predict through gaps in a sender's frames: carry the attitude on at its last angular velocity for at most MS milliseconds (1–250) for --uinput and --opentrack (off by default).",
+            valueName: "MS"))
+        var extrapolate: Int?
+
         @Flag(help: "Print nothing on standard error but errors.")
         var quiet = false
 
         func validate() throws {
+            if let extrapolate, !(1...250).contains(extrapolate) {
+                throw ValidationError("--extrapolate takes 1 to 250 ms: longer than a frame gap, shorter than the 500 ms after which a sender counts as lost.")
+            }
             if raw && insecure { throw ValidationError("Choose --raw (bare frames) or --insecure (plain datagrams), not both.") }
         }
 
@@ -111,12 +119,17 @@ extension Mouse3D {
             if let opentrackOutput { diagnostics.say("sending poses to opentrack at \(opentrackOutput.address)") }
             let printer = settings.print && !(opentrackOutput != nil && !print && uinput == nil) ? PrintOutput(format: settings.format) : nil
             let devices = settings.uinput.map { UinputOutput(mode: $0, mapping: settings.mapping, diagnostics: diagnostics) }
+            // Prediction through gaps for the outputs that drive something (not printing, not the view).
+            func predicted(_ output: (any AttitudeOutput)?) -> (any AttitudeOutput)? {
+                guard let output, let extrapolate else { return output }
+                return ExtrapolatingOutput(output, capNanoseconds: UInt64(extrapolate) * 1_000_000)
+            }
             let viewServer = try view.map { try startView($0, diagnostics: diagnostics) }
             if let viewServer { diagnostics.say("view at \(viewURL(viewServer))") }
             let viewOutput = viewServer.map { ViewOutput(server: $0, showsLatency: latency) }
             let reception = StreamReception(
                 receiver: receiver, pairings: pairings,
-                outputs: AttitudePipeline(outputs: ([devices, printer, viewOutput, opentrackOutput] as [(any AttitudeOutput)?]).compactMap { $0 }),
+                outputs: AttitudePipeline(outputs: ([predicted(devices), printer, viewOutput, predicted(opentrackOutput)] as [(any AttitudeOutput)?]).compactMap { $0 }),
                 printsStatistics: settings.stats, measuresLatency: latency, diagnostics: diagnostics)
             defer { reception.outputs.finish() }  // devices at rest on every way out
             reception.attach(to: loop)

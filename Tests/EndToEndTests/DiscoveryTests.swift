@@ -147,6 +147,40 @@ struct DiscoveryTests {
         }
     }
 
+    @Test("send follows a paired receiver that restarts at once on another port, with --discover and by default (no --to)", arguments: [["--discover"], []])
+    func followRestart(flags: [String]) throws {
+        try withAvahiLoopback { avahi in
+            let p = LoopbackPairing()
+            let first = try Mouse3DProcess(
+                ["receive", "--listen", "127.0.0.1:0", "--format", "jsonl"], configHome: p.receiverHome, environment: avahi.environment)
+            let firstPort = try first.listeningPort()
+            // Paired at its real address: the sender streams there from the start.
+            let (r, s) = try p.pair(streamPort: firstPort)
+            #expect(r.0 == 0 && s.status == 0, "pairing failed: \(r) \(s)")
+            #expect(first.waitForError(containing: "discovery: announced as"), "receiver: \(first.errors)")
+            let sender = try Mouse3DProcess(
+                ["send"] + flags + ["--source", "replay:\(Mouse3DProcess.sampleLog)", "--loop"], configHome: p.senderHome, environment: avahi.environment)
+            #expect(first.waitForOutput(containing: "\"seq\"", seconds: 5), "no frames reached the receiver: \(sender.errors)")
+            // Restarted at once on another port (a service manager's restart).
+            #expect(first.terminate() == 0)
+            let restarted = Date()
+            let second = try Mouse3DProcess(
+                ["receive", "--listen", "127.0.0.1:0", "--format", "jsonl"], configHome: p.receiverHome, environment: avahi.environment)
+            let secondPort = try second.listeningPort()
+            #expect(secondPort != firstPort)
+            #expect(second.waitForOutput(containing: "\"seq\"", seconds: 3), "the stream did not resume within 3 s (\(flags)): \(sender.errors)")
+            print("discovery \(flags.isEmpty ? "(default)" : flags.joined()): stream resumed \(String(format: "%.2f", Date().timeIntervalSince(restarted))) s after an immediate restart")
+            // And it stays: a late "gone" for the old announcement must not pause the new address.
+            Thread.sleep(forTimeInterval: 2)
+            let before = second.output.split(separator: "\n").count
+            Thread.sleep(forTimeInterval: 1)
+            #expect(second.output.split(separator: "\n").count > before + 50, "the stream stopped again: \(sender.errors)")
+            #expect(second.terminate() == 0)
+            sender.process.interrupt()
+            #expect(sender.waitForExit(seconds: 10) == 0, "sender: \(sender.errors)")
+        }
+    }
+
     @Test("An impostor announcing a paired receiver's fingerprint (its identity copied, not the pairing) gets no frames; the real one, back, gets them")
     func impostor() throws {
         try withAvahiLoopback { avahi in
@@ -225,6 +259,8 @@ struct DiscoveryTests {
             #expect(link["replies"] as? Int == 5 && (link["loss"] as? Double) == 0)
             let rtt = try #require(link["rtt_ms"] as? Double)
             #expect(rtt > 0 && rtt < 100)
+            let jitter = try #require(link["jitter_ms"] as? Double, "no jitter: \(peers.output)")
+            #expect(jitter >= 0 && jitter < 100)
             #expect(receiver.terminate() == 0)
         }
     }

@@ -93,6 +93,10 @@ public final class ServiceDiscovery: @unchecked Sendable {
     private var client: OpaquePointer?
     private var group: OpaquePointer?
     private var browser: OpaquePointer?
+    /// One resolver per instance, interface and family, kept while the instance is there: Avahi calls
+    /// it again when the instance's records change (a receiver restarted on another port under the
+    /// same name, which the browser need not report as gone and back). Avahi's thread only.
+    private var resolvers: [String: OpaquePointer] = [:]
     private var announcement: ServiceAnnouncement?
     private var announcedName: String?
     private let browsedType: String?
@@ -176,6 +180,7 @@ public final class ServiceDiscovery: @unchecked Sendable {
                 // Start over and wait for the daemon to come back (freeing the client frees its objects).
                 me.group = nil
                 me.browser = nil
+                me.resolvers.removeAll()
                 avahi_client_free(client)
                 var e: Int32 = 0
                 me.client = avahi_client_new(
@@ -247,20 +252,44 @@ public final class ServiceDiscovery: @unchecked Sendable {
         if browser == nil { post(.browseFailed(Self.text(of: avahi_client_errno(client)))) }
     }
 
+    /// Browses again from scratch (from any thread): every instance present is reported and resolved
+    /// anew, so a change Avahi did not report (or a stale cache) shows up.
+    public func browseAgain() {
+        guard running else { return }
+        avahi_threaded_poll_lock(poll)
+        for resolver in resolvers.values { avahi_service_resolver_free(resolver) }
+        resolvers.removeAll()
+        if let browser { avahi_service_browser_free(browser) }
+        browser = nil
+        browse()
+        avahi_threaded_poll_unlock(poll)
+    }
+
+    private static func resolverKey(_ interface: AvahiIfIndex, _ proto: AvahiProtocol, _ name: UnsafePointer<CChar>?) -> String {
+        "\(interface)/\(proto)/" + (name.map { String(cString: $0) } ?? "")
+    }
+
     private static let browserChanged: AvahiServiceBrowserCallback = {
         browser, interface, proto, event, name, type, domain, _, userdata in
         withInstance(userdata) { me in
             switch event {
             case AVAHI_BROWSER_NEW:
                 guard let client = me.client else { return }
-                // Freed in its callback once it has answered.
-                if avahi_service_resolver_new(
+                let key = resolverKey(interface, proto, name)
+                guard me.resolvers[key] == nil else { return }
+                // Kept until the instance goes (or resolving fails): it answers again on every change.
+                if let resolver = avahi_service_resolver_new(
                     client, interface, proto, name, type, domain, AvahiProtocol(AVAHI_PROTO_UNSPEC), AvahiLookupFlags(0),
-                    resolved, userdata) == nil
+                    resolved, userdata)
                 {
+                    me.resolvers[key] = resolver
+                } else {
                     me.post(.browseFailed(text(of: avahi_client_errno(client))))
                 }
             case AVAHI_BROWSER_REMOVE:
+                if let resolver = me.resolvers.removeValue(forKey: resolverKey(interface, proto, name)) {
+                    avahi_service_resolver_free(resolver)
+                }
                 me.post(.removed(name: name.map { String(cString: $0) } ?? "", interface: interface, ipv6: proto == AVAHI_PROTO_INET6))
             case AVAHI_BROWSER_FAILURE:
                 me.post(.browseFailed(text(of: avahi_client_errno(avahi_service_browser_get_client(browser)))))
@@ -271,11 +300,16 @@ public final class ServiceDiscovery: @unchecked Sendable {
     }
 
     private static let resolved: AvahiServiceResolverCallback = {
-        resolver, interface, _, event, name, _, _, hostName, address, port, txt, _, userdata in
+        resolver, interface, proto, event, name, _, _, hostName, address, port, txt, _, userdata in
         withInstance(userdata) { me in
-            defer { avahi_service_resolver_free(resolver) }
-            guard event == AVAHI_RESOLVER_FOUND, let address, let found = socketAddress(address.pointee, port: port, interface: interface)
-            else { return }
+            guard event == AVAHI_RESOLVER_FOUND else {
+                // Failed (timed out, gone): dropped; the browser's next NEW starts another.
+                let key = resolverKey(interface, proto, name)
+                if me.resolvers[key] == resolver { me.resolvers.removeValue(forKey: key) }
+                avahi_service_resolver_free(resolver)
+                return
+            }
+            guard let address, let found = socketAddress(address.pointee, port: port, interface: interface) else { return }
             me.post(.found(DiscoveredService(
                 name: name.map { String(cString: $0) } ?? "", interface: interface,
                 hostName: hostName.map { String(cString: $0) } ?? "", address: found, txt: entries(of: txt))))

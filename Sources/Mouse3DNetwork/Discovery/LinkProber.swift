@@ -11,15 +11,25 @@ public final class LinkProber {
         public var sent: UInt64 = 0
         /// Replies that verified.
         public var answered: UInt64 = 0
-        /// The latest round-trip times, ns (at most 32).
+        /// The latest round-trip times, ns (at most 10: the last 10 s at one probe a second).
         public var roundTrips: [UInt64] = []
         /// The frame count of the latest reply, and when the reply was sent.
         public var framesAccepted: UInt32?
+        /// When the link was last heard from (a verified reply), or started being timed (monotonic ns).
+        public var lastHeardNanoseconds: UInt64 = 0
 
         /// The median of the latest round-trip times, ns.
         public var medianRoundTrip: UInt64? {
             guard !roundTrips.isEmpty else { return nil }
             return roundTrips.sorted()[roundTrips.count / 2]
+        }
+
+        /// How much the round trip varies: the mean difference between consecutive round trips, ns
+        /// (nil before two replies).
+        public var roundTripJitter: UInt64? {
+            guard roundTrips.count >= 2 else { return nil }
+            let differences = zip(roundTrips, roundTrips.dropFirst()).map { $0 > $1 ? $0 - $1 : $1 - $0 }
+            return differences.reduce(0, +) / UInt64(differences.count)
         }
 
         /// The share of probes not answered, 0–1 (nil before any was sent).
@@ -29,7 +39,7 @@ public final class LinkProber {
         public var summary: String {
             guard let rtt = medianRoundTrip else { return sent == 0 ? "not measured" : "no reply to \(sent) probes" }
             let loss = (probeLoss ?? 0) * 100
-            return "rtt \(Self.milliseconds(rtt)) ms, loss \(loss < 10 && loss > 0 ? String(format1: loss) : String(Int(loss.rounded()))) %"
+            return "rtt \(Self.milliseconds(rtt)) ms" + (roundTripJitter.map { ", jitter \(Self.milliseconds($0)) ms" } ?? "") + ", loss \(loss < 10 && loss > 0 ? String(format1: loss) : String(Int(loss.rounded()))) %"
         }
 
         static func milliseconds(_ ns: UInt64) -> String {
@@ -68,7 +78,9 @@ public final class LinkProber {
     public func track(_ name: String, address: SocketAddress, secret: [UInt8], receiverID: [UInt8]) throws(SystemCallError) {
         if sockets[address.family] == nil { sockets[address.family] = try UDPSocket(family: address.family) }
         if links[name]?.address == address { return }
-        links[name] = Link(address: address, key: LinkProbeKey(secret: secret, senderID: senderID, receiverID: receiverID))
+        var link = Link(address: address, key: LinkProbeKey(secret: secret, senderID: senderID, receiverID: receiverID))
+        link.quality.lastHeardNanoseconds = MonotonicClock.nanoseconds()
+        links[name] = link
     }
 
     /// Stops timing `name`.
@@ -108,8 +120,9 @@ public final class LinkProber {
                 outstanding[challenge] = nil
                 link.quality.answered += 1
                 link.quality.roundTrips.append(now &- pending.sent)
-                if link.quality.roundTrips.count > 32 { link.quality.roundTrips.removeFirst() }
+                if link.quality.roundTrips.count > 10 { link.quality.roundTrips.removeFirst() }
                 link.quality.framesAccepted = reply.framesAccepted
+                link.quality.lastHeardNanoseconds = now
                 links[pending.link] = link
                 updated.append(pending.link)
             }

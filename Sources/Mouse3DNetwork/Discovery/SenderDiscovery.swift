@@ -20,6 +20,7 @@ public final class SenderDiscovery {
     private var mentioned: Set<String> = []
     private var saidUnavailable = false
     private var nextProbe: UInt64 = 0
+    private var nextBrowseAgain: UInt64 = 0
     private var loop: EventLoop?
     private var probeRegistrations: [EventLoop.Registration] = []
     private var watchedProbeDescriptors: [FileDescriptor] = []
@@ -66,6 +67,7 @@ public final class SenderDiscovery {
         loop.timer(deadline: { [unowned self] in nextProbe }) { [unowned self] now in
             try prober.probeAll(now: now)
             nextProbe = now + 1_000_000_000
+            browseAgainIfSilent(now: now)
         }
     }
 
@@ -80,6 +82,20 @@ public final class SenderDiscovery {
                 for name in try prober.readReplies(now: MonotonicClock.nanoseconds()) { try confirmed(name) }
             })
         }
+    }
+
+    /// A receiver that streams but has not answered a probe for 3 s may have moved without Avahi
+    /// saying so (restarted at once on another port): browsing starts over, at most every 5 s, so
+    /// that its current address is resolved anew and checked.
+    private func browseAgainIfSilent(now: UInt64) {
+        guard let discovery, now >= nextBrowseAgain else { return }
+        let silent = targets.indices.contains { i in
+            !streamer.peers[i].paused
+                && prober.quality(of: targets[i].peer.fingerprint).map { now &- $0.lastHeardNanoseconds > 3_000_000_000 } == true
+        }
+        guard silent else { return }
+        discovery.browseAgain()
+        nextBrowseAgain = now + 5_000_000_000
     }
 
     /// A line per receiver for the end of the run.

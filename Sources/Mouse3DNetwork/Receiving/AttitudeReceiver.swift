@@ -110,6 +110,8 @@ public final class AttitudeReceiver {
     public let format: WireFormat
     /// Counts per sender address.
     public private(set) var counters: [SocketAddress: SenderCounters] = [:]
+    /// Per sender that got a frame accepted: loss, reordering and jitter over the last 10 s.
+    public private(set) var quality: [SocketAddress: LinkQualityWindow] = [:]
     /// Why datagrams were dropped, by reason.
     public private(set) var refusals = RefusalCounts()
     /// Link probes from paired senders answered.
@@ -214,9 +216,13 @@ public final class AttitudeReceiver {
                 switch tracker.receive(key, sequence: sequence, now: now) {
                 case .stale:
                     counters[sender, default: SenderCounters()].reordered += 1
+                    quality[sender, default: LinkQualityWindow()].reordered(now: now)
                 case .accept(let isNew, let resumed):
-                    if let before { counters[sender, default: SenderCounters()].lost += sequence - before.newestSequence - 1 }
+                    let skipped = before.map { sequence - $0.newestSequence - 1 } ?? 0
+                    counters[sender, default: SenderCounters()].lost += skipped
                     counters[sender, default: SenderCounters()].frames += 1
+                    quality[sender, default: LinkQualityWindow()].accepted(
+                        now: now, lostBefore: skipped, sent: format == .raw ? nil : d.sentNanoseconds)
                     if isNew { try handle(.streamStarted(key)) }
                     if resumed { try handle(.streamResumed(key)) }
                     try handle(.frame(ReceivedFrame(

@@ -51,11 +51,16 @@ public final class StreamReception {
             }
         }
         pairings?.attach(to: loop)
+        // Outputs that act between frames (prediction through gaps).
+        loop.timer(deadline: { [unowned self] in outputs.nextDeadline }) { [unowned self] now in
+            try outputs.tick(now: now)
+            try outputs.endOfBatch()
+        }
         loop.timer(deadline: { [unowned self] in receiver.nextCheckDeadline }) { [unowned self] now in
             try receiver.checkSilence(now: now, handle)
         }
         loop.timer(deadline: { [unowned self] in printsStatistics ? nextStatistics : nil }) { [unowned self] now in
-            for line in statistics.lines(receiver.counters, intervalNanoseconds: now - (nextStatistics - Self.second)) {
+            for line in statistics.lines(receiver.counters, quality: receiver.quality, now: now, intervalNanoseconds: now - (nextStatistics - Self.second)) {
                 diagnostics.say(line)
             }
             nextStatistics += Self.second
@@ -110,13 +115,20 @@ public final class StreamReception {
 struct ReceiveStatistics {
     var previous: [SocketAddress: AttitudeReceiver.SenderCounters] = [:]
 
-    mutating func lines(_ counters: [SocketAddress: AttitudeReceiver.SenderCounters], intervalNanoseconds: UInt64) -> [String] {
+    mutating func lines(
+        _ counters: [SocketAddress: AttitudeReceiver.SenderCounters], quality: [SocketAddress: LinkQualityWindow] = [:], now: UInt64 = 0,
+        intervalNanoseconds: UInt64
+    ) -> [String] {
         defer { previous = counters }
         if counters.isEmpty { return ["stats: no senders yet"] }
         return counters.sorted { $0.key.description < $1.key.description }.map { sender, c in
             let frames = c.frames - (previous[sender]?.frames ?? 0)
             let rate = Double(frames) * 1e9 / Double(max(intervalNanoseconds, 1))
-            return "stats \(sender): \(Int(rate.rounded())) frames/s, dropped \(c.dropped), lost \(c.lost), reordered \(c.reordered)"
+            let window = quality[sender].map { q -> String in
+                let f = q.figures(now: now)
+                return "; last 10 s: loss \(fixed(f.lossPercent, 2))%, reordered \(f.reordered), jitter \(fixed(f.jitterMilliseconds, 2)) ms"
+            } ?? ""
+            return "stats \(sender): \(Int(rate.rounded())) frames/s, dropped \(c.dropped), lost \(c.lost), reordered \(c.reordered)" + window
         }
     }
 }

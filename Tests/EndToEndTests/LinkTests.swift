@@ -1,0 +1,118 @@
+import Foundation
+import Glibc
+import Testing
+
+/// A hand-made plain stream (40-byte datagrams, README "The datagram"), so a test chooses exactly
+/// which frames are lost and when they are sent.
+struct PlainStream {
+    let fd: Int32
+    let port: UInt16
+    var streamID: UInt32 = 0x5EED_0001
+
+    init(to port: UInt16) throws {
+        fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+        self.port = port
+        try #require(fd >= 0)
+    }
+
+    func close() { Glibc.close(fd) }
+
+    func send(sequence: UInt64, sentNanoseconds: UInt64, roll: Float = 0, pitch: Float = 0, yaw: Float) {
+        var d: [UInt8] = [0x4D, 0x33, 1, 0]
+        func le<T: FixedWidthInteger>(_ v: T) { for i in 0..<(T.bitWidth / 8) { d.append(UInt8(truncatingIfNeeded: v >> (8 * i))) } }
+        le(streamID)
+        le(sequence)
+        le(sentNanoseconds)
+        le(UInt32(1))  // clutch
+        for f in [roll, pitch, yaw] { le(f.bitPattern) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        _ = d.withUnsafeBytes { raw in
+            withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { sendto(fd, raw.baseAddress, raw.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+        }
+    }
+}
+
+@Suite("Link quality and prediction through gaps, against a running receiver")
+struct LinkTests {
+    @Test("--stats shows loss %, reordering and jitter over the last 10 s")
+    func stats() throws {
+        let receiver = try Mouse3DProcess(["receive", "--insecure", "--listen", "127.0.0.1:0", "--stats", "--format", "jsonl"])
+        defer { _ = receiver.terminate() }
+        let port = UInt16(try receiver.listeningPort())
+        let stream = try PlainStream(to: port)
+        defer { stream.close() }
+        // 300 frames at 100 Hz: every 10th lost, one late (sent after a newer one); each stamped with
+        // the real send time (this machine's monotonic clock), so loopback's transit is steady.
+        func monotonic() -> UInt64 {
+            var t = timespec()
+            clock_gettime(CLOCK_MONOTONIC, &t)
+            return UInt64(t.tv_sec) * 1_000_000_000 + UInt64(t.tv_nsec)
+        }
+        let start = Date()
+        for k in 0..<300 where k % 10 != 9 {
+            if k == 151 { continue }
+            stream.send(sequence: UInt64(k), sentNanoseconds: monotonic(), yaw: Float(k) * 0.001)
+            if k == 152 { stream.send(sequence: 151, sentNanoseconds: monotonic(), yaw: 0.151) }
+            Thread.sleep(until: start.addingTimeInterval(Double(k + 1) * 0.01))
+        }
+        // The line after the last frame (printed once a second).
+        let printed = receiver.errors.split(separator: "\n").count
+        #expect(receiver.waitForError(containing: "0 frames/s", seconds: 3), "\(receiver.errors)")
+        let line = try #require(receiver.errors.split(separator: "\n").dropFirst(printed).first { $0.contains("last 10 s:") } ?? receiver.errors.split(separator: "\n").last { $0.contains("last 10 s:") }, "\(receiver.errors)")
+        print("link: \(line)")
+        // 269 accepted; lost: 29 gaps seen (299's is never seen: nothing follows it) and 151, counted
+        // when 152 came first (151 then arrived late: reordered, dropped). 30 of 299: 10.03 %.
+        #expect(line.contains("lost 30, reordered 1") && line.contains("loss 10.03%, reordered 1"), "\(line)")
+        let jitter = Double(line.split(separator: "jitter ")[1].prefix { $0 != " " }) ?? -1
+        #expect(jitter >= 0 && jitter < 2, "loopback at a steady rate: \(jitter) ms")
+    }
+
+    @Test("--extrapolate fills a 200 ms gap for at most its cap, with the turn carried on; frames take over when they return")
+    func extrapolate() throws {
+        let listener = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+        defer { Glibc.close(listener) }
+        var local = sockaddr_in()
+        local.sin_family = sa_family_t(AF_INET)
+        local.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &local) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, length) } }
+        _ = withUnsafeMutablePointer(to: &local) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) } }
+        let opentrackPort = UInt16(bigEndian: local.sin_port)
+        let receiver = try Mouse3DProcess(
+            ["receive", "--insecure", "--listen", "127.0.0.1:0", "--opentrack", "127.0.0.1:\(opentrackPort)", "--extrapolate", "50"])
+        defer { _ = receiver.terminate() }
+        let stream = try PlainStream(to: UInt16(try receiver.listeningPort()))
+        defer { stream.close() }
+        // Turning left at 1 rad/s, 100 Hz; frames 50–69 (200 ms) never come.
+        let start = Date()
+        for k in 0..<100 {
+            if k < 50 || k >= 70 { stream.send(sequence: UInt64(k), sentNanoseconds: UInt64(k) * 10_000_000, yaw: Float(k) * 0.01) }
+            Thread.sleep(until: start.addingTimeInterval(Double(k + 1) * 0.01))
+        }
+        Thread.sleep(forTimeInterval: 0.2)
+        var yaws: [Double] = []
+        var buffer = [UInt8](repeating: 0, count: 64)
+        while recv(listener, &buffer, 64, Int32(MSG_DONTWAIT)) == 48 {
+            yaws.append(-Double(bitPattern: (0..<8).reduce(UInt64(0)) { $0 | UInt64(buffer[24 + $1]) << (8 * UInt64($1)) }) * .pi / 180)
+        }
+        // 80 frames, and predictions 15, 25, 35, 45 ms after frame 49, none past the 50 ms cap (a
+        // late timer on a busy machine may leave out the last).
+        print("extrapolate: \(yaws.count) poses for 80 frames")
+        let back = try #require(yaws.firstIndex { abs($0 - 0.70) < 1e-6 }, "frame 70 never came through: \(yaws.suffix(40))")
+        let gap = Array(yaws[50..<back])
+        // After frame 99 the stream falls silent: the same predictions follow it, then nothing.
+        let tail = Array(yaws[(back + 30)...])
+        #expect((3...4).contains(gap.count) && (3...4).contains(tail.count) && yaws.count == 80 + gap.count + tail.count,
+                "\(gap.count) + \(tail.count) predictions, \(yaws.count) poses")
+        #expect(tail.allSatisfy { $0 > 0.99 && $0 <= 0.99 + 0.05 + 1e-6 }, "\(tail)")
+        #expect(abs(yaws[49] - 0.49) < 1e-6)
+        for (i, yaw) in gap.enumerated() {
+            #expect(yaw > 0.49 + 0.01 * Double(i) && yaw <= 0.49 + 0.05 + 1e-6, "prediction \(i): \(yaw) carries the turn on, within the cap")
+        }
+    }
+}
