@@ -7,7 +7,7 @@ set -eu
 # `bench accuracy|gyro-mouse --plot` (tested on the host).
 packages="libevdev-dev libudev-dev libsodium-dev libavahi-client-dev avahi-daemon dbus-daemon pkg-config gnuplot-nox"
 # The whole suite (--vm) also boots a kernel under QEMU and drives the live view in headless Chromium.
-[ "${1:-}" = "--vm" ] && packages="$packages qemu-system-x86 busybox-static cpio kmod xz-utils file chromium chromium-driver python3-selenium"
+[ "${1:-}" = "--vm" ] && packages="$packages qemu-system-x86 busybox-static cpio kmod xz-utils file iproute2 chromium chromium-driver python3-selenium"
 missing=""
 for p in $packages; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -17,7 +17,7 @@ cache=${VM_CACHE:-$root/.build/vm}
 timeout_seconds=${VM_TIMEOUT:-600}
 memory=${VM_MEMORY:-768}
 use_udev=${VM_UDEV:-1}
-modules="evdev uinput uhid hid-generic hid-playstation hid-sony hid-sensor-hub hid-sensor-accel-3d hid-sensor-gyro-3d"
+modules="evdev uinput uhid hid-generic hid-playstation hid-sony hid-sensor-hub hid-sensor-accel-3d hid-sensor-gyro-3d veth sch_netem"
 mkdir -p "$cache/debs" "$cache/logs"
 
 Tests/setup-debian.sh --vm
@@ -78,6 +78,10 @@ copy_with_libraries() {  # FILE DEST: the file and every shared library ldd list
 }
 copy_with_libraries "$runner" /mouse3d-vmtests
 copy_with_libraries "$bin/mouse3d" /mouse3d
+# iproute2's ip (with netns) and tc for the impaired-network tests, beside busybox's own ip (recipes/netem-vm.md).
+mkdir -p "$rootfs/opt/iproute"
+copy_with_libraries "$(command -v ip)" /opt/iproute/ip
+copy_with_libraries "$(command -v tc)" /opt/iproute/tc
 if [ -x "$cache/spacenavd/usr/bin/spacenavd" ]; then
     LD_LIBRARY_PATH="$cache/spacenavd/usr/lib/x86_64-linux-gnu" ldd "$cache/spacenavd/usr/bin/spacenavd" | grep -oE '/[^ ]+' | while read -r lib; do
         target="/usr/lib/x86_64-linux-gnu/$(basename "$lib")"

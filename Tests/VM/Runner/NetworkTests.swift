@@ -1,0 +1,165 @@
+import Glibc
+import Mouse3DLinux
+
+/// A sender and a receiver in two network namespaces joined by a veth pair, the sender's side
+/// impaired with netem (recipes/netem-vm.md): loss, loss in bursts, delay with jitter (reordering),
+/// duplication, and a total outage. The receiver prints every frame it outputs and its statistics;
+/// what it printed is checked per phase.
+enum NetworkTests {
+    static let ip = "/opt/iproute/ip", tc = "/opt/iproute/tc"
+    /// The rate streamed: what this VM (TCG, one debug build per side) carries without loss on a clean link.
+    static let hertz = 250
+
+    /// Runs a command and fails the test if it fails.
+    static func run(_ arguments: [String]) throws {
+        let child = try ChildProcess(executable: arguments[0], arguments: Array(arguments.dropFirst()), standardOutputPath: "/dev/null")
+        let errors = try child.readAllErrors()
+        let status = try child.wait()
+        try expect(status == 0, "\(arguments.joined(separator: " ")) exited \(status): \(errors)")
+    }
+
+    /// Two namespaces `s` (10.9.0.1) and `r` (10.9.0.2) on a veth pair, static neighbours, no IPv6.
+    static func setUp() throws {
+        for ns in ["s", "r"] { try run([ip, "netns", "add", ns]) }
+        try run([ip, "link", "add", "vs", "netns", "s", "type", "veth", "peer", "name", "vr", "netns", "r"])
+        for (ns, dev, address) in [("s", "vs", "10.9.0.1/24"), ("r", "vr", "10.9.0.2/24")] {
+            try run([ip, "netns", "exec", ns, "/bin/sh", "-c", "echo 1 > /proc/sys/net/ipv6/conf/all/disable_ipv6; echo 1 > /proc/sys/net/ipv6/conf/default/disable_ipv6"])
+            try run([ip, "-n", ns, "addr", "add", address, "dev", dev])
+            try run([ip, "-n", ns, "link", "set", dev, "up"])
+            try run([ip, "-n", ns, "link", "set", "lo", "up"])
+        }
+        // ARP must not go through netem: static neighbours both ways.
+        func mac(_ ns: String, _ dev: String) throws -> String {
+            let out = "/tmp/mac-\(dev)"
+            let child = try ChildProcess(executable: ip, arguments: ["-n", ns, "-o", "link", "show", dev], standardOutputPath: out)
+            _ = try child.readAllErrors()
+            _ = try child.wait()
+            let text = String(decoding: try FileContents.read(path: out), as: UTF8.self)
+            guard let r = text.firstRange(of: "link/ether ") else { throw VMTestFailure(description: "no MAC for \(dev): \(text)") }
+            return String(text[r.upperBound...].prefix(17))
+        }
+        try run([ip, "-n", "s", "neigh", "replace", "10.9.0.2", "lladdr", try mac("r", "vr"), "dev", "vs", "nud", "permanent"])
+        try run([ip, "-n", "r", "neigh", "replace", "10.9.0.1", "lladdr", try mac("s", "vs"), "dev", "vr", "nud", "permanent"])
+    }
+
+    static func tearDown() {
+        for ns in ["s", "r"] { try? run([ip, "netns", "del", ns]) }
+    }
+
+    /// Sets the sender side's impairment (`nil`: none).
+    static func impair(_ netem: [String]?, replacing: Bool) throws {
+        if let netem {
+            try run([tc, "-n", "s", "qdisc", replacing ? "change" : "add", "dev", "vs", "root", "netem"] + netem)
+        } else {
+            try run([tc, "-n", "s", "qdisc", "del", "dev", "vs", "root"])
+        }
+    }
+
+    /// The printed frames since `offset` bytes into the output: (sequence, stream) in output order.
+    static func frames(_ path: String, from offset: Int) throws -> (sequences: [Int], end: Int) {
+        let bytes = try FileContents.read(path: path)
+        let text = String(decoding: bytes[min(offset, bytes.count)...], as: UTF8.self)
+        // Only whole lines.
+        guard let last = text.lastIndex(of: "\n") else { return ([], offset) }
+        let whole = text[...last]
+        let sequences = whole.split(separator: "\n").compactMap { line -> Int? in
+            guard let r = line.firstRange(of: "\"seq\":") else { return nil }
+            return Int(line[r.upperBound...].prefix { $0.isNumber })
+        }
+        return (sequences, offset + whole.utf8.count)
+    }
+
+    /// The receiver's latest statistics line's figures over the last 10 s.
+    static func lastStats(_ receiver: ChildProcess, lines: inout [String]) throws -> (loss: Double, reordered: Int)? {
+        // Standard error is read line by line as it comes (non-blocking reads would be better; the
+        // receiver prints once a second, so a read returns soon).
+        guard let line = try receiver.readErrorLine() else { return nil }
+        lines.append(line)
+        guard let r = line.firstRange(of: "last 10 s: loss "), let loss = Double(line[r.upperBound...].prefix { $0 != "%" }),
+              let q = line.firstRange(of: "%, reordered ") else { return nil }
+        return (loss, Int(line[q.upperBound...].prefix { $0.isNumber }) ?? -1)
+    }
+
+    static func impairments() throws {
+        tearDown()
+        try setUp()
+        defer { tearDown() }
+        let log = "/tmp/netem-motion.csv", printed = "/tmp/netem-received.jsonl"
+        try run([mouse3d, "simulate", "--motion", "hand", "--seconds", "30", "--rate", String(hertz), "--output", log])
+        let receiver = try ChildProcess(
+            executable: ip,
+            arguments: ["netns", "exec", "r", mouse3d, "receive", "--insecure", "--listen", "10.9.0.2:24930", "--print", "--format", "jsonl", "--stats"],
+            standardOutputPath: printed)
+        defer { try? receiver.send(signal: SIGTERM); _ = try? receiver.wait() }
+        let sender = try ChildProcess(
+            executable: ip, arguments: ["netns", "exec", "s", mouse3d, "send", "--insecure", "--to", "10.9.0.2:24930", "--source", "replay:\(log)", "--loop", "--quiet"],
+            standardOutputPath: "/dev/null")
+        defer { try? sender.send(signal: SIGTERM); _ = try? sender.wait() }
+        var errors: [String] = []
+        var offset = 0
+        var all: [Int] = []
+        // Reads what was printed and the statistics for `seconds`; returns the frames of the phase and the last figures.
+        func phase(_ name: String, seconds: Double) throws -> (frames: [Int], loss: Double, reordered: Int) {
+            let end = MonotonicClock.nanoseconds() + UInt64(seconds * 1e9)
+            var figures: (loss: Double, reordered: Int) = (-1, -1)
+            while MonotonicClock.nanoseconds() < end {
+                if let f = try lastStats(receiver, lines: &errors) { figures = f }
+            }
+            let (sequences, next) = try frames(printed, from: offset)
+            offset = next
+            all += sequences
+            say("VMTEST-INFO netem \(name): \(sequences.count) frames in \(seconds) s, stats over the last 10 s: loss \(figures.loss) %, reordered \(figures.reordered)")
+            return (sequences, figures.loss, figures.reordered)
+        }
+        _ = try waitFor("the first frames", seconds: 30) { try frames(printed, from: 0).sequences.count > hertz ? true : nil }
+        let clean = try phase("clean", seconds: 11)
+        try expect(Double(clean.frames.count) >= 11 * Double(hertz) * 0.97, "a clean link lost frames at \(hertz) Hz: \(clean.frames.count) in 11 s")
+        try expect(clean.loss == 0, "loss on a clean link: \(clean.loss) %")
+
+        try impair(["loss", "10%"], replacing: false)
+        let ten = try phase("loss 10%", seconds: 12)
+        try expect(ten.loss >= 7 && ten.loss <= 13, "10 % netem loss shows as \(ten.loss) %")
+
+        try impair(["loss", "1%"], replacing: true)
+        let one = try phase("loss 1%", seconds: 12)
+        try expect(one.loss >= 0.3 && one.loss <= 2, "1 % netem loss shows as \(one.loss) %")
+
+        // Bursts: the Gilbert–Elliott model with a 1 % chance to enter the bad state and 5 % to
+        // leave it (mean burst 20), everything lost while bad.
+        try impair(["loss", "gemodel", "1%", "5%", "100%", "0%"], replacing: true)
+        let bursts = try phase("loss in bursts of ~20", seconds: 12)
+        try expect(bursts.loss > 3, "burst loss shows as \(bursts.loss) %")
+
+        try impair(["delay", "20ms", "10ms"], replacing: true)
+        let jitter = try phase("delay 20 ms ± 10 ms", seconds: 8)
+        try expect(jitter.reordered > 10, "20 ms ± 10 ms at \(hertz) Hz reorders, but the receiver counted \(jitter.reordered)")
+
+        try impair(["duplicate", "20%"], replacing: true)
+        let duplicated = try phase("duplicate 20%", seconds: 5)
+        try expect(Set(duplicated.frames).count == duplicated.frames.count, "a duplicated frame was output twice")
+
+        // A total outage: reported lost after 500 ms, back at once when the link returns.
+        try impair(["loss", "100%"], replacing: true)
+        _ = try phase("loss 100%", seconds: 1.5)
+        let restored = MonotonicClock.nanoseconds()
+        try impair(nil, replacing: true)
+        let before = offset
+        let back = try waitFor("frames after the outage", seconds: 5) { try frames(printed, from: before).sequences.isEmpty ? nil : true }
+        _ = back
+        let resumed = Double(MonotonicClock.nanoseconds() - restored) / 1e6
+        _ = try phase("restored", seconds: 2)
+        say("VMTEST-INFO netem: frames back \(Int(resumed)) ms after the impairment was removed (tc itself takes 100–200 ms under TCG)")
+        try expect(resumed < 1000, "frames came back \(resumed) ms after the link did")
+        try sender.send(signal: SIGTERM)
+        _ = try sender.wait()
+        try receiver.send(signal: SIGTERM)
+        errors += try receiver.readAllErrors().split(separator: "\n").map(String.init)
+        _ = try receiver.wait()
+        try expect(errors.contains { $0.contains("lost (no frames for 500 ms)") }, "the outage was not reported: \(errors.suffix(5))")
+        try expect(errors.contains { $0.hasSuffix(": back") }, "the return was not reported")
+        // Latest wins: what was output never goes back in time, whatever the network did.
+        let backwards = zip(all, all.dropFirst()).filter { $1 <= $0 }.count
+        try expect(backwards == 0, "\(backwards) frames were output after a newer one")
+        say("VMTEST-INFO netem: \(all.count) frames output in order, none older than the one before")
+    }
+}
