@@ -63,6 +63,19 @@ public enum Plot {
         return base + ".png"
     }
 
+    /// Throws unless gnuplot runs here (checked before a benchmark spends its time).
+    public static func checkAvailable() throws(Failure) {
+        let status: Int32
+        do {
+            let child = try ChildProcess(executable: "/usr/bin/env", arguments: ["gnuplot", "--version"], standardOutputPath: "/dev/null")
+            _ = try child.readAllErrors()
+            status = try child.wait()
+        } catch {
+            throw Failure(description: "cannot run gnuplot: \(error)")
+        }
+        guard status == 0 else { throw Failure(description: "gnuplot is not installed (apt install gnuplot-nox)") }
+    }
+
     static func quoted(_ text: String) -> String { text.replacingAll("'", with: "''") }
 }
 

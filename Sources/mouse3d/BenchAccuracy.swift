@@ -142,6 +142,11 @@ extension Mouse3D {
 /// Makes the folder `--plot` names (and its parents), or says why it cannot.
 func preparePlotFolder(_ path: String) throws {
     do {
+        try Plot.checkAvailable()
+    } catch {
+        throw CommandFailure("--plot: \(error)")
+    }
+    do {
         try SecretFile.makeDirectory(path)
     } catch {
         throw CommandFailure("--plot: cannot make the folder \(path): \(error)")

@@ -150,3 +150,16 @@ struct ReceiverSummary {
         reordered = value("reordered")
     }
 }
+
+/// Tests whose figures need the machine's CPU (floods measured against a rate, long CPU-bound
+/// benchmarks) take this lock, so that two of them never run at once while the rest of the suite
+/// runs in parallel.
+enum CPUHeavy {
+    static let lock = NSLock()
+
+    static func run<T>(_ body: () throws -> T) rethrows -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body()
+    }
+}
