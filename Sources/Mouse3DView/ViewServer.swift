@@ -308,9 +308,11 @@ public final class ViewServer {
     /// deadline, and a retry 5 ms on for a connection with data waiting to be written.
     var nextDeadline: UInt64? {
         var earliest: UInt64? = pages > 0 && version != pushedVersion ? lastPush + Self.pushInterval : nil
+        // The clock is read once, and only when something waits to be written.
+        let retry = connections.values.contains(where: \.pending) ? MonotonicClock.nanoseconds() + 5_000_000 : 0
         for c in connections.values {
             var d = c.isPage && !c.pending ? UInt64.max : c.deadline
-            if c.pending { d = min(d, MonotonicClock.nanoseconds() + 5_000_000) }
+            if c.pending { d = min(d, retry) }
             earliest = min(earliest ?? d, d)
         }
         return earliest == .max ? nil : earliest

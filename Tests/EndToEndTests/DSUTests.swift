@@ -233,12 +233,16 @@ struct DSUTests {
     }
 }
 
-@Suite("opentrack output against a running mouse3d")
-struct OpentrackTests {
-    @Test("One 48-byte datagram per frame, equal to the printed attitude in opentrack's signs, frame for frame")
-    func poses() throws {
+/// What an opentrack "UDP over network" input would receive: a UDP socket on 127.0.0.1 (any
+/// free port) whose datagrams are read as six little-endian doubles.
+struct OpentrackListener {
+    let fd: Int32
+    let port: UInt16
+
+    init() throws {
         let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
-        defer { close(fd) }
+        self.fd = fd
+        try #require(fd >= 0)
         var local = sockaddr_in()
         local.sin_family = sa_family_t(AF_INET)
         local.sin_addr.s_addr = inet_addr("127.0.0.1")
@@ -247,20 +251,42 @@ struct OpentrackTests {
         _ = withUnsafeMutablePointer(to: &local) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
         var size: Int32 = 8 << 20
         setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
-        let port = UInt16(bigEndian: local.sin_port)
+        port = UInt16(bigEndian: local.sin_port)
+    }
+
+    func close() { Glibc.close(fd) }
+
+    /// The poses waiting (x, y, z, yaw, pitch, roll), and how many datagrams were not 48 bytes.
+    func poses() -> (poses: [[Double]], wrongSize: Int) {
+        var poses: [[Double]] = []
+        var wrongSize = 0
+        var buffer = [UInt8](repeating: 0, count: 128)
+        while true {
+            let n = recv(fd, &buffer, buffer.count, Int32(MSG_DONTWAIT))
+            if n <= 0 { return (poses, wrongSize) }
+            guard n == 48 else {
+                wrongSize += 1
+                continue
+            }
+            poses.append((0..<6).map { k in Double(bitPattern: (0..<8).reduce(UInt64(0)) { $0 | UInt64(buffer[8 * k + $1]) << (8 * UInt64($1)) }) })
+        }
+    }
+}
+
+@Suite("opentrack output against a running mouse3d")
+struct OpentrackTests {
+    @Test("One 48-byte datagram per frame, equal to the printed attitude in opentrack's signs, frame for frame")
+    func poses() throws {
+        let listener = try OpentrackListener()
+        defer { listener.close() }
+        let port = listener.port
         let home = Mouse3DProcess.makeConfigHome()
         let r = try runMouse3D(
             ["run", "--source", "replay:\(Mouse3DProcess.sampleLog)", "--speed", "8", "--print", "--format", "jsonl", "--opentrack", "127.0.0.1:\(port)"],
             configHome: home, environment: ["HOME": home])
         #expect(r.status == 0, "\(r.errors)")
-        var poses: [[Double]] = []
-        var buffer = [UInt8](repeating: 0, count: 128)
-        while true {
-            let n = recv(fd, &buffer, buffer.count, Int32(MSG_DONTWAIT))
-            if n <= 0 { break }
-            #expect(n == 48)
-            poses.append((0..<6).map { k in Double(bitPattern: (0..<8).reduce(UInt64(0)) { $0 | UInt64(buffer[8 * k + $1]) << (8 * UInt64($1)) }) })
-        }
+        let (poses, wrongSize) = listener.poses()
+        #expect(wrongSize == 0, "\(wrongSize) datagrams were not 48 bytes")
         let printed = r.output.split(separator: "\n").compactMap { line -> [Double]? in
             func number(_ key: String) -> Double? {
                 guard let range = line.range(of: "\"\(key)\":") else { return nil }

@@ -73,15 +73,9 @@ struct LinkTests {
 
     @Test("--extrapolate fills a 200 ms gap for at most its cap, with the turn carried on; frames take over when they return")
     func extrapolate() throws {
-        let listener = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
-        defer { Glibc.close(listener) }
-        var local = sockaddr_in()
-        local.sin_family = sa_family_t(AF_INET)
-        local.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &local) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, length) } }
-        _ = withUnsafeMutablePointer(to: &local) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) } }
-        let opentrackPort = UInt16(bigEndian: local.sin_port)
+        let listener = try OpentrackListener()
+        defer { listener.close() }
+        let opentrackPort = listener.port
         let receiver = try Mouse3DProcess(
             ["receive", "--insecure", "--listen", "127.0.0.1:0", "--opentrack", "127.0.0.1:\(opentrackPort)", "--extrapolate", "50"])
         defer { _ = receiver.terminate() }
@@ -94,11 +88,10 @@ struct LinkTests {
             Thread.sleep(until: start.addingTimeInterval(Double(k + 1) * 0.01))
         }
         Thread.sleep(forTimeInterval: 0.2)
-        var yaws: [Double] = []
-        var buffer = [UInt8](repeating: 0, count: 64)
-        while recv(listener, &buffer, 64, Int32(MSG_DONTWAIT)) == 48 {
-            yaws.append(-Double(bitPattern: (0..<8).reduce(UInt64(0)) { $0 | UInt64(buffer[24 + $1]) << (8 * UInt64($1)) }) * .pi / 180)
-        }
+        let (poses, wrongSize) = listener.poses()
+        #expect(wrongSize == 0, "\(wrongSize) datagrams were not 48 bytes")
+        // opentrack's yaw is mouse3d's negated, in degrees.
+        let yaws = poses.map { -$0[3] * .pi / 180 }
         // 80 frames, and predictions 15, 25, 35, 45 ms after frame 49, none past the 50 ms cap (a
         // late timer on a busy machine may leave out the last).
         print("extrapolate: \(yaws.count) poses for 80 frames")

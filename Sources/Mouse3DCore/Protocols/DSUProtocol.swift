@@ -159,12 +159,12 @@ public enum DSUProtocol {
 
     /// The packet answering a version request.
     public static func versionResponse(serverID: UInt32) -> [UInt8] {
-        packet(.version, serverID: serverID, body: le16Bytes(version))
+        packet(.version, senderID: serverID, body: le16Bytes(version))
     }
 
     /// The packet answering a controller-information request for `slot`.
     public static func controllerInformation(_ slot: Slot, serverID: UInt32) -> [UInt8] {
-        packet(.controllerInformation, serverID: serverID, body: slot.bytes + [0])
+        packet(.controllerInformation, senderID: serverID, body: slot.bytes + [0])
     }
 
     /// One pad-data packet (100 bytes).
@@ -179,7 +179,7 @@ public enum DSUProtocol {
         for v in [d.accelerometer.x, d.accelerometer.y, d.accelerometer.z, d.gyroscope.x, d.gyroscope.y, d.gyroscope.z] {
             body += le32Bytes(v.bitPattern)
         }
-        return packet(.padData, serverID: serverID, body: body)
+        return packet(.padData, senderID: serverID, body: body)
     }
 
     /// Writes `number` into a pad-data packet made by ``padData(_:serverID:)`` and its CRC anew
@@ -187,8 +187,7 @@ public enum DSUProtocol {
     public static func setPacketNumber(_ number: UInt32, in packet: inout [UInt8]) {
         let offset = headerBytes + 4 + 12
         for (i, b) in le32Bytes(number).enumerated() { packet[offset + i] = b }
-        for i in 8..<12 { packet[i] = 0 }
-        for (i, b) in le32Bytes(CRC32.checksum(packet)).enumerated() { packet[8 + i] = b }
+        writeCRC(&packet)
     }
 
     /// A client's request packet (`DSUC`), as emulators send it: for tools and benchmarks.
@@ -199,21 +198,22 @@ public enum DSUProtocol {
         case .padData(let slot, let mac):
             (.padData, [(slot == nil ? 0 : 1) | (mac == nil ? 0 : 2), slot ?? 0] + (mac ?? [0, 0, 0, 0, 0, 0]))
         }
-        var p = packet(type, serverID: clientID, body: body)
-        p[3] = 0x43  // DSUC
-        for i in 8..<12 { p[i] = 0 }
-        for (i, b) in le32Bytes(CRC32.checksum(p)).enumerated() { p[8 + i] = b }
+        return packet(type, magic: "DSUC", senderID: clientID, body: body)
+    }
+
+    /// A packet: header (`DSUS` from a server, `DSUC` from a client), type, body, with its CRC.
+    static func packet(_ type: Message, magic: String = "DSUS", senderID: UInt32, body: [UInt8]) -> [UInt8] {
+        var p: [UInt8] = Array(magic.utf8) + le16Bytes(version) + le16Bytes(UInt16(4 + body.count)) + [0, 0, 0, 0] + le32Bytes(senderID)
+        p += le32Bytes(type.rawValue)
+        p += body
+        writeCRC(&p)
         return p
     }
 
-    /// A server packet: header, type, body, with its CRC.
-    static func packet(_ type: Message, serverID: UInt32, body: [UInt8]) -> [UInt8] {
-        var p: [UInt8] = Array("DSUS".utf8) + le16Bytes(version) + le16Bytes(UInt16(4 + body.count)) + [0, 0, 0, 0] + le32Bytes(serverID)
-        p += le32Bytes(type.rawValue)
-        p += body
-        let crc = le32Bytes(CRC32.checksum(p))
-        for i in 0..<4 { p[8 + i] = crc[i] }
-        return p
+    /// Writes the CRC-32 of `p` (computed with its CRC field zeroed) into that field.
+    static func writeCRC(_ p: inout [UInt8]) {
+        for i in 8..<12 { p[i] = 0 }
+        for (i, b) in le32Bytes(CRC32.checksum(p)).enumerated() { p[8 + i] = b }
     }
 
     static func le16(_ b: [UInt8], _ o: Int) -> UInt16 { UInt16(b[o]) | UInt16(b[o + 1]) << 8 }

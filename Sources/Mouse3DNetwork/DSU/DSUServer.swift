@@ -32,17 +32,8 @@ public final class DSUServer: AttitudeOutput {
         /// Version or slot requests past the answer rate.
         case rateLimited = "rate-limited"
 
-        init(_ r: DSUProtocol.Refusal) {
-            switch r {
-            case .short: self = .short
-            case .magic: self = .badMagic
-            case .version: self = .badVersion
-            case .length: self = .badLength
-            case .crc: self = .badCRC
-            case .unsupported: self = .unsupported
-            case .malformed: self = .malformed
-            }
-        }
+        /// The protocol's reason under the same name (`DSUServerTests` checks every one has one).
+        init(_ r: DSUProtocol.Refusal) { self = Refusal(rawValue: r.rawValue) ?? .malformed }
     }
 
     struct Client {
@@ -169,33 +160,30 @@ public final class DSUServer: AttitudeOutput {
         }
     }
 
-    /// Gamepad buttons in DSU's bitmasks (evdev codes from `<linux/input-event-codes.h>`).
+    /// Where each evdev button (`<linux/input-event-codes.h>`) goes in DSU's report: the first
+    /// bitmask (d-pad, options, sticks, share), the second (face buttons, shoulders), or home.
+    enum ButtonSlot { case first(UInt8), second(UInt8), home }
+    static let buttonSlots: [Int32: ButtonSlot] = [
+        0x222: .first(7), 0x221: .first(6), 0x223: .first(5), 0x220: .first(4),  // d-pad left, down, right, up
+        0x13b: .first(3), 0x13e: .first(2), 0x13d: .first(1), 0x13a: .first(0),  // start (options), thumb R, thumb L, select (share)
+        0x133: .second(7), 0x131: .second(6), 0x130: .second(5), 0x134: .second(4),  // north (Y), east (B), south (A), west (X)
+        0x137: .second(3), 0x136: .second(2), 0x139: .second(1), 0x138: .second(0),  // R1, L1, R2, L2
+        0x13c: .home,  // mode
+    ]
+
+    /// Gamepad buttons in DSU's bitmasks.
     public func gamepadButton(code: Int32, pressed: Bool) {
         func set(_ byte: inout UInt8, _ bit: UInt8) { if pressed { byte |= 1 << bit } else { byte &= ~(1 << bit) } }
-        switch code {
-        case 0x222: set(&buttons1, 7)  // BTN_DPAD_LEFT
-        case 0x221: set(&buttons1, 6)  // BTN_DPAD_DOWN
-        case 0x223: set(&buttons1, 5)  // BTN_DPAD_RIGHT
-        case 0x220: set(&buttons1, 4)  // BTN_DPAD_UP
-        case 0x13b: set(&buttons1, 3)  // BTN_START: options
-        case 0x13e: set(&buttons1, 2)  // BTN_THUMBR: R3
-        case 0x13d: set(&buttons1, 1)  // BTN_THUMBL: L3
-        case 0x13a: set(&buttons1, 0)  // BTN_SELECT: share
-        case 0x133: set(&buttons2, 7)  // BTN_NORTH: Y / triangle
-        case 0x131: set(&buttons2, 6)  // BTN_EAST: B / circle
-        case 0x130: set(&buttons2, 5)  // BTN_SOUTH: A / cross
-        case 0x134: set(&buttons2, 4)  // BTN_WEST: X / square
-        case 0x137: set(&buttons2, 3)  // BTN_TR: R1
-        case 0x136: set(&buttons2, 2)  // BTN_TL: L1
-        case 0x139: set(&buttons2, 1)  // BTN_TR2: R2
-        case 0x138: set(&buttons2, 0)  // BTN_TL2: L2
-        case 0x13c: home = pressed ? 1 : 0  // BTN_MODE
-        default: break
+        switch Self.buttonSlots[code] {
+        case .first(let bit)?: set(&buttons1, bit)
+        case .second(let bit)?: set(&buttons2, bit)
+        case .home?: home = pressed ? 1 : 0
+        case nil: break
         }
     }
 
     /// The evdev button codes this server reports.
-    public static let buttonCodes: Set<Int32> = [0x130, 0x131, 0x133, 0x134, 0x136, 0x137, 0x138, 0x139, 0x13a, 0x13b, 0x13c, 0x13d, 0x13e, 0x220, 0x221, 0x222, 0x223]
+    public static var buttonCodes: Set<Int32> { Set(buttonSlots.keys) }
 
     /// One line on what was served and refused.
     public var summary: String {
