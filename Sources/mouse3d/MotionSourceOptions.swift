@@ -2,9 +2,11 @@ import ArgumentParser
 import Mouse3DCore
 import Mouse3DLinux
 
-/// The source and fusion half of a pipeline, shared by `send` and `run`: which motion source, how a
-/// log is replayed, the pace of the outputs, the controller's buttons, the filter and live-sensor
-/// settings. Each flag overrides the configuration.
+/// The source half of a pipeline, shared by `send` and `run`: which motion source, how a log is
+/// replayed, the pace of the outputs. Each flag overrides the configuration. The controller's
+/// buttons, the filter and the live-sensor settings are groups of their own beside it in the
+/// command (not nested in this one: swift-argument-parser's debug builds check nested groups over
+/// and over, which made `run` take 0.27 s of CPU to start, half a minute under emulation).
 struct MotionSourceOptions: ParsableArguments {
     @Option(help: "Motion source: auto (the best sensor found), evdev:/dev/input/eventN, iio:NAME, or replay:LOG.csv (default: send.source, auto).")
     var source: SourceSpecifier?
@@ -18,22 +20,21 @@ struct MotionSourceOptions: ParsableArguments {
     @Option(help: "Hand on the latest attitude at this rate in Hz instead of once per sample (default: send.rate).")
     var rate: Double?
 
-    @OptionGroup var buttons: ButtonOptions
-
-    @OptionGroup var filter: FilterOptions
-
-    @OptionGroup var live: LiveSourceOptions
-
     func validate() throws {
         if let rate, !(rate.isFinite && rate > 0 && rate <= 100_000) {
             throw ValidationError("--rate must be between 0 and 100000 Hz.")
         }
+    }
+
+    /// Checks the source against the button flags given beside it.
+    func validate(buttons: ButtonOptions) throws {
         if case .replay? = source, buttons.given {
             throw ValidationError("--clutch, --recenter, --primary, --secondary and --recalibrate read a live controller's buttons; a replayed log has none (SIGUSR1 still recenters).")
         }
     }
 
-    func addFlags(to layer: inout ConfigurationLayer) throws {
+    /// Adds these flags and those of the groups beside them to `layer`.
+    func addFlags(to layer: inout ConfigurationLayer, buttons: ButtonOptions, filter: FilterOptions, live: LiveSourceOptions) throws {
         try filter.addFlags(to: &layer)
         try buttons.addFlags(to: &layer)
         try live.addFlags(to: &layer)

@@ -40,12 +40,20 @@ extension Mouse3D {
 
         @OptionGroup var motion: MotionSourceOptions
 
+        @OptionGroup var buttons: ButtonOptions
+
+        @OptionGroup var filter: FilterOptions
+
+        @OptionGroup var live: LiveSourceOptions
+
+        func validate() throws { try motion.validate(buttons: buttons) }
+
         func run() throws {
             let events = try EventLoop(signals: .all)
             let diagnostics = Diagnostics(quiet: quiet)
             var flags = ConfigurationLayer()
             try EffectiveConfiguration.flags {
-                try motion.addFlags(to: &flags)
+                try motion.addFlags(to: &flags, buttons: buttons, filter: filter, live: live)
                 try pointer.addFlags(to: &flags)
                 if let format { try flags.set("receive.format", .text(format.rawValue), origin: .flag("--format")) }
             }

@@ -42,12 +42,19 @@ extension Mouse3D {
 
         @OptionGroup var motion: MotionSourceOptions
 
+        @OptionGroup var buttons: ButtonOptions
+
+        @OptionGroup var filter: FilterOptions
+
+        @OptionGroup var live: LiveSourceOptions
+
         @OptionGroup var dsu: DSUOptions
 
         /// What is sent.
         var wireFormat: WireFormat { raw ? .raw : insecure ? .datagram : .sealed }
 
         func validate() throws {
+            try motion.validate(buttons: buttons)
             if raw && insecure { throw ValidationError("Choose --raw (bare frames) or --insecure (plain datagrams), not both.") }
             if name != nil && !discover { throw ValidationError("A receiver name goes with --discover (mouse3d send --discover NAME); --to HOST names an address.") }
             if discover && !peers.isEmpty { throw ValidationError("--discover finds receivers by itself; it does not go with --to.") }
@@ -67,7 +74,7 @@ extension Mouse3D {
             let diagnostics = Diagnostics(quiet: quiet)
             var flags = ConfigurationLayer()
             try EffectiveConfiguration.flags {
-                try motion.addFlags(to: &flags)
+                try motion.addFlags(to: &flags, buttons: buttons, filter: filter, live: live)
                 if !self.peers.isEmpty { try flags.set("send.to", .textList(self.peers), origin: .flag("--to")) }
             }
             var configuration = try EffectiveConfiguration.load(flags: flags)

@@ -6,7 +6,10 @@
 #   Tests/VM/run.sh NAME [NAME ...]  only these (see Tests/VM/Runner/main.swift for the names)
 #
 # Environment: VM_CACHE (downloads and build products; default .build/vm), VM_TIMEOUT (seconds the
-# whole boot may take; default 600), VM_MEMORY (MiB; default 768), VM_UDEV (1: run systemd-udevd).
+# whole boot may take; default 600), VM_MEMORY (MiB; default 768), VM_UDEV (1: run systemd-udevd),
+# VM_CPUS (virtual CPUs, each a host thread under multi-threaded TCG; default 2: with one, an
+# emulated controller streaming at 250 Hz and the mouse3d under test took turns, and a debug
+# build of `run` needed 9-20 s to start).
 # Prints each test's result and a closing line "vm: N passed, N failed". Exit status: 0 all passed,
 # 1 a test failed, 2 the VM crashed, panicked, hung past the limit or never ran the tests.
 set -euo pipefail
@@ -116,7 +119,7 @@ append="console=ttyS0 quiet panic=-1 oops=panic mitigations=off"
 log="$cache/logs/boot-$(date +%Y%m%d-%H%M%S)-$$.log"
 started=$(date +%s.%N)
 set +e
-timeout --kill-after=5 "$timeout_seconds" qemu-system-x86_64 -accel tcg -m "$memory" -smp 1 \
+timeout --kill-after=5 "$timeout_seconds" qemu-system-x86_64 -accel tcg,thread=multi -m "$memory" -smp ${VM_CPUS:-2} \
     -nodefaults -no-user-config -nographic -serial "file:$log" -monitor none -net none -no-reboot \
     -kernel "$kernel" -initrd "$cache/initramfs.cpio" -append "$append" </dev/null >/dev/null 2>&1
 qemu_status=$?

@@ -27,7 +27,15 @@ enum RunTests {
         let run = try ChildProcess(executable: mouse3d, arguments: ["run", "--uinput", "pointer"])
         defer { try? run.send(signal: SIGTERM); _ = try? run.wait() }
         // The device appears with the first attitude.
-        let device = try EvdevDevice(path: try OutputTests.node(named: "mouse3d pointer"))
+        let device: EvdevDevice
+        do {
+            device = try EvdevDevice(path: try OutputTests.node(named: "mouse3d pointer"))
+        } catch {
+            say("VMTEST-INFO run's threads when the wait ended:\n\(threadStates(of: run.pid))")
+            try? run.send(signal: SIGTERM)
+            let printed = (try? run.readAllErrors()) ?? ""
+            throw VMTestFailure(description: "\(error); run (status \((try? run.wait()).map(String.init) ?? "?") after SIGTERM) printed: \(printed)")
+        }
         let opened = Double(MonotonicClock.nanoseconds() - started) * 1e-9
         try expect(opened <= rest - 10, "the virtual pointer appeared \(opened) s into the \(rest) s rest: too late to watch 10 s of it")
         func moved(until scriptSeconds: Double) -> (x: Int32, y: Int32) {
