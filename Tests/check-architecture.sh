@@ -30,9 +30,9 @@ layer() {  # layer MODULE ALLOWED-IMPORT-REGEX
 }
 layer Mouse3DCore 'RealModule'
 layer Mouse3DLinux 'Mouse3DCore|CLinux|Glibc|CEvdev|CUdev|CSodium|CAvahi|SystemPackage|Synchronization'
-layer Mouse3DNetwork 'Mouse3DCore|Mouse3DLinux|Crypto|Histogram|SystemPackage'
+layer Mouse3DNetwork 'Mouse3DCore|Mouse3DLinux|Histogram|SystemPackage'
 layer Mouse3DConfig 'Mouse3DCore|Mouse3DLinux|TOMLKit|Foundation'
-layer Mouse3DView 'Mouse3DCore|Mouse3DLinux|Crypto'
+layer Mouse3DView 'Mouse3DCore|Mouse3DLinux'
 layer Mouse3DBench 'Mouse3DCore|Mouse3DLinux|Mouse3DNetwork'
 layer mouse3d 'ArgumentParser|Mouse3DCore|Mouse3DLinux|Mouse3DNetwork|Mouse3DConfig|Mouse3DBench|Mouse3DView'
 

@@ -1,4 +1,3 @@
-import Crypto
 import Mouse3DCore
 import Mouse3DLinux
 
@@ -208,7 +207,7 @@ public final class ViewServer {
                 refuse(.malformed)
                 return respond(c, fd, .text(400, "Bad Request", "a WebSocket upgrade (version 13) is expected here\n"))
             }
-            let accept = Base64.encode(Array(Insecure.SHA1.hash(data: Array((key + WebSocketFrame.handshakeGUID).utf8))))
+            let accept = Base64.encode(SHA1.hash(Array((key + WebSocketFrame.handshakeGUID).utf8)))
             let response = "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: \(accept)\r\n\r\n"
             c.isPage = true
             pages += 1

@@ -14,7 +14,7 @@ public final class FrameCipher {
     /// AES-256-GCM's expanded key (aligned as libsodium asks), or nil.
     private let aesState: UnsafeMutableRawPointer?
 
-    private static let ready: Bool = sodium_init() >= 0
+    private static var ready: Bool { Sodium.ready }
 
     /// Whether this CPU can run AES-256-GCM (libsodium needs AES-NI and PCLMUL); asked once.
     public static let aes256GCMAvailable: Bool = ready && crypto_aead_aes256gcm_is_available() == 1

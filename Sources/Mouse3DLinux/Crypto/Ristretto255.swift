@@ -10,7 +10,7 @@ public enum Ristretto255 {
     /// Bytes of uniform input that ``element(fromUniform:)`` maps to an element.
     public static let uniformBytes = Int(crypto_core_ristretto255_HASHBYTES)
 
-    private static let ready: Bool = sodium_init() >= 0
+    private static var ready: Bool { Sodium.ready }
 
     /// Maps 64 uniformly random bytes (a hash output) to a group element with the one-way map of
     /// RFC 9496 (no one learns a discrete logarithm of the result).

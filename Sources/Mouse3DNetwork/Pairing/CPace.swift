@@ -1,4 +1,3 @@
-import Crypto
 import Mouse3DCore
 import Mouse3DLinux
 
@@ -39,7 +38,7 @@ struct CPace {
     /// The draft's calculate_generator: the one-way map of SHA-512 of generator_string =
     /// lv_cat(DSI, PRS, zero padding, CI, sid), padded so DSI and PRS fill the hash's 128-byte block.
     static func generator(prs: [UInt8], channel: [UInt8], sid: [UInt8]) -> [UInt8] {
-        Ristretto255.element(fromUniform: Array(SHA512.hash(data: generatorString(prs: prs, channel: channel, sid: sid))))
+        Ristretto255.element(fromUniform: SHA512Digest.hash(generatorString(prs: prs, channel: channel, sid: sid)))
     }
 
     /// lv_cat(DSI, PRS, zero_bytes(len_zpad), CI, sid).
@@ -57,7 +56,7 @@ struct CPace {
         let transcript = isInitiator
             ? CPace.lvCat([share, ownData]) + CPace.lvCat([peerShare, peerData])
             : CPace.lvCat([peerShare, peerData]) + CPace.lvCat([share, ownData])
-        return Array(SHA512.hash(data: CPace.lvCat([CPace.domain + Array("_ISK".utf8), sid, k]) + transcript))
+        return SHA512Digest.hash(CPace.lvCat([CPace.domain + Array("_ISK".utf8), sid, k]) + transcript)
     }
 
     /// LEB128 length then bytes.
@@ -84,29 +83,27 @@ struct PairingKeys {
     /// Proves the sender knew the code.
     let senderConfirmation: [UInt8]
     /// Authenticates the receiver's final answer.
-    let doneKey: SymmetricKey
+    let doneKey: [UInt8]
     /// The long-term pairing secret both store.
     let pairingSecret: [UInt8]
 
     /// Derives the keys from the intermediate key, the session id and the static X25519 secret of
     /// the two identities (so the stored secret is bound to both key pairs as well as the code).
     init(intermediateKey: [UInt8], sid: [UInt8], staticSecret: [UInt8], senderPublicKey: [UInt8], receiverPublicKey: [UInt8]) {
-        let isk = SymmetricKey(data: intermediateKey)
         func mac(_ label: String) -> [UInt8] {
-            let key = HKDF<SHA256>.deriveKey(inputKeyMaterial: isk, salt: sid, info: Array("mouse3d pair \(label)".utf8), outputByteCount: 32)
-            return Array(HMAC<SHA256>.authenticationCode(for: Array(label.utf8), using: key))
+            let key = HKDFSHA256.deriveKey(inputKeyMaterial: intermediateKey, salt: sid, info: Array("mouse3d pair \(label)".utf8), count: 32)
+            return HMACSHA256.authenticationCode(for: Array(label.utf8), key: key)
         }
         receiverConfirmation = mac("confirm receiver")
         senderConfirmation = mac("confirm sender")
-        doneKey = HKDF<SHA256>.deriveKey(inputKeyMaterial: isk, salt: sid, info: Array("mouse3d pair done".utf8), outputByteCount: 32)
-        pairingSecret = HKDF<SHA256>.deriveKey(
-            inputKeyMaterial: SymmetricKey(data: intermediateKey + staticSecret), salt: sid,
-            info: Array("mouse3d pairing secret v1".utf8) + senderPublicKey + receiverPublicKey, outputByteCount: 32
-        ).withUnsafeBytes { Array($0) }
+        doneKey = HKDFSHA256.deriveKey(inputKeyMaterial: intermediateKey, salt: sid, info: Array("mouse3d pair done".utf8), count: 32)
+        pairingSecret = HKDFSHA256.deriveKey(
+            inputKeyMaterial: intermediateKey + staticSecret, salt: sid,
+            info: Array("mouse3d pairing secret v1".utf8) + senderPublicKey + receiverPublicKey, count: 32)
     }
 
     /// The tag of the receiver's final status byte.
     func doneTag(status: UInt8, sid: [UInt8]) -> [UInt8] {
-        Array(HMAC<SHA256>.authenticationCode(for: sid + [status], using: doneKey))
+        HMACSHA256.authenticationCode(for: sid + [status], key: doneKey)
     }
 }

@@ -1,4 +1,3 @@
-import Crypto
 import Mouse3DCore
 import Mouse3DLinux
 

@@ -1,4 +1,3 @@
-import Crypto
 import Mouse3DCore
 import Mouse3DLinux
 
@@ -8,14 +7,14 @@ public struct PeerIdentity: Sendable {
     /// A human name for this machine (the host name when created).
     public let name: String
     /// The private key.
-    let privateKey: Curve25519.KeyAgreement.PrivateKey
+    let privateKey: X25519PrivateKey
     /// The public key, 32 bytes.
     public let publicKey: [UInt8]
 
-    init(name: String, privateKey: Curve25519.KeyAgreement.PrivateKey) {
+    init(name: String, privateKey: X25519PrivateKey) {
         self.name = name
         self.privateKey = privateKey
-        publicKey = Array(privateKey.publicKey.rawRepresentation)
+        publicKey = privateKey.publicKey
     }
 
     /// A new identity that is not stored (tests, benchmarks).
@@ -27,7 +26,7 @@ public struct PeerIdentity: Sendable {
     public var fingerprint: String { PeerIdentity.fingerprint(of: publicKey) }
 
     /// The id of a public key: the first 8 bytes of its SHA-256.
-    public static func id(of publicKey: [UInt8]) -> [UInt8] { Array(SHA256.hash(data: publicKey).prefix(8)) }
+    public static func id(of publicKey: [UInt8]) -> [UInt8] { Array(SHA256Digest.hash(publicKey).prefix(8)) }
 
     /// The fingerprint of a public key, `xxxx-xxxx-xxxx-xxxx`.
     public static func fingerprint(of publicKey: [UInt8]) -> String {
@@ -37,8 +36,13 @@ public struct PeerIdentity: Sendable {
 
     /// The X25519 shared secret with a peer's public key.
     func staticSecret(with peerPublicKey: [UInt8]) throws -> [UInt8] {
-        let peer = try Curve25519.KeyAgreement.PublicKey(rawRepresentation: peerPublicKey)
-        return try privateKey.sharedSecretFromKeyAgreement(with: peer).withUnsafeBytes { Array($0) }
+        guard let secret = privateKey.sharedSecret(with: peerPublicKey) else { throw InvalidPublicKey() }
+        return secret
+    }
+
+    /// A peer's public key that is not 32 bytes or is a low-order point (the shared secret would be zero).
+    struct InvalidPublicKey: Error, CustomStringConvertible {
+        var description: String { "the peer's public key is not a valid X25519 key" }
     }
 
     /// The identity file inside `directory`.
@@ -52,11 +56,10 @@ public struct PeerIdentity: Sendable {
             let document = try KeyValueText.parse(String(decoding: bytes, as: UTF8.self), file: path)
             let key = try document.hex("private_key", count: 32)
             let name = try document.string("name")
-            do {
-                return (PeerIdentity(name: name, privateKey: try Curve25519.KeyAgreement.PrivateKey(rawRepresentation: key)), false)
-            } catch {
+            guard let privateKey = X25519PrivateKey(rawRepresentation: key) else {
                 throw KeyValueText.ParseError(file: path, line: 0, message: "private_key is not an X25519 key")
             }
+            return (PeerIdentity(name: name, privateKey: privateKey), false)
         }
         let identity = PeerIdentity(name: String(FileSystem.hostName.prefix(PairingMessage.maximumNameBytes)), privateKey: .init())
         try SecretFile.makeDirectory(directory)

@@ -1,4 +1,3 @@
-import Crypto
 import Mouse3DCore
 import Mouse3DLinux
 
@@ -18,8 +17,7 @@ enum SessionKey {
         info.appendLittleEndian(epoch)
         info.appendLittleEndian(streamID)
         info.appendLittleEndian(generation)
-        return HKDF<SHA256>.deriveKey(inputKeyMaterial: SymmetricKey(data: secret), info: info, outputByteCount: 32)
-            .withUnsafeBytes { Array($0) }
+        return HKDFSHA256.deriveKey(inputKeyMaterial: secret, info: info, count: 32)
     }
 
     /// Writes the nonce of a sequence number into `nonce` (12 bytes): four zero bytes, then the
