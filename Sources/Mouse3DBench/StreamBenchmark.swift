@@ -386,7 +386,38 @@ final class BenchPairing {
         return DatagramSealer(secret: secret, senderID: identity.id, receiverID: identity.id, epoch: epoch, algorithm: algorithm)
     }
 
+    /// The identities of the senders made by ``additionalSenders(_:)``.
+    private var additional: [[UInt8]] = []
+
+    /// `count` more senders, each with its own identity and pairing secret, paired with this
+    /// machine's receiver identity (their records written where `receive` reads them): their sealers.
+    func additionalSenders(_ count: Int) throws -> [DatagramSealer] {
+        var generator = SystemRandomNumberGenerator()
+        let store = PeerStore(base: base, role: .sender)
+        return try (0..<count).map { i in
+            let sender = PeerIdentity.generate(name: "load-\(i)")
+            let secret = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            var peer = PairedPeer(role: .sender, name: sender.name, publicKey: sender.publicKey, secret: secret, address: nil, epoch: 0, pairedAt: "bench")
+            peer.algorithm = algorithm
+            try store.save(peer)
+            additional.append(sender.id)
+            return DatagramSealer(secret: secret, senderID: sender.id, receiverID: identity.id, epoch: nextEpoch(), algorithm: algorithm)
+        }
+    }
+
+    /// Forgets the senders ``additionalSenders(_:)`` made.
+    func removeAdditionalSenders() {
+        let store = PeerStore(base: base, role: .sender)
+        for id in additional {
+            try? FileSystem.remove(store.path(of: id))
+            try? FileSystem.remove(store.statePath(of: id))
+            try? FileSystem.remove(store.lockPath(of: id))
+        }
+        additional = []
+    }
+
     func remove() {
+        removeAdditionalSenders()
         for role in [PairedPeer.Role.sender, .receiver] {
             let store = PeerStore(base: base, role: role)
             try? FileSystem.remove(store.path(of: identity.id))
@@ -397,5 +428,119 @@ final class BenchPairing {
         try? FileSystem.remove(PeerIdentity.path(in: base))
         try? FileSystem.removeDirectory(base)
         try? FileSystem.removeDirectory(home)
+    }
+}
+
+extension StreamBenchmark {
+    /// One row of the many-senders table.
+    struct LoadRow {
+        var senders: Int
+        var sent: Int
+        var received: Int
+        var lost: Int
+        var latency: String
+        var p99: Double
+        var receiverCPU: Double
+        var receiverRSS: Int
+        /// The p99 of a minimal UDP receiver under the same load.
+        var floorP99: Double
+    }
+
+    /// Many paired senders on one receiver: for each count in `counts`, that many sealed streams at
+    /// 1000 frames/s each, every one with its own identity, pairing secret and UDP socket, paced
+    /// with their phases spread evenly over the millisecond (as independent devices would be), into
+    /// one real `mouse3d receive --print --latency` (one print stream per sender). Prints loss,
+    /// send→output latency, the receiver's CPU and peak RSS, and how they grow with the count.
+    public func loadTable(counts: [Int]) throws {
+        let executable = try FileSystem.executablePath()
+        let pairing = try BenchPairing()
+        defer { pairing.remove() }
+        var rows: [LoadRow] = []
+        for count in counts {
+            let senders = try pairing.additionalSenders(count)
+            defer { pairing.removeAdditionalSenders() }
+            rows.append(try loadRun(executable: executable, senders: senders))
+            let row = rows.last!
+            print("\(count) sealed senders × 1000 frames/s for \(seconds) s: sent \(row.sent), received \(row.received), lost \(row.lost); "
+                + "latency send→output:\(row.latency) (floor p99 \(fixed(row.floorP99, 0)) µs); receiver CPU \(fixed(row.receiverCPU, 1))% of a core, peak RSS \(fixed(Double(row.receiverRSS) / 1_048_576, 1)) MiB")
+        }
+        print("")
+        print("| senders | frames/s | lost | p99 send→output | floor p99, same load | receiver CPU | receiver peak RSS |")
+        print("|---|---|---|---|---|---|---|")
+        for row in rows {
+            print("| \(row.senders) | \(row.senders * 1000) | \(row.lost) of \(row.sent) | \(fixed(row.p99, 0)) µs | \(fixed(row.floorP99, 0)) µs "
+                + "| \(fixed(row.receiverCPU, 1))% | \(fixed(Double(row.receiverRSS) / 1_048_576, 1)) MiB |")
+        }
+        print("floor: the same pacing from as many sockets into a minimal receiver blocked in recvfrom (bench floor-peer)")
+    }
+
+    /// Calls `send(i, tick)` for each of `count` senders once per millisecond, their phases spread
+    /// evenly over it, for `seconds` plus a second of warm-up; `measuring` is called when the warm-up
+    /// ends. Sleeps while more than 200 µs remain, then spins (sleep alone is too coarse at 64 kHz).
+    func pace(senders count: Int, seconds: Double, measuring: () throws -> Void, _ send: (Int, Int) throws -> Void) rethrows {
+        let perFrame = 1_000_000 / UInt64(count)  // ns between two senders' frames
+        let warmUp = 1000 * count
+        let total = Int(seconds * 1000) * count + warmUp
+        let start = MonotonicClock.nanoseconds() + 10_000_000
+        for slot in 0..<total {
+            if slot == warmUp { try measuring() }
+            let due = start + UInt64(slot) * perFrame
+            if due > MonotonicClock.nanoseconds() + 200_000 { MonotonicClock.sleep(untilNanoseconds: due - 100_000) }
+            while MonotonicClock.nanoseconds() < due {}
+            try send(slot % count, slot / count)
+        }
+    }
+
+    func loadRun(executable: String, senders: [DatagramSealer]) throws -> LoadRow {
+        let (receiver, port) = try startReceiver(executable, ["--format", "text", "--latency"], format: .sealed)
+        let target = try SocketAddress.resolve("127.0.0.1:\(port)", defaultPort: 0, passive: false)
+        let streamers = try senders.map { try AttitudeStreamer(peers: [target], format: .sealed, sealers: [$0]) }
+        var cpu0 = 0.0, t0: UInt64 = 0, sent = 0
+        try pace(senders: streamers.count, seconds: seconds, measuring: {
+            cpu0 = try ProcessStatistics.cpuSeconds(pid: receiver.pid)
+            t0 = MonotonicClock.nanoseconds()
+        }) { i, tick in
+            let ramp = Float(tick % 2000) * 0.0003 - 0.3  // a slow sweep of ±0.3 rad
+            let frame = AttitudeFrame(roll: ramp, pitch: -ramp * 0.5, yaw: Float(i) * 0.01)
+            try streamers[i].send(frame, buttons: [], now: MonotonicClock.nanoseconds())
+            sent += 1
+        }
+        let elapsed = Double(MonotonicClock.nanoseconds() - t0) * 1e-9
+        let cpu = try ProcessStatistics.cpuSeconds(pid: receiver.pid) - cpu0
+        MonotonicClock.sleep(nanoseconds: 300_000_000)
+        let rss = try ProcessStatistics.peakResidentBytes(pid: receiver.pid)
+        let report = try stop(receiver)
+        let notDelivered = streamers.reduce(0) { $0 + Int($1.peers[0].notDelivered) }
+        let latency = report.split(separator: "\n").last { $0.contains("latency") }
+            .map { String($0.split(separator: ":", maxSplits: 2).last ?? "") } ?? " n/a"
+        let received = max(0, summaryValue("frames", in: report))
+        return LoadRow(
+            senders: streamers.count, sent: sent - notDelivered, received: received, lost: sent - notDelivered - received, latency: latency,
+            p99: Self.p99(in: latency), receiverCPU: cpu / elapsed * 100, receiverRSS: rss, floorP99: try floorLoad(executable: executable, senders: streamers.count))
+    }
+
+    /// The machine's floor under the same load: the same pacing from as many sockets, each datagram
+    /// stamped with the clock just before sendto, into a minimal receiver blocked in recvfrom.
+    func floorLoad(executable: String, senders count: Int) throws -> Double {
+        let total = Int(seconds * 1000) * count + 1000 * count
+        let receiver = try ChildProcess(
+            executable: executable, arguments: ["bench", "floor-peer", "--role", "receiver", "--count", "\(total)"])
+        guard let port = try loopbackPort(announcedBy: receiver) else { throw ActionableError("the floor receiver did not start") }
+        let target = try SocketAddress.resolve("127.0.0.1:\(port)", defaultPort: 0, passive: false)
+        let sockets = try (0..<count).map { _ in try UDPSocket(family: target.family) }
+        var bytes = [UInt8](repeating: 0, count: AttitudeDatagram.byteCount)
+        try pace(senders: count, seconds: seconds, measuring: {}) { i, _ in
+            withUnsafeBytes(of: MonotonicClock.nanoseconds().littleEndian) { bytes.replaceSubrange(0..<8, with: $0) }
+            _ = try bytes.withUnsafeBytes { try sockets[i].send($0, to: target) }
+        }
+        // It stops after `total` datagrams, or a second after the last if some were lost.
+        let report = try receiver.readAllErrors()
+        _ = try? receiver.wait()
+        let latency = report.split(separator: "\n").last { $0.contains("latency") }.map(String.init) ?? ""
+        return Self.p99(in: latency)
+    }
+
+    static func p99(in latency: String) -> Double {
+        latency.firstRange(of: "p99 ").map { r in Double(latency[r.upperBound...].prefix { $0.isNumber || $0 == "." }) ?? 0 } ?? 0
     }
 }

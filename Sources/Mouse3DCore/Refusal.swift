@@ -30,6 +30,9 @@ public enum Refusal: Int, Error, CaseIterable, Sendable, Hashable, CustomStringC
     case replayed
     /// Authentic, but the state that would refuse its replay after a crash could not be stored.
     case notStored
+    /// Not a refusal: authentic, the first of a new session, held until the session's state is
+    /// stored (in the background), then delivered. Never counted or reported.
+    case awaitingStorage
 
     // Budgets.
     /// Dropped unread: the source kept sending what was refused.
@@ -61,6 +64,7 @@ public enum Refusal: Int, Error, CaseIterable, Sendable, Hashable, CustomStringC
         case .staleEpoch: "stale session"
         case .replayed: "replayed"
         case .notStored: "not stored"
+        case .awaitingStorage: "awaiting storage"
         case .rateLimited: "rate limited"
         case .badLinkProbe: "bad link probe"
         case .malformedPairingMessage: "malformed pairing message"

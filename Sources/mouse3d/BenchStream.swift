@@ -40,6 +40,11 @@ extension Mouse3D {
         @Option(help: "Instead of the above: the sealed receiver's p99 latency and CPU at 1000 frames/s with and without a live view page reading it (python3 stands in for the browser), in this many interleaved rounds of --seconds.")
         var withView: Int?
 
+        @Option(help: "Instead of the above: this many paired senders (comma-separated counts, e.g. 1,8,64), each a sealed 1000 frames/s stream with its own identity and socket, into one receiver: loss, p99 send→output, receiver CPU and RSS per count, for --seconds each.")
+        var senders: String?
+
+        var senderCounts: [Int] { (senders ?? "").split(separator: ",").compactMap { Int($0.filter { $0 != " " }) } }
+
         var formatList: [WireFormat] {
             formats.split(separator: ",").compactMap { name -> WireFormat? in
                 switch name.filter({ $0 != " " }) {
@@ -59,12 +64,22 @@ extension Mouse3D {
             guard stepSeconds > 0, stepSeconds <= 60, seconds >= 2, seconds <= 600 else {
                 throw ValidationError("--step-seconds must be in (0, 60] and --seconds in [2, 600].")
             }
+            if senders != nil {
+                guard !senderCounts.isEmpty, senderCounts.count == senders!.split(separator: ",").count, senderCounts.allSatisfy({ (1...256).contains($0) }) else {
+                    throw ValidationError("--senders lists counts from 1 to 256, comma-separated, e.g. 1,8,64.")
+                }
+            }
             guard !rateList.isEmpty else { throw ValidationError("--rates must list positive integers, e.g. 50000,100000.") }
         }
 
         var rateList: [Int] { rates.split(separator: ",").compactMap { Int($0.filter { $0 != " " }) }.filter { $0 > 0 } }
 
         func run() throws {
+            if senders != nil {
+                try StreamBenchmark(stepSeconds: stepSeconds, seconds: seconds, rates: rateList, capacityRounds: capacityRounds, formats: [.sealed])
+                    .loadTable(counts: senderCounts)
+                return
+            }
             if let withView {
                 guard withView >= 1 && withView <= 20 else { throw ValidationError("--with-view takes 1 to 20 rounds.") }
                 try StreamBenchmark(stepSeconds: stepSeconds, seconds: seconds, rates: rateList, capacityRounds: capacityRounds, formats: [.sealed])

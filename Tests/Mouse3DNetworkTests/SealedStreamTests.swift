@@ -341,6 +341,93 @@ struct ReservationTests {
         #expect(restarted.refusal(try SealedPair.seal(&replay, 3 * span + 1)) == nil, "beyond the stored floor")
     }
 
+    @Test("Reservations renewed ahead: half-way through one the next is asked for once, and a stream never meets the synchronous store while renewals land in time")
+    func renewedAhead() throws {
+        let opener = pair.opener()
+        var synchronous: [(UInt32, UInt64)] = [], ahead: [PairedPeer] = []
+        opener.reserve = { record in synchronous.append((record.epoch, record.nextSequence)); return true }
+        opener.reserveAhead = { ahead.append($0) }
+        var sealer = pair.sealer(epoch: 4)
+        let span = SealedStreamOpener.reservationSpan
+        // A new epoch: stored in the background, its datagrams held (refused as awaiting storage, the
+        // receiver keeps them) until it is stored, then accepted when offered again.
+        let first = try SealedPair.seal(&sealer, 0), second = try SealedPair.seal(&sealer, 1)
+        #expect(opener.refusal(first) == .awaitingStorage)
+        #expect(opener.refusal(second) == .awaitingStorage)
+        #expect(synchronous.isEmpty && ahead.count == 1 && ahead[0].epoch == 4 && ahead[0].nextSequence == span, "asked once: \(ahead.count)")
+        #expect(opener.reservationStored(ahead.removeFirst()), "a new epoch's store: release the held datagrams")
+        #expect(opener.refusal(first) == nil)
+        #expect(opener.refusal(second) == nil)
+        #expect(opener.refusal(first) == .replayed, "adopted with a fresh window")
+        for s in 2..<span / 2 { #expect(opener.refusal(try SealedPair.seal(&sealer, s)) == nil) }
+        #expect(ahead.isEmpty)
+        synchronous.append((4, span))  // the epoch's own store, counted like the synchronous one below
+        #expect(opener.refusal(try SealedPair.seal(&sealer, span / 2)) == nil)
+        #expect(ahead.count == 1 && ahead[0].epoch == 4 && ahead[0].nextSequence == span / 2 + span, "asked half-way, for a span beyond")
+        for s in span / 2 + 1..<span / 2 + 100 { #expect(opener.refusal(try SealedPair.seal(&sealer, s)) == nil) }
+        #expect(ahead.count == 1, "asked once while it is being stored")
+        opener.reservationStored(ahead[0])
+        // The stream runs on past the first reservation without a synchronous store, renewing as it goes.
+        for s in span / 2 + 100..<4 * span {
+            #expect(opener.refusal(try SealedPair.seal(&sealer, s)) == nil)
+            if let last = ahead.last, ahead.count > 1, s == last.nextSequence - span { opener.reservationStored(last) }
+        }
+        #expect(synchronous.count == 1, "no datagram waited for the disk: \(synchronous)")
+        #expect(ahead.count >= 6, "renewed every half span: \(ahead.count)")
+        // A renewal that is late: the stream meets the synchronous store at the end of its reservation.
+        let before = ahead.count
+        var sequence = 4 * span
+        while synchronous.count == 1 && sequence < 6 * span {
+            #expect(opener.refusal(try SealedPair.seal(&sealer, sequence)) == nil)
+            sequence += 1
+        }
+        #expect(synchronous.count == 2, "the end of an unrenewed reservation is stored on the spot")
+        #expect(ahead.count == before + 1, "one request while it was pending")
+        let reservedOnTheSpot = try #require(synchronous.last).1
+        // The late store lands after that one: it is for less, and must not pull the reservation back.
+        opener.reservationStored(try #require(ahead.last))
+        while sequence < reservedOnTheSpot {
+            #expect(opener.refusal(try SealedPair.seal(&sealer, sequence)) == nil)
+            sequence += 1
+        }
+        #expect(synchronous.count == 2, "nothing stored on the spot before the reservation made on the spot runs out")
+    }
+
+    @Test("While a newer epoch is being stored the older one stores nothing after it; a failed background store falls back to storing on the spot")
+    func pendingEpochGuards() throws {
+        let opener = pair.opener()
+        var synchronous: [(UInt32, UInt64)] = [], ahead: [PairedPeer] = []
+        var storable = true
+        opener.reserve = { record in
+            guard storable else { return false }
+            synchronous.append((record.epoch, record.nextSequence))
+            return true
+        }
+        opener.reserveAhead = { ahead.append($0) }
+        let span = SealedStreamOpener.reservationSpan
+        var old = pair.sealer(epoch: 5)
+        #expect(opener.refusal(try SealedPair.seal(&old, 0)) == .awaitingStorage)
+        #expect(opener.reservationStored(ahead.removeFirst()))
+        for s in 0..<span / 2 - 1 { #expect(opener.refusal(try SealedPair.seal(&old, s)) == nil) }
+        var new = pair.sealer(epoch: 6)
+        #expect(opener.refusal(try SealedPair.seal(&new, 0)) == .awaitingStorage)
+        #expect(ahead.count == 1 && ahead[0].epoch == 6)
+        // The old epoch: within its reservation it carries on, but it asks for no renewal ...
+        for s in span / 2 - 1..<span { #expect(opener.refusal(try SealedPair.seal(&old, s)) == nil) }
+        #expect(ahead.count == 1, "no renewal of the old epoch while the new one is pending")
+        // ... and beyond it, it is refused rather than stored after the newer epoch.
+        #expect(opener.refusal(try SealedPair.seal(&old, span)) == .staleEpoch)
+        #expect(synchronous.isEmpty)
+        // The new epoch's background store fails: its held datagrams, offered again, are stored on the spot.
+        #expect(opener.reservationStored(ahead.removeFirst(), stored: false))
+        storable = false
+        #expect(opener.refusal(try SealedPair.seal(&new, 0)) == .notStored)
+        storable = true
+        #expect(opener.refusal(try SealedPair.seal(&new, 0)) == nil)
+        #expect(synchronous.count == 1 && synchronous[0].0 == 6)
+        #expect(opener.refusal(try SealedPair.seal(&old, span - 1)) == .staleEpoch, "the old epoch is over")
+    }
+
     @Test("A sender paired while the receiver runs starts from its stored floor, not from zero")
     func reloadedPeerKeepsItsFloor() throws {
         let opener = SealedStreamOpener(receiverID: pair.receiver.id, peers: [])

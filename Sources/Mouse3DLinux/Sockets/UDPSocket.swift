@@ -52,6 +52,14 @@ public final class UDPSocket {
         try setOption(SOL_SOCKET, SO_SNDBUF, Int32(clamping: bytes), "SO_SNDBUF")
     }
 
+    /// On a blocking socket: ``receive(into:)`` returns nil after waiting `nanoseconds` for nothing.
+    public func setReceiveTimeout(nanoseconds: UInt64) throws(SystemCallError) {
+        var t = timeval(tv_sec: Int(nanoseconds / 1_000_000_000), tv_usec: Int(nanoseconds % 1_000_000_000 / 1000))
+        _ = try SystemCall.retrying("setsockopt", "UDP socket option SO_RCVTIMEO") {
+            setsockopt(descriptor.rawValue, SOL_SOCKET, SO_RCVTIMEO, &t, socklen_t(MemoryLayout<timeval>.size))
+        }
+    }
+
     func setOption(_ level: Int32, _ name: Int32, _ value: Int32, _ label: String) throws(SystemCallError) {
         var v = value
         _ = try SystemCall.retrying("setsockopt", "UDP socket option \(label)") {

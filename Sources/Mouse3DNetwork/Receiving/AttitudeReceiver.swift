@@ -190,48 +190,76 @@ public final class AttitudeReceiver {
                 }
                 continue
             }
-            let decoded = buffer.withUnsafeBytes { raw in
-                decode(UnsafeRawBufferPointer(rebasing: raw[0..<bytes]), length: length)
-            }
-            switch decoded {
-            case .failure(let reason):
-                countDrop(from: sender)
-                refusals.add(reason)
-                _ = refusalBudget.allow(sender, now: now)
-                if let opener {
-                    let claimed = buffer.withUnsafeBytes { opener.claimedSenderID(UnsafeRawBufferPointer(rebasing: $0[0..<bytes])) }
-                    try noteRefusal(from: sender, reason: reason, claimed: reason == .unknownSender ? claimed : nil, now: now, handle)
-                }
-            case .success(let d):
-                if let peer = d.startedEpoch { try handle(.sessionStarted(peer)) }
-                let streamID = d.streamID
-                var sequence = d.sequence
-                if format == .raw {
-                    if rawSequence[sender] == nil && rawSequence.count >= 4096 { rawSequence.removeAll() }
-                    sequence = rawSequence[sender, default: 0]
-                    rawSequence[sender] = sequence + 1
-                }
-                let key = StreamKey(sender: sender, streamID: streamID, peerName: d.peerName)
-                let before = tracker.streams[key]
-                switch tracker.receive(key, sequence: sequence, now: now) {
-                case .stale:
-                    counters[sender, default: SenderCounters()].reordered += 1
-                    quality[sender, default: LinkQualityWindow()].reordered(now: now)
-                case .accept(let isNew, let resumed):
-                    let skipped = before.map { sequence - $0.newestSequence - 1 } ?? 0
-                    counters[sender, default: SenderCounters()].lost += skipped
-                    counters[sender, default: SenderCounters()].frames += 1
-                    quality[sender, default: LinkQualityWindow()].accepted(
-                        now: now, lostBefore: skipped, sent: format == .raw ? nil : d.sentNanoseconds)
-                    if isNew { try handle(.streamStarted(key)) }
-                    if resumed { try handle(.streamResumed(key)) }
-                    try handle(.frame(ReceivedFrame(
-                        stream: key, sequence: sequence, buttons: d.buttons, frame: d.frame,
-                        sentNanoseconds: d.sentNanoseconds, receivedNanoseconds: now)))
-                }
+            try buffer.withUnsafeBytes { raw in
+                try deliver(UnsafeRawBufferPointer(rebasing: raw[0..<bytes]), length: length, from: sender, now: now, handle)
             }
         }
         return count
+    }
+
+    /// Datagrams held for sessions being stored, with their source and arrival time (bounded).
+    private var held: [(bytes: [UInt8], sender: SocketAddress, received: UInt64)] = []
+    /// Most datagrams held at once (about 64 ms of 64 senders at 1 kHz); beyond, refused as not stored.
+    static let maximumHeld = 4096
+
+    /// Offers the held datagrams again (a session's state was stored, or could not be): those of
+    /// an adopted session are delivered, in order, as if they had just arrived (their latency counts
+    /// the wait); the others are held again or refused.
+    public func releaseHeld(_ handle: (Event) throws -> Void) throws {
+        let waiting = held
+        held.removeAll(keepingCapacity: true)
+        for item in waiting {
+            try item.bytes.withUnsafeBytes { try deliver($0, length: item.bytes.count, from: item.sender, now: item.received, handle) }
+        }
+    }
+
+    /// Decodes one datagram and hands on its frame (or counts its refusal).
+    private func deliver(_ bytes: UnsafeRawBufferPointer, length: Int, from sender: SocketAddress, now: UInt64, _ handle: (Event) throws -> Void) throws {
+        switch decode(bytes, length: length) {
+        case .failure(.awaitingStorage):
+            // The first datagrams of a new session, authentic: held until its state is stored.
+            if held.count < Self.maximumHeld {
+                held.append((Array(bytes), sender, now))
+            } else {
+                countDrop(from: sender)
+                refusals.add(.notStored)
+            }
+        case .failure(let reason):
+            countDrop(from: sender)
+            refusals.add(reason)
+            _ = refusalBudget.allow(sender, now: now)
+            if let opener {
+                let claimed = opener.claimedSenderID(bytes)
+                try noteRefusal(from: sender, reason: reason, claimed: reason == .unknownSender ? claimed : nil, now: now, handle)
+            }
+        case .success(let d):
+            if let peer = d.startedEpoch { try handle(.sessionStarted(peer)) }
+            let streamID = d.streamID
+            var sequence = d.sequence
+            if format == .raw {
+                if rawSequence[sender] == nil && rawSequence.count >= 4096 { rawSequence.removeAll() }
+                sequence = rawSequence[sender, default: 0]
+                rawSequence[sender] = sequence + 1
+            }
+            let key = StreamKey(sender: sender, streamID: streamID, peerName: d.peerName)
+            let before = tracker.streams[key]
+            switch tracker.receive(key, sequence: sequence, now: now) {
+            case .stale:
+                counters[sender, default: SenderCounters()].reordered += 1
+                quality[sender, default: LinkQualityWindow()].reordered(now: now)
+            case .accept(let isNew, let resumed):
+                let skipped = before.map { sequence - $0.newestSequence - 1 } ?? 0
+                counters[sender, default: SenderCounters()].lost += skipped
+                counters[sender, default: SenderCounters()].frames += 1
+                quality[sender, default: LinkQualityWindow()].accepted(
+                    now: now, lostBefore: skipped, sent: format == .raw ? nil : d.sentNanoseconds)
+                if isNew { try handle(.streamStarted(key)) }
+                if resumed { try handle(.streamResumed(key)) }
+                try handle(.frame(ReceivedFrame(
+                    stream: key, sequence: sequence, buttons: d.buttons, frame: d.frame,
+                    sentNanoseconds: d.sentNanoseconds, receivedNanoseconds: now)))
+            }
+        }
     }
 
     /// Reports streams that have been silent for 500 ms as of `now`, and the refusals summed over

@@ -16,6 +16,11 @@ public final class ReceiverPairings {
     private let diagnostics: Diagnostics
     private var known: [String: PairedPeer] = [:]
     private var savedMarks: [String: (UInt32, UInt64)] = [:]
+    /// Called on the loop when datagrams held for a new session can be offered again
+    /// (``AttitudeReceiver/releaseHeld(_:)``).
+    public var onHeldReady: (() throws -> Void)?
+    /// Stores reservations renewed ahead, off the event loop.
+    private let writer: DurableFileWriter<PairedPeer>
 
     /// Loads the identity and paired senders under `base` (the configuration directory) and
     /// watches the senders' folder.
@@ -29,6 +34,11 @@ public final class ReceiverPairings {
         } catch {
             throw ActionableError("cannot watch \(store.directory) for pairings: \(error)")
         }
+        do {
+            writer = try DurableFileWriter()
+        } catch {
+            throw ActionableError("cannot start the thread that stores sessions: \(error)")
+        }
         let (peers, problems) = store.load()
         for problem in problems { diagnostics.say(problem) }
         // Each sender's stored next sequence is its floor (the opener takes it from the record).
@@ -39,7 +49,14 @@ public final class ReceiverPairings {
         }
         // Replay protection that survives SIGKILL and power loss: a new epoch, and each stretch of
         // sequence numbers, is stored before the first datagram in it is accepted.
+        // Streams renew their reservation half-way through it, on the writer's thread, so no
+        // datagram waits for the disk; `reserve` (on the loop, after the writer's queue) is for a new
+        // epoch and for a stream that outran its renewal.
+        opener.reserveAhead = { [unowned self] record in
+            writer.submit(path: store.statePath(of: record.id), bytes: Array(record.stateText.utf8), tag: record)
+        }
         opener.reserve = { [unowned self] record in
+            writer.waitUntilIdle()  // stored states only ever move forward
             do {
                 try store.saveState(record)
                 savedMarks[record.fingerprint] = (record.epoch, record.nextSequence)
@@ -58,11 +75,26 @@ public final class ReceiverPairings {
     /// Rereads the senders when their folder changes, on `loop`.
     public func attach(to loop: EventLoop) {
         loop.watch(watcher.descriptor) { [unowned self] in try reload() }
+        loop.watch(writer.completions.descriptor) { [unowned self] in
+            var release = false
+            for done in writer.takeCompletions() {
+                if let error = done.error {
+                    diagnostics.say("cannot store the session of '\(done.tag.name)' (\(error)); storing it again on the spot when needed")
+                    release = opener.reservationStored(done.tag, stored: false) || release
+                } else {
+                    savedMarks[done.tag.fingerprint] = (done.tag.epoch, done.tag.nextSequence)
+                    release = opener.reservationStored(done.tag) || release
+                }
+            }
+            if release { try onHeldReady?() }
+        }
     }
+
+    deinit { writer.stop() }
 
     /// Rereads the senders after a change in their folder; reports additions and revocations.
     public func reload() throws {
-        guard try watcher.drain() else { return }
+        guard try watcher.drain(relevant: { $0.hasSuffix(".key") }) else { return }  // pairings, not session states
         let (peers, problems) = store.load()
         for problem in problems { diagnostics.say(problem) }
         opener.replacePeers(peers)
@@ -88,6 +120,7 @@ public final class ReceiverPairings {
     /// from what is stored (the reservations reach further ahead), so that a restarted receiver
     /// takes a sender that carries on at once, and refuses replays of what this one accepted.
     public func saveMarks() {
+        writer.waitUntilIdle()
         for mark in opener.highWaterMarks {
             let f = mark.peer.fingerprint
             if let saved = savedMarks[f], saved == (mark.epoch, mark.nextSequence) { continue }

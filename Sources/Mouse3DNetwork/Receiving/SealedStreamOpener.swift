@@ -29,6 +29,14 @@ public final class SealedStreamOpener {
         /// Sequences below this may be accepted in the current epoch without storing anything first:
         /// the stored state already refuses them after a crash.
         @exclusivity(unchecked) var reserved: UInt64
+        /// A reservation further ahead is being stored (``reserveAhead``).
+        @exclusivity(unchecked) var renewing = false
+        /// A new epoch whose state is being stored in the background; its datagrams are held.
+        @exclusivity(unchecked) var pendingEpoch: UInt32?
+        /// Storing a new epoch in the background failed once: later epochs are stored on the spot.
+        @exclusivity(unchecked) var storesEpochsOnTheSpot = false
+        /// The epoch was adopted in the background: the next datagram reports the new session.
+        @exclusivity(unchecked) var announceEpoch = false
         /// The last two ciphers used, with the epoch, stream, generation and algorithm they are for.
         @exclusivity(unchecked) var ciphers: [(epoch: UInt32, stream: UInt32, generation: UInt64, cipher: FrameCipher)] = []
         /// The sender's id (computed once: it is a hash).
@@ -101,6 +109,11 @@ public final class SealedStreamOpener {
     /// So a receiver that crashes and restarts refuses everything it may have accepted before.
     /// Without it (tests, benchmarks) nothing is stored.
     public var reserve: ((PairedPeer) -> Bool)?
+    /// Called once a stream is half-way through its reservation: it should store the record given in
+    /// the background and then call ``reservationStored(_:)``, so that the stream reaches the end of
+    /// its reservation with the next one already stored, and no datagram waits for the disk. Without
+    /// it (or if the store is late) ``reserve`` is called at the end, as before.
+    public var reserveAhead: ((PairedPeer) -> Void)?
     /// Unverified key derivations a sender's id may cost, per second after a burst.
     static let derivationsPerSecond = 20.0, derivationBurst = 32.0
 
@@ -207,6 +220,24 @@ public final class SealedStreamOpener {
         // Authentic. Before a new epoch or a sequence beyond the reservation is accepted, the state
         // that refuses it after a crash is stored.
         let startsEpoch = epoch > session.epoch
+        // While a newer epoch is being stored, the older one may not store anything after it (the
+        // stored state only moves forward): what needs a new reservation is refused.
+        if let pending = session.pendingEpoch, epoch < pending, startsEpoch || sequence >= session.reserved {
+            return .failure(.staleEpoch)
+        }
+        if startsEpoch, let reserveAhead, !session.storesEpochsOnTheSpot {
+            // Stored in the background; the caller holds this datagram (and the next ones of the
+            // epoch) and offers them again once ``reservationStored(_:stored:)`` adopts it.
+            if cached == nil { session.remember(cipher, epoch: epoch, stream: stream, generation: generation) }
+            if session.pendingEpoch.map({ $0 < epoch }) ?? true {
+                var record = session.peer
+                record.epoch = epoch
+                record.nextSequence = sequence > UInt64.max - Self.reservationSpan ? UInt64.max : sequence + Self.reservationSpan
+                session.pendingEpoch = epoch
+                reserveAhead(record)
+            }
+            return .failure(.awaitingStorage)
+        }
         var reservation: UInt64?
         if startsEpoch || sequence >= session.reserved {
             let upTo = sequence > UInt64.max - Self.reservationSpan ? UInt64.max : sequence + Self.reservationSpan
@@ -217,7 +248,8 @@ public final class SealedStreamOpener {
             reservation = upTo
         }
         // Now the epoch may advance and the window move.
-        var started = false
+        var started = session.announceEpoch
+        session.announceEpoch = false
         if startsEpoch {
             session.epoch = epoch
             session.window = ReplayWindow()
@@ -226,7 +258,18 @@ public final class SealedStreamOpener {
             session.accepted = 0
             started = true
         }
-        if let reservation { session.reserved = reservation }
+        if let reservation {
+            session.reserved = reservation
+            session.renewing = false  // a store in the background, if any, is for less than this
+        } else if let reserveAhead, !session.renewing, session.pendingEpoch == nil, sequence >= session.reserved &- Self.reservationSpan / 2,
+            sequence < UInt64.max - Self.reservationSpan
+        {
+            var record = session.peer
+            record.epoch = epoch
+            record.nextSequence = sequence + Self.reservationSpan
+            session.renewing = true
+            reserveAhead(record)
+        }
         if cached == nil { session.remember(cipher, epoch: epoch, stream: stream, generation: generation) }
         guard session.window.accept(sequence) else { return .failure(.replayed) }
 
@@ -237,6 +280,34 @@ public final class SealedStreamOpener {
         case .success(let datagram): return .success(Opened(datagram: datagram, peerName: session.peer.name, startedEpoch: started ? session.peer : nil))
         case .failure: return .failure(.invalidAngles)
         }
+    }
+
+    /// A reservation asked for through ``reserveAhead`` is stored (or, with `stored` false, could not
+    /// be: the stream then meets ``reserve`` at the end of its reservation, which asks again).
+    /// Returns true when it was a new epoch's (adopted now, or given up): the datagrams held for it
+    /// should be offered again.
+    @discardableResult
+    public func reservationStored(_ record: PairedPeer, stored: Bool = true) -> Bool {
+        guard let session = sessions[record.id.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }] else { return false }
+        if session.pendingEpoch == record.epoch {
+            session.pendingEpoch = nil
+            if stored && record.epoch > session.epoch {
+                session.epoch = record.epoch
+                session.window = ReplayWindow()
+                session.floor = 0
+                session.peer.epoch = record.epoch
+                session.accepted = 0
+                session.reserved = record.nextSequence
+                session.renewing = false
+                session.announceEpoch = true
+            } else if !stored {
+                session.storesEpochsOnTheSpot = true  // held datagrams meet ``reserve`` when offered again
+            }
+            return true
+        }
+        if stored && session.epoch == record.epoch && record.nextSequence > session.reserved { session.reserved = record.nextSequence }
+        session.renewing = false
+        return false
     }
 
     /// How far a probe's time may be from this machine's wall clock (both are kept by NTP on a LAN).

@@ -41,14 +41,16 @@ public final class StreamReception {
     /// Registers the socket, the pairings' folder and the timers with `loop`.
     public func attach(to loop: EventLoop) {
         loop.watch(receiver.descriptor) { [unowned self] in
-            // Everything waiting is read (until the socket would block), then written at once.
-            try receiver.drain(handle)
-            try outputs.endOfBatch()
-            if measuresLatency {
-                let done = MonotonicClock.nanoseconds()
-                for sent in batchSent { recorder.record(nanoseconds: done &- sent) }
-                batchSent.removeAll(keepingCapacity: true)
-            }
+            // What is waiting is read (until the socket would block, at most a batch), then written
+            // at once; the loop comes back at once for the rest. The bound keeps a burst from
+            // holding its first frames back until its last is read (64 senders at 1 kHz: p99 22 ms
+            // with 4096 a batch).
+            try receiver.drain(limit: Self.batch, handle)
+            try endOfBatch()
+        }
+        pairings?.onHeldReady = { [unowned self] in
+            try receiver.releaseHeld(handle)
+            try endOfBatch()
         }
         pairings?.attach(to: loop)
         // Outputs that act between frames (prediction through gaps).
@@ -65,6 +67,19 @@ public final class StreamReception {
             }
             nextStatistics += Self.second
             if nextStatistics <= now { nextStatistics = now + Self.second }
+        }
+    }
+
+    /// Most datagrams read before their frames are written.
+    static let batch = 64
+
+    /// Writes what the batch of frames produced, and records their latency.
+    private func endOfBatch() throws {
+        try outputs.endOfBatch()
+        if measuresLatency {
+            let done = MonotonicClock.nanoseconds()
+            for sent in batchSent { recorder.record(nanoseconds: done &- sent) }
+            batchSent.removeAll(keepingCapacity: true)
         }
     }
 
