@@ -16,3 +16,8 @@ int ppoll (struct pollfd *fds, nfds_t nfds, const struct timespec *timeout, cons
 int pipe2 (int pipefd[2], int flags);
 #include <sys/socket.h>
 int accept4 (int sockfd, struct sockaddr *addr, socklen_t *addrlen, int flags);
+/* setns(2), for the VM tests that put a socket in another network namespace. */
+int setns (int fd, int nstype);
+#ifndef CLONE_NEWNET
+#define CLONE_NEWNET 0x40000000
+#endif

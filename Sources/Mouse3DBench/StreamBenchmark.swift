@@ -250,6 +250,30 @@ public struct StreamBenchmark {
             + "  (rounds: \(with.map { fixed($0.0, 0) }.joined(separator: ", ")) µs; the page read \(messages.map(String.init).joined(separator: ", ")) messages)")
     }
 
+    /// Plain against sealed p99 latency at 1000 frames/s in `rounds` interleaved rounds (the order
+    /// alternating), so that both see the machine in the same states: single rounds here swing by
+    /// ±30%, more than the difference sought.
+    public func sealingLatency(rounds: Int) throws {
+        let executable = try FileSystem.executablePath()
+        let pairing = try BenchPairing()
+        defer { pairing.remove() }
+        var p99: [WireFormat: [Double]] = [:]
+        for round in 0..<rounds {
+            for format in round % 2 == 0 ? [WireFormat.datagram, .sealed] : [.sealed, .datagram] {
+                p99[format, default: []].append(try latencyRun(executable: executable, format: format, pairing: pairing, quiet: true).p99)
+            }
+        }
+        func median(_ v: [Double]) -> Double { v.sorted()[v.count / 2] }
+        let plain = median(p99[.datagram]!), sealed = median(p99[.sealed]!)
+        print("p99 send→output at 1000 frames/s, \(rounds) interleaved rounds of \(seconds) s, medians:")
+        for format in [WireFormat.datagram, .sealed] {
+            print("  \(format.benchName): \(fixed(median(p99[format]!), 1)) µs (rounds: \(p99[format]!.map { fixed($0, 0) }.joined(separator: ", ")) µs)")
+        }
+        let ratios = zip(p99[.sealed]!, p99[.datagram]!).map { $0 / $1 * 100 }
+        print("sealing cost: p99 sealed/plain = \(fixed(sealed / plain * 100, 1))% of the medians (target <= 110%); per round: "
+            + ratios.map { fixed($0, 0) + "%" }.joined(separator: ", "))
+    }
+
     /// Returns the p99 latency in µs and the receiver's CPU in % of a core (and, with `viewer`, how
     /// many messages a live view page read meanwhile).
     func latencyRun(

@@ -1,5 +1,5 @@
 /// A sender's link as the receiver sees it over the last 10 s: frames received, lost (skipped in
-/// sequence) and reordered (arrived after a newer one), per one-second bucket, and the interarrival
+/// sequence and never seen since) and reordered (arrived after a newer one, and dropped), per one-second bucket, and the interarrival
 /// jitter of RFC 3550 §6.4.1 from the sender's send times, which needs no synchronised clocks: for
 /// consecutive frames i, j, `D = (Rj − Ri) − (Sj − Si)` and `J += (|D| − J) / 16`. Fixed size.
 public struct LinkQualityWindow: Sendable, Equatable {
@@ -64,7 +64,11 @@ public struct LinkQualityWindow: Sendable, Equatable {
             lost += b.lost
             reordered += b.reordered
         }
+        // A frame that came after a newer one was counted as skipped when the newer one came: it
+        // arrived, late, so the network did not lose it (RFC 3550 counts late packets as received).
+        // Without this, 20 ± 10 ms of jitter at 1 kHz read as 70 % loss with none lost.
         let sent = received + lost
+        lost -= min(lost, reordered)
         return Figures(
             received: received, lost: lost, reordered: reordered, lossPercent: sent == 0 ? 0 : Double(lost) * 100 / Double(sent),
             jitterMilliseconds: jitterNanoseconds / 1e6)

@@ -43,6 +43,9 @@ extension Mouse3D {
         @Option(help: "Instead of the above: this many paired senders (comma-separated counts, e.g. 1,8,64), each a sealed 1000 frames/s stream with its own identity and socket, into one receiver: loss, p99 send→output, receiver CPU and RSS per count, for --seconds each.")
         var senders: String?
 
+        @Option(help: "Instead of the above: plain against sealed p99 latency at 1000 frames/s in this many interleaved rounds of --seconds (medians).")
+        var latencyRounds: Int?
+
         var senderCounts: [Int] { (senders ?? "").split(separator: ",").compactMap { Int($0.filter { $0 != " " }) } }
 
         var formatList: [WireFormat] {
@@ -75,6 +78,12 @@ extension Mouse3D {
         var rateList: [Int] { rates.split(separator: ",").compactMap { Int($0.filter { $0 != " " }) }.filter { $0 > 0 } }
 
         func run() throws {
+            if let latencyRounds {
+                guard latencyRounds >= 1 && latencyRounds <= 50 else { throw ValidationError("--latency-rounds takes 1 to 50 rounds.") }
+                try StreamBenchmark(stepSeconds: stepSeconds, seconds: seconds, rates: rateList, capacityRounds: capacityRounds, formats: [.sealed])
+                    .sealingLatency(rounds: latencyRounds)
+                return
+            }
             if senders != nil {
                 try StreamBenchmark(stepSeconds: stepSeconds, seconds: seconds, rates: rateList, capacityRounds: capacityRounds, formats: [.sealed])
                     .loadTable(counts: senderCounts)

@@ -13,8 +13,10 @@ struct LinkQualityWindowTests {
         w.reordered(now: 6 * s)
         f = w.figures(now: 7 * s)
         #expect(f.reordered == 1)
+        #expect(f.lost == 9 && abs(f.lossPercent - 9) < 1e-9, "a skipped frame that came late was not lost: \(f)")
         #expect(w.figures(now: 14 * s).received == 90, "second 5 is still within the 10 s ending at second 14")
         #expect(w.figures(now: 15 * s).received == 0 && w.figures(now: 15 * s).reordered == 1)
+        #expect(w.figures(now: 15 * s).lost == 0, "never below zero")
         #expect(w.figures(now: 16 * s).reordered == 0)
     }
 

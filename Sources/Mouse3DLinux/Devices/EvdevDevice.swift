@@ -48,6 +48,12 @@ public final class EvdevDevice {
         libevdev_has_event_code(device, UInt32(type), UInt32(code)) == 1
     }
 
+    /// The current value of event `type`/`code` (a key's 1 or 0) as libevdev tracks it: read from
+    /// the kernel when the device was opened, then kept by the events read.
+    public func currentValue(type: Int32, code: Int32) -> Int32 {
+        libevdev_get_event_value(device, UInt32(type), UInt32(code))
+    }
+
     /// The range, resolution and current value of absolute axis `code`, if the device has it.
     public func absoluteAxis(_ code: Int32) -> AbsoluteAxisInfo? {
         guard let info = libevdev_get_abs_info(device, UInt32(code)) else { return nil }

@@ -7,8 +7,9 @@ import Mouse3DLinux
 /// what it printed is checked per phase.
 enum NetworkTests {
     static let ip = "/opt/iproute/ip", tc = "/opt/iproute/tc"
-    /// The rate streamed: what this VM (TCG, one debug build per side) carries without loss on a clean link.
-    static let hertz = 250
+    /// The rate streamed: 1 kHz, the rate of the fastest controllers, which this VM (TCG, two vCPUs,
+    /// one debug build per side) carries without loss on a clean link (it was 250 Hz with one vCPU).
+    static let hertz = 1000
 
     /// Runs a command and fails the test if it fails.
     static func run(_ arguments: [String]) throws {
@@ -133,6 +134,9 @@ enum NetworkTests {
         try impair(["delay", "20ms", "10ms"], replacing: true)
         let jitter = try phase("delay 20 ms ± 10 ms", seconds: 8)
         try expect(jitter.reordered > 10, "20 ms ± 10 ms at \(hertz) Hz reorders, but the receiver counted \(jitter.reordered)")
+        // Late frames are not lost: the figure is what remains of the burst phase in the 10 s window
+        // (about 2 %), not the 40–70 % that counting them as lost gave.
+        try expect(jitter.loss < 6, "jitter alone read as \(jitter.loss) % loss (late frames are not lost)")
 
         try impair(["duplicate", "20%"], replacing: true)
         let duplicated = try phase("duplicate 20%", seconds: 5)

@@ -29,6 +29,7 @@ let allTests: [(name: String, run: () throws -> Void)] = [
     ("spacenavd_picks_up_spacemouse", SpacenavdTests.pickedUp),
     ("uinput_permissions_group_input", PermissionTests.uinputForGroupInput),
     ("netem_impairments", NetworkTests.impairments),
+    ("netem_buttons_released", NetworkTests.buttons),
     ("harness_selftest_must_fail", { try expect(1 + 1 == 3, "this test fails on purpose, to prove failures are reported") }),
 ]
 let defaultExcluded: Set = ["harness_selftest_must_fail"]
