@@ -45,6 +45,32 @@ struct ConfigurationProcessTests {
         #expect(button.status == 1 && button.errors.contains("config.toml:2: send.clutch: 'BTN_LEFTISH' is not a button name"), "\(button.errors)")
     }
 
+    /// Eleven malformed values, each on line 3 of its file (a comment line first): what `config check`
+    /// must name, and words of the reason.
+    static let malformed: [(text: String, key: String, words: String)] = [
+        ("[send]\n# a rotation that is not one\nmount_matrix = \"2,0,0;0,1,0;0,0,1\"", "send.mount_matrix", "not a rotation"),
+        ("[send]\n# five numbers\nmount_matrix = \"1,0,0;0,1\"", "send.mount_matrix", "not a mount matrix"),
+        ("[send]\n# no such button\nrecenter = \"BTN_NOPE\"", "send.recenter", "not a button name"),
+        ("[send]\n# hold or toggle\nclutch_mode = \"sometimes\"", "send.clutch_mode", "'sometimes' is not one of"),
+        ("[send]\n# a port past 65535\nto = [\"192.0.2.1:70000\"]", "send.to", "70000"),
+        ("[send]\n# not a source\nsource = \"carrier-pigeon\"", "send.source", "carrier-pigeon"),
+        ("[send]\n# a rate as text\nrate = \"fast\"", "send.rate", "expected"),
+        ("[pointer]\n# two parts, three wanted\nacceleration = \"10:2\"", "pointer.acceleration", "10:2"),
+        ("[pointer]\n# out of range\nscreen_turn = 400", "pointer.screen_turn", "outside"),
+        ("[filter]\n# a time constant below its floor\naccelerometer_time_constant = 0.001", "filter.accelerometer_time_constant", "outside"),
+        ("[receive]\n# not an address\nlisten = \"over:there:now\"", "receive.listen", "over:there:now"),
+    ]
+
+    @Test("config check refuses eleven more malformed values, each with its file, line and key", arguments: 0..<11)
+    func malformedValues(index: Int) throws {
+        let (text, key, words) = Self.malformed[index]
+        let (home, _) = try homes(user: text + "\n", system: nil)
+        let file = home + "/mouse3d/config.toml"
+        let r = try runMouse3D(["config", "check", file])
+        #expect(r.status == 1, "\(key): \(r)")
+        #expect(r.errors.contains("\(file):3: \(key):") && r.errors.contains(words), "\(r.errors)")
+    }
+
     @Test("A bad configuration stops receive before it listens: nothing is half applied")
     func badConfigurationStops() throws {
         let (home, _) = try homes(user: "[receive]\nformat = \"xml\"\n", system: nil)
