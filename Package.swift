@@ -59,6 +59,14 @@ let package = Package(
         // Benchmarks that run real processes and sockets (`mouse3d bench stream|output|floor-peer`).
         .target(name: "Mouse3DBench", dependencies: ["Mouse3DCore", "Mouse3DLinux", "Mouse3DNetwork"]),
 
+        // `mouse3d doctor`: what the main job needs, checked, each with its fix.
+        .target(
+            name: "Mouse3DDoctor",
+            dependencies: [
+                "Mouse3DCore", "Mouse3DLinux", "Mouse3DNetwork", "Mouse3DConfig",
+                .product(name: "SystemPackage", package: "swift-system"),
+            ]),
+
         // Configuration files (TOML through TOMLKit), checked against Core's schema.
         .target(
             name: "Mouse3DConfig",
@@ -68,7 +76,7 @@ let package = Package(
         .executableTarget(
             name: "mouse3d",
             dependencies: [
-                "Mouse3DCore", "Mouse3DLinux", "Mouse3DNetwork", "Mouse3DConfig", "Mouse3DBench", "Mouse3DView",
+                "Mouse3DCore", "Mouse3DLinux", "Mouse3DNetwork", "Mouse3DConfig", "Mouse3DBench", "Mouse3DView", "Mouse3DDoctor",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             // Release: linked by the toolchain's lld with packed relative relocations (DT_RELR, glibc
@@ -90,6 +98,7 @@ let package = Package(
             dependencies: ["Mouse3DCore", .product(name: "RealModule", package: "swift-numerics")],
             resources: [.copy("Fixtures")]),
         .testTarget(name: "Mouse3DLinuxTests", dependencies: ["Mouse3DLinux"]),
+        .testTarget(name: "Mouse3DDoctorTests", dependencies: ["Mouse3DDoctor", "Mouse3DLinux", "Mouse3DNetwork"]),
         .testTarget(name: "Mouse3DConfigTests", dependencies: ["Mouse3DConfig", "Mouse3DCore", "Mouse3DLinux"]),
         .testTarget(name: "Mouse3DNetworkTests", dependencies: ["Mouse3DNetwork", .product(name: "Crypto", package: "swift-crypto")]),
         // Runs the built `mouse3d` executable as real processes (depends on it so it is built first).

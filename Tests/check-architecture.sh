@@ -34,7 +34,8 @@ layer Mouse3DNetwork 'Mouse3DCore|Mouse3DLinux|Histogram|SystemPackage'
 layer Mouse3DConfig 'Mouse3DCore|Mouse3DLinux|TOMLKit|Foundation'
 layer Mouse3DView 'Mouse3DCore|Mouse3DLinux'
 layer Mouse3DBench 'Mouse3DCore|Mouse3DLinux|Mouse3DNetwork'
-layer mouse3d 'ArgumentParser|Mouse3DCore|Mouse3DLinux|Mouse3DNetwork|Mouse3DConfig|Mouse3DBench|Mouse3DView'
+layer Mouse3DDoctor 'Mouse3DCore|Mouse3DLinux|Mouse3DNetwork|Mouse3DConfig|SystemPackage'
+layer mouse3d 'ArgumentParser|Mouse3DCore|Mouse3DLinux|Mouse3DNetwork|Mouse3DConfig|Mouse3DBench|Mouse3DView|Mouse3DDoctor'
 
 if [ "$failures" -gt 0 ]; then
     echo "architecture: $failures rule(s) broken"

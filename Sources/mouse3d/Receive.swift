@@ -90,6 +90,9 @@ extension Mouse3D {
             } catch {
                 throw CommandFailure("bad --listen address \(error)")
             }
+            // What the outputs need is checked before anything listens or announces: a service must
+            // not start, announce itself and fail hours later at its first frame.
+            if settings.uinput != nil { try UinputOutput.checkAccess() }
             let diagnostics = Diagnostics(quiet: quiet)
             let pairings = wireFormat == .sealed ? try ReceiverPairings(base: FileSystem.userConfigurationDirectory, diagnostics: diagnostics) : nil
             let receiver: AttitudeReceiver

@@ -59,6 +59,7 @@ extension Mouse3D {
             }
             var configuration = try EffectiveConfiguration.load(flags: flags)
             let source = try MotionSourceOptions.chosenSource(configuration)
+            if uinput != nil { try UinputOutput.checkAccess() }  // before the source is opened or anything listens
 
             // The pipeline: source → fusion → printed lines and/or a virtual device.
             let opened = try motion.open(source, configuration: &configuration, diagnostics: diagnostics, extraButtons: dsu.buttonCodes)

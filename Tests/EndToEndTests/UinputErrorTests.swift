@@ -5,7 +5,7 @@ import Testing
 
 @Suite("Virtual-device errors on the host")
 struct UinputErrorTests {
-    @Test("Without /dev/uinput, receive --uinput says to load the module and exits 1")
+    @Test("Without /dev/uinput, receive --uinput and run --uinput say to load the module and exit 1 before they listen or open anything")
     func missingUinput() throws {
         guard !FileManager.default.fileExists(atPath: "/dev/uinput") else {
             // This host has uinput: the message cannot be provoked here. The VM suite covers real
@@ -13,12 +13,13 @@ struct UinputErrorTests {
             print("skipped 'missingUinput': /dev/uinput exists on this host")
             return
         }
-        let receiver = try Mouse3DProcess(["receive", "--insecure", "--listen", "127.0.0.1:0", "--uinput", "pointer"])
-        let port = try receiver.listeningPort()
-        let socket = try UDPSocket(family: AF_INET)
-        let frame = AttitudeDatagram(streamID: 1, sequence: 0, sentNanoseconds: 0, buttons: [.clutch], frame: AttitudeFrame(roll: 0, pitch: 0, yaw: 0))
-        _ = try frame.encoded.withUnsafeBytes { try socket.send($0, to: try SocketAddress.resolve("127.0.0.1:\(port)", defaultPort: 0, passive: false)) }
-        #expect(receiver.waitForExit(seconds: 10) == 1)
-        #expect(receiver.errors.contains("/dev/uinput does not exist") && receiver.errors.contains("modprobe uinput"), "said: \(receiver.errors)")
+        // Before: receive listened, announced itself, and died at the first frame (a service hours later).
+        let receive = try runMouse3D(["receive", "--insecure", "--listen", "127.0.0.1:0", "--uinput", "pointer"])
+        #expect(receive.status == 1)
+        #expect(receive.errors.contains("/dev/uinput does not exist") && receive.errors.contains("modprobe uinput"), "said: \(receive.errors)")
+        #expect(!receive.errors.contains("listening on"), "it listened first: \(receive.errors)")
+        let run = try runMouse3D(["run", "--source", "replay:\(Mouse3DProcess.sampleLog)", "--uinput", "joystick"])
+        #expect(run.status == 1 && run.errors.contains("/dev/uinput does not exist"), "said: \(run.errors)")
+        #expect(!run.errors.contains("running "), "it started first: \(run.errors)")
     }
 }

@@ -64,6 +64,13 @@ public final class UinputDevice {
 
     deinit { libevdev_uinput_destroy(uinput) }
 
+    /// Whether this process may create virtual devices: opens `path` (`/dev/uinput`) for reading and
+    /// writing, as libevdev does, and closes it. Throws the open's error.
+    public static func checkAccess(path: String = "/dev/uinput") throws(SystemCallError) {
+        let fd = try SystemCall.retrying("open", path) { open(path, O_RDWR | O_CLOEXEC) }
+        close(fd)
+    }
+
     /// Writes one event (`write(2)` of a `struct input_event`); call ``synchronize()`` to end a frame.
     public func write(type: Int32, code: Int32, value: Int32) throws(SystemCallError) {
         let rc = libevdev_uinput_write_event(uinput, UInt32(type), UInt32(code), value)

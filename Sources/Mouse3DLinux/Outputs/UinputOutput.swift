@@ -29,6 +29,9 @@ public final class UinputOutput: AttitudeOutput {
     public private(set) var mapping: PointerMapping
     private let diagnostics: Diagnostics
     private var outputs: [StreamLabel: Output] = [:]
+    /// Streams whose device could not be created: their frames are skipped until they end (the
+    /// others are served meanwhile); tried again when such a stream starts anew.
+    private var failed: Set<StreamLabel> = []
 
     /// Uses `mapping` from now on, for existing devices too (a configuration reload).
     public func update(mapping: PointerMapping) {
@@ -56,7 +59,17 @@ public final class UinputOutput: AttitudeOutput {
 
     /// Applies one update of its stream, creating the stream's device first if needed.
     public func write(_ f: AttitudeUpdate) throws {
-        if outputs[f.stream] == nil { outputs[f.stream] = try create(for: f.stream) }
+        if outputs[f.stream] == nil {
+            guard !failed.contains(f.stream) else { return }
+            do {
+                outputs[f.stream] = try create(for: f.stream)
+            } catch {
+                // One sender's device failing must not take the others down: said once, skipped.
+                failed.insert(f.stream)
+                diagnostics.say("\(f.stream): no virtual device, its frames are skipped until it starts again: \(error)")
+                return
+            }
+        }
         guard var output = outputs[f.stream] else { return }
         let enabled = f.buttons.contains(.clutch)
         switch mode {
@@ -95,6 +108,7 @@ public final class UinputOutput: AttitudeOutput {
 
     /// The stream fell silent: rest and destroy its device.
     public func streamEnded(_ stream: StreamLabel) {
+        failed.remove(stream)
         guard let output = outputs.removeValue(forKey: stream) else { return }
         rest(output)
         diagnostics.say("\(stream): virtual device removed, everything released")
@@ -104,6 +118,17 @@ public final class UinputOutput: AttitudeOutput {
     public func finish() {
         for (_, output) in outputs { rest(output) }
         outputs.removeAll()
+        failed.removeAll()
+    }
+
+    /// Checks, before anything listens or announces, that virtual devices can be created; throws
+    /// what to do about it otherwise (module, permission, udev rule).
+    public static func checkAccess() throws {
+        do {
+            try UinputDevice.checkAccess()
+        } catch {
+            throw ActionableError(PermissionAdvice.uinputMessage(for: error))
+        }
     }
 
     /// Centres the axes and releases the buttons, in one frame.

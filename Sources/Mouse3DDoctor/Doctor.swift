@@ -1,0 +1,295 @@
+import Mouse3DConfig
+import Mouse3DCore
+import Mouse3DLinux
+import Mouse3DNetwork
+import SystemPackage
+
+/// `mouse3d doctor`: everything the main job needs, checked one by one, each with what was found and
+/// the exact fix. Nothing here changes the machine (no identity is created, no file written).
+public struct DoctorCheck: Sendable, Equatable {
+    /// ok (✓), a problem (✗), or a note (–: not needed for what is configured, or not checkable).
+    public enum Status: String, Sendable { case ok, problem, note }
+    /// A short name (`uinput`, `udev rule`, ...).
+    public var name: String
+    public var status: Status
+    /// What was found.
+    public var detail: String
+    /// The exact fix, for a problem.
+    public var fix: String?
+    /// Whether the problem keeps the main job from working (doctor then exits 1).
+    public var blocking: Bool
+
+    public init(_ name: String, _ status: Status, _ detail: String, fix: String? = nil, blocking: Bool = false) {
+        self.name = name
+        self.status = status
+        self.detail = detail
+        self.fix = fix
+        self.blocking = status == .problem && blocking
+    }
+}
+
+/// Where the checks look: the real places by default, others in tests.
+public struct DoctorEnvironment: Sendable {
+    public var uinputPath = "/dev/uinput"
+    /// Where udev rules are installed.
+    public var ruleDirectories = ["/etc/udev/rules.d", "/usr/lib/udev/rules.d", "/lib/udev/rules.d", "/usr/local/lib/udev/rules.d"]
+    /// Where systemd user units are installed.
+    public var unitDirectories: [String]
+    /// The configuration files, lowest precedence first.
+    public var configurationFiles: [String]
+    /// The user's configuration directory (identity, pairings).
+    public var configurationDirectory: String
+    /// Where running processes are listed.
+    public var processDirectory = "/proc"
+    /// Whether to ask Avahi and probe paired receivers (the network checks).
+    public var checksNetwork = true
+    /// Whether to list motion sources.
+    public var checksSources = true
+
+    public init(configurationFiles: [String], configurationDirectory: String) {
+        self.configurationFiles = configurationFiles
+        self.configurationDirectory = configurationDirectory
+        let home = FileSystem.environment("HOME") ?? "/root"
+        let dataHome = FileSystem.environment("XDG_DATA_HOME") ?? home + "/.local/share"
+        unitDirectories = [FileSystem.userConfigurationDirectory.replacingSuffix("/mouse3d", with: "") + "/systemd/user",
+                           dataHome + "/systemd/user", "/etc/systemd/user", "/usr/lib/systemd/user", "/usr/local/lib/systemd/user"]
+    }
+}
+
+public enum Doctor {
+    /// The rule file's name, as shipped (udev/70-mouse3d.rules).
+    public static let ruleName = "70-mouse3d.rules"
+    /// The systemd user units shipped (Config/).
+    public static let unitNames = ["mouse3d-receive.service", "mouse3d-send.service", "mouse3d-run.service"]
+
+    /// Every check, in the order a user would fix them.
+    public static func run(_ environment: DoctorEnvironment, version: String, build: String) -> [DoctorCheck] {
+        var checks = [DoctorCheck("build", .ok, "mouse3d \(version), \(build)")]
+        let configuration = configurationCheck(files: environment.configurationFiles)
+        checks.append(configuration.check)
+        let output = configuration.value?.text("receive.output") ?? "print"
+        checks.append(uinput(path: environment.uinputPath, needed: output != "print"))
+        checks.append(udevRule(directories: environment.ruleDirectories))
+        if environment.checksSources { checks += sources() }
+        checks.append(units(directories: environment.unitDirectories))
+        let port = configuration.value.map { UInt16($0.integer("network.port")) } ?? 24930
+        checks.append(streamPort(port))
+        if environment.checksNetwork {
+            checks.append(avahi())
+            checks += peers(directory: environment.configurationDirectory, port: port)
+        }
+        checks.append(spacenavd(needed: output == "spacemouse", processes: environment.processDirectory))
+        return checks
+    }
+
+    /// The configuration files parse and every value is valid (what `config check` says).
+    static func configurationCheck(files: [String]) -> (check: DoctorCheck, value: Configuration?) {
+        do {
+            let layers = try files.compactMap { path throws(ConfigurationProblem) in try ConfigurationFile.load(path: path) }
+            let environment = try ConfigurationLayer.environment(FileSystem.environmentVariables)
+            let read = files.filter { FileSystem.fileExists($0) }
+            return (DoctorCheck("configuration", .ok, read.isEmpty ? "no file; the built-in defaults" : "\(read.joined(separator: ", ")) valid"),
+                    Configuration(files: layers, overrides: [environment]))
+        } catch {
+            return (DoctorCheck("configuration", .problem, "\(error)", fix: "correct that line (mouse3d config defaults shows every key)", blocking: true), nil)
+        }
+    }
+
+    /// /dev/uinput: present, a character device, writable by this user; why not if not.
+    static func uinput(path: String, needed: Bool) -> DoctorCheck {
+        do {
+            try UinputDevice.checkAccess(path: path)
+            return DoctorCheck("uinput", .ok, "\(path) is writable: virtual devices can be created")
+        } catch {
+            let advice = PermissionAdvice.uinputMessage(for: error).replacingOccurrences(of: "/dev/uinput", with: path)
+            let (found, fix) = split(advice)
+            return DoctorCheck("uinput", needed ? .problem : .note, found + (needed ? "" : " (needed for --uinput only; receive.output is print)"),
+                               fix: fix, blocking: needed)
+        }
+    }
+
+    /// The udev rule that grants the seat user and group input the devices.
+    static func udevRule(directories: [String]) -> DoctorCheck {
+        for directory in directories {
+            let path = directory + "/" + ruleName
+            guard FileSystem.fileExists(path) else { continue }
+            let text = String(decoding: (try? FileContents.read(path: path)) ?? [], as: UTF8.self)
+            if text.contains("KERNEL==\"uinput\"") && text.contains("uaccess") {
+                return DoctorCheck("udev rule", .ok, "\(path) grants /dev/uinput and motion sensors to the seat user and group input")
+            }
+            return DoctorCheck("udev rule", .problem, "\(path) does not grant /dev/uinput (an old or edited copy)",
+                               fix: "sudo install -m 644 \(PermissionAdvice.ruleFile) \(directory)/ && sudo udevadm control --reload && sudo udevadm trigger")
+        }
+        return DoctorCheck("udev rule", .problem, "\(ruleName) is not installed in \(directories.joined(separator: ", "))",
+                           fix: "sudo install -m 644 \(PermissionAdvice.ruleFile) /etc/udev/rules.d/ && sudo udevadm control --reload && sudo udevadm trigger")
+    }
+
+    /// Each motion source, and whether this user may read it.
+    static func sources() -> [DoctorCheck] {
+        guard let udev = try? Udev() else { return [DoctorCheck("motion sources", .note, "udev is not available: cannot list them")] }
+        let found = ((try? MotionSourceEnumerator.evdevDevices(udev: udev)) ?? []) + ((try? MotionSourceEnumerator.iioDevices(udev: udev)) ?? [])
+        guard !found.isEmpty else {
+            return [DoctorCheck("motion sources", .note, "none on this machine (fine for a receiver)",
+                                fix: "plug in a controller with motion sensors, or pair this machine as a receiver")]
+        }
+        return found.map { info in
+            let node = info.node ?? info.sysfsPath
+            let readable = FileSystem.isReadable(node)
+            return DoctorCheck("motion source", readable ? .ok : .problem, "'\(info.name)' at \(node)" + (readable ? " is readable" : ": permission denied"),
+                               fix: readable ? nil : "install the udev rule (above), or add yourself to group input and log in again")
+        }
+    }
+
+    /// The systemd user units.
+    static func units(directories: [String]) -> DoctorCheck {
+        var found: [String] = []
+        for name in unitNames {
+            if let directory = directories.first(where: { FileSystem.fileExists($0 + "/" + name) }) { found.append(directory + "/" + name) }
+        }
+        if found.isEmpty {
+            return DoctorCheck("systemd units", .note, "none installed (mouse3d runs without them)",
+                               fix: "scripts/install.sh --user installs them; then systemctl --user enable --now mouse3d-receive")
+        }
+        return DoctorCheck("systemd units", .ok, found.joined(separator: ", "))
+    }
+
+    /// The stream port: free to listen on, and a datagram sent to it on loopback arrives.
+    static func streamPort(_ port: UInt16) -> DoctorCheck {
+        do {
+            let any = try SocketAddress.resolve("0.0.0.0:\(port)", defaultPort: port, passive: true)
+            let socket = try UDPSocket(family: any.family, blocking: true)
+            try socket.bind(to: any)
+            try socket.setReceiveTimeout(nanoseconds: 500_000_000)
+            let probe = try UDPSocket(family: any.family)
+            let bytes: [UInt8] = Array("mouse3d doctor".utf8)
+            _ = try bytes.withUnsafeBytes { try probe.send($0, to: try SocketAddress.resolve("127.0.0.1:\(port)", defaultPort: port, passive: false)) }
+            var buffer = [UInt8](repeating: 0, count: 64)
+            let got = try buffer.withUnsafeMutableBytes { try socket.receive(into: $0) }
+            guard got?.length == bytes.count else {
+                return DoctorCheck("stream port", .problem, "UDP \(port) is free, but a datagram sent to it on loopback did not arrive",
+                                   fix: "a firewall drops it: allow UDP \(port) (e.g. sudo nft add rule inet filter input udp dport \(port) accept)",
+                                   blocking: true)
+            }
+            return DoctorCheck("stream port", .ok, "UDP \(port) is free and a loopback datagram arrives (other machines also need it open in the firewall)")
+        } catch let error as SystemCallError where error.errno == .addressInUse {
+            return DoctorCheck("stream port", .note, "UDP \(port) is in use (a receive already running?)",
+                               fix: "stop the other process, or choose another network.port")
+        } catch {
+            return DoctorCheck("stream port", .problem, "UDP \(port): \(error)", fix: "choose another network.port", blocking: true)
+        }
+    }
+
+    /// The Avahi daemon, for discovery and announcing.
+    static func avahi() -> DoctorCheck {
+        do {
+            _ = try ServiceDiscovery(announcing: nil, browsing: nil)  // connects, then lets go at once
+            return DoctorCheck("avahi", .ok, "the Avahi daemon answers: receivers announce themselves and senders find them")
+        } catch {
+            return DoctorCheck("avahi", .note, "\(error): discovery is off (send --to HOST and pair HOST CODE still work)",
+                               fix: "sudo apt install avahi-daemon && sudo systemctl enable --now avahi-daemon")
+        }
+    }
+
+    /// Each receiver this machine is paired with, and whether it answers an authenticated link probe.
+    static func peers(directory: String, port: UInt16) -> [DoctorCheck] {
+        let (paired, problems) = PeerStore(base: directory, role: .receiver).load()
+        var checks = problems.map { DoctorCheck("pairing", .problem, "\($0)", fix: "pair again: mouse3d pair HOST CODE") }
+        guard !paired.isEmpty else {
+            return checks + [DoctorCheck("paired receivers", .note, "none (fine on a receiver)", fix: "on the receiver: mouse3d pair; here: mouse3d pair HOST CODE")]
+        }
+        guard FileSystem.fileExists(PeerIdentity.path(in: directory)), let identity = try? PeerIdentity.loadOrCreate(in: directory).identity else {
+            return checks + [DoctorCheck("paired receivers", .problem, "pairings without this machine's identity in \(directory)", fix: "pair again")]
+        }
+        let prober = LinkProber(senderID: identity.id)
+        for peer in paired {
+            if let address = peer.address.flatMap({ try? SocketAddress.resolve($0, defaultPort: port, passive: false) }) {
+                try? prober.track(peer.fingerprint, address: address, secret: peer.secret, receiverID: peer.id)
+            }
+        }
+        try? prober.measure(probes: 3, spacingNanoseconds: 50_000_000, graceNanoseconds: 500_000_000)
+        for peer in paired {
+            if peer.address == nil {
+                checks.append(DoctorCheck("receiver '\(peer.name)'", .note, "paired, no address known yet (send --discover finds it)"))
+            } else if let quality = prober.quality(of: peer.fingerprint), !quality.roundTrips.isEmpty {
+                checks.append(DoctorCheck("receiver '\(peer.name)'", .ok, "\(peer.address!) answers: \(quality.summary)"))
+            } else {
+                checks.append(DoctorCheck("receiver '\(peer.name)'", .problem, "\(peer.address!) did not answer 3 link probes",
+                                          fix: "start mouse3d receive there, or check its firewall (UDP \(port))"))
+            }
+        }
+        return checks
+    }
+
+    /// spacenavd, when the spacemouse output is configured.
+    static func spacenavd(needed: Bool, processes: String) -> DoctorCheck {
+        let running = ((try? DirectoryListing.names(in: processes)) ?? []).contains { entry in
+            entry.allSatisfy(\.isNumber)
+                && String(decoding: (try? FileContents.read(path: processes + "/" + entry + "/comm")) ?? [], as: UTF8.self).hasPrefix("spacenavd")
+        }
+        if running { return DoctorCheck("spacenavd", .ok, "running: Blender and FreeCAD get the 6-DoF device through it") }
+        return DoctorCheck("spacenavd", needed ? .problem : .note, "not running" + (needed ? "" : " (needed for the spacemouse output only)"),
+                           fix: "sudo apt install spacenavd && sudo systemctl enable --now spacenavd", blocking: needed)
+    }
+
+    /// "X does not exist: ... Load it with 'cmd'" → (what was found, the fix).
+    static func split(_ advice: String) -> (String, String?) {
+        for marker in [". Load it with ", ". Install ", ": the uinput module"] {
+            if let r = advice.firstRange(of: marker) {
+                return (String(advice[..<r.lowerBound]), String(advice[r.lowerBound...].dropFirst(2)))
+            }
+        }
+        return (advice, nil)
+    }
+
+    /// One line per check, with ✓, ✗ or –, and the fix on the next line.
+    public static func text(_ checks: [DoctorCheck]) -> String {
+        checks.map { c in
+            let mark = switch c.status { case .ok: "✓"; case .problem: "✗"; case .note: "–" }
+            return "\(mark) \(c.name): \(c.detail)" + (c.fix.map { "\n    fix: \($0)" } ?? "")
+        }.joined(separator: "\n")
+    }
+
+    /// The checks as a JSON array of {name, status, detail, fix, blocking}.
+    public static func json(_ checks: [DoctorCheck]) -> String {
+        "[" + checks.map { c in
+            "{\"name\":\(jsonString(c.name)),\"status\":\"\(c.status.rawValue)\",\"detail\":\(jsonString(c.detail)),"
+                + "\"fix\":\(c.fix.map(jsonString) ?? "null"),\"blocking\":\(c.blocking)}"
+        }.joined(separator: ",\n ") + "]"
+    }
+
+    static func jsonString(_ s: String) -> String {
+        var out = "\""
+        for u in s.unicodeScalars {
+            switch u {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\t": out += "\\t"
+            default:
+                if u.value < 0x20 {
+                    let hex = String(u.value, radix: 16)
+                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                } else {
+                    out.unicodeScalars.append(u)
+                }
+            }
+        }
+        return out + "\""
+    }
+}
+
+extension String {
+    func replacingSuffix(_ suffix: String, with replacement: String) -> String {
+        hasSuffix(suffix) ? String(dropLast(suffix.count)) + replacement : self
+    }
+
+    func replacingOccurrences(of target: String, with replacement: String) -> String {
+        guard !target.isEmpty else { return self }
+        var out = "", rest = Substring(self)
+        while let r = rest.firstRange(of: target) {
+            out += rest[..<r.lowerBound] + replacement
+            rest = rest[r.upperBound...]
+        }
+        return out + rest
+    }
+}
