@@ -19,6 +19,11 @@ echo "== live view in headless Chromium (Tests/Browser/view_test.py)"
 echo "== fuzzing: every network decoder target for 15 s (Tests/Fuzz/run.sh 150 for the long run)"
 Tests/Fuzz/run.sh 15
 
+echo "== packaging: scripts/install.sh --user then --uninstall; the .deb into an empty root, then purged"
+swift build -c release --static-swift-stdlib --product mouse3d
+Tests/Packaging/install_test.sh
+Tests/Packaging/deb_test.sh "$(scripts/build-deb.sh --no-build)"
+
 echo "== VM harness self-check: a deliberately failing VM test must fail the run"
 selfcheck=$(mktemp)
 set +e

@@ -6,8 +6,10 @@ set -eu
 # their own private system bus and a daemon restricted to the loopback interface. gnuplot-nox draws
 # `bench accuracy|gyro-mouse --plot` (tested on the host).
 packages="libevdev-dev libudev-dev libsodium-dev libavahi-client-dev avahi-daemon dbus-daemon pkg-config gnuplot-nox"
-# The whole suite (--vm) also boots a kernel under QEMU and drives the live view in headless Chromium.
-[ "${1:-}" = "--vm" ] && packages="$packages qemu-system-x86 busybox-static cpio kmod xz-utils file iproute2 chromium chromium-driver python3-selenium"
+# The whole suite (--vm) also boots a kernel under QEMU, drives the live view in headless Chromium and
+# installs the Debian package into an empty root.
+# man-db and binutils for the package test (man -l, objdump for the package's Depends).
+[ "${1:-}" = "--vm" ] && packages="$packages qemu-system-x86 busybox-static cpio kmod xz-utils file iproute2 chromium chromium-driver python3-selenium man-db binutils"
 missing=""
 for p in $packages; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -1,0 +1,61 @@
+#!/bin/bash
+# Builds a Debian package of mouse3d: the static release binary, manual page, completions, udev
+# rule, systemd user units and the default configuration (a conffile), with a postinst that reloads
+# udev's rules. Depends lists the packages of the C libraries the binary links (dpkg -S).
+#
+#   scripts/build-deb.sh [--no-build]     writes .build/deb/mouse3d_VERSION_ARCH.deb and prints its path
+#
+# Install with: sudo apt install ./.build/deb/mouse3d_VERSION_ARCH.deb
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+export PATH="/opt/swift/usr/bin:$PATH"
+build=()
+[ "${1:-}" = "--no-build" ] && build=(--no-build)
+
+out=.build/deb
+stage=$out/stage
+rm -rf "$stage"
+mkdir -p "$stage/DEBIAN"
+scripts/install.sh --prefix /usr --destdir "$stage" "${build[@]}" >/dev/null
+# dpkg keeps its own list of what it installed.
+rm -rf "$stage/usr/share/mouse3d/installed-files" "$stage/usr/share/mouse3d/installed-files.dirs"
+rmdir "$stage/usr/share/mouse3d" 2>/dev/null || true
+
+version=$("$stage/usr/bin/mouse3d" --version)
+arch=$(dpkg --print-architecture)
+depends=$(objdump -p "$stage/usr/bin/mouse3d" | awk '/NEEDED/ {print $2}' | while read -r lib; do
+    dpkg -S "*/$lib" 2>/dev/null | head -1 | cut -d: -f1
+done | sort -u | grep -v '^libc6$' | paste -sd, | sed 's/,/, /g')
+cat > "$stage/DEBIAN/control" <<CONTROL
+Package: mouse3d
+Version: $version
+Architecture: $arch
+Maintainer: mouse3d developers <mouse3d@localhost>
+Depends: libc6 (>= 2.36)${depends:+, $depends}
+Recommends: avahi-daemon
+Suggests: spacenavd
+Section: utils
+Priority: optional
+Installed-Size: $(du -sk "$stage" | cut -f1)
+Description: motion sensor as a 3D mouse
+ Reads gyroscope and accelerometer samples from Linux IIO sensors or gamepad
+ motion devices, fuses them into an attitude, streams it sealed to paired
+ receivers over UDP, and drives virtual pointer, joystick or 6-DoF devices.
+CONTROL
+echo /etc/mouse3d/config.toml > "$stage/DEBIAN/conffiles"
+for script in postinst postrm; do
+    cat > "$stage/DEBIAN/$script" <<'SCRIPT'
+#!/bin/sh
+set -e
+# The udev rule grants /dev/uinput and the motion sensors to the seat user and group input.
+if [ -z "${DPKG_ROOT:-}" ] && command -v udevadm >/dev/null 2>&1 && [ -d /run/udev ]; then
+    udevadm control --reload || true
+    udevadm trigger --subsystem-match=misc --subsystem-match=input --subsystem-match=iio || true
+fi
+SCRIPT
+    chmod 755 "$stage/DEBIAN/$script"
+done
+deb=$out/mouse3d_${version}_${arch}.deb
+dpkg-deb --root-owner-group --build "$stage" "$deb" >/dev/null
+echo "$deb"
