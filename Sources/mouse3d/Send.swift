@@ -117,8 +117,10 @@ extension Mouse3D {
             case .sealed: "sealed stream \(String(streamer.streamID, radix: 16))"
             }
             let destination = "\(kind) to " + streamer.peers.enumerated().map { i, peer in
-                let who = targets.indices.contains(i) ? "'\(targets[i].peer.name)' " : ""
-                return peer.paused ? "\(who)(to be found)" : who + "at \(peer.address)"
+                // "'desk' at 192.0.2.7:24930", "'desk' (to be found)", or a bare address given with --to.
+                guard targets.indices.contains(i) else { return "\(peer.address)" }
+                let who = "'\(targets[i].peer.name)'"
+                return peer.paused ? "\(who) (to be found)" : "\(who) at \(peer.address)"
             }.joined(separator: ", ") + (discovering && finder?.discovery != nil ? ", following them on the network" : "")
 
             // The pipeline: source → fusion → the network stream.

@@ -31,3 +31,14 @@ struct DoctorCommandTests {
                 "\(printing.output)")
     }
 }
+
+@Suite("Messages read as sentences")
+struct MessageTests {
+    @Test("send's start-up line names where it sends without a dangling 'at' (it said 'sending raw frames to at 127.0.0.1:9')")
+    func sendingLine() throws {
+        let send = try Mouse3DProcess(["send", "--raw", "--to", "127.0.0.1:9", "--source", "replay:\(Mouse3DProcess.sampleLog)", "--loop"])
+        defer { _ = send.terminate() }
+        #expect(send.waitForError(containing: "sending raw frames to 127.0.0.1:9 from replay:"), "\(send.errors)")
+        #expect(!send.errors.contains("to at "), "\(send.errors)")
+    }
+}
