@@ -70,7 +70,9 @@ extension Mouse3D {
             }
             var rows: [(String, OrientationErrorMetrics)] = []
             print("trial                                          inclination  heading    total  (degrees, RMS)")
-            for name in names {
+            let progress = TerminalProgress()  // on a terminal: which log is being fused (quiet when piped)
+            for (index, name) in names.enumerated() {
+                progress.update("fusing \(index + 1) of \(names.count): \(name)")
                 let path = directory.hasSuffix("/") ? directory + name : directory + "/" + name
                 let log: MotionLog
                 do {
@@ -78,10 +80,12 @@ extension Mouse3D {
                     try FileContents.forEachChunk(path: path) { try parser.consume($0) }
                     log = try parser.finish()
                 } catch let error as MotionLogError where error.line == 1 {
+                    progress.finish()
                     print("skipped \(name): not a motion log (\(error))")
                     continue
                 }
                 guard let truth = log.truth else {
+                    progress.finish()
                     print("skipped \(name): no ground-truth columns qw,qx,qy,qz")
                     continue
                 }
@@ -96,6 +100,7 @@ extension Mouse3D {
                     estimates: estimates, truth: truth, counted: log.movement,
                     sampleRateHertz: sampleRate(log.samples))
                 rows.append((name, metrics))
+                progress.finish()
                 print(line(String(name.dropLast(4)), metrics.summary))
                 if let plot {
                     let t0 = log.samples.first?.timestampNanoseconds ?? 0

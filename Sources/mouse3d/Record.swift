@@ -46,12 +46,24 @@ extension Mouse3D {
             }
             diagnostics.say("recording \(follower.summary) to \(output)")
             follower.start(on: events, sink: MotionSampleSink(samples: writer.write))
+            // On a terminal: how far it is (quiet when standard error is piped or logged).
+            let progress = TerminalProgress()
+            let started = MonotonicClock.nanoseconds()
+            var nextUpdate = started
+            _ = events.timer(deadline: { nextUpdate }) { now in
+                let elapsed = Double(now - started) * 1e-9
+                progress.update("recording: \(fixed(elapsed, 1)) s" + (duration.map { " of \(fixed($0, 0)) s" } ?? " (Ctrl-C stops)")
+                    + ", \(writer.count) samples", now: now)
+                nextUpdate = now + 200_000_000
+            }
+            defer { progress.finish() }
             let ending: EventLoop.Ending?
             if let duration {
                 ending = try events.run(until: MonotonicClock.nanoseconds() + UInt64(duration * 1e9))
             } else {
                 ending = try events.run()
             }
+            progress.finish()
             if let ending { diagnostics.say("stopping on \(ending.name)") }
             try writer.flush()
             diagnostics.say("recorded \(writer.count) samples to \(output)")
