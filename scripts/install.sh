@@ -120,5 +120,8 @@ if [ -z "$destdir" ]; then
         echo "for /dev/uinput and the motion sensors without root, install the udev rule (needs root):"
         echo "  sudo install -m 644 $root/udev/70-mouse3d.rules /etc/udev/rules.d/ && sudo udevadm control --reload && sudo udevadm trigger"
     fi
-    echo "next: mouse3d doctor"
+    case ":$PATH:" in
+        *":$prefix/bin:"*) echo "next: mouse3d doctor" ;;
+        *) echo "$prefix/bin is not on your PATH: add it (export PATH=\"$prefix/bin:\$PATH\" in ~/.profile), then: mouse3d doctor" ;;
+    esac
 fi
