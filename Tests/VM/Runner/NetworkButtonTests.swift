@@ -33,6 +33,14 @@ extension NetworkTests {
         var next = MonotonicClock.nanoseconds()
         var device: EvdevDevice?
         var presses: [UInt64] = [], releases: [UInt64] = []
+        // Counted as changes of state: a press read both from the state at opening (EVIOCGKEY) and
+        // from the queue (it arrived between the open and that ioctl) is one press.
+        var pressed = false
+        func note(_ down: Bool) {
+            guard down != pressed else { return }
+            pressed = down
+            if down { presses.append(MonotonicClock.nanoseconds()) } else { releases.append(MonotonicClock.nanoseconds()) }
+        }
         /// Streams at 250 Hz with the button held for `seconds`, recording BTN_LEFT changes as they come.
         func stream(_ seconds: Double) throws {
             let end = MonotonicClock.nanoseconds() + UInt64(seconds * 1e9)
@@ -43,17 +51,22 @@ extension NetworkTests {
                 if device == nil, let path = try? currentPointer(), let opened = try? EvdevDevice(path: path) {
                     // A press in the frame that made the device may come before it could be opened: its state then says so.
                     device = opened
-                    if opened.currentValue(type: Int32(EV_KEY), code: Int32(BTN_LEFT)) == 1 { presses.append(MonotonicClock.nanoseconds()) }
+                    if opened.currentValue(type: Int32(EV_KEY), code: Int32(BTN_LEFT)) == 1 { note(true) }
                 }
                 while let d = device {
                     switch try? d.next() {
                     case .event(let e)?, .resynchronised(let e)?:
                         if e.type == Int32(EV_KEY) && e.code == Int32(BTN_LEFT) {
-                            if e.value == 1 { presses.append(MonotonicClock.nanoseconds()) } else if e.value == 0 { releases.append(MonotonicClock.nanoseconds()) }
+                            if e.value == 1 { note(true) } else if e.value == 0 { note(false) }
                         }
                         continue
                     case .wouldBlock?: break
-                    case nil: device = nil  // removed on stream loss
+                    case nil:
+                        // Removed on stream loss. The receiver releases, then destroys, microseconds
+                        // apart; evdev returns ENODEV as soon as the device is gone, dropping events
+                        // still queued, so the release may be unreadable: the removal stands for it.
+                        device = nil
+                        if pressed { note(false) }
                     }
                     break
                 }
