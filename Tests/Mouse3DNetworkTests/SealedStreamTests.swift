@@ -393,6 +393,30 @@ struct ReservationTests {
         #expect(synchronous.count == 2, "nothing stored on the spot before the reservation made on the spot runs out")
     }
 
+    @Test("What is asked to be stored only ever rises: late datagrams and stale completions cannot put a smaller reservation after a larger one")
+    func requestsOnlyRise() throws {
+        let opener = pair.opener()
+        var stores: [UInt64] = []  // every reservation asked for, background and on the spot, in order
+        var ahead: [PairedPeer] = []
+        opener.reserve = { stores.append($0.nextSequence); return true }
+        opener.reserveAhead = { ahead.append($0); stores.append($0.nextSequence) }
+        let span = SealedStreamOpener.reservationSpan
+        var sealer = pair.sealer(epoch: 9)
+        var sealed: [UInt64: [UInt8]] = [:]
+        for s in [0, span / 2, span, 2 * span - 1, span / 2 + span + 1] { sealed[s] = try SealedPair.seal(&sealer, s) }
+        #expect(opener.refusal(sealed[0]!) == .awaitingStorage)
+        #expect(opener.reservationStored(ahead.removeLast()))
+        #expect(opener.refusal(sealed[0]!) == nil)
+        #expect(opener.refusal(sealed[span / 2]!) == nil)          // renewal R1: 1.5 span, not done yet
+        #expect(opener.refusal(sealed[span]!) == nil)              // the reservation's end: stored on the spot
+        #expect(opener.refusal(sealed[2 * span - 1]!) == nil)      // renewal R2: 3 span - 1
+        let r1 = ahead[0]
+        opener.reservationStored(r1)                               // R1's completion, late: stale
+        #expect(opener.refusal(sealed[span / 2 + span + 1]!) == nil) // a late datagram, still in the window
+        #expect(zip(stores, stores.dropFirst()).allSatisfy { $0 < $1 }, "asked for, in order: \(stores)")
+        #expect(stores.count == 4, "R1, the store on the spot, R2; the late datagram and R1's completion ask for nothing: \(stores)")
+    }
+
     @Test("While a newer epoch is being stored the older one stores nothing after it; a failed background store falls back to storing on the spot")
     func pendingEpochGuards() throws {
         let opener = pair.opener()

@@ -31,6 +31,10 @@ public final class SealedStreamOpener {
         @exclusivity(unchecked) var reserved: UInt64
         /// A reservation further ahead is being stored (``reserveAhead``).
         @exclusivity(unchecked) var renewing = false
+        /// The highest reservation asked for in the current epoch (in the background or on the
+        /// spot): what is asked for only ever rises, so the writer, storing in order, never puts a
+        /// smaller reservation after a larger one (a late datagram may trigger a renewal).
+        @exclusivity(unchecked) var requestedThrough: UInt64 = 0
         /// A new epoch whose state is being stored in the background; its datagrams are held.
         @exclusivity(unchecked) var pendingEpoch: UInt32?
         /// Storing a new epoch in the background failed once: later epochs are stored on the spot.
@@ -240,7 +244,9 @@ public final class SealedStreamOpener {
         }
         var reservation: UInt64?
         if startsEpoch || sequence >= session.reserved {
-            let upTo = sequence > UInt64.max - Self.reservationSpan ? UInt64.max : sequence + Self.reservationSpan
+            var upTo = sequence > UInt64.max - Self.reservationSpan ? UInt64.max : sequence + Self.reservationSpan
+            // Not below a renewal already asked for in this epoch: it may be on disk already.
+            if !startsEpoch { upTo = max(upTo, session.requestedThrough) }
             var record = session.peer
             record.epoch = epoch
             record.nextSequence = upTo
@@ -260,13 +266,15 @@ public final class SealedStreamOpener {
         }
         if let reservation {
             session.reserved = reservation
+            session.requestedThrough = reservation  // at least what any renewal asked for (above)
             session.renewing = false  // a store in the background, if any, is for less than this
         } else if let reserveAhead, !session.renewing, session.pendingEpoch == nil, sequence >= session.reserved &- Self.reservationSpan / 2,
-            sequence < UInt64.max - Self.reservationSpan
+            sequence < UInt64.max - Self.reservationSpan, sequence + Self.reservationSpan > session.requestedThrough
         {
             var record = session.peer
             record.epoch = epoch
             record.nextSequence = sequence + Self.reservationSpan
+            session.requestedThrough = record.nextSequence
             session.renewing = true
             reserveAhead(record)
         }
@@ -298,6 +306,7 @@ public final class SealedStreamOpener {
                 session.peer.epoch = record.epoch
                 session.accepted = 0
                 session.reserved = record.nextSequence
+                session.requestedThrough = record.nextSequence
                 session.renewing = false
                 session.announceEpoch = true
             } else if !stored {
@@ -306,7 +315,8 @@ public final class SealedStreamOpener {
             return true
         }
         if stored && session.epoch == record.epoch && record.nextSequence > session.reserved { session.reserved = record.nextSequence }
-        session.renewing = false
+        // Only the outstanding request's completion ends it (an older one's does not).
+        if session.epoch != record.epoch || record.nextSequence >= session.requestedThrough { session.renewing = false }
         return false
     }
 
