@@ -101,7 +101,7 @@ public enum Doctor {
             try UinputDevice.checkAccess(path: path)
             return DoctorCheck("uinput", .ok, "\(path) is writable: virtual devices can be created")
         } catch {
-            let advice = PermissionAdvice.uinputMessage(for: error).replacingOccurrences(of: "/dev/uinput", with: path)
+            let advice = PermissionAdvice.uinputMessage(for: error).replacing("/dev/uinput", with: path)
             let (found, fix) = split(advice)
             return DoctorCheck("uinput", needed ? .problem : .note, found + (needed ? "" : " (needed for --uinput only; receive.output is print)"),
                                fix: fix, blocking: needed)
@@ -252,44 +252,14 @@ public enum Doctor {
     /// The checks as a JSON array of {name, status, detail, fix, blocking}.
     public static func json(_ checks: [DoctorCheck]) -> String {
         "[" + checks.map { c in
-            "{\"name\":\(jsonString(c.name)),\"status\":\"\(c.status.rawValue)\",\"detail\":\(jsonString(c.detail)),"
-                + "\"fix\":\(c.fix.map(jsonString) ?? "null"),\"blocking\":\(c.blocking)}"
+            "{\"name\":\(ViewJSON.string(c.name)),\"status\":\"\(c.status.rawValue)\",\"detail\":\(ViewJSON.string(c.detail)),"
+                + "\"fix\":\(c.fix.map(ViewJSON.string) ?? "null"),\"blocking\":\(c.blocking)}"
         }.joined(separator: ",\n ") + "]"
-    }
-
-    static func jsonString(_ s: String) -> String {
-        var out = "\""
-        for u in s.unicodeScalars {
-            switch u {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\t": out += "\\t"
-            default:
-                if u.value < 0x20 {
-                    let hex = String(u.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
-                    out.unicodeScalars.append(u)
-                }
-            }
-        }
-        return out + "\""
     }
 }
 
 extension String {
     func replacingSuffix(_ suffix: String, with replacement: String) -> String {
         hasSuffix(suffix) ? String(dropLast(suffix.count)) + replacement : self
-    }
-
-    func replacingOccurrences(of target: String, with replacement: String) -> String {
-        guard !target.isEmpty else { return self }
-        var out = "", rest = Substring(self)
-        while let r = rest.firstRange(of: target) {
-            out += rest[..<r.lowerBound] + replacement
-            rest = rest[r.upperBound...]
-        }
-        return out + rest
     }
 }
