@@ -22,7 +22,10 @@ Tests/Fuzz/run.sh 15
 echo "== packaging: scripts/install.sh --user then --uninstall; the .deb into an empty root, then purged"
 swift build -c release --static-swift-stdlib --product mouse3d
 Tests/Packaging/install_test.sh
-Tests/Packaging/deb_test.sh "$(scripts/build-deb.sh --no-build)"
+deb=$(scripts/build-deb.sh --no-build)
+Tests/Packaging/deb_test.sh "$deb"
+echo "== packaging: apt install of the .deb on a clean Debian 12 root (debootstrap), then purged"
+Tests/Packaging/debian12_root_test.sh "$deb"
 
 echo "== VM harness self-check: a deliberately failing VM test must fail the run"
 selfcheck=$(mktemp)

@@ -8,8 +8,9 @@ set -eu
 packages="libevdev-dev libudev-dev libsodium-dev libavahi-client-dev avahi-daemon dbus-daemon pkg-config gnuplot-nox"
 # The whole suite (--vm) also boots a kernel under QEMU, drives the live view in headless Chromium and
 # installs the Debian package into an empty root.
-# man-db and binutils for the package test (man -l, objdump for the package's Depends).
-[ "${1:-}" = "--vm" ] && packages="$packages qemu-system-x86 busybox-static cpio kmod xz-utils file iproute2 chromium chromium-driver python3-selenium man-db binutils"
+# man-db and binutils for the package test (man -l, objdump for the package's Depends); debootstrap
+# for the package's test on a clean Debian 12 root.
+[ "${1:-}" = "--vm" ] && packages="$packages qemu-system-x86 busybox-static cpio kmod xz-utils file iproute2 chromium chromium-driver python3-selenium man-db binutils debootstrap"
 missing=""
 for p in $packages; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
