@@ -51,8 +51,10 @@ if [ ! -x "$cache/spacenavd/usr/bin/spacenavd" ]; then
 fi
 
 # 2. The test runner and mouse3d itself (debug builds, shared with the host tests).
-swift build --product mouse3d-vmtests >/dev/null
-swift build --product mouse3d >/dev/null
+# Quiet when they succeed; a failed build shows its errors.
+for product in mouse3d-vmtests mouse3d; do
+    swift build --product "$product" > "$cache/logs/build-$product.log" 2>&1 || { grep -E "error:" -A3 "$cache/logs/build-$product.log" | head -40; echo "vm: the $product build failed"; exit 2; }
+done
 bin=$(swift build --show-bin-path)
 runner=$bin/mouse3d-vmtests
 

@@ -150,3 +150,65 @@ extension OutputTests {
         say("VMTEST-INFO \(text) (debug build, TCG)")
     }
 }
+
+extension OutputTests {
+    /// A receiver whose device cannot be created for one sender keeps serving the others: with
+    /// /dev/uinput taken away after the first sender's device exists, a second sender's stream gets
+    /// no device (said once), while the first one's pointer still moves to the count. Once uinput is
+    /// back, the second sender, starting again after a pause, gets its own device.
+    static func oneSenderFailsOthersServed() throws {
+        let receiver = try ChildProcess(executable: mouse3d, arguments: ["receive", "--insecure", "--listen", "127.0.0.1:0", "--uinput", "pointer"])
+        var stopped = false
+        defer { if !stopped { try? receiver.send(signal: SIGTERM); _ = try? receiver.wait() } }
+        let target = try SocketAddress.resolve("127.0.0.1:\(try loopbackPort(announcedBy: receiver))", defaultPort: 0, passive: false)
+        let first = try AttitudeStreamer(peers: [target], format: .datagram)
+        let second = try AttitudeStreamer(peers: [target], format: .datagram)
+        func send(_ streamer: AttitudeStreamer, yawDegrees: Double) throws {
+            try streamer.send(AttitudeFrame(roll: 0, pitch: 0, yaw: Float(yawDegrees * .pi / 180)), buttons: [.clutch], now: MonotonicClock.nanoseconds())
+        }
+        func devices() throws -> Int {
+            try DirectoryListing.names(in: "/sys/class/input").filter { $0.hasPrefix("event") }.filter {
+                String(decoding: try FileContents.read(path: "/sys/class/input/\($0)/device/name"), as: UTF8.self).hasPrefix("mouse3d pointer")
+            }.count
+        }
+        try send(first, yawDegrees: 0)
+        let device = try EvdevDevice(path: try node(named: "mouse3d pointer"))
+
+        try expect(rename("/dev/uinput", "/dev/uinput.away") == 0, "could not move /dev/uinput away: errno \(errno)")
+        var restored = false
+        defer { if !restored { _ = rename("/dev/uinput.away", "/dev/uinput") } }
+        for i in 1...40 {  // both stream; the first turns 20° to the right
+            try send(first, yawDegrees: -0.5 * Double(i))
+            try send(second, yawDegrees: Double(i))
+            MonotonicClock.sleep(nanoseconds: 10_000_000)
+        }
+        let dx = sum(events(device, seconds: 0.3), code: Int32(REL_X))
+        try expect(abs(dx - 400) <= 1, "the first sender's pointer moved \(dx) counts while the second's device failed, expected 400")
+        let during = try devices()
+        try expect(during == 1, "one device only while /dev/uinput is away: \(during)")
+
+        try expect(rename("/dev/uinput.away", "/dev/uinput") == 0, "could not put /dev/uinput back: errno \(errno)")
+        restored = true
+        var moved: Int32 = 0
+        for i in 1...80 {  // the second pauses for 800 ms (its stream ends); the first goes on
+            try send(first, yawDegrees: -20 - 0.25 * Double(i))
+            moved += sum(events(device, seconds: 0.01), code: Int32(REL_X))  // read as it comes: 80 frames overflow evdev's buffer
+        }
+        moved += sum(events(device, seconds: 0.2), code: Int32(REL_X))
+        try expect(abs(moved - 400) <= 1, "the first sender's pointer moved \(moved) counts during the second's pause, expected 400")
+        for i in 1...30 {  // both again: the second starts anew and gets a device now
+            try send(first, yawDegrees: -40)
+            try send(second, yawDegrees: Double(i))
+            MonotonicClock.sleep(nanoseconds: 10_000_000)
+        }
+        try waitFor("a second pointer once /dev/uinput is back", seconds: 5) { try devices() == 2 ? true : nil }
+
+        try receiver.send(signal: SIGTERM)
+        let errors = try receiver.readAllErrors()
+        stopped = true
+        try expect(try receiver.wait() == 0, "the receiver exits cleanly: \(errors)")
+        let skipped = errors.split(separator: "\n").filter { $0.contains("no virtual device, its frames are skipped") }.count
+        try expect(skipped == 1, "the failure said once, not per frame (\(skipped) times): \(errors)")
+        try expect(errors.contains("/dev/uinput"), "the failure names /dev/uinput: \(errors)")
+    }
+}

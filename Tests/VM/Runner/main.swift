@@ -25,6 +25,7 @@ let allTests: [(name: String, run: () throws -> Void)] = [
     ("calibrate_dualsense", RunTests.calibrateDualSense),
     ("uinput_joystick_output", OutputTests.joystick),
     ("uinput_spacemouse_output", OutputTests.spacemouse),
+    ("uinput_one_sender_fails_others_served", OutputTests.oneSenderFailsOthersServed),
     ("uinput_output_latency_bench", OutputTests.latencyBench),
     ("spacenavd_picks_up_spacemouse", SpacenavdTests.pickedUp),
     ("uinput_permissions_group_input", PermissionTests.uinputForGroupInput),
