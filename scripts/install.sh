@@ -106,6 +106,8 @@ if [ -e "$destdir$config_dir/config.toml" ]; then
 else
     place 644 Config/mouse3d.toml "$config_dir/config.toml"
 fi
+# A copy beside the binary's other files, which doctor and permission errors name in their fix.
+place 644 udev/70-mouse3d.rules "$prefix/share/mouse3d/70-mouse3d.rules"
 if [ -n "$rule_dir" ]; then
     place 644 udev/70-mouse3d.rules "$rule_dir/70-mouse3d.rules"
 fi
@@ -118,7 +120,7 @@ if [ -z "$destdir" ]; then
         command -v udevadm >/dev/null && { udevadm control --reload && udevadm trigger --subsystem-match=misc --subsystem-match=input --subsystem-match=iio || true; }
     else
         echo "for /dev/uinput and the motion sensors without root, install the udev rule (needs root):"
-        echo "  sudo install -m 644 $root/udev/70-mouse3d.rules /etc/udev/rules.d/ && sudo udevadm control --reload && sudo udevadm trigger"
+        echo "  sudo install -m 644 $prefix/share/mouse3d/70-mouse3d.rules /etc/udev/rules.d/ && sudo udevadm control --reload && sudo udevadm trigger"
     fi
     case ":$PATH:" in
         *":$prefix/bin:"*) echo "next: mouse3d doctor" ;;

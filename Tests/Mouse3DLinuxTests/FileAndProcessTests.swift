@@ -71,6 +71,14 @@ struct PermissionAdviceTests {
         #expect(text.contains("/dev/input/event7") && text.contains("udev/70-mouse3d.rules") && text.contains("udevadm"))
     }
 
+    @Test("The rule is named by a full path the user can copy from anywhere: here the checkout's, found from the running binary in .build")
+    func ruleByFullPath() throws {
+        // This test binary runs from .build inside the checkout, whose udev/ holds the rule.
+        let checkout = String(#filePath.split(separator: "/Tests/", maxSplits: 1)[0])
+        #expect(PermissionAdvice.ruleFile == checkout + "/udev/70-mouse3d.rules")
+        #expect(FileSystem.exists(PermissionAdvice.ruleFile))
+    }
+
     @Test("A vanished device says so and points at mouse3d list")
     func gone() {
         let text = PermissionAdvice.message(for: SystemCallError(call: "open", subject: "x", errno: .noSuchFileOrDirectory), node: "/dev/input/event9")

@@ -2,8 +2,26 @@ import Glibc
 
 /// What to tell a user who may not open a device node.
 public enum PermissionAdvice {
-    /// The udev rule file shipped in the repository that grants access.
-    public static let ruleFile = "udev/70-mouse3d.rules"
+    /// The udev rule file that grants access, by a path the user can copy from wherever they are:
+    /// the copy installed beside the binary (PREFIX/share/mouse3d, by scripts/install.sh), else the
+    /// source tree's (a binary run from .build), else the name in mouse3d's source.
+    public static let ruleFile: String = {
+        let name = "70-mouse3d.rules"
+        guard let executable = try? FileSystem.executablePath(), let real = FileSystem.realPath(executable) else { return "udev/\(name)" }
+        var directory = String(real[..<(real.lastIndex(of: "/") ?? real.startIndex)])
+        if let prefix = directory.lastIndex(of: "/") {
+            let installed = "\(directory[..<prefix])/share/mouse3d/\(name)"
+            if FileSystem.exists(installed) { return installed }
+        }
+        for _ in 0..<4 {  // .build/x86_64-unknown-linux-gnu/debug/mouse3d → the checkout's udev/
+            guard let up = directory.lastIndex(of: "/"), up > directory.startIndex else { break }
+            directory = String(directory[..<up])
+            if FileSystem.exists("\(directory)/udev/\(name)") && FileSystem.exists("\(directory)/Package.swift") {
+                return "\(directory)/udev/\(name)"
+            }
+        }
+        return "udev/\(name)"
+    }()
 
     /// A sentence for `error` on `node`: for EACCES/EPERM, which rule fixes it and how to install it.
     public static func message(for error: SystemCallError, node: String) -> String {
