@@ -452,6 +452,70 @@ struct ReservationTests {
         #expect(opener.refusal(try SealedPair.seal(&old, span - 1)) == .staleEpoch, "the old epoch is over")
     }
 
+    @Test("Held while a new epoch is stored: a replayed copy is refused, not held twice, and one sender (or its replayer) holds at most its share, so another's first datagrams still get through")
+    func heldBounds() throws {
+        let other = SealedPair(), victimRecord = { var r = other.senderRecord; r.name = "pad"; return r }()
+        let opener = SealedStreamOpener(receiverID: pair.receiver.id, peers: [pair.senderRecord, victimRecord])
+        var ahead: [PairedPeer] = []
+        opener.reserve = { _ in true }
+        opener.reserveAhead = { ahead.append($0) }
+        let r = try AttitudeReceiver(
+            listeningOn: SocketAddress.resolve("127.0.0.1:0", defaultPort: 0, passive: false), format: .sealed, opener: opener)
+        let socket = try UDPSocket(family: r.localAddress.family, blocking: true)
+        func send(_ d: [UInt8]) throws { _ = try d.withUnsafeBytes { try socket.send($0, to: r.localAddress) } }
+        var frames: [String: [UInt64]] = [:]
+        func drainAll() throws {
+            while try EventLoop.waitUntilReadable([r.descriptor], timeoutNanoseconds: 50_000_000) {
+                try r.drain { if case .frame(let f) = $0 { frames[f.stream.peerName ?? "", default: []].append(f.sequence) } }
+            }
+        }
+        // "deck" starts an epoch: its first datagram replayed 3 times, then 1499 more, all while its
+        // epoch is being stored; then "pad" starts one (sealed for the same receiver, its own secret).
+        var deck = pair.sealer(epoch: 2)
+        let first = try SealedPair.seal(&deck, 0)
+        for _ in 0..<4 { try send(first) }
+        for s in 1..<1500 {
+            try send(try SealedPair.seal(&deck, UInt64(s)))
+            if s % 200 == 0 { try drainAll() }  // within the socket's buffer
+        }
+        var pad = DatagramSealer(secret: other.secret, senderID: other.sender.id, receiverID: pair.receiver.id, epoch: 7, algorithm: .chacha20Poly1305)
+        for s in 0..<10 { try send(try SealedPair.seal(&pad, UInt64(s))) }
+        try drainAll()
+        #expect(frames.isEmpty, "nothing delivered before its epoch is stored: \(frames.mapValues(\.count))")
+        #expect(r.refusals[.replayed] == 3, "the three copies: \(r.refusals.summary)")
+        #expect(r.refusals[.notStored] == UInt64(1500 - AttitudeReceiver.maximumHeldPerSender), "deck beyond its share: \(r.refusals.summary)")
+        #expect(ahead.map(\.epoch).sorted() == [2, 7])
+        for record in ahead { opener.reservationStored(record) }
+        try r.releaseHeld { if case .frame(let f) = $0 { frames[f.stream.peerName ?? "", default: []].append(f.sequence) } }
+        #expect(frames["deck"] == Array(0..<UInt64(AttitudeReceiver.maximumHeldPerSender)), "deck's share, in order, once each")
+        #expect(frames["pad"] == Array(0..<10), "the other sender's first datagrams all got through: \(frames.mapValues(\.count)), \(r.refusals.summary)")
+    }
+
+    @Test("Two paired senders from one address with one stream id (one spoofing the other's source) are two streams: neither makes the other's frames stale")
+    func sameSourceTwoSenders() throws {
+        let other = SealedPair(), padRecord = { var r = other.senderRecord; r.name = "pad"; return r }()
+        let opener = SealedStreamOpener(receiverID: pair.receiver.id, peers: [pair.senderRecord, padRecord])
+        let r = try AttitudeReceiver(
+            listeningOn: SocketAddress.resolve("127.0.0.1:0", defaultPort: 0, passive: false), format: .sealed, opener: opener)
+        let socket = try UDPSocket(family: r.localAddress.family, blocking: true)
+        var deck = pair.sealer(epoch: 1)
+        var pad = DatagramSealer(secret: other.secret, senderID: other.sender.id, receiverID: pair.receiver.id, epoch: 1, algorithm: .chacha20Poly1305)
+        for s in 0..<10 {  // deck far ahead, pad from 0, interleaved, same source and stream id 9
+            for d in [try SealedPair.seal(&deck, UInt64(1000 + s)), try SealedPair.seal(&pad, UInt64(s))] {
+                _ = try d.withUnsafeBytes { try socket.send($0, to: r.localAddress) }
+            }
+        }
+        var frames: [String: [UInt64]] = [:], started = 0
+        while try EventLoop.waitUntilReadable([r.descriptor], timeoutNanoseconds: 50_000_000) {
+            try r.drain {
+                if case .frame(let f) = $0 { frames[f.stream.peerName ?? "", default: []].append(f.sequence) }
+                if case .streamStarted = $0 { started += 1 }
+            }
+        }
+        #expect(frames["deck"] == Array(1000..<1010) && frames["pad"] == Array(0..<10), "\(frames)")
+        #expect(started == 2 && r.totals.reordered == 0, "two streams, nothing stale: \(started), \(r.totals.reordered)")
+    }
+
     @Test("A sender paired while the receiver runs starts from its stored floor, not from zero")
     func reloadedPeerKeepsItsFloor() throws {
         let opener = SealedStreamOpener(receiverID: pair.receiver.id, peers: [])

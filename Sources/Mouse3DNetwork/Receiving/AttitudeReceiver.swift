@@ -9,10 +9,11 @@ public final class AttitudeReceiver {
     /// A stream: who sent it and its id (0 for raw frames, which carry none).
     public struct StreamKey: Hashable, Sendable, CustomStringConvertible {
         /// Creates a key.
-        public init(sender: SocketAddress, streamID: UInt32, peerName: String? = nil) {
+        public init(sender: SocketAddress, streamID: UInt32, peerName: String? = nil, senderKey: UInt64 = 0) {
             self.sender = sender
             self.streamID = streamID
             self.peerName = peerName
+            self.senderKey = senderKey
         }
 
         /// The sender's address.
@@ -21,11 +22,19 @@ public final class AttitudeReceiver {
         public var streamID: UInt32
         /// The paired sender's name (sealed streams only).
         public var peerName: String?
-        /// Equal when address and stream id are (the name follows from them; not hashed per frame).
-        public static func == (a: StreamKey, b: StreamKey) -> Bool { a.sender == b.sender && a.streamID == b.streamID }
+        /// The paired sender's id (sealed streams only; 0 otherwise). Part of the key: two paired
+        /// senders sending from one address with one stream id (one spoofing the other's source)
+        /// are two streams, and neither can make the other's frames stale.
+        public var senderKey: UInt64
+        /// Equal when address, stream id and sender are (the name follows from the sender; not
+        /// hashed per frame).
+        public static func == (a: StreamKey, b: StreamKey) -> Bool {
+            a.sender == b.sender && a.streamID == b.streamID && a.senderKey == b.senderKey
+        }
         public func hash(into hasher: inout Hasher) {
             hasher.combine(sender)
             hasher.combine(streamID)
+            hasher.combine(senderKey)
         }
         public var description: String {
             let who = peerName.map { "'\($0)' (\(sender))" } ?? "\(sender)"
@@ -200,7 +209,15 @@ public final class AttitudeReceiver {
     /// Datagrams held for sessions being stored, with their source and arrival time (bounded).
     private var held: [(bytes: [UInt8], sender: SocketAddress, received: UInt64)] = []
     /// Most datagrams held at once (about 64 ms of 64 senders at 1 kHz); beyond, refused as not stored.
-    static let maximumHeld = 4096
+    public static let maximumHeld = 4096
+    /// Most held for one claimed sender (a second of a 1 kHz stream waiting for its store), so that
+    /// an attacker replaying one sender's captured datagrams cannot crowd out the others' first ones.
+    public static let maximumHeldPerSender = 1024
+    /// The held datagrams themselves: a copy of one (a replay, or the network's duplicate) is refused
+    /// as replayed instead of being held twice (the epoch's replay window does not exist yet).
+    private var heldCopies: Set<[UInt8]> = []
+    /// How many are held per claimed sender id.
+    private var heldPerSender: [[UInt8]: Int] = [:]
 
     /// Offers the held datagrams again (a session's state was stored, or could not be): those of
     /// an adopted session are delivered, in order, as if they had just arrived (their latency counts
@@ -208,6 +225,8 @@ public final class AttitudeReceiver {
     public func releaseHeld(_ handle: (Event) throws -> Void) throws {
         let waiting = held
         held.removeAll(keepingCapacity: true)
+        heldCopies.removeAll(keepingCapacity: true)
+        heldPerSender.removeAll(keepingCapacity: true)
         for item in waiting {
             try item.bytes.withUnsafeBytes { try deliver($0, length: item.bytes.count, from: item.sender, now: item.received, handle) }
         }
@@ -218,8 +237,14 @@ public final class AttitudeReceiver {
         switch decode(bytes, length: length) {
         case .failure(.awaitingStorage):
             // The first datagrams of a new session, authentic: held until its state is stored.
-            if held.count < Self.maximumHeld {
-                held.append((Array(bytes), sender, now))
+            let copy = Array(bytes), claimed = opener?.claimedSenderID(bytes) ?? []
+            if heldCopies.contains(copy) {
+                countDrop(from: sender)
+                refusals.add(.replayed)
+            } else if held.count < Self.maximumHeld && heldPerSender[claimed, default: 0] < Self.maximumHeldPerSender {
+                held.append((copy, sender, now))
+                heldCopies.insert(copy)
+                heldPerSender[claimed, default: 0] += 1
             } else {
                 countDrop(from: sender)
                 refusals.add(.notStored)
@@ -241,7 +266,7 @@ public final class AttitudeReceiver {
                 sequence = rawSequence[sender, default: 0]
                 rawSequence[sender] = sequence + 1
             }
-            let key = StreamKey(sender: sender, streamID: streamID, peerName: d.peerName)
+            let key = StreamKey(sender: sender, streamID: streamID, peerName: d.peerName, senderKey: d.senderKey)
             let before = tracker.streams[key]
             switch tracker.receive(key, sequence: sequence, now: now) {
             case .stale:
@@ -345,6 +370,7 @@ public final class AttitudeReceiver {
         var frame: AttitudeFrame
         var sentNanoseconds: UInt64?
         var peerName: String? = nil
+        var senderKey: UInt64 = 0
         var startedEpoch: PairedPeer? = nil
     }
 
@@ -359,7 +385,7 @@ public final class AttitudeReceiver {
                 let d = o.datagram
                 return .success(Decoded(
                     streamID: d.streamID, sequence: d.sequence, buttons: d.buttons, frame: d.frame,
-                    sentNanoseconds: d.sentNanoseconds, peerName: o.peerName, startedEpoch: o.startedEpoch))
+                    sentNanoseconds: d.sentNanoseconds, peerName: o.peerName, senderKey: o.senderKey, startedEpoch: o.startedEpoch))
             case .failure(let refusal): return .failure(refusal)
             }
         case .datagram:

@@ -11,6 +11,8 @@ public final class SealedStreamOpener {
         public var datagram: AttitudeDatagram
         /// The paired sender's name.
         public var peerName: String
+        /// The paired sender's id (the first 8 bytes of its identity's id, as in the header).
+        public var senderKey: UInt64
         /// The paired sender, when this datagram started a new epoch (the sender restarted): worth
         /// storing. Nil otherwise (the common case costs no copy of the record).
         public var startedEpoch: PairedPeer?
@@ -285,7 +287,7 @@ public final class SealedStreamOpener {
         plaintext.withUnsafeMutableBytes { $0.baseAddress!.copyMemory(from: bytes.baseAddress!, byteCount: 16) }
         plaintext[3] = AttitudeDatagram.plainKind
         switch AttitudeDatagram.decode(plaintext) {
-        case .success(let datagram): return .success(Opened(datagram: datagram, peerName: session.peer.name, startedEpoch: started ? session.peer : nil))
+        case .success(let datagram): return .success(Opened(datagram: datagram, peerName: session.peer.name, senderKey: senderKey, startedEpoch: started ? session.peer : nil))
         case .failure: return .failure(.invalidAngles)
         }
     }
