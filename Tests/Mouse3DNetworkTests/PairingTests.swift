@@ -134,7 +134,7 @@ struct PairingTests {
         #expect(read.name == expected)
         let keyLines = peer.fileText.split(separator: "\n").filter { !$0.hasPrefix("#") }.map { $0.split(separator: " ").first ?? "" }
         #expect(Set(keyLines).count == keyLines.count, "no key appears twice: \(keyLines)")
-        #expect(peer.stateText.split(separator: "\n").filter { !$0.hasPrefix("#") }.count == 2)
+        #expect(peer.stateText.split(separator: "\n").filter { !$0.hasPrefix("#") }.count == 3)
     }
 
     @Test("No answer before the code is proved is larger than what it answers: a hello is padded beyond any reply")

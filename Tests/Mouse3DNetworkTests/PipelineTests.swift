@@ -108,6 +108,48 @@ struct PipelineTests {
         #expect(try received().map(\.frame.roll) == [Float(7) * 0.1])
     }
 
+    @Test("A session state written for an earlier pairing of the same peer (a store in flight across revoke and pair) is ignored by the new pairing; a state without the pairing line still applies")
+    func stateBoundToItsPairing() throws {
+        let store = PeerStore(base: temporaryDirectory() + "/mouse3d", role: .sender)
+        try SecretFile.makeDirectory(store.directory)
+        let sender = PeerIdentity.generate(name: "deck")
+        var old = PairedPeer(role: .sender, name: "deck", publicKey: sender.publicKey, secret: [UInt8](repeating: 1, count: 32), address: nil, epoch: 9, pairedAt: "t")
+        old.nextSequence = 5000
+        try store.save(old)
+        #expect(store.load().peers.map(\.epoch) == [9], "its own state applies")
+        // Revoked and paired again (a new secret), then the old pairing's store lands.
+        _ = try store.revoke("deck")
+        let again = PairedPeer(role: .sender, name: "deck", publicKey: sender.publicKey, secret: [UInt8](repeating: 2, count: 32), address: nil, epoch: 0, pairedAt: "t")
+        try store.save(again)
+        try store.saveState(old)
+        let loaded = try #require(store.load().peers.first)
+        #expect(loaded.epoch == 0 && loaded.nextSequence == 0, "the earlier pairing's state is not this one's floor: \(loaded.epoch) \(loaded.nextSequence)")
+        // A state file from before the pairing line existed.
+        try SecretFile.write(path: store.statePath(of: again.id), bytes: Array("epoch = 4\nnext_sequence = 77\n".utf8))
+        let legacy = try #require(store.load().peers.first)
+        #expect(legacy.epoch == 4 && legacy.nextSequence == 77)
+    }
+
+    @Test("ReceiverPairings: a revoked sender's state file is gone once the revocation is seen, even one stored after the key was removed")
+    func revokedStateRemoved() throws {
+        let base = temporaryDirectory() + "/mouse3d"
+        let loop = try EventLoop(signals: [])
+        let pairings = try ReceiverPairings(base: base, diagnostics: Diagnostics(quiet: true))
+        pairings.attach(to: loop)
+        let sender = PeerIdentity.generate(name: "deck")
+        let record = PairedPeer(
+            role: .sender, name: "deck", publicKey: sender.publicKey, secret: [UInt8](repeating: 7, count: 32), address: nil, epoch: 3, pairedAt: "t")
+        try pairings.store.save(record)
+        _ = try loop.run(until: MonotonicClock.nanoseconds() + 2_000_000_000) { !pairings.opener.highWaterMarks.isEmpty }
+        #expect(!pairings.opener.highWaterMarks.isEmpty)
+        _ = try pairings.store.revoke("deck")
+        try pairings.store.saveState(record)  // a store that was in flight lands after the key went
+        let state = pairings.store.statePath(of: record.id)
+        #expect(FileSystem.exists(state))
+        _ = try loop.run(until: MonotonicClock.nanoseconds() + 2_000_000_000) { pairings.opener.highWaterMarks.isEmpty && !FileSystem.exists(state) }
+        #expect(!FileSystem.exists(state), "the orphaned state was removed")
+    }
+
     @Test("ReceiverPairings: a pairing stored while running is accepted at once, through the loop's watch on its folder")
     func pairingsFollowTheFolder() throws {
         let base = temporaryDirectory() + "/mouse3d"

@@ -70,18 +70,32 @@ public struct PairedPeer: Sendable, Equatable {
     var stateText: String {
         KeyValueText.render(
             comment: ["mouse3d session state of paired \(role.rawValue) '\(name)'; removed with its key."],
-            [("epoch", .integer(Int64(epoch))), ("next_sequence", .integer(Int64(truncatingIfNeeded: nextSequence)))])
+            [("epoch", .integer(Int64(epoch))), ("next_sequence", .integer(Int64(truncatingIfNeeded: nextSequence))),
+             ("pairing", .string(pairingTag))])
     }
 
-    /// Applies a state file's text.
-    mutating func applyState(_ text: String, path: String) throws(KeyValueText.ParseError) {
+    /// Names this pairing (not the peer: pairing the same peer again gives a new one) in its state
+    /// file: the first 8 bytes of HMAC-SHA256(secret, "mouse3d session state"), in hexadecimal. It
+    /// reveals nothing of the secret.
+    var pairingTag: String {
+        Hexadecimal.encode(Array(HMACSHA256.authenticationCode(for: Array("mouse3d session state".utf8), key: secret).prefix(8)))
+    }
+
+    /// Applies a state file's text. A state written for an earlier pairing of the same peer (a store
+    /// still in flight when it was revoked and paired again) is ignored: this pairing starts afresh,
+    /// which is safe because the earlier pairing's datagrams do not open under this one's secret.
+    /// Returns false when it was ignored so.
+    @discardableResult
+    mutating func applyState(_ text: String, path: String) throws(KeyValueText.ParseError) -> Bool {
         let document = try KeyValueText.parse(text, file: path)
+        if document.entries["pairing"] != nil, try document.string("pairing") != pairingTag { return false }
         let e = try document.integer("epoch", default: 0)
         guard e >= 0 && e <= Int64(UInt32.max) else {
             throw KeyValueText.ParseError(file: path, line: document.entries["epoch"]?.line ?? 0, message: "epoch out of range")
         }
         epoch = UInt32(e)
         nextSequence = UInt64(truncatingIfNeeded: try document.integer("next_sequence", default: 0))
+        return true
     }
 
     /// Reads a record from its file text.

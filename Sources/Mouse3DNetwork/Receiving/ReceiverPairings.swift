@@ -101,7 +101,20 @@ public final class ReceiverPairings {
         var now: [String: PairedPeer] = [:]
         for p in peers { now[p.fingerprint] = p }
         for (f, p) in now where known[f] == nil { diagnostics.say("paired sender '\(p.name)' (\(f)) added: accepting its frames") }
-        for (f, p) in known where now[f] == nil { diagnostics.say("sender '\(p.name)' (\(f)) revoked: its frames are refused from now on") }
+        var revoked = false
+        for (f, p) in known where now[f] == nil {
+            diagnostics.say("sender '\(p.name)' (\(f)) revoked: its frames are refused from now on")
+            revoked = true
+        }
+        if revoked {
+            // A store in flight when the pairing was removed would leave its state file behind (or
+            // bring it back): once the writer is done, a state without its key goes too.
+            writer.waitUntilIdle()
+            for (f, p) in known where now[f] == nil && !FileSystem.exists(store.path(of: p.id)) {
+                try? FileSystem.remove(store.statePath(of: p.id))
+                savedMarks[f] = nil
+            }
+        }
         known = now
     }
 
