@@ -206,7 +206,11 @@ function connect() {
   const status = document.getElementById("status");
   const socket = new WebSocket(`ws://${location.host}/stream`);
   socket.onopen = () => { view.connected = true; status.textContent = "live"; status.className = "live"; };
-  socket.onmessage = e => onUpdate(JSON.parse(e.data));
+  socket.onmessage = e => {
+    const message = JSON.parse(e.data);
+    if (message.recenter_token) { token = message.recenter_token; return; }  // a restarted process has a new one
+    onUpdate(message);
+  };
   socket.onclose = () => {
     view.connected = false; status.textContent = "reconnecting…"; status.className = "";
     setTimeout(connect, 500);
@@ -216,8 +220,8 @@ function connect() {
 connect();
 
 // Recenter: offered only on a loopback view of a process that fuses; the token proves this page was
-// served by the view (other sites' pages cannot read it).
-const token = document.querySelector('meta[name="mouse3d-recenter"]').content;
+// served by the view (other sites' pages cannot read it). The socket sends it again on each connection.
+let token = document.querySelector('meta[name="mouse3d-recenter"]').content;
 if (token) {
   const button = document.getElementById("recenter");
   button.hidden = false;

@@ -212,6 +212,11 @@ public final class ViewServer {
             c.isPage = true
             pages += 1
             write(c, fd, Array(response.utf8))
+            // The recenter token, first, on every connection: a page that reconnects to a restarted
+            // process learns the new one (the socket, like the page, is only for the view's own origin).
+            if let recenterToken {
+                write(c, fd, WebSocketFrame.encode(.text, Array("{\"recenter_token\":\"\(recenterToken)\"}".utf8)))
+            }
             // The state as it is now, at once (the other pages keep their schedule).
             write(c, fd, message(markPushed: false))
             if !c.inbound.isEmpty { try readFrames(c, fd) }

@@ -11,7 +11,8 @@ and checks, against the real browser:
   - two screenshots a second apart differ and the model's canvas is not blank in either;
   - the recenter button is accepted (204) from the page itself;
   - after the process is killed (SIGKILL) and started again on the same port, the page is live again
-    within 10 s without a reload.
+    within 10 s without a reload, and the recenter button works again (the new token comes over the
+    new connection).
 Prints one line per check; exits 1 on the first failure. Skips (exit 0, with the reason) only when
 the browser or Selenium is not installed.
 """
@@ -183,6 +184,14 @@ try:
     if after <= before:
         fail("connected again, but frames do not advance")
     print(f"browser: live again {time.time() - restarted:.1f} s after the restart, without a reload")
+    # The restarted process has a new recenter token; the page learned it over the new connection.
+    driver.execute_script("document.getElementById('recenter').click()")
+    end = time.time() + 5
+    while time.time() < end and json.loads(hook()).get("recentred") != 2:
+        time.sleep(0.05)
+    if json.loads(hook()).get("recentred") != 2:
+        fail("after the restart the recenter button was refused (the page kept the old token)")
+    print("browser: the recenter button works after the restart (the new token came over the socket)")
     print("browser: PASS")
 finally:
     driver.quit()

@@ -200,6 +200,7 @@ struct ViewTests {
         #expect(try post(origin: own, token: String(token)).hasPrefix("HTTP/1.1 204"))
         #expect(run.waitForError(containing: "recentred (the view's button)", seconds: 5), "\(run.errors)")
         let live = TCPExchange.webSocketTexts(try TCPExchange.run(port: port, request: Self.upgrade(port: port, host: host, origin: own), seconds: 0.5))
+        #expect(live.texts.first == #"{"recenter_token":"\#(token)"}"#, "each connection starts with the token (a restarted process has a new one): \(live.texts.first ?? "")")
         #expect(live.texts.last?.contains(#""foreign-origin":2,"bad-token":2"#) == true, "refusals counted: \(live.texts.last ?? "")")
         Thread.sleep(forTimeInterval: 1.5)
         #expect(run.output.split(separator: "\n").count > printedBefore + 100, "the stream went on (100 frames/s)")
