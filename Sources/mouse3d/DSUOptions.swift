@@ -22,6 +22,7 @@ struct DSUOptions: ParsableArguments {
 
     /// The evdev button codes the server passes on, to be watched on the gamepad.
     var buttonCodes: Set<Int32> { dsu == nil ? [] : DSUServer.buttonCodes }
+    var axisCodes: Set<Int32> { dsu == nil ? [] : DSUServer.axisCodes }
 
     /// Starts the server for the device with calibration key `device`, saying where, and warning
     /// when it is reachable from other machines.

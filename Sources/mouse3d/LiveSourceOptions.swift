@@ -28,7 +28,7 @@ struct LiveSourceOptions: ParsableArguments {
     /// did), then opens it with the resulting settings, ready to follow it through unplugging.
     static func follow(
         _ request: MotionSourceRequest, configuration: inout Configuration, watchingButtons: (Configuration) throws -> Set<Int32>,
-        diagnostics: Diagnostics
+        axes: Set<Int32> = [], diagnostics: Diagnostics
     ) throws -> MotionSourceFollower {
         if let info = try? MotionSourceSelector.describe(request) {
             let device = DeviceProfile.Device(name: info.name, id: info.deviceID, sysfsPath: info.sysfsPath)
@@ -47,7 +47,7 @@ struct LiveSourceOptions: ParsableArguments {
         do {
             return try MotionSourceFollower(
                 request, iioPollHertz: poll > 0 ? poll : nil, mountOverride: mountText.flatMap(MountMatrix.init), watchingButtons: buttons,
-                report: diagnostics.say)
+                axes: axes, report: diagnostics.say)
         } catch {
             throw CommandFailure("\(error)")
         }

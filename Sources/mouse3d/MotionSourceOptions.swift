@@ -66,8 +66,10 @@ struct MotionSourceOptions: ParsableArguments {
 
     /// Opens `source`: a log played at --speed (looped with --loop), or a live sensor followed
     /// through unplugging (its device profile applied to `configuration` first).
-    /// `extraButtons`: evdev codes read from the gamepad for outputs (a DSU server), besides the configured ones.
-    func open(_ source: SourceSpecifier, configuration: inout Configuration, diagnostics: Diagnostics, extraButtons: Set<Int32> = []) throws -> Opened {
+    /// `extraButtons`, `axes`: evdev codes read from the gamepad for outputs (a DSU server), besides the configured buttons.
+    func open(
+        _ source: SourceSpecifier, configuration: inout Configuration, diagnostics: Diagnostics, extraButtons: Set<Int32> = [], axes: Set<Int32> = []
+    ) throws -> Opened {
         switch source {
         case .replay(let path):
             let log = try loadMotionLog(path: path)
@@ -83,7 +85,7 @@ struct MotionSourceOptions: ParsableArguments {
                     let settings = try ButtonSettings(c)
                     buttonSettings = settings
                     return settings.map.codes.union(extraButtons)
-                }, diagnostics: diagnostics)
+                }, axes: axes, diagnostics: diagnostics)
             return Opened(
                 source: follower, buttons: buttonSettings,
                 summary: follower.summary + (follower.buttonDeviceName.map { ", buttons from '\($0)'" } ?? ""), isReplay: false,

@@ -62,7 +62,7 @@ extension Mouse3D {
             if uinput != nil { try UinputOutput.checkAccess() }  // before the source is opened or anything listens
 
             // The pipeline: source → fusion → printed lines and/or a virtual device.
-            let opened = try motion.open(source, configuration: &configuration, diagnostics: diagnostics, extraButtons: dsu.buttonCodes)
+            let opened = try motion.open(source, configuration: &configuration, diagnostics: diagnostics, extraButtons: dsu.buttonCodes, axes: dsu.axisCodes)
             let dsuServer = try dsu.start(device: opened.calibrationKey, diagnostics: diagnostics)
             let opentrackOutput = try opentrack.start(diagnostics: diagnostics)
             var recenter: () -> Void = {}

@@ -124,7 +124,7 @@ extension Mouse3D {
             }.joined(separator: ", ") + (discovering && finder?.discovery != nil ? ", following them on the network" : "")
 
             // The pipeline: source → fusion → the network stream.
-            let opened = try motion.open(source, configuration: &configuration, diagnostics: diagnostics, extraButtons: dsu.buttonCodes)
+            let opened = try motion.open(source, configuration: &configuration, diagnostics: diagnostics, extraButtons: dsu.buttonCodes, axes: dsu.axisCodes)
             let dsuServer = try dsu.start(device: opened.calibrationKey, diagnostics: diagnostics)
             let fusion = try MotionSourceOptions.fusion(configuration, opened)
             diagnostics.say("sending \(destination) from \(opened.summary); \(fusion.calibration)")

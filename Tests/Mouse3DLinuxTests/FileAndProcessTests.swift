@@ -63,6 +63,22 @@ struct FileAndProcessTests {
     }
 }
 
+@Suite("Absolute axes")
+struct AbsoluteAxisTests {
+    @Test("A raw value becomes -1...1 over its range: the ends, the middle, a hat's three values, clamped, an empty range 0")
+    func normalized() {
+        let stick = AbsoluteAxisInfo(value: 0, minimum: 0, maximum: 255, fuzz: 0, flat: 0, resolution: 0)
+        #expect(stick.normalized(0) == -1 && stick.normalized(255) == 1)
+        #expect(abs(stick.normalized(128) - 1 / 255) < 1e-6)
+        #expect(stick.normalized(-40) == -1 && stick.normalized(300) == 1, "clamped")
+        let hat = AbsoluteAxisInfo(value: 0, minimum: -1, maximum: 1, fuzz: 0, flat: 0, resolution: 0)
+        #expect([-1, 0, 1].map(hat.normalized) == [-1, 0, 1])
+        let signed = AbsoluteAxisInfo(value: 0, minimum: -32768, maximum: 32767, fuzz: 0, flat: 0, resolution: 0)
+        #expect(abs(signed.normalized(0)) < 1e-4 && signed.normalized(-32768) == -1)
+        #expect(AbsoluteAxisInfo(value: 3, minimum: 3, maximum: 3, fuzz: 0, flat: 0, resolution: 0).normalized(3) == 0)
+    }
+}
+
 @Suite("Messages for device errors")
 struct PermissionAdviceTests {
     @Test("Permission denied names the node and the udev rule that fixes it")

@@ -1,3 +1,4 @@
+import Glibc
 @testable import Mouse3DNetwork
 import Mouse3DCore
 import Mouse3DLinux
@@ -33,5 +34,44 @@ struct DSUServerTests {
         server.gamepadButton(code: 0x110, pressed: true)  // BTN_LEFT: not a gamepad button DSU has
         #expect(server.buttons1 == 0 && server.buttons2 == 0 && server.home == 0)
         #expect(DSUServer.buttonCodes == Set(presses.map(\.code)))
+    }
+
+    @Test("Sticks and the hat land in DSU's report: 0–255 with 128 at rest, y up positive, the hat on the d-pad bits and analog bytes")
+    func sticksAndHat() throws {
+        let server = try DSUServer(
+            listeningOn: try SocketAddress.resolve("127.0.0.1:0", defaultPort: 0, passive: false), device: "log test", calibrated: false)
+        let client = try UDPSocket(family: AF_INET, blocking: true)
+        try client.bind(to: SocketAddress.resolve("127.0.0.1:0", defaultPort: 0, passive: false))
+        try server.serve(.padData(slot: 0, mac: nil), from: try client.localAddress(), now: MonotonicClock.nanoseconds())
+        func report() throws -> [UInt8] {
+            let sample = MotionSample(timestampNanoseconds: 1_000_000, angularVelocityRadiansPerSecond: .zero, specificForceMetersPerSecondSquared: [0, 0, 9.8])
+            try server.write(AttitudeUpdate(
+                stream: .local, sequence: 0, buttons: [], frame: AttitudeFrame(roll: 0, pitch: 0, yaw: 0),
+                receivedNanoseconds: MonotonicClock.nanoseconds(), sample: sample))
+            var buffer = [UInt8](repeating: 0, count: 200)
+            let n = try buffer.withUnsafeMutableBytes { try client.receive(into: $0) }?.length ?? 0
+            return Array(buffer[0..<n])
+        }
+        // Header 16 + type 4 + slot 11 + connected 1 + packet number 4: buttons at 36, sticks at 40.
+        var r = try report()
+        #expect(r.count == 100 && Array(r[36...43]) == [0, 0, 0, 0, 128, 128, 128, 128], "at rest: \(Array(r[36...43]))")
+        // A DualSense's 0–255 sticks: full left and up on the left stick, full right and down on the right.
+        let info = AbsoluteAxisInfo(value: 128, minimum: 0, maximum: 255, fuzz: 0, flat: 0, resolution: 0)
+        for (code, raw) in [(Int32(0x00), 0), (0x01, 0), (0x03, 255), (0x04, 255)] { server.gamepadAxis(code: code, value: info.normalized(raw)) }
+        r = try report()
+        #expect(Array(r[40...43]) == [0, 255, 255, 0], "left stick left and up, right stick right and down: \(Array(r[40...43]))")
+        server.gamepadAxis(code: 0x01, value: info.normalized(128))
+        #expect(try report()[41] == 127, "evdev's 128 of 0–255, turned upward positive: 255 - 128")
+        // The hat (-1, 0, 1) sets the d-pad bits: left 7, down 6, right 5, up 4; their analog bytes follow.
+        let hat = AbsoluteAxisInfo(value: 0, minimum: -1, maximum: 1, fuzz: 0, flat: 0, resolution: 0)
+        for (x, y, bits) in [(-1, 0, UInt8(0x80)), (1, 0, 0x20), (0, -1, 0x10), (0, 1, 0x40), (-1, -1, 0x90), (0, 0, 0)] {
+            server.gamepadAxis(code: 0x10, value: hat.normalized(x))
+            server.gamepadAxis(code: 0x11, value: hat.normalized(y))
+            r = try report()
+            #expect(r[36] == bits, "hat \(x),\(y): \(String(r[36], radix: 2))")
+            #expect(Array(r[44...47]) == [7, 6, 5, 4].map { bits & (1 << $0) != 0 ? 255 : 0 }, "analog d-pad for \(x),\(y)")
+        }
+        server.gamepadAxis(code: 0x02, value: 1)  // ABS_Z (a trigger): not reported
+        #expect(Array(try report()[36...43]) == [0, 0, 0, 0, 0, 127, 255, 0], "unchanged")
     }
 }

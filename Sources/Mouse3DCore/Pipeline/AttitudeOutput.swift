@@ -77,6 +77,10 @@ public protocol AttitudeOutput: AnyObject {
     func tick(now: UInt64) throws
     /// A gamepad button of the source went down or up (evdev code), for outputs that pass buttons on.
     func gamepadButton(code: Int32, pressed: Bool)
+    /// A gamepad axis of the source moved (evdev `ABS_*` code), for outputs that pass sticks on:
+    /// `value` is -1...1 over the device's range, in evdev's directions (right and down positive);
+    /// a hat's is -1, 0 or 1.
+    func gamepadAxis(code: Int32, value: Float)
     /// The source has nothing more (the end of a log): deliver what is held back.
     func sourceEnded() throws
     /// The run is over (a signal, the end, an error): return every device to rest, release it all.
@@ -89,6 +93,7 @@ extension AttitudeOutput {
     public var nextDeadline: UInt64? { nil }
     public func tick(now: UInt64) throws {}
     public func gamepadButton(code: Int32, pressed: Bool) {}
+    public func gamepadAxis(code: Int32, value: Float) {}
     public func sourceEnded() throws {}
     public func finish() {}
 }
@@ -138,6 +143,11 @@ public final class AttitudePipeline {
     /// Hands a gamepad button change to every output.
     public func gamepadButton(code: Int32, pressed: Bool) {
         for output in outputs { output.gamepadButton(code: code, pressed: pressed) }
+    }
+
+    /// Hands a gamepad axis change to every output.
+    public func gamepadAxis(code: Int32, value: Float) {
+        for output in outputs { output.gamepadAxis(code: code, value: value) }
     }
 
     /// Tells every output that the source ended.

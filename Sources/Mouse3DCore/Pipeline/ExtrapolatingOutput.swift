@@ -102,6 +102,7 @@ public final class ExtrapolatingOutput: AttitudeOutput {
     }
 
     public func gamepadButton(code: Int32, pressed: Bool) { inner.gamepadButton(code: code, pressed: pressed) }
+    public func gamepadAxis(code: Int32, value: Float) { inner.gamepadAxis(code: code, value: value) }
     public func sourceEnded() throws { try inner.sourceEnded() }
     public func finish() { inner.finish() }
 }

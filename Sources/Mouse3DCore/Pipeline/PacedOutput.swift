@@ -42,6 +42,7 @@ public final class PacedOutput: AttitudeOutput {
 
     public func streamEnded(_ stream: StreamLabel) { inner.streamEnded(stream) }
     public func gamepadButton(code: Int32, pressed: Bool) { inner.gamepadButton(code: code, pressed: pressed) }
+    public func gamepadAxis(code: Int32, value: Float) { inner.gamepadAxis(code: code, value: value) }
 
     public func sourceEnded() throws {
         if let update = latest {

@@ -2,12 +2,24 @@ import CEvdev
 import CLinux
 
 /// The buttons of the gamepad that belongs to a motion device (its sibling: same unique id, or the
-/// same parent HID device), for clutch, recenter and clicks. Owned by one thread.
+/// same parent HID device), for clutch, recenter and clicks; and its sticks and hat, for outputs
+/// that pass them on. Owned by one thread.
 public final class GamepadButtons {
     /// The open gamepad device.
     public let device: EvdevDevice
     /// Buttons currently held, by code.
     public private(set) var held: Set<Int32> = []
+    /// The watched axes this device has, with their ranges.
+    public let axes: [Int32: AbsoluteAxisInfo]
+    private var axisValues: [Int32: Int] = [:]
+
+    /// What changed.
+    public enum Change: Equatable {
+        /// A button went down or up.
+        case button(code: Int32, pressed: Bool)
+        /// An axis moved: -1...1 over its range (``AbsoluteAxisInfo/normalized(_:)``).
+        case axis(code: Int32, value: Float)
+    }
 
     /// The `KEY_*`/`BTN_*` code of a name such as `BTN_TL` (libevdev's table), or `nil`.
     public static func code(named name: String) -> Int32? {
@@ -21,8 +33,8 @@ public final class GamepadButtons {
     }
 
     /// Opens the sibling gamepad of the motion device at `motionNode` that has at least one of
-    /// `buttons`; `nil` if there is none.
-    public static func sibling(of motionNode: String, having buttons: Set<Int32>) throws -> GamepadButtons? {
+    /// `buttons`; `nil` if there is none. Of `axes`, those it has are read too.
+    public static func sibling(of motionNode: String, having buttons: Set<Int32>, axes: Set<Int32> = []) throws -> GamepadButtons? {
         let udev = try Udev()
         let devices = try udev.devices(subsystem: "input").filter { $0.sysname.hasPrefix("event") }
         guard let motion = devices.first(where: { $0.node == motionNode }), let motionInput = motion.parent else { return nil }
@@ -34,28 +46,46 @@ public final class GamepadButtons {
             let sameParent = family != nil && FileSystem.realPath(input.sysfsPath + "/..") == family
             guard sameUniq || sameParent, let device = try? EvdevDevice(path: node) else { continue }
             if buttons.contains(where: { device.hasEvent(type: Int32(EV_KEY), code: $0) }) {
-                return GamepadButtons(device: device)
+                return GamepadButtons(device: device, axes: axes)
             }
         }
         return nil
     }
 
-    init(device: EvdevDevice) { self.device = device }
+    init(device: EvdevDevice, axes: Set<Int32> = []) {
+        self.device = device
+        var found: [Int32: AbsoluteAxisInfo] = [:]
+        for code in axes { if let info = device.absoluteAxis(code) { found[code] = info } }
+        self.axes = found
+    }
 
-    /// Reads pending events; returns the button changes (code, pressed) in order. After dropped
+    /// The watched axes' positions now, as changes (for outputs starting with the device).
+    public func currentAxes() -> [Change] {
+        axes.keys.sorted().compactMap { code in
+            guard let info = device.absoluteAxis(code) else { return nil }
+            axisValues[code] = info.value
+            return .axis(code: code, value: info.normalized(info.value))
+        }
+    }
+
+    /// Reads pending events; returns the button and watched axis changes in order. After dropped
     /// events libevdev's resync reports the true state, which is applied the same way.
-    public func readChanges() throws -> [(code: Int32, pressed: Bool)] {
-        var changes: [(Int32, Bool)] = []
+    public func readChanges() throws -> [Change] {
+        var changes: [Change] = []
         while true {
             switch try device.next() {
             case .wouldBlock:
                 return changes
             case .event(let e), .resynchronised(let e):
-                guard e.type == Int32(EV_KEY) else { continue }
-                let pressed = e.value != 0
-                if pressed != held.contains(e.code) {
-                    if pressed { held.insert(e.code) } else { held.remove(e.code) }
-                    changes.append((e.code, pressed))
+                if e.type == Int32(EV_KEY) {
+                    let pressed = e.value != 0
+                    if pressed != held.contains(e.code) {
+                        if pressed { held.insert(e.code) } else { held.remove(e.code) }
+                        changes.append(.button(code: e.code, pressed: pressed))
+                    }
+                } else if e.type == Int32(EV_ABS), let info = axes[e.code], axisValues[e.code] != Int(e.value) {
+                    axisValues[e.code] = Int(e.value)
+                    changes.append(.axis(code: e.code, value: info.normalized(Int(e.value))))
                 }
             }
         }

@@ -56,6 +56,7 @@ public final class MotionPipeline {
                     report("calibrating (\(GamepadButtons.name(of: code))): put the controller down and leave it still for 5 s")
                 }
             },
+            axis: { [unowned self] code, value in outputs.gamepadAxis(code: code, value: value) },
             ended: { [unowned self, unowned loop] in
                 try outputs.sourceEnded()
                 loop.stop()

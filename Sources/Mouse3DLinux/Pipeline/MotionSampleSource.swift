@@ -17,16 +17,19 @@ public struct MotionSampleSink {
     public var samples: ([MotionSample]) throws -> Void
     /// A watched gamepad button went down (`true`) or up (`false`), by `BTN_*` code.
     public var button: (_ code: Int32, _ pressed: Bool) throws -> Void
+    /// A watched gamepad axis moved, by `ABS_*` code: -1...1 over its range (a hat: -1, 0, 1).
+    public var axis: (_ code: Int32, _ value: Float) throws -> Void
     /// The source has nothing more (the end of a log not looped).
     public var ended: () throws -> Void
 
-    /// A sink of these three.
+    /// A sink of these four.
     public init(
         samples: @escaping ([MotionSample]) throws -> Void, button: @escaping (Int32, Bool) throws -> Void = { _, _ in },
-        ended: @escaping () throws -> Void = {}
+        axis: @escaping (Int32, Float) throws -> Void = { _, _ in }, ended: @escaping () throws -> Void = {}
     ) {
         self.samples = samples
         self.button = button
+        self.axis = axis
         self.ended = ended
     }
 }

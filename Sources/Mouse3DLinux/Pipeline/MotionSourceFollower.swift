@@ -17,6 +17,7 @@ public final class MotionSourceFollower: MotionSampleSource {
     private var nextRetry: UInt64 = 0
     private var nextPoll: UInt64 = 0
     private let watchedButtons: Set<Int32>
+    private let watchedAxes: Set<Int32>
     private var buttons: GamepadButtons?
     private var loop: EventLoop?
     private var sink = MotionSampleSink(samples: { _ in })
@@ -26,9 +27,10 @@ public final class MotionSourceFollower: MotionSampleSource {
     /// Opens the source now (throws if it cannot), ready to follow it once started.
     public init(
         _ request: MotionSourceRequest, iioPollHertz: Double? = nil, mountOverride: MountMatrix? = nil,
-        watchingButtons watchedButtons: Set<Int32> = [], report: @escaping (String) -> Void
+        watchingButtons watchedButtons: Set<Int32> = [], axes watchedAxes: Set<Int32> = [], report: @escaping (String) -> Void
     ) throws {
         self.watchedButtons = watchedButtons
+        self.watchedAxes = watchedAxes
         self.request = request
         self.iioPollHertz = iioPollHertz
         self.mountOverride = mountOverride
@@ -59,7 +61,7 @@ public final class MotionSourceFollower: MotionSampleSource {
     private func attachButtons() {
         buttons = nil
         guard !watchedButtons.isEmpty, let evdev = source as? EvdevMotionSource else { return }
-        buttons = try? GamepadButtons.sibling(of: evdev.device.path, having: watchedButtons)
+        buttons = try? GamepadButtons.sibling(of: evdev.device.path, having: watchedButtons, axes: watchedAxes)
         if buttons == nil { report("no gamepad with the configured buttons next to \(evdev.device.name); buttons are ignored") }
     }
 
@@ -79,6 +81,7 @@ public final class MotionSourceFollower: MotionSampleSource {
             })
         }
         if let buttons {
+            for case .axis(let code, let value) in buttons.currentAxes() { try? sink.axis(code, value) }
             var registration: EventLoop.Registration?
             registration = loop.watch(buttons.device.descriptor) { [unowned self, unowned loop] in
                 guard let changes = try? buttons.readChanges() else {
@@ -88,7 +91,12 @@ public final class MotionSourceFollower: MotionSampleSource {
                     self.buttons = nil
                     return
                 }
-                for change in changes { try sink.button(change.code, change.pressed) }
+                for change in changes {
+                    switch change {
+                    case .button(let code, let pressed): try sink.button(code, pressed)
+                    case .axis(let code, let value): try sink.axis(code, value)
+                    }
+                }
             }
             deviceRegistrations.append(registration!)
         }

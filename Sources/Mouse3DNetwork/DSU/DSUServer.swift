@@ -59,6 +59,8 @@ public final class DSUServer: AttitudeOutput {
     /// Pad-data packets sent, and packets that could not be handed to the kernel.
     public private(set) var sent = 0, notDelivered = 0
     var buttons1: UInt8 = 0, buttons2: UInt8 = 0, home: UInt8 = 0
+    /// Stick bytes (left x, y, right x, y) and the hat's d-pad bits, from ``gamepadAxis(code:value:)``.
+    var sticks: [UInt8] = [128, 128, 128, 128], hatButtons: UInt8 = 0
     var registration: EventLoop.Registration?
     var packet: [UInt8] = []
     /// From a sample's arrival at the pipeline to its datagram handed to the kernel, when measured.
@@ -146,9 +148,10 @@ public final class DSUServer: AttitudeOutput {
         var pad = DSUProtocol.PadData(
             slot: slot0, packetNumber: 0, timestampMicroseconds: UInt64(max(0, sample.timestampNanoseconds)) / 1000,
             accelerometer: accelerometer, gyroscope: gyroscope)
-        pad.buttons1 = buttons1
+        pad.buttons1 = buttons1 | hatButtons
         pad.buttons2 = buttons2
         pad.home = home
+        (pad.leftX, pad.leftY, pad.rightX, pad.rightY) = (sticks[0], sticks[1], sticks[2], sticks[3])
         // One packet built, then per client its packet number and CRC written in.
         packet = DSUProtocol.padData(pad, serverID: serverID)
         for (address, client) in clients {
@@ -184,6 +187,27 @@ public final class DSUServer: AttitudeOutput {
 
     /// The evdev button codes this server reports.
     public static var buttonCodes: Set<Int32> { Set(buttonSlots.keys) }
+
+    /// The evdev axes this server reports: the sticks (`ABS_X`, `ABS_Y`, `ABS_RX`, `ABS_RY`, the
+    /// kernel's gamepad layout) and the d-pad as a hat (`ABS_HAT0X`, `ABS_HAT0Y`: hid-playstation's).
+    public static let axisCodes: Set<Int32> = [0x00, 0x01, 0x03, 0x04, 0x10, 0x11]
+
+    /// Gamepad sticks and hat in DSU's report. Sticks become 0–255 with 128 at rest, y positive
+    /// upward (evdev's is downward); the hat sets the d-pad bits, as d-pad buttons do.
+    public func gamepadAxis(code: Int32, value: Float) {
+        func byte(_ v: Float) -> UInt8 { UInt8(max(0, min(255, (v + 1) * 127.5)).rounded()) }
+        switch code {
+        case 0x00: sticks[0] = byte(value)
+        case 0x01: sticks[1] = byte(-value)
+        case 0x03: sticks[2] = byte(value)
+        case 0x04: sticks[3] = byte(-value)
+        case 0x10:  // left bit 7, right bit 5
+            hatButtons = hatButtons & ~0xA0 | (value < -0.5 ? 0x80 : value > 0.5 ? 0x20 : 0)
+        case 0x11:  // up bit 4 (evdev -1), down bit 6
+            hatButtons = hatButtons & ~0x50 | (value < -0.5 ? 0x10 : value > 0.5 ? 0x40 : 0)
+        default: break
+        }
+    }
 
     /// One line on what was served and refused.
     public var summary: String {

@@ -22,6 +22,8 @@ public final class DualSenseEmulator: GamepadEmulator, @unchecked Sendable {
     private var sequence: UInt8 = 0
     private var timestamp: UInt32 = 0
     private var heldButtons: Set<Button> = []
+    private var sticks: [UInt8] = [0x80, 0x80, 0x80, 0x80]
+    private var hat: UInt8 = 8
 
     /// Face, shoulder and system buttons, by their bit in input report 0x01 (byte * 8 + bit).
     public enum Button: Int, Sendable {
@@ -37,6 +39,11 @@ public final class DualSenseEmulator: GamepadEmulator, @unchecked Sendable {
 
     /// Holds exactly these buttons in the reports that follow.
     public func hold(_ buttons: Set<Button>) { lock.withLock { heldButtons = buttons } }
+
+    /// Puts the sticks (report bytes 1–4: left x, y, right x, y; 0–255, 0x80 centred, y down) and
+    /// the d-pad (byte 8's low nibble: 0 up, then clockwise in eighths, 8 released) in the reports
+    /// that follow.
+    public func set(sticks: [UInt8], dpad: UInt8) { lock.withLock { self.sticks = sticks; hat = dpad } }
 
     /// The report descriptor: vendor-defined reports of the sizes the driver expects.
     static func reportDescriptor() -> [UInt8] {
@@ -82,14 +89,15 @@ public final class DualSenseEmulator: GamepadEmulator, @unchecked Sendable {
     override func motionReport(degreesPerSecond: SIMD3<Double>, metersPerSecondSquared: SIMD3<Double>, microseconds: UInt32) -> [UInt8] {
         var r = [UInt8](repeating: 0, count: 64)
         r[0] = 0x01
-        for i in 1...6 { r[i] = 0x80 }  // sticks centred
+        for i in 5...6 { r[i] = 0 }  // triggers released
         lock.withLock {
+            for i in 0..<4 { r[1 + i] = sticks[i] }
+            r[8] = hat
             r[7] = sequence
             sequence &+= 1
             timestamp &+= microseconds &* 3
             r.replaceSubrange(28..<32, with: le32(timestamp))
         }
-        r[8] = 0x08  // d-pad released
         for button in lock.withLock({ heldButtons }) { r[button.rawValue / 8] |= 1 << UInt8(button.rawValue % 8) }
         for axis in 0..<3 {
             r.replaceSubrange(16 + 2 * axis..<18 + 2 * axis, with: le16(Self.clamp(degreesPerSecond[axis] * Self.gyroCountsPerDegreePerSecond)))

@@ -113,3 +113,50 @@ enum RunTests {
         try expect(try DirectoryListing.names(in: data + "/mouse3d/calibration").count == 1, "the recalibration was stored again")
     }
 }
+
+extension RunTests {
+    /// `run --dsu` with an emulated DualSense: its sticks and d-pad (a hat in hid-playstation)
+    /// reach the DSU report: 0–255 sticks with y up positive, the d-pad on its bits. The client reads
+    /// the report's bytes by their offsets in the protocol (buttons at 36, sticks at 40).
+    static func dsuSticksFromDualSense() throws {
+        let controller = try plugDualSense()
+        defer { try? controller.unplug() }
+        let level = SIMD3(0.0, 0.0, 9.80665)
+        controller.startStreaming(MotionScript([.init(seconds: 60, degreesPerSecond: .zero, metersPerSecondSquared: level)]), hertz: 250, integrating: true)
+        let run = try ChildProcess(executable: mouse3d, arguments: ["run", "--print", "--dsu", "127.0.0.1:26760"], standardOutputPath: "/dev/null")
+        defer { try? run.send(signal: SIGTERM); _ = try? run.wait() }
+        var said: [String] = []
+        while let line = try run.readErrorLine() {
+            said.append(line)
+            if line.contains("DSU server at") { break }
+        }
+        try expect(said.last?.contains("DSU server at") == true, "run did not start its DSU server: \(said)")
+        let client = try UDPSocket(family: AF_INET)
+        try client.bind(to: SocketAddress.resolve("127.0.0.1:0", defaultPort: 0, passive: false))
+        let server = try SocketAddress.resolve("127.0.0.1:26760", defaultPort: 0, passive: false)
+        let request = DSUProtocol.request(.padData(slot: 0, mac: nil), clientID: 7)
+        /// The buttons byte and the four stick bytes of the next reports, until `want` holds (5 s).
+        func report(_ what: String, _ want: (UInt8, [UInt8]) -> Bool) throws -> (UInt8, [UInt8]) {
+            var last: (UInt8, [UInt8]) = (0, [])
+            let end = MonotonicClock.nanoseconds() + 5_000_000_000
+            var buffer = [UInt8](repeating: 0, count: 256)
+            while MonotonicClock.nanoseconds() < end {
+                _ = try request.withUnsafeBytes { try client.send($0, to: server) }
+                _ = try EventLoop.waitUntilReadable([client.descriptor], timeoutNanoseconds: 100_000_000)
+                while let (n, _) = try buffer.withUnsafeMutableBytes({ try client.receive(into: $0) }) {
+                    guard n == 100, buffer[16] == 0x02, buffer[17] == 0x00, buffer[18] == 0x10 else { continue }  // pad data
+                    last = (buffer[36], Array(buffer[40...43]))
+                    if want(last.0, last.1) { return last }
+                }
+            }
+            throw VMTestFailure(description: "\(what): the last report had buttons \(String(last.0, radix: 2)), sticks \(last.1)")
+        }
+        _ = try report("at rest") { buttons, sticks in buttons == 0 && sticks == [128, 127, 128, 127] }
+        controller.set(sticks: [0, 0, 255, 255], dpad: 2)  // left stick left and up, right stick right and down, d-pad right
+        _ = try report("moved") { buttons, sticks in buttons == 0x20 && sticks == [0, 255, 255, 0] }
+        controller.set(sticks: [0x80, 0x80, 0x80, 0x80], dpad: 5)  // d-pad down-left
+        _ = try report("down-left") { buttons, sticks in buttons == 0xC0 && sticks == [128, 127, 128, 127] }
+        say("VMTEST-INFO run --dsu: sticks and the d-pad of the emulated DualSense reach the DSU report")
+    }
+}
+

@@ -23,6 +23,7 @@ let allTests: [(name: String, run: () throws -> Void)] = [
     ("uinput_pointer_output", OutputTests.pointer),
     ("run_pointer_from_dualsense", RunTests.pointerFromDualSense),
     ("calibrate_dualsense", RunTests.calibrateDualSense),
+    ("dsu_sticks_from_dualsense", RunTests.dsuSticksFromDualSense),
     ("uinput_joystick_output", OutputTests.joystick),
     ("uinput_spacemouse_output", OutputTests.spacemouse),
     ("uinput_one_sender_fails_others_served", OutputTests.oneSenderFailsOthersServed),
