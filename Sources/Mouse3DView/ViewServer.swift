@@ -59,7 +59,7 @@ public final class ViewServer {
         do {
             listener = try TCPListener(listeningOn: socketAddress)
         } catch {
-            throw ViewServerError(message: "cannot serve the view on \(address):\(port): \(error)")
+            throw ViewServerError(message: "cannot serve the view on \(address):\(port): \(SystemCallError.describeBindFailure(error))")
         }
         self.address = address
         self.port = listener.localAddress.port

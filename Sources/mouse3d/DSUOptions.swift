@@ -39,7 +39,7 @@ struct DSUOptions: ParsableArguments {
         do {
             server = try DSUServer(listeningOn: address, device: device, calibrated: dsuCalibrated, measuresLatency: dsuLatency)
         } catch {
-            throw CommandFailure("--dsu: cannot listen on \(address): \(error); choose another port")
+            throw CommandFailure("--dsu: cannot listen on \(address): \(SystemCallError.describeBindFailure(error))")
         }
         if !server.localAddress.isLoopback {
             diagnostics.say("warning: --dsu on \(server.localAddress): DSU has no authentication; anyone who can reach it reads your motion, "

@@ -99,7 +99,7 @@ extension Mouse3D {
             do {
                 receiver = try AttitudeReceiver(listeningOn: address, format: wireFormat, opener: pairings?.opener)
             } catch {
-                throw CommandFailure("cannot listen: \(error)")
+                throw CommandFailure("cannot listen on \(address): \(SystemCallError.describeBindFailure(error))")
             }
             switch wireFormat {
             case .sealed:

@@ -14,7 +14,7 @@ func startView(_ spec: String, diagnostics: Diagnostics, onRecenter: (() throws 
     do {
         return try ViewServer(address: address, port: port, onRecenter: onRecenter)
     } catch {
-        throw CommandFailure("\(error); choose another port with --view")
+        throw CommandFailure("--view: \(error)")
     }
 }
 

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+import Mouse3DLinux
 
 /// A plain TCP client for the view's HTTP and WebSocket, so the test sees the bytes a browser would.
 struct TCPExchange {
@@ -174,6 +175,29 @@ struct ViewTests {
         let home = Mouse3DProcess.makeConfigHome()
         let bad = try runMouse3D(["run", "--source", "replay:\(Mouse3DProcess.sampleLog)", "--view", "nonsense"], configHome: home, environment: ["HOME": home])
         #expect(bad.status != 0 && bad.errors.contains("is not [ADDR:]PORT"), "\(bad.errors)")
+    }
+
+    @Test("A port in use, or an address not on this machine, is named with what to do: --view, --dsu and receive --listen")
+    func listenFailures() throws {
+        let home = Mouse3DProcess.makeConfigHome()
+        let taken = try TCPListener(listeningOn: SocketAddress.resolve("127.0.0.1:0", defaultPort: 0, passive: false))
+        let busyUDP = try UDPSocket(family: AF_INET)
+        try busyUDP.bind(to: SocketAddress.resolve("127.0.0.1:0", defaultPort: 0, passive: false))
+        let udpPort = try busyUDP.localAddress().port
+        let log = "replay:\(Mouse3DProcess.sampleLog)"
+        let cases: [([String], String)] = [
+            (["run", "--source", log, "--view", "127.0.0.1:\(taken.localAddress.port)"], "--view: cannot serve the view on 127.0.0.1:\(taken.localAddress.port)"),
+            (["run", "--source", log, "--dsu", "127.0.0.1:\(udpPort)"], "--dsu: cannot listen on 127.0.0.1:\(udpPort)"),
+            (["receive", "--insecure", "--print", "--listen", "127.0.0.1:\(udpPort)"], "cannot listen on 127.0.0.1:\(udpPort)"),
+        ]
+        for (arguments, said) in cases {
+            let r = try runMouse3D(arguments, configHome: home, environment: ["HOME": home])
+            #expect(r.status != 0 && r.errors.contains(said) && r.errors.contains("another program (another mouse3d?) listens there; choose another port"),
+                    "\(arguments): \(r.errors)")
+        }
+        // 192.0.2.1 (TEST-NET-1, never assigned to a machine): bind fails at once, nothing is sent.
+        let elsewhere = try runMouse3D(["run", "--source", log, "--dsu", "192.0.2.1:26760"], configHome: home, environment: ["HOME": home])
+        #expect(elsewhere.status != 0 && elsewhere.errors.contains("that address is not one of this machine's"), "\(elsewhere.errors)")
     }
 
     @Test("Recenter from the page: refused without the token, from another origin or with none; done with both; the stream goes on")

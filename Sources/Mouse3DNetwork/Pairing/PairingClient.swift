@@ -67,7 +67,7 @@ public struct PairingResponderSession {
             socket = try UDPSocket(family: address.family)
             try socket.bind(to: address)
         } catch {
-            throw ActionableError("cannot listen for pairing on \(address): \(error)")
+            throw ActionableError("cannot listen for pairing on \(address): \(SystemCallError.describeBindFailure(error))")
         }
         self.identity = identity
     }
