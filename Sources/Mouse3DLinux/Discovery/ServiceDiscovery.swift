@@ -150,7 +150,12 @@ public final class ServiceDiscovery: @unchecked Sendable {
         notifier.notify()
     }
 
-    private static func text(of error: Int32) -> String { String(cString: avahi_strerror(error)) }
+    /// Avahi's text for `error`, starting lower case ("daemon not running"): it goes mid-sentence.
+    private static func text(of error: Int32) -> String {
+        let text = String(cString: avahi_strerror(error))
+        guard let first = text.first, first.isUppercase, text.dropFirst().first?.isLowercase ?? true else { return text }
+        return first.lowercased() + text.dropFirst()
+    }
 
     /// Runs `body` with the instance behind a callback's userdata, without retaining it: were the
     /// callback to hold the last reference, deinit would run on Avahi's own thread and could not

@@ -20,7 +20,9 @@ public func pairWithReceiver(host: String, code: PairingCode, identity: PeerIden
     let resolved = Result { try SocketAddress.resolve(host, defaultPort: pairingPort, passive: false) }
     if name.contains(where: \.isLetter) && !name.contains(":") {
         let wait = (try? resolved.get()) == nil ? 3.0 : 1.5
-        let (found, _) = browseReceivers(seconds: wait, fallback: "cannot look '\(name)' up on the network") { $0.receiver(named: name) != nil }
+        let fallback = (try? resolved.get()) == nil
+            ? "cannot look '\(name)' up on the network" : "looking '\(name)' up with the system's resolver instead"
+        let (found, _) = browseReceivers(seconds: wait, fallback: fallback) { $0.receiver(named: name) != nil }
         if let receiver = found.receiver(named: name) {
             let at = SocketAddress.host(of: receiver.preferred.description)
             StandardError.write("mouse3d: '\(name)' found on the network at \(at)\n")
