@@ -233,7 +233,7 @@ public enum Doctor {
 
     /// "X does not exist: ... Load it with 'cmd'" → (what was found, the fix).
     static func split(_ advice: String) -> (String, String?) {
-        for marker in [". Load it with ", ". Install ", ": the uinput module"] {
+        for marker in [". Load it with ", ". Install ", ". Use a kernel "] {
             if let r = advice.firstRange(of: marker) {
                 return (String(advice[..<r.lowerBound]), String(advice[r.lowerBound...].dropFirst(2)))
             }

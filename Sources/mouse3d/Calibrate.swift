@@ -97,8 +97,10 @@ extension Mouse3D {
             if case .signal = ending { throw CommandFailure("interrupted before it had been still for \(fixed(seconds, 0)) s; nothing stored") }
             guard let result = progress.calibrator.result else {
                 let moves = progress.calibrator.restarts
-                throw CommandFailure((progress.ended ? "the log ended" : "no \(fixed(seconds, 0)) s of stillness in \(fixed(timeout, 0)) s")
-                    + " (it moved \(moves) time\(moves == 1 ? "" : "s")); nothing stored. Put it down where nothing shakes it and try again")
+throw CommandFailure(progress.ended
+                    ? "the log has no \(fixed(seconds, 0)) s of stillness (it moved \(moves) time\(moves == 1 ? "" : "s")); nothing stored"
+                    : "no \(fixed(seconds, 0)) s of stillness in \(fixed(timeout, 0)) s (it moved \(moves) time\(moves == 1 ? "" : "s")); "
+                        + "nothing stored: put it down where nothing shakes it and try again")
             }
             let calibration = GyroCalibration(
                 device: device, biasRadiansPerSecond: result.bias, samples: result.samples, noiseRadiansPerSecond: result.noise)

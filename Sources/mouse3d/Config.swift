@@ -52,7 +52,8 @@ extension Mouse3D {
                     guard let layer = try ConfigurationFile.load(path: file) else {
                         throw CommandFailure("\(file): no such file")
                     }
-                    print("\(file): ok (\(layer.values.count) settings, \(layer.profiles.count) profiles)")
+                    let (v, p) = (layer.values.count, layer.profiles.count)
+                    print("\(file): ok (\(v) setting\(v == 1 ? "" : "s"), \(p) profile\(p == 1 ? "" : "s"))")
                 } catch let problem as ConfigurationProblem {
                     throw CommandFailure("\(problem)")
                 }

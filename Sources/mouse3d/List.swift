@@ -30,7 +30,7 @@ extension Mouse3D {
             for s in sources {
                 let sensors = [s.hasAccelerometer ? "accelerometer" : nil, s.hasGyroscope ? "gyroscope" : nil].compactMap { $0 }
                 print("\(s.kind.rawValue):\(s.kind == .evdev ? (s.node ?? "?") : s.name)  '\(s.name)'")
-                print("    node \(s.node ?? "none"), \(Self.access(s.node)), sensors: \(sensors.joined(separator: " + "))"
+                print("    \(s.node.map { "node \($0), \(Self.access($0))" } ?? "no device node"), sensors: \(sensors.joined(separator: " + "))"
                       + (s.samplingFrequencyHertz.map { ", \(fixed($0, 0)) Hz" } ?? "")
                       + (s.uniqueID.map { ", uniq \($0)" } ?? ""))
                 print("    sysfs \(s.sysfsPath)")

@@ -25,7 +25,7 @@ extension Mouse3D {
         @OptionGroup var live: LiveSourceOptions
 
         func validate() throws {
-            if case .replay = source { throw ValidationError("record reads live sensors; --source replay: makes no sense here.") }
+            if case .replay = source { throw ValidationError("record reads live sensors; a replay:LOG source is already a log.") }
             if let duration, !(duration.isFinite && duration > 0) { throw ValidationError("--duration must be a positive number of seconds.") }
         }
 

@@ -56,7 +56,7 @@ extension Mouse3D {
         func validate() throws {
             try motion.validate(buttons: buttons)
             if raw && insecure { throw ValidationError("Choose --raw (bare frames) or --insecure (plain datagrams), not both.") }
-            if name != nil && !discover { throw ValidationError("A receiver name goes with --discover (mouse3d send --discover NAME); --to HOST names an address.") }
+            if name != nil && !discover { throw ValidationError("A receiver name as an argument goes with --discover (mouse3d send --discover NAME); or give it with --to NAME.") }
             if discover && !peers.isEmpty { throw ValidationError("--discover finds receivers by itself; it does not go with --to.") }
             if discover && wireFormat != .sealed { throw ValidationError("--discover finds paired receivers, which take sealed frames; it does not go with --raw or --insecure.") }
             if let pair {
@@ -150,6 +150,11 @@ extension Mouse3D {
             if case .signal = ending { diagnostics.say("stopping on \(ending.name)") }
             if let dsuServer { diagnostics.say(dsuServer.summary) }
             for (i, peer) in streamer.peers.enumerated() {
+                if targets.indices.contains(i), targets[i].address == nil, peer.sent == 0 {
+                    // Its address was a placeholder: discovery never found it.
+                    diagnostics.say("'\(targets[i].peer.name)': never found on the network; nothing sent")
+                    continue
+                }
                 let who = targets.indices.contains(i) ? "'\(targets[i].peer.name)' at " : ""
                 diagnostics.say("\(who)\(peer.address): sent \(peer.sent), not delivered \(peer.notDelivered)\(finder?.linkSummary(for: i) ?? "")")
             }

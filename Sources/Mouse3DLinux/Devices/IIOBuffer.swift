@@ -34,7 +34,7 @@ public final class IIOBuffer {
         var enabled: [(name: String, index: Int, type: IIOScanType)] = []
         let scan = device.sysfsPath + "/scan_elements"
         guard FileSystem.exists(scan) else {
-            throw MotionSourceError(message: "\(device.sysfsPath): no scan_elements; the device cannot buffer (use polling)")
+            throw MotionSourceError(message: "\(device.sysfsPath): no scan_elements, so the device cannot buffer; read it by polling: --iio-poll 100")
         }
         // Turn off what we do not want, on what we want, then read back the layout of everything on.
         for name in try DirectoryListing.names(in: scan) where name.hasSuffix("_en") {
@@ -62,7 +62,8 @@ public final class IIOBuffer {
             let triggers = (try? DirectoryListing.names(in: "/sys/bus/iio/devices"))?.filter { $0.hasPrefix("trigger") } ?? []
             let names = triggers.compactMap { try? IIODevice.read("/sys/bus/iio/devices/\($0)/name") }
             guard let trigger = names.first(where: { $0 == own }) ?? names.first(where: { $0.hasPrefix(device.name) }) else {
-                throw MotionSourceError(message: "\(device.sysfsPath): needs a trigger and none fits (have: \(names))")
+                throw MotionSourceError(message: "\(device.sysfsPath): needs a trigger and none fits (triggers here: "
+                    + "\(names.isEmpty ? "none" : names.joined(separator: ", "))); read it by polling instead: --iio-poll 100")
             }
             try device.setAttribute("trigger/current_trigger", trigger)
         }

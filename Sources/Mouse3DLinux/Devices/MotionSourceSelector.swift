@@ -112,7 +112,8 @@ public enum MotionSourceSelector {
         let iio = sources.filter { $0.kind == .iio }
         func find(_ n: String) throws -> MotionSourceInfo {
             guard let info = iio.first(where: { $0.name == n || $0.sysfsPath.hasSuffix("/" + n) }) else {
-                throw MotionSourceError(message: "no IIO device named '\(n)'; have: \(iio.map(\.name).joined(separator: ", "))")
+                throw MotionSourceError(message: "no IIO device named '\(n)'; "
+                    + (iio.isEmpty ? "this machine has none ('mouse3d list' shows what it has)" : "there are: \(iio.map(\.name).joined(separator: ", "))"))
             }
             return info
         }
@@ -133,7 +134,10 @@ public enum MotionSourceSelector {
             if wantAccel { accel = partner } else { gyro = partner }
         }
         guard let accel, let gyro else {
-            throw MotionSourceError(message: "IIO '\(name)' lacks \(accel == nil ? "an accelerometer" : "a gyroscope") and no partner device was found; name both as iio:ACCEL+GYRO")
+            let lacking = accel == nil ? "an accelerometer" : "a gyroscope"
+            throw MotionSourceError(message: parts.count == 2
+                ? "neither '\(parts[0])' nor '\(parts[1])' has \(lacking)"
+                : "IIO '\(name)' lacks \(lacking) and no partner device was found; name both as iio:ACCEL+GYRO")
         }
         let source = try IIOMotionSource(
             accelerometer: IIODevice(sysfsPath: accel.sysfsPath), gyroscope: IIODevice(sysfsPath: gyro.sysfsPath),

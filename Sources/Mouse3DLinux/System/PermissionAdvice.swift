@@ -42,9 +42,10 @@ public enum PermissionAdvice {
         switch error.errno.rawValue {
         case ENOENT:
             return "/dev/uinput does not exist: the uinput module is not loaded. Load it with 'sudo modprobe uinput' "
-                + "(and add 'uinput' to /etc/modules-load.d/ to keep it)"
+                + "(and 'echo uinput | sudo tee /etc/modules-load.d/uinput.conf' loads it at every boot)"
         case ENODEV, ENXIO:
-            return "/dev/uinput is there but no driver answers: the uinput module is missing from this kernel (CONFIG_INPUT_UINPUT)"
+            return "/dev/uinput is there but no driver answers: this kernel lacks the uinput module. Use a kernel built with "
+                + "CONFIG_INPUT_UINPUT (Debian's and most distributions' have it)"
         case EACCES, EPERM:
             return message(for: error, node: "/dev/uinput")
         default:

@@ -37,7 +37,7 @@ public final class LinkProber {
 
         /// `rtt 0.21 ms, loss 0 %` or `no reply yet`.
         public var summary: String {
-            guard let rtt = medianRoundTrip else { return sent == 0 ? "not measured" : "no reply to \(sent) probes" }
+            guard let rtt = medianRoundTrip else { return sent == 0 ? "not measured" : "no reply to \(sent) probe\(sent == 1 ? "" : "s")" }
             let loss = (probeLoss ?? 0) * 100
             return "rtt \(Self.milliseconds(rtt)) ms" + (roundTripJitter.map { ", jitter \(Self.milliseconds($0)) ms" } ?? "") + ", loss \(loss < 10 && loss > 0 ? String(format1: loss) : String(Int(loss.rounded()))) %"
         }

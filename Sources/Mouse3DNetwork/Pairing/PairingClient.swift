@@ -7,6 +7,8 @@ public func loadIdentity(base: String, say: (String) -> Void) throws -> PeerIden
         let (identity, created) = try PeerIdentity.loadOrCreate(in: base)
         if created { say("created this machine's identity '\(identity.name)', fingerprint \(identity.fingerprint), in \(PeerIdentity.path(in: base))") }
         return identity
+    } catch let error as KeyValueText.ParseError {
+        throw ActionableError("\(error); the identity file is damaged: move it away (a new identity is made next time) and pair again")
     } catch {
         throw ActionableError("\(error)")
     }

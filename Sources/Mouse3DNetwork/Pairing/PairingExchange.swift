@@ -155,7 +155,8 @@ public final class PairingInitiator {
             // Sent even when the receiver's proof fails, so that its user hears of the wrong code.
             confirm = PairingMessage.confirm(sid: sid, confirmation: derived.senderConfirmation).encoded
             guard ConstantTime.equal(confirmation, derived.receiverConfirmation) else {
-                return .failed("wrong code: the receiver '\(name)' did not prove it knows this code; nothing was stored")
+                return .failed("wrong code: it is not the one '\(name)' shows; nothing was stored. "
+                    + "Run `mouse3d pair` on the receiver for a new code and try again")
             }
             var record = PairedPeer(role: .receiver, name: name, publicKey: key, secret: derived.pairingSecret, address: ":\(port)", epoch: 0, pairedAt: pairedAt())
             // AES-256-GCM when both CPUs have AES instructions (0.2 µs against 0.7 µs here).

@@ -93,7 +93,7 @@ public final class StreamReception {
         case .streamResumed(let key): diagnostics.say("\(key): back")
         case .refused(let source, let count, let reason, let claimed):
             diagnostics.say(pairings?.describeRefusal(source: source, count: count, reason: reason, claimed: claimed)
-                ?? "refused \(count) datagrams from \(source): \(reason)")
+                ?? "refused \(count) datagram\(count == 1 ? "" : "s") from \(source): \(reason)")
         case .sessionStarted(let peer): pairings?.sessionStarted(peer)
         case .refusedElsewhere(let sources, let reasons):
             diagnostics.say("refused \(reasons.total) more datagram\(reasons.total == 1 ? "" : "s") from \(sources)\(sources >= 1024 ? "+" : "") "
