@@ -9,8 +9,8 @@ public enum ConfigurationOrigin: Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .builtIn: "default"
-        case .file(let path, let line): "\(path):\(line)"
-        case .profile(let name, let path, let line): "profile '\(name)', \(path):\(line)"
+        case .file(let path, let line): line > 0 ? "\(path):\(line)" : path  // 0: the file as a whole
+        case .profile(let name, let path, let line): "profile '\(name)', " + (line > 0 ? "\(path):\(line)" : path)
         case .environment(let name): "environment \(name)"
         case .flag(let name): "flag \(name)"
         }

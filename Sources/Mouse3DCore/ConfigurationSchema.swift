@@ -104,17 +104,22 @@ public enum ConfigurationSchema {
     /// The key at `path`.
     public static func key(_ path: String) -> Key? { keys.first { $0.path == path } }
 
+    /// `1000` for 1000.0, `0.05` for 0.05: numbers as a person writes them.
+    static func numberText(_ d: Double) -> String {
+        d.isFinite && d == d.rounded() && abs(d) < 1e15 ? String(Int64(d)) : "\(d)"
+    }
+
     /// Checks `value` for `key`: its type (a whole number is taken where a number is wanted) and
     /// range. Returns the value in the key's own type, or a message.
     public static func check(_ value: ConfigurationValue, for key: Key) -> Result<ConfigurationValue, ConfigurationProblem.Reason> {
         switch (key.kind, value) {
         case (.integer(let range), .integer(let i)):
-            return range.contains(i) ? .success(value) : .failure(.outOfRange("\(i) is outside \(range.lowerBound)...\(range.upperBound)"))
+            return range.contains(i) ? .success(value) : .failure(.outOfRange("\(i) is outside \(range.lowerBound) to \(range.upperBound)"))
         case (.number(let range), .integer(let i)):
             return check(.number(Double(i)), for: key)
         case (.number(let range), .number(let d)):
             return d.isFinite && range.contains(d)
-                ? .success(value) : .failure(.outOfRange("\(d) is outside \(range.lowerBound)...\(range.upperBound)"))
+                ? .success(value) : .failure(.outOfRange("\(numberText(d)) is outside \(numberText(range.lowerBound)) to \(numberText(range.upperBound))"))
         case (.boolean, .boolean):
             return .success(value)
         case (.text, .text(let text)):
@@ -153,7 +158,7 @@ public enum ConfigurationSchema {
             // HOST:PORT with a port in range, or a paired receiver's name.
             if let colon = text.lastIndex(of: ":"), !text.contains("]") || text.hasPrefix("["), text.filter({ $0 == ":" }).count == 1 || text.hasPrefix("[") {
                 let port = text[text.index(after: colon)...]
-                if let n = Int(port), !(1...65535).contains(n) { return "'\(text)': port \(n) is outside 1...65535" }
+                if let n = Int(port), !(1...65535).contains(n) { return "'\(text)': port \(n) is outside 1 to 65535" }
                 if port.isEmpty { return "'\(text)': no port after ':'" }
             }
             return text.allSatisfy({ $0 == " " || $0 == "\t" }) ? "an empty receiver" : nil

@@ -30,7 +30,7 @@ struct ConfigurationProcessTests {
     func check() throws {
         let (home, _) = try homes(user: "[receive]\nformat = \"jsonl\"\n\n[pointer]\nsensitivity = -1\n", system: nil)
         let bad = try runMouse3D(["config", "check", home + "/mouse3d/config.toml"])
-        #expect(bad.status == 1 && bad.errors.contains("\(home)/mouse3d/config.toml:5: pointer.sensitivity: -1.0 is outside"), "\(bad.errors)")
+        #expect(bad.status == 1 && bad.errors.contains("\(home)/mouse3d/config.toml:5: pointer.sensitivity: -1 is outside"), "\(bad.errors)")
         let shipped = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Config/mouse3d.toml").path
         let good = try runMouse3D(["config", "check", shipped])

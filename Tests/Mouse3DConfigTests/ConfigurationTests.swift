@@ -47,7 +47,7 @@ struct ConfigurationTests {
     @Test("Errors name the file, the line and the key", arguments: [
         ("[pointer]\nsensitivty = 3\n", 2, "pointer.sensitivty", "unknown key"),
         ("[pointer]\n\nsensitivity = \"fast\"\n", 3, "pointer.sensitivity", "expected a number, found a string"),
-        ("[network]\nport = 70000\n", 2, "network.port", "outside 1...65535"),
+        ("[network]\nport = 70000\n", 2, "network.port", "outside 1 to 65535"),
         ("[receive]\noutput = \"mouse\"\n", 2, "receive.output", "not one of print, pointer, joystick, spacemouse"),
         ("[pointr]\nx = 1\n", 1, "pointr", "unknown key"),
         ("[filter]\nimpact_limit = 1.0\n", 2, "filter.impact_limit", "outside"),
@@ -71,7 +71,7 @@ struct ConfigurationTests {
         ("[send]\nsource = \"replay:\"\n", 2, "send.source", "not a source"),
         ("[receive]\nlisten = \"300.1.1.1\"\n", 2, "receive.listen", "not an address"),
         ("[receive]\nlisten = \"host name\"\n", 2, "receive.listen", "not an address"),
-        ("[send]\nto = [\"pc.local:24930\", \"pc.local:99999\"]\n", 2, "send.to", "outside 1...65535"),
+        ("[send]\nto = [\"pc.local:24930\", \"pc.local:99999\"]\n", 2, "send.to", "outside 1 to 65535"),
         ("[send]\nto = [\"pc.local:\"]\n", 2, "send.to", "no port"),
     ])
     func errors(text: String, line: Int, key: String, message: String) {
