@@ -107,7 +107,8 @@ extension Mouse3D {
             case .datagram, .raw:
                 diagnostics.say("listening on \(receiver.localAddress) for \(raw ? "raw 12-byte frames" : "plain datagrams")")
                 diagnostics.say("warning: --\(raw ? "raw" : "insecure"): frames are not authenticated; anyone who can reach "
-                    + "\(receiver.localAddress)\(receiver.localAddress.isLoopback ? " (any local user)" : "") can move your pointer and click")
+                    + "\(receiver.localAddress)\(receiver.localAddress.isLoopback ? " (any local user)" : "") can send it frames"
+                    + (settings.uinput == nil ? "" : ", and so move your pointer and click"))
             }
             let announcer = configuration.boolean("network.discovery")
                 ? ReceiverAnnouncer(

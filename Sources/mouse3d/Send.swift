@@ -121,13 +121,14 @@ extension Mouse3D {
                 guard targets.indices.contains(i) else { return "\(peer.address)" }
                 let who = "'\(targets[i].peer.name)'"
                 return peer.paused ? "\(who) (to be found)" : "\(who) at \(peer.address)"
-            }.joined(separator: ", ") + (discovering && finder?.discovery != nil ? ", following them on the network" : "")
+            }.joined(separator: ", ")
+            let following = discovering && finder?.discovery != nil ? ", following paired receivers on the network" : ""
 
             // The pipeline: source → fusion → the network stream.
             let opened = try motion.open(source, configuration: &configuration, diagnostics: diagnostics, extraButtons: dsu.buttonCodes, axes: dsu.axisCodes)
             let dsuServer = try dsu.start(device: opened.calibrationKey, diagnostics: diagnostics)
             let fusion = try MotionSourceOptions.fusion(configuration, opened)
-            diagnostics.say("sending \(destination) from \(opened.summary); \(fusion.calibration)")
+            diagnostics.say("sending \(destination) from \(opened.summary)\(following); \(fusion.calibration)")
             let running = configuration
             events.onReload = {
                 if opened.isReplay {
