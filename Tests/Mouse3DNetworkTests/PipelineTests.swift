@@ -130,6 +130,27 @@ struct PipelineTests {
         #expect(legacy.epoch == 4 && legacy.nextSequence == 77)
     }
 
+    @Test("A pairing's key is written before its state, so a state of another pairing is always older than the key (a failure between the two writes cannot give the old key a fresh state)")
+    func keyBeforeState() throws {
+        let store = PeerStore(base: temporaryDirectory() + "/mouse3d", role: .sender)
+        let sender = PeerIdentity.generate(name: "deck")
+        var old = PairedPeer(role: .sender, name: "deck", publicKey: sender.publicKey, secret: [UInt8](repeating: 1, count: 32), address: nil, epoch: 9, pairedAt: "t")
+        old.nextSequence = 5000
+        try store.save(old)
+        // Paired again, and the second write fails: a directory stands where the state goes.
+        let again = PairedPeer(role: .sender, name: "deck", publicKey: sender.publicKey, secret: [UInt8](repeating: 2, count: 32), address: nil, epoch: 0, pairedAt: "t")
+        let state = store.statePath(of: again.id)
+        try FileSystem.remove(state)
+        #expect(mkdir(state, 0o700) == 0 && mkdir(state + "/x", 0o700) == 0)
+        #expect(throws: SystemCallError.self) { try store.save(again) }
+        // The first write was the key: the new pairing's key is there, with no state of the old one.
+        rmdir(state + "/x"); rmdir(state)
+        try store.saveState(old)  // and say the old pairing's state comes back (a store in flight)
+        let loaded = try #require(store.load().peers.first)
+        #expect(loaded.secret == again.secret, "the key written first is the new one")
+        #expect(loaded.secret == again.secret && loaded.epoch == 0)
+    }
+
     @Test("ReceiverPairings: a revoked sender's state file is gone once the revocation is seen, even one stored after the key was removed")
     func revokedStateRemoved() throws {
         let base = temporaryDirectory() + "/mouse3d"

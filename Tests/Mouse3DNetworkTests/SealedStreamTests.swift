@@ -516,6 +516,27 @@ struct ReservationTests {
         #expect(started == 2 && r.totals.reordered == 0, "two streams, nothing stale: \(started), \(r.totals.reordered)")
     }
 
+    @Test("A store asked for by an earlier pairing of the same sender, landing after it was paired again, is not taken as the new pairing's")
+    func storeOfEarlierPairing() throws {
+        let opener = pair.opener()
+        var ahead: [PairedPeer] = []
+        opener.reserve = { _ in true }
+        opener.reserveAhead = { ahead.append($0) }
+        var sealer = pair.sealer(epoch: 5)
+        #expect(opener.refusal(try SealedPair.seal(&sealer, 0)) == .awaitingStorage)
+        let earlier = try #require(ahead.first)
+        // Paired again (same identity, new secret) while that store is in flight.
+        var repaired = pair.senderRecord
+        repaired.secret = [UInt8](repeating: 9, count: 32)
+        opener.replacePeers([repaired])
+        var fresh = DatagramSealer(secret: repaired.secret, senderID: pair.sender.id, receiverID: pair.receiver.id, epoch: 5, algorithm: .chacha20Poly1305)
+        #expect(opener.refusal(try SealedPair.seal(&fresh, 0)) == .awaitingStorage, "the new pairing's own epoch store is asked for")
+        #expect(!opener.reservationStored(earlier), "the earlier pairing's store does not adopt the new pairing's epoch")
+        #expect(opener.refusal(try SealedPair.seal(&fresh, 1)) == .awaitingStorage, "still waiting for its own store")
+        #expect(opener.reservationStored(try #require(ahead.last)))
+        #expect(opener.refusal(try SealedPair.seal(&fresh, 1)) == nil)
+    }
+
     @Test("A sender paired while the receiver runs starts from its stored floor, not from zero")
     func reloadedPeerKeepsItsFloor() throws {
         let opener = SealedStreamOpener(receiverID: pair.receiver.id, peers: [])

@@ -85,11 +85,15 @@ public struct PeerStore: Sendable {
         return (peers, problems)
     }
 
-    /// Writes (or replaces) the key and state files of `peer` (a new pairing).
+    /// Writes (or replaces) the key and state files of `peer` (a new pairing): the key first. A
+    /// state whose pairing tag is not its key's is then always older than the key (and is ignored,
+    /// which is safe: that pairing's datagrams do not open under this key). The other order let a
+    /// failure between the two writes leave the old key with the new pairing's fresh state, and
+    /// the old pairing's captured datagrams would open again from zero.
     public func save(_ peer: PairedPeer) throws(SystemCallError) {
         try SecretFile.makeDirectory(directory)
-        try SecretFile.write(path: statePath(of: peer.id), bytes: Array(peer.stateText.utf8))
         try SecretFile.write(path: path(of: peer.id), bytes: Array(peer.fileText.utf8))
+        try SecretFile.write(path: statePath(of: peer.id), bytes: Array(peer.stateText.utf8))
     }
 
     /// Writes the state file of `peer` (its epoch and sequence) without touching its key.

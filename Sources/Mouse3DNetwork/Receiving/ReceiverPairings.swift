@@ -81,7 +81,7 @@ public final class ReceiverPairings {
                 if let error = done.error {
                     diagnostics.say("cannot store the session of '\(done.tag.name)' (\(error)); storing it again on the spot when needed")
                     release = opener.reservationStored(done.tag, stored: false) || release
-                } else {
+                } else if known[done.tag.fingerprint]?.secret == done.tag.secret {  // not an earlier pairing's
                     savedMarks[done.tag.fingerprint] = (done.tag.epoch, done.tag.nextSequence)
                     release = opener.reservationStored(done.tag) || release
                 }

@@ -299,6 +299,9 @@ public final class SealedStreamOpener {
     @discardableResult
     public func reservationStored(_ record: PairedPeer, stored: Bool = true) -> Bool {
         guard let session = sessions[record.id.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }] else { return false }
+        // A store asked for by an earlier pairing of the same sender (paired again since): not this
+        // session's, whatever its epoch.
+        guard session.peer.secret == record.secret else { return false }
         if session.pendingEpoch == record.epoch {
             session.pendingEpoch = nil
             if stored && record.epoch > session.epoch {
