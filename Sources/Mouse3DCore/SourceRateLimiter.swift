@@ -2,10 +2,7 @@
 /// once and earns `ratePerSecond` back. The table holds at most `capacity` sources; when it is full
 /// the ones that have been quiet longest are forgotten first (so spoofed sources cannot grow it).
 public struct SourceRateLimiter<Source: Hashable>: Sendable where Source: Sendable {
-    private struct Bucket: Sendable {
-        var tokens: Double
-        var updated: UInt64
-    }
+    private typealias Bucket = TokenBucket
 
     /// Tokens earned per second.
     public let ratePerSecond: Double
@@ -24,13 +21,8 @@ public struct SourceRateLimiter<Source: Hashable>: Sendable where Source: Sendab
 
     /// Whether `source` may spend one token at `now` (nanoseconds); spends it if so.
     public mutating func allow(_ source: Source, now: UInt64) -> Bool {
-        var bucket = buckets[source] ?? Bucket(tokens: burst, updated: now)
-        if now > bucket.updated {
-            bucket.tokens = min(burst, bucket.tokens + Double(now - bucket.updated) * 1e-9 * ratePerSecond)
-            bucket.updated = now
-        }
-        let allowed = bucket.tokens >= 1
-        if allowed { bucket.tokens -= 1 }
+        var bucket = buckets[source] ?? TokenBucket(ratePerSecond: ratePerSecond, burst: burst, now: now)
+        let allowed = bucket.take(now: now)
         if buckets[source] == nil && buckets.count >= capacity { evictQuietest() }
         buckets[source] = bucket
         return allowed
@@ -38,9 +30,7 @@ public struct SourceRateLimiter<Source: Hashable>: Sendable where Source: Sendab
 
     /// Whether `source` has tokens left, without spending any.
     public func wouldAllow(_ source: Source, now: UInt64) -> Bool {
-        guard let bucket = buckets[source] else { return true }
-        let earned = now > bucket.updated ? Double(now - bucket.updated) * 1e-9 * ratePerSecond : 0
-        return bucket.tokens + earned >= 1
+        buckets[source]?.wouldAllow(now: now) ?? true
     }
 
     /// How many sources are remembered.
@@ -49,5 +39,39 @@ public struct SourceRateLimiter<Source: Hashable>: Sendable where Source: Sendab
     private mutating func evictQuietest() {
         let keep = buckets.sorted { $0.value.updated > $1.value.updated }.prefix(capacity / 2)
         buckets = Dictionary(uniqueKeysWithValues: keep.map { ($0.key, $0.value) })
+    }
+}
+
+/// One token bucket: `burst` tokens at once, `ratePerSecond` earned back, time in nanoseconds.
+public struct TokenBucket: Sendable {
+    /// Tokens earned per second, and the most held.
+    public let ratePerSecond: Double, burst: Double
+    /// Tokens held as of `updated`.
+    public private(set) var tokens: Double
+    /// When `tokens` was last brought up to date.
+    public private(set) var updated: UInt64
+
+    /// A full bucket at `now`.
+    public init(ratePerSecond: Double, burst: Double, now: UInt64) {
+        self.ratePerSecond = ratePerSecond
+        self.burst = burst
+        tokens = burst
+        updated = now
+    }
+
+    /// Spends one token at `now` if there is one; whether there was.
+    public mutating func take(now: UInt64) -> Bool {
+        if now > updated {
+            tokens = min(burst, tokens + Double(now - updated) * 1e-9 * ratePerSecond)
+            updated = now
+        }
+        guard tokens >= 1 else { return false }
+        tokens -= 1
+        return true
+    }
+
+    /// Whether a token could be spent at `now`, spending none.
+    public func wouldAllow(now: UInt64) -> Bool {
+        tokens + (now > updated ? Double(now - updated) * 1e-9 * ratePerSecond : 0) >= 1
     }
 }

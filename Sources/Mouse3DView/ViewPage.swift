@@ -3,12 +3,13 @@
 /// horizon and a heading dial, strip charts of roll, pitch and yaw over the last 10 s, per stream;
 /// it reconnects by itself. `window.mouse3dView` is the test hook: `{connected, frames, seq, attitude:
 /// {roll, pitch, yaw}}` (frames: updates received since load; seq: the first stream's latest
-/// sequence number; degrees). With a recenter token (a loopback view of a process that fuses), a
-/// button posts it to `/recenter` in the `X-Mouse3D-Token` header.
+/// sequence number; degrees). The page is served only with the view's token, and sends it on its
+/// stream and, where the view offers recenter (a loopback view of a process that fuses), with the
+/// button's POST to `/recenter` in the `X-Mouse3D-Token` header.
 enum ViewPage {
-    static func html(recenterToken: String?) -> String {
-        let parts = template.split(separator: "@TOKEN@", omittingEmptySubsequences: false)
-        return parts.joined(separator: recenterToken ?? "")
+    static func html(token: String, offersRecenter: Bool) -> String {
+        template.split(separator: "@TOKEN@", omittingEmptySubsequences: false).joined(separator: token)
+            .split(separator: "@RECENTER@", omittingEmptySubsequences: false).joined(separator: offersRecenter ? "1" : "")
     }
 
     static let template = #"""
@@ -16,7 +17,8 @@ enum ViewPage {
 <html lang="en"><head><meta charset="utf-8"><title>mouse3d view</title>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <link rel="icon" href="data:,">
-<meta name="mouse3d-recenter" content="@TOKEN@">
+<meta name="mouse3d-token" content="@TOKEN@">
+<meta name="mouse3d-recenter" content="@RECENTER@">
 <style>
 body{margin:0;font:14px system-ui,sans-serif;background:#111418;color:#dde3ea}
 header{padding:8px 14px;background:#1b2027;display:flex;gap:16px;align-items:baseline}
@@ -204,12 +206,10 @@ requestAnimationFrame(draw);
 
 function connect() {
   const status = document.getElementById("status");
-  const socket = new WebSocket(`ws://${location.host}/stream`);
+  const socket = new WebSocket(`ws://${location.host}/stream?token=${token}`);
   socket.onopen = () => { view.connected = true; status.textContent = "live"; status.className = "live"; };
   socket.onmessage = e => {
-    const message = JSON.parse(e.data);
-    if (message.recenter_token) { token = message.recenter_token; return; }  // a restarted process has a new one
-    onUpdate(message);
+    onUpdate(JSON.parse(e.data));
   };
   socket.onclose = () => {
     view.connected = false; status.textContent = "reconnecting…"; status.className = "";
@@ -217,12 +217,13 @@ function connect() {
   };
   socket.onerror = () => socket.close();
 }
+// The view's token: every request carries it (the page was served with it; other sites' pages
+// cannot read it). It is kept across restarts, so a page reconnects to a restarted process.
+const token = document.querySelector('meta[name="mouse3d-token"]').content;
 connect();
 
-// Recenter: offered only on a loopback view of a process that fuses; the token proves this page was
-// served by the view (other sites' pages cannot read it). The socket sends it again on each connection.
-let token = document.querySelector('meta[name="mouse3d-recenter"]').content;
-if (token) {
+// Recenter: offered only on a loopback view of a process that fuses.
+if (document.querySelector('meta[name="mouse3d-recenter"]').content) {
   const button = document.getElementById("recenter");
   button.hidden = false;
   button.onclick = () => fetch("/recenter", {method: "POST", headers: {"X-Mouse3D-Token": token}})

@@ -4,17 +4,31 @@ import Mouse3DLinux
 /// The live view: a small HTTP/1.1 and WebSocket server on the process's event loop that serves the
 /// page and pushes every stream's latest attitude at most 60 times a second.
 ///
-/// Whoever can reach the port may send anything, so everything it holds is bounded: at most
-/// ``maximumConnections`` connections (more are closed at once), a request head of 8 KiB that must
-/// arrive within ``headTimeoutNanoseconds``, client frames of 4 KiB, one pending message per page (a
-/// page that does not read skips updates: latest wins, and it is closed once stalled for
-/// ``stallNanoseconds``). Every refusal is counted by reason; none is logged per request. Nothing here
-/// blocks: sockets are non-blocking, and a push is one JSON text framed once for every page.
+/// Whoever can reach the port may send anything, so nothing is served without the view's token (see
+/// ``ViewAccessPolicy``) and everything it holds or spends is bounded: at most ``maximumConnections``
+/// connections (when full, the oldest unfinished request and then the oldest page make room), a
+/// request head of 8 KiB that must arrive within ``headTimeoutNanoseconds``, at most
+/// ``readBudget`` bytes read from one connection per wake-up (so one flooding connection cannot
+/// hold the loop that also carries the stream), client frames of 4 KiB parsed in place and at most
+/// a few a second (a page sends none but close and pong; more closes it), one pending pong (the
+/// latest ping's, RFC 6455 §5.5.3), at most ``maximumOutbound`` bytes waiting for one connection, and
+/// one pending update per page (latest wins; a page is closed once stalled for ``stallNanoseconds``).
+/// Every refusal is counted by reason; none is logged per request. Nothing here blocks.
 public final class ViewServer {
-    /// Streams kept for the page; updates of further streams are not shown.
+    /// Streams shown; a new stream past this replaces the one heard from longest ago.
     public static let maximumStreams = 64
+    /// A stream not heard from for this long is no longer shown.
+    public static let streamSilenceNanoseconds: UInt64 = 60_000_000_000
     /// Connections served at once (pages and requests in progress).
     public static let maximumConnections = 32
+    /// Connections accepted per wake-up (the rest wait in the kernel's backlog for the next).
+    public static let acceptBudget = 16
+    /// Bytes read from one connection per wake-up.
+    public static let readBudget = 65536
+    /// Bytes held for one connection to read (responses, updates, a pong) before it is closed.
+    public static let maximumOutbound = 262_144
+    /// Frames a page may send: a burst, then this many a second.
+    public static let frameBurst = 16.0, framesPerSecond = 4.0
     /// How long a connection may take to send its request head.
     public static let headTimeoutNanoseconds: UInt64 = 5_000_000_000
     /// How long a page may leave a message unread before it is closed.
@@ -27,9 +41,10 @@ public final class ViewServer {
     public let policy: ViewAccessPolicy
     /// The address and port it listens on.
     public let address: String, port: UInt16
-    /// The secret the page must send to recenter; nil when the view offers no recenter.
-    public let recenterToken: String?
-    /// Recentres the attitude (called on the loop's thread for an accepted recenter request).
+    /// The secret every request carries (in the printed URL).
+    public var token: String { policy.token }
+    /// Recentres the attitude (called on the loop's thread for an accepted recenter request); nil
+    /// when the view offers no recenter.
     let onRecenter: (() throws -> Void)?
 
     let listener: TCPListener
@@ -37,6 +52,9 @@ public final class ViewServer {
     var connections: [Int32: Connection] = [:]
     var streams: [String: ViewStreamState] = [:]
     var order: [String] = []
+    var lastStreamSweep: UInt64 = 0
+    /// One read buffer for every connection (reads happen one at a time on the loop's thread).
+    var chunk = [UInt8](repeating: 0, count: 16384)
     /// Refusals so far, by reason.
     public private(set) var refusals: [ViewAccessPolicy.Refusal: Int] = [:]
     /// Recenter requests carried out.
@@ -47,9 +65,10 @@ public final class ViewServer {
     var registrations: [EventLoop.Registration] = []
     weak var loop: EventLoop?
 
-    /// Listens on `address` (numeric IPv4 or IPv6) and `port` (0: any free one, see ``port``).
-    /// `onRecenter`, given only for a loopback view, offers a recenter button guarded by a token.
-    public init(address: String, port: UInt16, onRecenter: (() throws -> Void)? = nil) throws {
+    /// Listens on `address` (numeric IPv4 or IPv6) and `port` (0: any free one, see ``port``),
+    /// serving only requests that carry `token`. `onRecenter`, taken only for a loopback view,
+    /// offers a recenter button.
+    public init(address: String, port: UInt16, token: String, onRecenter: (() throws -> Void)? = nil) throws {
         let socketAddress: SocketAddress
         do {
             socketAddress = try SocketAddress.resolve(SocketAddress.text(host: address, port: port), defaultPort: port, passive: false)
@@ -63,11 +82,15 @@ public final class ViewServer {
         }
         self.address = address
         self.port = listener.localAddress.port
-        policy = ViewAccessPolicy(address: address, port: self.port)
+        policy = ViewAccessPolicy(address: address, port: self.port, token: token, hostName: FileSystem.hostName)
         let recenter = ViewAccessPolicy.isLoopback(address) ? onRecenter : nil
         self.onRecenter = recenter
-        recenterToken = recenter == nil ? nil : ViewAccessPolicy.makeToken()
-        page = Array(ViewPage.html(recenterToken: recenterToken).utf8)
+        page = Array(ViewPage.html(token: token, offersRecenter: recenter != nil).utf8)
+    }
+
+    /// The address to open the view at, with its token.
+    public var url: String {
+        "http://" + (address.contains(":") ? "[\(address)]" : address) + ":\(port)/?token=\(token)"
     }
 
     /// Serves on `loop` until ``stop()``.
@@ -93,13 +116,30 @@ public final class ViewServer {
         if streams[label] != nil {
             streams[label]!.take(sequence: sequence, roll: roll, pitch: pitch, yaw: yaw, nanoseconds: nanoseconds, sentNanoseconds: sentNanoseconds)
         } else {
-            guard streams.count < Self.maximumStreams else { return }
+            if streams.count >= Self.maximumStreams, let quietest = order.min(by: {
+                (streams[$0]?.receivedNanoseconds ?? 0) < (streams[$1]?.receivedNanoseconds ?? 0)
+            }) {
+                forget(quietest)  // a sender that restarted is a new stream; the newest is the one to show
+            }
             streams[label] = ViewStreamState(
                 label: label, frames: 1, sequence: sequence, rollDegrees: roll, pitchDegrees: pitch, yawDegrees: yaw,
                 receivedNanoseconds: nanoseconds)
             order.append(label)
         }
         version &+= 1
+    }
+
+    func forget(_ label: String) {
+        streams[label] = nil
+        order.removeAll { $0 == label }
+        version &+= 1
+    }
+
+    /// Stops showing streams silent for ``streamSilenceNanoseconds`` (checked at most once a second).
+    func forgetSilentStreams(now: UInt64) {
+        guard now >= lastStreamSweep + 1_000_000_000 else { return }
+        lastStreamSweep = now
+        for label in order where now > (streams[label]?.receivedNanoseconds ?? 0) + Self.streamSilenceNanoseconds { forget(label) }
     }
 
     /// One line on what was refused, or nil if nothing was.
@@ -113,41 +153,52 @@ public final class ViewServer {
     final class Connection {
         let stream: TCPStream
         var registration: EventLoop.Registration?
+        /// Bytes received and not yet taken; `consumed` of them are taken (parsed in place).
         var inbound: [UInt8] = []
+        var consumed = 0
         var outbound: [UInt8] = []
         var sent = 0
+        /// The latest ping's payload, answered once nothing else is pending.
+        var pong: [UInt8]?
         /// Until the head is in (request), or when the pending message was last moved (page).
         var deadline: UInt64
         var isPage = false
         var closesWhenSent = false
         /// The order it was accepted in.
         var opened: UInt64 = 0
+        /// The address and port it arrived at, for a view on every address (its Host is then this).
+        var arrivedAt: String?
+        /// Frames the page may still send.
+        var frames: TokenBucket
 
-        init(stream: TCPStream, deadline: UInt64) {
+        init(stream: TCPStream, deadline: UInt64, now: UInt64) {
             self.stream = stream
             self.deadline = deadline
+            frames = TokenBucket(ratePerSecond: ViewServer.framesPerSecond, burst: ViewServer.frameBurst, now: now)
         }
 
         var pending: Bool { sent < outbound.count }
     }
 
     func acceptAll() throws {
-        while let (stream, _) = try listener.accept() {
+        for _ in 0..<Self.acceptBudget {
+            guard let (stream, _) = try listener.accept() else { return }
             if connections.count >= Self.maximumConnections {
-                // Full: the oldest connection still sending its head makes room (so connections that
-                // send nothing cannot keep the page from loading); with none, the new one is closed.
-                guard let (oldest, _) = connections.filter({ !$0.value.isPage && !$0.value.closesWhenSent })
-                    .min(by: { $0.value.opened < $1.value.opened })
-                else {
-                    refuse(.tooManyConnections)
-                    continue  // closed as `stream` goes
-                }
+                // Full: the oldest connection still sending its head makes room (connections that
+                // send nothing cannot keep the page from loading), else the oldest page (pages held
+                // open by another program cannot keep a browser out: its page reconnects by itself).
+                let candidates = connections.filter { !$0.value.closesWhenSent }
+                let oldest = candidates.filter { !$0.value.isPage }.min { $0.value.opened < $1.value.opened }
+                    ?? candidates.min { $0.value.opened < $1.value.opened }
                 refuse(.tooManyConnections)
-                close(oldest)
+                guard let (fd, _) = oldest else { continue }  // every slot is a response on its way: closed as `stream` goes
+                close(fd)
             }
             let fd = stream.descriptor.rawValue
             stream.setSendBufferSize(64 * 1024)
-            let c = Connection(stream: stream, deadline: MonotonicClock.nanoseconds() + Self.headTimeoutNanoseconds)
+            let now = MonotonicClock.nanoseconds()
+            let c = Connection(stream: stream, deadline: now + Self.headTimeoutNanoseconds, now: now)
+            if policy.isWildcard { c.arrivedAt = stream.localAddress()?.description }
             c.opened = nextOpened
             nextOpened += 1
             connections[fd] = c
@@ -163,15 +214,18 @@ public final class ViewServer {
 
     func refuse(_ reason: ViewAccessPolicy.Refusal) { refusals[reason, default: 0] += 1 }
 
+    /// Reads at most ``readBudget`` bytes (the loop calls again while more waits: level-triggered),
+    /// then takes what is whole: a head, or the frames, parsed in place.
     func readable(_ fd: Int32) throws {
         guard let c = connections[fd] else { return }
-        var chunk = [UInt8](repeating: 0, count: 16384)
-        while true {
-            let outcome = try chunk.withUnsafeMutableBytes { try c.stream.read(into: $0) }
+        var budget = Self.readBudget
+        while budget > 0 {
+            let outcome = try chunk.withUnsafeMutableBytes { try c.stream.read(into: UnsafeMutableRawBufferPointer(rebasing: $0.prefix(budget))) }
             switch outcome {
-            case .wouldBlock: return
+            case .wouldBlock: budget = 0
             case .closed: return close(fd)
             case .bytes(let n):
+                budget -= n
                 if c.closesWhenSent { continue }  // a response is on its way; what else comes is dropped
                 c.inbound += chunk[0..<n]
                 if c.isPage { try readFrames(c, fd) } else { try readHead(c, fd) }
@@ -193,13 +247,13 @@ public final class ViewServer {
     }
 
     func route(_ head: HTTPRequestHead, _ c: Connection, _ fd: Int32) throws {
-        let host = head.field("host"), origin = head.field("origin")
+        let host = head.field("host"), origin = head.field("origin"), token = head.query("token")
         switch (head.method, head.path) {
         case ("GET", "/"), ("GET", "/index.html"):
-            if let r = policy.check(host: host, origin: origin, stream: false) { return refused(r, c, fd) }
+            if let r = policy.check(host: host, origin: origin, token: token, stream: false, arrivedAt: c.arrivedAt) { return refused(r, c, fd) }
             respond(c, fd, HTTPResponse(status: 200, reason: "OK", fields: Self.pageFields, body: page))
         case ("GET", "/stream"):
-            if let r = policy.check(host: host, origin: origin, stream: true) { return refused(r, c, fd) }
+            if let r = policy.check(host: host, origin: origin, token: token, stream: true, arrivedAt: c.arrivedAt) { return refused(r, c, fd) }
             guard head.field("upgrade", contains: "websocket"), head.field("connection", contains: "upgrade"),
                   head.field("sec-websocket-version") == "13", let key = head.field("sec-websocket-key"),
                   Base64.decode(key)?.count == 16
@@ -212,23 +266,21 @@ public final class ViewServer {
             c.isPage = true
             pages += 1
             write(c, fd, Array(response.utf8))
-            // The recenter token, first, on every connection: a page that reconnects to a restarted
-            // process learns the new one (the socket, like the page, is only for the view's own origin).
-            if let recenterToken {
-                write(c, fd, WebSocketFrame.encode(.text, Array("{\"recenter_token\":\"\(recenterToken)\"}".utf8)))
-            }
             // The state as it is now, at once (the other pages keep their schedule).
             write(c, fd, message(markPushed: false))
-            if !c.inbound.isEmpty { try readFrames(c, fd) }
+            if c.inbound.count > c.consumed { try readFrames(c, fd) }
         case ("POST", "/recenter"):
-            if let r = policy.checkRecenter(host: host, origin: origin, token: head.field("x-mouse3d-token"), expected: recenterToken) {
+            if let r = policy.checkRecenter(
+                host: host, origin: origin, token: head.field("x-mouse3d-token").map { Substring($0) }, offered: onRecenter != nil,
+                arrivedAt: c.arrivedAt)
+            {
                 return refused(r, c, fd)
             }
             try onRecenter?()
             recentres += 1
             respond(c, fd, HTTPResponse(status: 204, reason: "No Content"))
         default:
-            if let r = policy.check(host: host, origin: origin, stream: false) { return refused(r, c, fd) }
+            if let r = policy.check(host: host, origin: origin, token: token, stream: false, arrivedAt: c.arrivedAt) { return refused(r, c, fd) }
             respond(c, fd, .text(404, "Not Found", "not found\n"))
         }
     }
@@ -250,40 +302,66 @@ public final class ViewServer {
     func respond(_ c: Connection, _ fd: Int32, _ response: HTTPResponse) {
         c.closesWhenSent = true
         c.inbound = []
+        c.consumed = 0
         write(c, fd, response.encoded)
     }
 
+    /// Closes a page with `code` after what is pending, dropping whatever else it sends.
+    func closePage(_ c: Connection, _ fd: Int32, code: UInt16) {
+        c.closesWhenSent = true
+        c.inbound = []
+        c.consumed = 0
+        c.pong = nil
+        write(c, fd, WebSocketFrame.close(code))
+    }
+
+    /// Takes every whole frame received, in place (no copy but a ping's payload), then drops the
+    /// bytes taken at once.
     func readFrames(_ c: Connection, _ fd: Int32) throws {
-        while !c.inbound.isEmpty {
-            switch WebSocketFrame.decodeClientFrame(c.inbound) {
+        defer {
+            if c.consumed > 0 {
+                c.inbound.removeSubrange(0..<min(c.consumed, c.inbound.count))
+                c.consumed = 0
+            }
+        }
+        let now = MonotonicClock.nanoseconds()
+        while !c.closesWhenSent {
+            let outcome = c.inbound.withUnsafeBytes { WebSocketFrame.decodeClientHeader($0, at: c.consumed) }
+            switch outcome {
             case .incomplete: return
-            case .invalid(let code, _):
+            case .invalid:
                 refuse(.malformed)
-                c.closesWhenSent = true
-                c.inbound = []
-                return write(c, fd, WebSocketFrame.close(code), force: true)
-            case .frame(let opcode, let payload, _, let length):
-                c.inbound.removeFirst(length)
-                switch opcode {
-                case .close:
-                    c.closesWhenSent = true
-                    c.inbound = []
-                    return write(c, fd, WebSocketFrame.close(1000), force: true)
-                case .ping: write(c, fd, WebSocketFrame.encode(.pong, payload), force: true)
-                default: break  // the page sends nothing else; anything it does is read and dropped
+                return closePage(c, fd, code: 1002)
+            case .header(let h):
+                guard c.frames.take(now: now) else {
+                    refuse(.tooManyFrames)
+                    return closePage(c, fd, code: 1008)
+                }
+                c.consumed = h.end
+                switch h.opcode {
+                case .close: return closePage(c, fd, code: 1000)
+                case .ping:
+                    c.pong = c.inbound.withUnsafeBytes { WebSocketFrame.unmask(h, $0) }  // the latest only
+                    flush(c, fd)
+                default: break  // the page sends nothing else; anything it does is dropped
                 }
             }
         }
     }
 
     /// Queues `bytes` and writes what the socket takes now. A page's update is queued only when
-    /// nothing is pending (latest wins, see ``push(now:)``); control frames and responses always are.
+    /// nothing is pending (latest wins, see ``push(now:)``); control frames and responses always
+    /// are, up to ``maximumOutbound`` held, past which the connection is closed.
     func write(_ c: Connection, _ fd: Int32, _ bytes: [UInt8], force: Bool = true) {
         if !c.pending {
             c.outbound = bytes
             c.sent = 0
             c.deadline = MonotonicClock.nanoseconds() + (c.isPage ? Self.stallNanoseconds : Self.headTimeoutNanoseconds)
         } else if force {
+            guard c.outbound.count - c.sent + bytes.count <= Self.maximumOutbound else {
+                refuse(.unread)
+                return close(fd)
+            }
             c.outbound += bytes
         } else {
             return
@@ -292,17 +370,23 @@ public final class ViewServer {
     }
 
     func flush(_ c: Connection, _ fd: Int32) {
-        while c.pending {
-            let n = c.outbound.withUnsafeBytes { all in
-                try? c.stream.write(UnsafeRawBufferPointer(rebasing: all[c.sent...]))
+        while true {
+            while c.pending {
+                let n = c.outbound.withUnsafeBytes { all in
+                    try? c.stream.write(UnsafeRawBufferPointer(rebasing: all[c.sent...]))
+                }
+                guard let written = n ?? nil else { return close(fd) }
+                if written == 0 { return }
+                c.sent += written
+                c.deadline = MonotonicClock.nanoseconds() + (c.isPage ? Self.stallNanoseconds : Self.headTimeoutNanoseconds)
             }
-            guard let written = n ?? nil else { return close(fd) }
-            if written == 0 { return }
-            c.sent += written
-            c.deadline = MonotonicClock.nanoseconds() + (c.isPage ? Self.stallNanoseconds : Self.headTimeoutNanoseconds)
+            c.outbound = []
+            c.sent = 0
+            // The pong waits for the socket to take what was before it, so unanswered pings hold one.
+            guard let pong = c.pong else { break }
+            c.pong = nil
+            c.outbound = WebSocketFrame.encode(.pong, pong)
         }
-        c.outbound = []
-        c.sent = 0
         if c.closesWhenSent { close(fd) }
     }
 
@@ -312,6 +396,7 @@ public final class ViewServer {
     /// deadline, and a retry 5 ms on for a connection with data waiting to be written.
     var nextDeadline: UInt64? {
         var earliest: UInt64? = pages > 0 && version != pushedVersion ? lastPush + Self.pushInterval : nil
+        if !streams.isEmpty { earliest = min(earliest ?? .max, lastStreamSweep + 1_000_000_000) }
         // The clock is read once, and only when something waits to be written.
         let retry = connections.values.contains(where: \.pending) ? MonotonicClock.nanoseconds() + 5_000_000 : 0
         for c in connections.values {
@@ -323,6 +408,7 @@ public final class ViewServer {
     }
 
     func tick(now: UInt64) throws {
+        forgetSilentStreams(now: now)
         for (fd, c) in connections {
             if c.pending { flush(c, fd) }
             guard let c = connections[fd] else { continue }

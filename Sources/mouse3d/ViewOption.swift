@@ -9,16 +9,15 @@ func startView(_ spec: String, diagnostics: Diagnostics, onRecenter: (() throws 
         throw CommandFailure("--view: '\(spec)' is not [ADDR:]PORT; for example 8099, 127.0.0.1:8099 or [::1]:8099")
     }
     if !ViewAccessPolicy.isLoopback(address) {
-        diagnostics.say("warning: --view on \(address): anyone who can reach that address sees your motion (the view is read-only)")
+        diagnostics.say("warning: --view on \(address): anyone who can reach that address and has the URL's token sees your motion (the view is read-only, plain HTTP)")
     }
     do {
-        return try ViewServer(address: address, port: port, onRecenter: onRecenter)
+        let token = try ViewToken.loadOrCreate(in: FileSystem.userConfigurationDirectory)
+        return try ViewServer(address: address, port: port, token: token, onRecenter: onRecenter)
     } catch {
         throw CommandFailure("--view: \(error)")
     }
 }
 
-/// The address to open the view at.
-func viewURL(_ server: ViewServer) -> String {
-    "http://" + (server.address.contains(":") ? "[\(server.address)]" : server.address) + ":\(server.port)/"
-}
+/// The address to open the view at, with its token.
+func viewURL(_ server: ViewServer) -> String { server.url }

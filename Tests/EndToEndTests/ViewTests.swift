@@ -70,52 +70,73 @@ struct TCPExchange {
 
 @Suite("The live view: page, stream and refusals, against a running mouse3d")
 struct ViewTests {
-    static func upgrade(port: Int, host: String, origin: String?) -> String {
-        "GET /stream HTTP/1.1\r\nHost: \(host)\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\n"
-            + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n" + (origin.map { "Origin: \($0)\r\n" } ?? "") + "\r\n"
+    static func upgrade(port: Int, host: String, origin: String?, token: String?) -> String {
+        "GET /stream\(token.map { "?token=\($0)" } ?? "") HTTP/1.1\r\nHost: \(host)\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n"
+            + "Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n" + (origin.map { "Origin: \($0)\r\n" } ?? "") + "\r\n"
+    }
+
+    /// The port and token of the view URL a process printed (`view at http://ADDR:PORT/?token=T`).
+    static func viewURL(_ errors: String) -> (port: Int, token: String)? {
+        guard let line = errors.split(separator: "\n").first(where: { $0.contains("view at http://") }),
+              let url = line.split(separator: " ").first(where: { $0.hasPrefix("http://") }),
+              let colon = url.dropFirst(7).lastIndex(of: ":"), let port = Int(url[url.index(after: colon)...].prefix { $0.isNumber }),
+              let t = url.range(of: "?token=")
+        else { return nil }
+        return (port, String(url[t.upperBound...].prefix { $0.isHexDigit }))
     }
 
     /// `run` replaying the sample in a loop, printing jsonl, with the view on a free loopback port.
-    static func runWithView(_ extra: [String]) throws -> (Mouse3DProcess, Int) {
+    static func runWithView(_ extra: [String], view: String = "0") throws -> (Mouse3DProcess, Int, String) {
         let home = Mouse3DProcess.makeConfigHome()
         let run = try Mouse3DProcess(
-            ["run", "--source", "replay:\(Mouse3DProcess.sampleLog)", "--loop"] + extra + ["--print", "--format", "jsonl", "--view", "0"],
+            ["run", "--source", "replay:\(Mouse3DProcess.sampleLog)", "--loop"] + extra + ["--print", "--format", "jsonl", "--view", view],
             configHome: home, environment: ["HOME": home])
-        #expect(run.waitForError(containing: "view at http://127.0.0.1:", seconds: 20), "\(run.errors)")
-        let port = run.errors.split(separator: "\n").first { $0.contains("view at") }
-            .flatMap { Int($0.split(separator: "127.0.0.1:")[1].prefix { $0.isNumber }) }
-        if port == nil { _ = run.terminate() }
-        return (run, try #require(port, "\(run.errors)"))
+        #expect(run.waitForError(containing: "view at http://", seconds: 20), "\(run.errors)")
+        let url = viewURL(run.errors)
+        if url == nil { _ = run.terminate() }
+        let (port, token) = try #require(url, "\(run.errors)")
+        #expect(token.count == 32, "the URL carries a 128-bit token: \(run.errors)")
+        return (run, port, token)
     }
 
     @Test("The page is served whole from the binary; the stream carries what --print shows; foreign Host and Origin are refused and counted")
     func view() throws {
-        let (run, port) = try Self.runWithView([])
+        let (run, port, token) = try Self.runWithView([])
         defer { _ = run.terminate() }
         let host = "127.0.0.1:\(port)"
 
         let page = String(decoding: try TCPExchange.run(
-            port: port, request: "GET / HTTP/1.1\r\nHost: \(host)\r\nConnection: close\r\n\r\n", seconds: 1), as: UTF8.self)
+            port: port, request: "GET /?token=\(token) HTTP/1.1\r\nHost: \(host)\r\nConnection: close\r\n\r\n", seconds: 1), as: UTF8.self)
         #expect(page.hasPrefix("HTTP/1.1 200"), "\(page.prefix(200))")
         #expect(page.contains("window.mouse3dView") && page.contains("Content-Security-Policy"))
         let external = ["http://", "https://", "//cdn", "src=\""].filter { page.contains($0) }
         #expect(external.isEmpty, "the page names another host: \(external)")
 
         let rebound = String(decoding: try TCPExchange.run(
-            port: port, request: "GET / HTTP/1.1\r\nHost: attacker.example:\(port)\r\nConnection: close\r\n\r\n", seconds: 1), as: UTF8.self)
+            port: port, request: "GET /?token=\(token) HTTP/1.1\r\nHost: attacker.example:\(port)\r\nConnection: close\r\n\r\n", seconds: 1), as: UTF8.self)
         #expect(rebound.hasPrefix("HTTP/1.1 421"), "DNS rebinding: \(rebound.prefix(120))")
         let foreign = TCPExchange.webSocketTexts(try TCPExchange.run(
-            port: port, request: Self.upgrade(port: port, host: host, origin: "http://attacker.example"), seconds: 1))
+            port: port, request: Self.upgrade(port: port, host: host, origin: "http://attacker.example", token: token), seconds: 1))
         #expect(foreign.status.hasPrefix("HTTP/1.1 403") && foreign.texts.isEmpty, "foreign origin: \(foreign.status)")
+        // Without the token (as another local user would be: right Host and Origin, no token),
+        // neither the page nor the stream.
+        for target in ["/", "/?token=", "/?token=\(String(repeating: "0", count: 32))"] {
+            let refused = String(decoding: try TCPExchange.run(
+                port: port, request: "GET \(target) HTTP/1.1\r\nHost: \(host)\r\nConnection: close\r\n\r\n", seconds: 1), as: UTF8.self)
+            #expect(refused.hasPrefix("HTTP/1.1 403") && !refused.contains("mouse3dView"), "\(target): \(refused.prefix(120))")
+        }
+        let tokenless = TCPExchange.webSocketTexts(try TCPExchange.run(
+            port: port, request: Self.upgrade(port: port, host: host, origin: "http://\(host)", token: nil), seconds: 1))
+        #expect(tokenless.status.hasPrefix("HTTP/1.1 403") && tokenless.texts.isEmpty, "no token, no stream: \(tokenless.status)")
 
         let printedBefore = run.output.split(separator: "\n").count
         let live = TCPExchange.webSocketTexts(try TCPExchange.run(
-            port: port, request: Self.upgrade(port: port, host: host, origin: "http://\(host)"), seconds: 2))
+            port: port, request: Self.upgrade(port: port, host: host, origin: "http://\(host)", token: token), seconds: 2))
         #expect(live.status.hasPrefix("HTTP/1.1 101"), "\(live.status)")
         #expect(live.head.contains("Sec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo="), "RFC 6455's example key: \(live.head)")
         print("view: \(live.texts.count) messages in 2 s over the WebSocket")
         #expect(live.texts.count >= 80, "\(live.texts.count) messages in 2 s: the page would not see 40 updates a second")
-        #expect(live.texts.last?.contains("\"foreign-host\":1,\"foreign-origin\":1") == true, "\(live.texts.last ?? "")")
+        #expect(live.texts.last?.contains("\"foreign-host\":1,\"foreign-origin\":1,\"no-token\":3,\"bad-token\":1") == true, "\(live.texts.last ?? "")")
         #expect(run.output.split(separator: "\n").count > printedBefore + 100, "the printed stream went on while the view was watched")
 
         // The view's attitude is what --print printed for the same sequence number, to 0.01°.
@@ -146,7 +167,7 @@ struct ViewTests {
 
     @Test("Stalled browsers (20 sockets that upgrade and never read) hold memory bounded and cost the stream nothing")
     func stalledBrowsers() throws {
-        let (run, port) = try Self.runWithView(["--speed", "4"])
+        let (run, port, token) = try Self.runWithView(["--speed", "4"])
         defer { _ = run.terminate() }
         func rssKiB() -> Int {
             let status = (try? String(contentsOfFile: "/proc/\(run.process.processIdentifier)/status", encoding: .utf8)) ?? ""
@@ -159,7 +180,7 @@ struct ViewTests {
         defer { for fd in sockets { close(fd) } }
         for _ in 0..<20 {
             sockets.append(try TCPExchange.connected(
-                port: port, request: Self.upgrade(port: port, host: "127.0.0.1:\(port)", origin: nil), receiveBuffer: 4096))
+                port: port, request: Self.upgrade(port: port, host: "127.0.0.1:\(port)", origin: nil, token: token), receiveBuffer: 4096))
         }
         let printedBefore = run.output.split(separator: "\n").count
         Thread.sleep(forTimeInterval: 8)
@@ -202,7 +223,7 @@ struct ViewTests {
 
     @Test("Recenter from the page: refused without the token, from another origin or with none; done with both; the stream goes on")
     func recenter() throws {
-        let (run, port) = try Self.runWithView([])
+        let (run, port, token) = try Self.runWithView([])
         defer { _ = run.terminate() }
         let host = "127.0.0.1:\(port)"
         func post(origin: String?, token: String?) throws -> String {
@@ -211,9 +232,9 @@ struct ViewTests {
             return String(decoding: try TCPExchange.run(port: port, request: request, seconds: 1).prefix(40), as: UTF8.self)
         }
         let page = String(decoding: try TCPExchange.run(
-            port: port, request: "GET / HTTP/1.1\r\nHost: \(host)\r\n\r\n", seconds: 1), as: UTF8.self)
-        let token = try #require(page.split(separator: "name=\"mouse3d-recenter\" content=\"").dropFirst().first?.prefix { $0 != "\"" })
-        #expect(token.count == 32, "the page carries the token: \(token)")
+            port: port, request: "GET /?token=\(token) HTTP/1.1\r\nHost: \(host)\r\n\r\n", seconds: 1), as: UTF8.self)
+        #expect(page.contains("name=\"mouse3d-token\" content=\"\(token)\"") && page.contains("name=\"mouse3d-recenter\" content=\"1\""),
+                "the page carries the token and offers recenter")
         let own = "http://\(host)"
         #expect(try post(origin: own, token: nil).hasPrefix("HTTP/1.1 403"))
         #expect(try post(origin: own, token: String(repeating: "0", count: 32)).hasPrefix("HTTP/1.1 403"))
@@ -223,16 +244,15 @@ struct ViewTests {
         let printedBefore = run.output.split(separator: "\n").count
         #expect(try post(origin: own, token: String(token)).hasPrefix("HTTP/1.1 204"))
         #expect(run.waitForError(containing: "recentred (the view's button)", seconds: 5), "\(run.errors)")
-        let live = TCPExchange.webSocketTexts(try TCPExchange.run(port: port, request: Self.upgrade(port: port, host: host, origin: own), seconds: 0.5))
-        #expect(live.texts.first == #"{"recenter_token":"\#(token)"}"#, "each connection starts with the token (a restarted process has a new one): \(live.texts.first ?? "")")
-        #expect(live.texts.last?.contains(#""foreign-origin":2,"bad-token":2"#) == true, "refusals counted: \(live.texts.last ?? "")")
+        let live = TCPExchange.webSocketTexts(try TCPExchange.run(port: port, request: Self.upgrade(port: port, host: host, origin: own, token: token), seconds: 0.5))
+        #expect(live.texts.last?.contains(#""foreign-origin":2,"no-token":1,"bad-token":1"#) == true, "refusals counted: \(live.texts.last ?? "")")
         Thread.sleep(forTimeInterval: 1.5)
         #expect(run.output.split(separator: "\n").count > printedBefore + 100, "the stream went on (100 frames/s)")
     }
 
     @Test("An attacker's connections: silent, half-sent, endless and flooding ones are closed and counted; the page still loads; the stream goes on")
     func hostileConnections() throws {
-        let (run, port) = try Self.runWithView([])
+        let (run, port, token) = try Self.runWithView([])
         defer { _ = run.terminate() }
         let host = "127.0.0.1:\(port)"
         var hostile: [Int32] = []
@@ -247,7 +267,7 @@ struct ViewTests {
         for _ in 0..<64 { flooded += line.withUnsafeBytes { max(0, send(endless, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))) } }
         let printedBefore = run.output.split(separator: "\n").count, started = Date()
         // The page still loads while they hold on (the oldest half-sent connections make room).
-        let page = String(decoding: try TCPExchange.run(port: port, request: "GET / HTTP/1.1\r\nHost: \(host)\r\n\r\n", seconds: 1), as: UTF8.self)
+        let page = String(decoding: try TCPExchange.run(port: port, request: "GET /?token=\(token) HTTP/1.1\r\nHost: \(host)\r\n\r\n", seconds: 1), as: UTF8.self)
         #expect(page.hasPrefix("HTTP/1.1 200"), "the page did not load under attack: \(page.prefix(80))")
         // After the head time-out (5 s) every hostile connection has been closed by the view.
         Thread.sleep(forTimeInterval: 6)
@@ -266,12 +286,220 @@ struct ViewTests {
             + "\(printed) frames printed in \(String(format: "%.1f", elapsed)) s (100/s expected)")
         #expect(closedByView == hostile.count, "\(hostile.count - closedByView) hostile connections still held")
         #expect(Double(printed) >= elapsed * 100 * 0.9, "the stream slowed: \(printed) frames in \(elapsed) s")
-        let live = TCPExchange.webSocketTexts(try TCPExchange.run(port: port, request: Self.upgrade(port: port, host: host, origin: nil), seconds: 0.5))
+        let live = TCPExchange.webSocketTexts(try TCPExchange.run(port: port, request: Self.upgrade(port: port, host: host, origin: nil, token: token), seconds: 0.5))
         let last = live.texts.last ?? ""
         #expect(last.contains("\"too-many-connections\":") && !last.contains("\"too-many-connections\":0"), "\(last)")
         #expect(last.contains("\"too-slow\":") && !last.contains("\"too-slow\":0"), "\(last)")
         #expect(last.contains("\"malformed\":1"), "the endless head counted as malformed: \(last)")
         _ = run.terminate()
         #expect(run.errors.contains("view: refused "), "the summary names the refusals: \(run.errors)")
+    }
+}
+
+/// A local program attacking the view with the token, as a page or a script could: it upgrades to
+/// the stream and sends masked frames flat out, connecting again whenever the view closes it.
+final class PageAttacker: @unchecked Sendable {
+    enum Mode: String {
+        /// Empty masked frames (6 bytes each), never reading.
+        case smallFrames = "6-byte frames"
+        /// 4 KiB masked frames, never reading.
+        case largeFrames = "4 KiB frames"
+        /// Pings, reading whatever comes back.
+        case pingsReading = "pings, reading"
+        /// Pings with a 4 KiB receive buffer and no read at all.
+        case pingsNeverReading = "pings, never reading"
+        /// Pings, reading 256 bytes every 2 s (keeping a stall deadline moving).
+        case pingsTrickle = "pings, a trickle read"
+    }
+
+    let port: Int, token: String, mode: Mode
+    private let stopped = Flag()
+    private let lock = NSLock()
+    private var _bytes = 0, _connections = 0, _closedByView = 0
+    private var thread: Thread?
+
+    init(port: Int, token: String, mode: Mode) {
+        self.port = port
+        self.token = token
+        self.mode = mode
+    }
+
+    var figures: (bytes: Int, connections: Int, closedByView: Int) { lock.withLock { (_bytes, _connections, _closedByView) } }
+
+    func start() {
+        let t = Thread { [self] in run() }
+        thread = t
+        t.start()
+    }
+
+    func stop() {
+        stopped.set()
+        while thread?.isFinished == false { usleep(10_000) }
+    }
+
+    static func maskedFrame(opcode: UInt8, payload: Int) -> [UInt8] {
+        var f: [UInt8] = [0x80 | opcode]
+        if payload < 126 { f.append(0x80 | UInt8(payload)) } else { f += [0x80 | 126, UInt8(payload >> 8), UInt8(payload & 0xFF)] }
+        f += [0x12, 0x34, 0x56, 0x78]
+        f += (0..<payload).map { UInt8($0 & 0xFF) ^ [0x12, 0x34, 0x56, 0x78][$0 & 3] }
+        return f
+    }
+
+    private func run() {
+        let frame: [UInt8]
+        switch mode {
+        case .smallFrames: frame = Self.maskedFrame(opcode: 2, payload: 0)
+        case .largeFrames: frame = Self.maskedFrame(opcode: 2, payload: 4096)
+        default: frame = Self.maskedFrame(opcode: 9, payload: 125)
+        }
+        var burst: [UInt8] = []
+        while burst.count < 65536 { burst += frame }
+        var scratch = [UInt8](repeating: 0, count: 65536)
+        while !stopped.isSet {
+            let request = ViewTests.upgrade(port: port, host: "127.0.0.1:\(port)", origin: nil, token: token)
+            guard let fd = try? TCPExchange.connected(port: port, request: request, receiveBuffer: mode == .pingsReading ? nil : 4096) else {
+                usleep(1000)
+                continue
+            }
+            lock.withLock { _connections += 1 }
+            var lastTrickle = Date()
+            var open = true
+            while open && !stopped.isSet {
+                let n = burst.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+                if n > 0 {
+                    lock.withLock { _bytes += n }
+                } else if n < 0 && errno != EAGAIN && errno != EWOULDBLOCK {
+                    open = false
+                    break
+                }
+                switch mode {
+                case .pingsReading, .smallFrames, .largeFrames:
+                    // Reading (for the flooders too) is how a closed connection is noticed at once.
+                    if mode == .pingsReading || n <= 0 {
+                        let r = recv(fd, &scratch, scratch.count, Int32(MSG_DONTWAIT))
+                        if r == 0 || (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK) { open = false }
+                    }
+                case .pingsTrickle:
+                    if Date().timeIntervalSince(lastTrickle) >= 2 {
+                        lastTrickle = Date()
+                        let r = recv(fd, &scratch, 256, Int32(MSG_DONTWAIT))
+                        if r == 0 { open = false }
+                    }
+                case .pingsNeverReading:
+                    break
+                }
+                if n <= 0 {
+                    var p = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+                    _ = poll(&p, 1, 5)
+                    if p.revents & Int16(POLLERR | POLLHUP) != 0 { open = false }
+                }
+            }
+            if !open { lock.withLock { _closedByView += 1 } }
+            close(fd)
+        }
+    }
+}
+
+@Suite("The view under a flooding page: the loop keeps serving the stream", .serialized)
+struct ViewFloodTests {
+    static func count(_ reason: String, in message: String) -> Int {
+        guard let r = message.range(of: "\"\(reason)\":") else { return -1 }
+        return Int(message[r.upperBound...].prefix { $0.isNumber }) ?? -1
+    }
+
+    static func lastMessage(port: Int, token: String) throws -> String {
+        TCPExchange.webSocketTexts(try TCPExchange.run(
+            port: port, request: ViewTests.upgrade(port: port, host: "127.0.0.1:\(port)", origin: nil, token: token), seconds: 0.3)).texts.last ?? ""
+    }
+
+    @Test("run --print keeps >= 90% of 100 frames/s while a page floods the view for 5 s (6-byte frames, 4 KiB frames, pings while reading)",
+          arguments: [PageAttacker.Mode.smallFrames, .largeFrames, .pingsReading])
+    func runUnderFlood(mode: PageAttacker.Mode) throws {
+        try CPUHeavy.run {
+            let (run, port, token) = try ViewTests.runWithView([])
+            defer { _ = run.terminate() }
+            Thread.sleep(forTimeInterval: 0.5)
+            let attacker = PageAttacker(port: port, token: token, mode: mode)
+            let printedBefore = run.output.split(separator: "\n").count, started = Date()
+            attacker.start()
+            Thread.sleep(forTimeInterval: 5)
+            attacker.stop()
+            let elapsed = Date().timeIntervalSince(started)
+            let printed = run.output.split(separator: "\n").count - printedBefore
+            let f = attacker.figures
+            let last = try Self.lastMessage(port: port, token: token)
+            print("view flood (\(mode.rawValue)): \(f.bytes / 1024) KiB taken by the kernel over \(f.connections) connections (\(f.closedByView) closed by the view); "
+                + "\(printed) frames printed in \(String(format: "%.1f", elapsed)) s (100/s expected); too-many-frames \(Self.count("too-many-frames", in: last))")
+            #expect(Double(printed) >= elapsed * 100 * 0.9, "the stream slowed: \(printed) frames in \(elapsed) s")
+            #expect(Self.count("too-many-frames", in: last) >= 1, "the flooding page was closed and counted: \(last)")
+            #expect(f.closedByView >= 1, "the view closed the flooding connection")
+        }
+    }
+
+    @Test("A sealed receive at 1 kHz keeps >= 95% of its frames, with no 'lost' event, while pages flood its view for 10 s")
+    func sealedReceiveUnderFlood() throws {
+        try CPUHeavy.run {
+            let p = LoopbackPairing()
+            let log = NSTemporaryDirectory() + "mouse3d-view-flood-\(getpid()).csv"
+            defer { try? FileManager.default.removeItem(atPath: log) }
+            let made = try runMouse3D(["simulate", "--motion", "hand", "--seconds", "10", "--rate", "1000", "--output", log])
+            try #require(made.status == 0, "\(made.errors)")
+            let receiver = try Mouse3DProcess(["receive", "--listen", "127.0.0.1:0", "--print", "--view", "0"], configHome: p.receiverHome,
+                                              environment: ["HOME": p.receiverHome])
+            defer { _ = receiver.terminate() }
+            let port = try receiver.listeningPort()
+            #expect(receiver.waitForError(containing: "view at http://"), "\(receiver.errors)")
+            let (viewPort, token) = try #require(ViewTests.viewURL(receiver.errors), "\(receiver.errors)")
+            try p.pair(streamPort: port)
+            #expect(receiver.waitForError(containing: "added"))
+            let attackers = [PageAttacker(port: viewPort, token: token, mode: .smallFrames), PageAttacker(port: viewPort, token: token, mode: .pingsReading)]
+            for a in attackers { a.start() }
+            Thread.sleep(forTimeInterval: 0.3)
+            let sender = try runMouse3D(["send", "--source", "replay:\(log)", "--speed", "1"], configHome: p.senderHome)
+            for a in attackers { a.stop() }
+            #expect(sender.status == 0, "\(sender.errors)")
+            let last = try Self.lastMessage(port: viewPort, token: token)
+            #expect(receiver.terminate() == 0)
+            let summary = try ReceiverSummary(receiver.errors)
+            let sentFrames = 10001
+            let figures = attackers.map(\.figures)
+            print("view flood beside a sealed 1 kHz receive: \(figures.map { "\($0.bytes / 1024) KiB over \($0.connections) connections" }); "
+                + "receiver: frames \(summary.frames) of ~\(sentFrames), lost \(summary.lost); too-many-frames \(Self.count("too-many-frames", in: last))")
+            #expect(Double(summary.frames) >= Double(sentFrames) * 0.95, "frames \(summary.frames) of ~\(sentFrames)")
+            #expect(!receiver.errors.contains("lost (no frames for 500 ms)"), "no spurious lost event: \(receiver.errors.suffix(600))")
+            #expect(Self.count("too-many-frames", in: last) >= 2, "the flooding pages were closed and counted: \(last)")
+        }
+    }
+
+    @Test("Pings flat out for 30 s from a page that never reads, and from one that reads a trickle: RSS grows < 16 MB; closed and counted",
+          arguments: [PageAttacker.Mode.pingsNeverReading, .pingsTrickle])
+    func pingBacklog(mode: PageAttacker.Mode) throws {
+        let (run, port, token) = try ViewTests.runWithView([])
+        defer { _ = run.terminate() }
+        func rssKiB() -> Int {
+            let status = (try? String(contentsOfFile: "/proc/\(run.process.processIdentifier)/status", encoding: .utf8)) ?? ""
+            let l = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
+            return Int(l.split(separator: " ").dropFirst().first ?? "") ?? 0
+        }
+        Thread.sleep(forTimeInterval: 1)
+        let before = rssKiB()
+        let printedBefore = run.output.split(separator: "\n").count, started = Date()
+        let attacker = PageAttacker(port: port, token: token, mode: mode)
+        attacker.start()
+        var peak = before
+        for _ in 0..<30 {
+            Thread.sleep(forTimeInterval: 1)
+            peak = max(peak, rssKiB())
+        }
+        attacker.stop()
+        let elapsed = Date().timeIntervalSince(started)
+        let printed = run.output.split(separator: "\n").count - printedBefore
+        let last = try Self.lastMessage(port: port, token: token)
+        let f = attacker.figures
+        print("view ping flood (\(mode.rawValue)) for 30 s: RSS \(before) KiB -> peak \(peak) KiB; \(f.bytes / 1024) KiB of pings over \(f.connections) connections; "
+            + "too-many-frames \(Self.count("too-many-frames", in: last)), unread \(Self.count("unread", in: last)); \(printed) frames printed in \(Int(elapsed)) s")
+        #expect(peak - before < 16 * 1024, "memory grew by \(peak - before) KiB")
+        #expect(Self.count("too-many-frames", in: last) + Self.count("unread", in: last) >= 1, "closed and counted: \(last)")
+        #expect(Double(printed) >= elapsed * 100 * 0.9, "the stream slowed: \(printed) frames in \(elapsed) s")
     }
 }

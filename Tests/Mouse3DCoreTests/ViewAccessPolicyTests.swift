@@ -3,29 +3,68 @@ import Testing
 
 @Suite("Who may use the live view")
 struct ViewAccessPolicyTests {
+    static let token = ViewAccessPolicy.makeToken()
+    static let t = Substring(token)
+
     @Test("Loopback: its own Host names only; the stream only from its own page or no browser at all")
     func loopback() {
-        let p = ViewAccessPolicy(address: "127.0.0.1", port: 8099)
-        #expect(p.check(host: "127.0.0.1:8099", origin: nil, stream: false) == nil)
-        #expect(p.check(host: "localhost:8099", origin: nil, stream: false) == nil)
-        #expect(p.check(host: "LOCALHOST:8099", origin: "http://localhost:8099", stream: true) == nil)
-        #expect(p.check(host: "[::1]:8099", origin: nil, stream: true) == nil)
-        #expect(p.check(host: nil, origin: nil, stream: false) == .foreignHost)
-        #expect(p.check(host: "attacker.example:8099", origin: nil, stream: false) == .foreignHost, "DNS rebinding")
-        #expect(p.check(host: "127.0.0.1:8100", origin: nil, stream: false) == .foreignHost)
-        #expect(p.check(host: "127.0.0.1:8099", origin: "http://attacker.example", stream: true) == .foreignOrigin)
-        #expect(p.check(host: "127.0.0.1:8099", origin: "http://127.0.0.1:8099.attacker.example", stream: true) == .foreignOrigin)
-        #expect(p.check(host: "127.0.0.1:8099", origin: "https://127.0.0.1:8099", stream: true) == .foreignOrigin)
-        #expect(p.check(host: "127.0.0.1:8099", origin: "http://attacker.example", stream: false) == nil, "the page itself may be linked to")
+        let p = ViewAccessPolicy(address: "127.0.0.1", port: 8099, token: Self.token)
+        let t = Self.t
+        #expect(p.check(host: "127.0.0.1:8099", origin: nil, token: t, stream: false) == nil)
+        #expect(p.check(host: "localhost:8099", origin: nil, token: t, stream: false) == nil)
+        #expect(p.check(host: "LOCALHOST:8099", origin: "http://localhost:8099", token: t, stream: true) == nil)
+        #expect(p.check(host: "[::1]:8099", origin: nil, token: t, stream: true) == nil)
+        #expect(p.check(host: nil, origin: nil, token: t, stream: false) == .foreignHost)
+        #expect(p.check(host: "attacker.example:8099", origin: nil, token: t, stream: false) == .foreignHost, "DNS rebinding")
+        #expect(p.check(host: "127.0.0.1:8100", origin: nil, token: t, stream: false) == .foreignHost)
+        #expect(p.check(host: "127.0.0.1:8099", origin: "http://attacker.example", token: t, stream: true) == .foreignOrigin)
+        #expect(p.check(host: "127.0.0.1:8099", origin: "http://127.0.0.1:8099.attacker.example", token: t, stream: true) == .foreignOrigin)
+        #expect(p.check(host: "127.0.0.1:8099", origin: "https://127.0.0.1:8099", token: t, stream: true) == .foreignOrigin)
+        #expect(p.check(host: "127.0.0.1:8099", origin: "http://attacker.example", token: t, stream: false) == nil, "the page itself may be linked to")
+    }
+
+    @Test("Nothing without the token: none, empty, wrong, one digit short or long; a forged Host and Origin do not stand in for it")
+    func token() {
+        let p = ViewAccessPolicy(address: "127.0.0.1", port: 8099, token: Self.token)
+        let own = "http://127.0.0.1:8099", host = "127.0.0.1:8099"
+        #expect(Self.token.count == 32 && Self.token.allSatisfy(\.isHexDigit) && Self.token != ViewAccessPolicy.makeToken())
+        #expect(ViewAccessPolicy.isWellFormedToken(Self.token) && !ViewAccessPolicy.isWellFormedToken(Self.token.uppercased() + "x"))
+        for stream in [false, true] {
+            #expect(p.check(host: host, origin: own, token: nil, stream: stream) == .noToken)
+            #expect(p.check(host: host, origin: own, token: "", stream: stream) == .noToken)
+            #expect(p.check(host: host, origin: own, token: Substring(String(repeating: "0", count: 32)), stream: stream) == .badToken)
+            #expect(p.check(host: host, origin: own, token: Self.t.dropLast(), stream: stream) == .badToken)
+            #expect(p.check(host: host, origin: own, token: Substring(Self.token + "0"), stream: stream) == .badToken)
+            #expect(p.check(host: host, origin: own, token: Self.t, stream: stream) == nil)
+        }
     }
 
     @Test("Another address: only that address, no localhost names")
     func lan() {
-        let p = ViewAccessPolicy(address: "192.0.2.7", port: 80)
-        #expect(p.check(host: "192.0.2.7:80", origin: "http://192.0.2.7:80", stream: true) == nil)
-        #expect(p.check(host: "localhost:80", origin: nil, stream: false) == .foreignHost)
-        let v6 = ViewAccessPolicy(address: "::1", port: 9)
+        let p = ViewAccessPolicy(address: "192.0.2.7", port: 80, token: Self.token)
+        #expect(p.check(host: "192.0.2.7:80", origin: "http://192.0.2.7:80", token: Self.t, stream: true) == nil)
+        #expect(p.check(host: "localhost:80", origin: nil, token: Self.t, stream: false) == .foreignHost)
+        #expect(p.check(host: "0.0.0.0:80", origin: nil, token: Self.t, stream: false) == .foreignHost)
+        let v6 = ViewAccessPolicy(address: "::1", port: 9, token: Self.token)
         #expect(v6.hosts.contains("[::1]:9") && v6.hosts.contains("localhost:9"))
+    }
+
+    @Test("Every address: the address a connection arrived at, loopback and the machine's name; not another address or name")
+    func wildcard() {
+        let p = ViewAccessPolicy(address: "0.0.0.0", port: 8099, token: Self.token, hostName: "Desk")
+        let via = "192.0.2.7:8099"
+        #expect(p.check(host: "192.0.2.7:8099", origin: "http://192.0.2.7:8099", token: Self.t, stream: true, arrivedAt: via) == nil)
+        #expect(p.check(host: "192.0.2.8:8099", origin: nil, token: Self.t, stream: false, arrivedAt: via) == .foreignHost, "another address")
+        #expect(p.check(host: "192.0.2.7:8099", origin: "http://192.0.2.8:8099", token: Self.t, stream: true, arrivedAt: via) == .foreignOrigin)
+        #expect(p.check(host: "desk.local:8099", origin: nil, token: Self.t, stream: false, arrivedAt: via) == nil)
+        #expect(p.check(host: "desk:8099", origin: nil, token: Self.t, stream: false, arrivedAt: via) == nil)
+        #expect(p.check(host: "127.0.0.1:8099", origin: nil, token: Self.t, stream: false, arrivedAt: "127.0.0.1:8099") == nil)
+        #expect(p.check(host: "attacker.example:8099", origin: nil, token: Self.t, stream: false, arrivedAt: via) == .foreignHost)
+        let v6 = ViewAccessPolicy(address: "::", port: 80, token: Self.token)
+        #expect(v6.check(host: "[fe80::1]:80", origin: nil, token: Self.t, stream: false, arrivedAt: "[fe80::1]:80") == nil)
+        let bound = ViewAccessPolicy(address: "192.0.2.7", port: 8099, token: Self.token)
+        #expect(bound.check(host: "192.0.2.8:8099", origin: nil, token: Self.t, stream: false, arrivedAt: "192.0.2.8:8099") == .foreignHost,
+                "arrivedAt counts only on every address")
     }
 
     @Test("--view parses [ADDR:]PORT")
@@ -42,7 +81,7 @@ struct ViewAccessPolicyTests {
         let s = ViewStreamState(label: "a\"b\\c</script>\n", frames: 2, sequence: 1, rollDegrees: 1.5, pitchDegrees: -2, yawDegrees: 0, receivedNanoseconds: 9)
         let text = ViewJSON.update([s], refusals: [.foreignHost: 3])
         #expect(text.contains(#""label":"a\"b\\c\u003c/script\u003e\n""#), "\(text)")
-        #expect(text.contains(#""refused":{"foreign-host":3,"foreign-origin":0,"bad-token":0,"#), "\(text)")
+        #expect(text.contains(#""refused":{"foreign-host":3,"foreign-origin":0,"no-token":0,"bad-token":0,"#), "\(text)")
         #expect(text.hasSuffix(#""edges_us":[100,200,500,1000,2000,5000,10000,20000,50000]}"#), "\(text)")
     }
 
@@ -59,17 +98,16 @@ struct ViewAccessPolicyTests {
 
     @Test("Recenter: own Host, own Origin (required), and the token; read-only where none is offered")
     func recenter() {
-        let p = ViewAccessPolicy(address: "127.0.0.1", port: 8099)
-        let own = "http://127.0.0.1:8099", token = ViewAccessPolicy.makeToken()
-        #expect(token.count == 32 && token.allSatisfy(\.isHexDigit) && token != ViewAccessPolicy.makeToken())
-        #expect(p.checkRecenter(host: "127.0.0.1:8099", origin: own, token: token, expected: token) == nil)
-        #expect(p.checkRecenter(host: "evil.example:8099", origin: own, token: token, expected: token) == .foreignHost)
-        #expect(p.checkRecenter(host: "127.0.0.1:8099", origin: nil, token: token, expected: token) == .foreignOrigin, "no Origin: not a page of ours")
-        #expect(p.checkRecenter(host: "127.0.0.1:8099", origin: "http://evil.example", token: token, expected: token) == .foreignOrigin)
-        #expect(p.checkRecenter(host: "127.0.0.1:8099", origin: own, token: nil, expected: token) == .badToken)
-        #expect(p.checkRecenter(host: "127.0.0.1:8099", origin: own, token: String(token.dropLast()) + "x", expected: token) == .badToken)
-        #expect(p.checkRecenter(host: "127.0.0.1:8099", origin: own, token: token + "0", expected: token) == .badToken)
-        #expect(p.checkRecenter(host: "127.0.0.1:8099", origin: own, token: token, expected: nil) == .readOnly)
+        let p = ViewAccessPolicy(address: "127.0.0.1", port: 8099, token: Self.token)
+        let own = "http://127.0.0.1:8099", t = Self.t, h = "127.0.0.1:8099"
+        #expect(p.checkRecenter(host: h, origin: own, token: t, offered: true) == nil)
+        #expect(p.checkRecenter(host: "evil.example:8099", origin: own, token: t, offered: true) == .foreignHost)
+        #expect(p.checkRecenter(host: h, origin: nil, token: t, offered: true) == .foreignOrigin, "no Origin: not a page of ours")
+        #expect(p.checkRecenter(host: h, origin: "http://evil.example", token: t, offered: true) == .foreignOrigin)
+        #expect(p.checkRecenter(host: h, origin: own, token: nil, offered: true) == .noToken)
+        #expect(p.checkRecenter(host: h, origin: own, token: Substring(String(Self.token.dropLast()) + "x"), offered: true) == .badToken)
+        #expect(p.checkRecenter(host: h, origin: own, token: Substring(Self.token + "0"), offered: true) == .badToken)
+        #expect(p.checkRecenter(host: h, origin: own, token: t, offered: false) == .readOnly)
     }
 
     @Test("Histograms count durations in fixed buckets over the last 5–10 s")

@@ -31,6 +31,17 @@ public struct HTTPRequestHead: Sendable, Equatable {
     /// The path of the target (without a query).
     public var path: Substring { target.prefix { $0 != "?" } }
 
+    /// The value of the query parameter `name` in the target (`/?token=abc`), as sent (the view's
+    /// values need no percent-decoding), or nil.
+    public func query(_ name: String) -> Substring? {
+        guard let mark = target.firstIndex(of: "?") else { return nil }
+        for pair in target[target.index(after: mark)...].split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            if parts[0] == name { return parts.count > 1 ? parts[1] : "" }
+        }
+        return nil
+    }
+
     /// Whether the field `name` lists `token` (comma-separated, any case), as `Connection: keep-alive, Upgrade` does.
     public func field(_ name: String, contains token: String) -> Bool {
         let wanted = token.lowercased()

@@ -114,6 +114,19 @@ public final class TCPStream {
         }
     }
 
+    /// The address and port this connection arrived at (on a listener bound to every address, the
+    /// machine's address the peer used), or nil if the kernel cannot say. `getsockname(2)`.
+    public func localAddress() -> SocketAddress? {
+        var bound = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let ok = try? SystemCall.retrying("getsockname", "TCP connection") {
+            withUnsafeMutablePointer(to: &bound) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor.rawValue, $0, &length) }
+            }
+        }
+        return ok == nil ? nil : SocketAddress(storage: bound, length: length)
+    }
+
     /// Caps the kernel's send buffer for this connection (so a reader that stalls holds at most this much).
     public func setSendBufferSize(_ bytes: Int32) {
         var v = bytes
