@@ -193,11 +193,11 @@ public struct StreamBenchmark {
     /// prints how many text messages it read).
     static let viewerScript = """
         sys, socket, signal = __import__("sys"), __import__("socket"), __import__("signal")
-        port = int(sys.argv[1])
+        port, token = int(sys.argv[1]), sys.argv[2]
         s = socket.create_connection(("127.0.0.1", port))
-        s.sendall(("GET /stream HTTP/1.1\\r\\nHost: 127.0.0.1:%d\\r\\nConnection: Upgrade\\r\\nUpgrade: websocket\\r\\n"
+        s.sendall(("GET /stream?token=%s HTTP/1.1\\r\\nHost: 127.0.0.1:%d\\r\\nConnection: Upgrade\\r\\nUpgrade: websocket\\r\\n"
                    "Sec-WebSocket-Version: 13\\r\\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\\r\\n"
-                   "Origin: http://127.0.0.1:%d\\r\\n\\r\\n" % (port, port)).encode())
+                   "Origin: http://127.0.0.1:%d\\r\\n\\r\\n" % (token, port, port)).encode())
         buf, count, upgraded = b"", 0, False
         def done(*_):
             print(count, flush=True); sys.exit(0)
@@ -296,13 +296,17 @@ public struct StreamBenchmark {
         let pageOutput = FileSystem.temporaryDirectory + "/mouse3d-bench-view-\(FileSystem.processID)"
         defer { try? FileSystem.remove(pageOutput) }
         if viewer {
-            var viewPort: Int?
+            var viewPort: Int?, token = ""
             while viewPort == nil, let line = try receiver.readErrorLine() {
-                if let r = line.firstRange(of: "view at http://127.0.0.1:") { viewPort = Int(line[r.upperBound...].prefix { $0.isNumber }) }
+                if let r = line.firstRange(of: "view at http://127.0.0.1:") {
+                    viewPort = Int(line[r.upperBound...].prefix { $0.isNumber })
+                    token = line.firstRange(of: "?token=").map { String(line[$0.upperBound...].prefix { $0.isHexDigit }) } ?? ""
+                }
             }
             guard let viewPort else { throw ActionableError("the receiver did not start its view") }
             page = try ChildProcess(
-                executable: "/usr/bin/env", arguments: ["python3", "-c", Self.viewerScript, String(viewPort)], standardOutputPath: pageOutput)
+                executable: "/usr/bin/env", arguments: ["python3", "-c", Self.viewerScript, String(viewPort), token],
+                standardOutputPath: pageOutput)
         }
         try pairing.setReceiverAddress("127.0.0.1:\(port)")
         let sender = try ChildProcess(

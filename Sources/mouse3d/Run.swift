@@ -85,13 +85,14 @@ extension Mouse3D {
             defer { pipeline.outputs.finish() }  // devices at rest on every way out
             events.onReload = { diagnostics.say("SIGHUP: run keeps the settings it started with; restart it to apply changes") }
             let named = [device.map { "virtual \($0.mode.rawValue)" }, printer.map { _ in "standard output" },
-                         viewServer.map { "view at \(viewURL($0))" }, dsuServer.map { "DSU at \($0.localAddress)" },
+                         viewServer.map { _ in "the live view" }, dsuServer.map { "DSU at \($0.localAddress)" },
                          opentrackOutput.map { "opentrack at \($0.address)" }].compactMap { $0 }
             let listed = named.count <= 1 ? named.joined() : named.dropLast().joined(separator: ", ") + " and " + named.last!
             let pacing = rate.map { r in
                 "; " + (dsuServer == nil ? "updates" : "updates other than DSU's (every sample)") + " at \(fixed(r, r < 10 ? 1 : 0)) Hz"
             } ?? ""
             diagnostics.say("running \(opened.summary) → \(listed)\(pacing); \(fusion.calibration)")
+            if let viewServer { diagnostics.say("view at \(viewURL(viewServer))") }  // a line of its own, for scripts to read
             pipeline.start(on: events)
             viewServer?.attach(to: events)
             dsuServer?.attach(to: events)

@@ -11,8 +11,12 @@ and checks, against the real browser:
   - two screenshots a second apart differ and the model's canvas is not blank in either;
   - the recenter button is accepted (204) from the page itself;
   - after the process is killed (SIGKILL) and started again on the same port, the page is live again
-    within 10 s without a reload, and the recenter button works again (the new token comes over the
-    new connection).
+    within 10 s without a reload, and the recenter button works again (the token is kept);
+  - the page is served only with the URL's token (none, a wrong one: 403);
+  - 32 pages held open by another local program (with the token) do not keep the browser from the
+    page and its live stream within 2 s;
+  - a view on every address (0.0.0.0) serves the browser at an address of the machine other than
+    127.0.0.1 (127.0.0.5: the Host is the address the connection arrived at, as a LAN address is).
 Prints one line per check; exits 1 on the first failure. Skips (exit 0, with the reason) only when
 the browser or Selenium is not installed.
 """
@@ -57,18 +61,40 @@ home = tempfile.mkdtemp(prefix="mouse3d-browser-")
 out_path = os.path.join(home, "print.jsonl")
 
 
-def start():
+def start(view=None):
     out = open(out_path, "a")
     p = subprocess.Popen([binary, "run", "--source", f"replay:{sample}", "--loop", "--print", "--format", "jsonl",
-                          "--view", f"127.0.0.1:{port}"], stdout=out, stderr=subprocess.PIPE, text=True,
+                          "--view", view or f"127.0.0.1:{port}"], stdout=out, stderr=subprocess.PIPE, text=True,
                          env={**os.environ, "HOME": home, "XDG_CONFIG_HOME": home})
-    line = p.stderr.readline()
+    lines = []
+    while True:
+        line = p.stderr.readline()
+        lines.append(line)
+        if not line or "view at" in line:
+            break
     if "view at" not in line:
-        fail(f"mouse3d did not start the view: {line.strip()} {p.stderr.read()[:400] if p.poll() is not None else ''}")
-    return p
+        fail(f"mouse3d did not start the view: {''.join(lines)[:600]}")
+    url = next(w for w in line.split() if w.startswith("http://"))
+    return p, url
 
 
-proc = start()
+def status_of(url, host=None):
+    """The HTTP status of a GET of url (a plain client: no browser involved)."""
+    u = urlparse(url)
+    with socket.create_connection((u.hostname, u.port), timeout=5) as c:
+        target = u.path + (f"?{u.query}" if u.query else "")
+        c.sendall(f"GET {target} HTTP/1.1\r\nHost: {host or u.netloc}\r\nConnection: close\r\n\r\n".encode())
+        return c.recv(64).decode(errors="replace").split(" ")[1]
+
+
+proc, view_url = start()
+token = view_url.split("token=")[1]
+if len(token) != 32:
+    fail(f"the view's URL carries no 128-bit token: {view_url}")
+for bad in (f"http://127.0.0.1:{port}/", f"http://127.0.0.1:{port}/?token={'0' * 32}"):
+    if status_of(bad) != "403":
+        fail(f"{bad} was served without the token")
+print("browser: without the token (none, or a wrong one) the page is refused (403)")
 options = webdriver.ChromeOptions()
 options.binary_location = shutil.which("chromium")
 for a in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1300,900",
@@ -78,8 +104,7 @@ options.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "A
 driver = webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=options)
 driver.set_page_load_timeout(30)
 try:
-    url = f"http://127.0.0.1:{port}/"
-    driver.get(url)
+    driver.get(view_url)
     hook = lambda: driver.execute_script("return window.mouse3dView && JSON.stringify(window.mouse3dView)")
 
     def wait_connected(seconds):
@@ -176,7 +201,7 @@ try:
     if json.loads(hook())["connected"]:
         fail("the page still says connected 5 s after the process was killed")
     restarted = time.time()
-    proc = start()
+    proc, _ = start()
     if not wait_connected(10):
         fail("the page was not live again within 10 s of the restart")
     before = json.loads(hook())["frames"]; time.sleep(0.5)
@@ -184,14 +209,58 @@ try:
     if after <= before:
         fail("connected again, but frames do not advance")
     print(f"browser: live again {time.time() - restarted:.1f} s after the restart, without a reload")
-    # The restarted process has a new recenter token; the page learned it over the new connection.
+    # The restarted process kept the token: the page's recenter still works.
     driver.execute_script("document.getElementById('recenter').click()")
     end = time.time() + 5
     while time.time() < end and json.loads(hook()).get("recentred") != 2:
         time.sleep(0.05)
     if json.loads(hook()).get("recentred") != 2:
-        fail("after the restart the recenter button was refused (the page kept the old token)")
-    print("browser: the recenter button works after the restart (the new token came over the socket)")
+        fail("after the restart the recenter button was refused")
+    print("browser: the recenter button works after the restart (the token is kept)")
+
+    # Another local program holds all 32 connection slots with pages (it has the token): a browser
+    # opening the view still gets the page and its live stream within 2 s (the oldest page goes).
+    held = []
+    for _ in range(32):
+        c = socket.create_connection(("127.0.0.1", port), timeout=5)
+        c.sendall((f"GET /stream?token={token} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: Upgrade\r\n"
+                   "Upgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n").encode())
+        held.append(c)
+    time.sleep(0.5)
+    second = webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=options)
+    try:
+        opened = time.time()
+        second.get(view_url)
+        end = opened + 2
+        state = None
+        while time.time() < end:
+            raw = second.execute_script("return window.mouse3dView && JSON.stringify(window.mouse3dView)")
+            state = raw and json.loads(raw)
+            if state and state["connected"] and state["frames"] > 0:
+                break
+            time.sleep(0.05)
+        if not (state and state["connected"] and state["frames"] > 0):
+            fail(f"with 32 pages held open, the browser had no live stream within 2 s: {state}")
+        print(f"browser: 32 pages held by another program; the page and its live stream in {time.time() - opened:.1f} s")
+    finally:
+        second.quit()
+        for c in held:
+            c.close()
+
+    # A view on every address, opened at an address other than the loopback names: its Host is the
+    # address the connection arrived at.
+    proc.send_signal(signal.SIGTERM); proc.wait(timeout=10)
+    with socket.socket() as s2:
+        s2.bind(("127.0.0.1", 0))
+        wide_port = s2.getsockname()[1]
+    proc, _ = start(f"0.0.0.0:{wide_port}")
+    wide_url = f"http://127.0.0.5:{wide_port}/?token={token}"
+    if status_of(f"http://127.0.0.5:{wide_port}/?token={token}", host=f"127.0.0.6:{wide_port}") != "421":
+        fail("a view on every address served a Host that is not the address the connection arrived at")
+    driver.get(wide_url)
+    if not wait_connected(10):
+        fail(f"--view 0.0.0.0:{wide_port} did not serve the browser at {wide_url}")
+    print(f"browser: --view 0.0.0.0 serves the browser at 127.0.0.5 (another Host gets 421)")
     print("browser: PASS")
 finally:
     driver.quit()

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+import Mouse3DCore
 import Mouse3DLinux
 
 /// A plain TCP client for the view's HTTP and WebSocket, so the test sees the bytes a browser would.
@@ -189,6 +190,38 @@ struct ViewTests {
         print("view: 20 stalled sockets for 8 s: RSS \(before) KiB -> \(after) KiB; \(printed) frames printed meanwhile (400/s expected)")
         #expect(printed >= 8 * 400 * 9 / 10, "the stream slowed: \(printed) frames in 8 s")
         #expect(after - before < 16 * 1024, "memory grew by \(after - before) KiB with stalled browsers")
+    }
+
+    @Test("After 70 sender restarts (each a new stream), the live stream is shown and the oldest are not")
+    func restartsShowTheLiveStream() throws {
+        let home = Mouse3DProcess.makeConfigHome()
+        let receiver = try Mouse3DProcess(["receive", "--insecure", "--listen", "127.0.0.1:0", "--print", "--view", "0"],
+                                          configHome: home, environment: ["HOME": home])
+        defer { _ = receiver.terminate() }
+        let port = try receiver.listeningPort()
+        #expect(receiver.waitForError(containing: "view at http://"), "\(receiver.errors)")
+        let (viewPort, token) = try #require(Self.viewURL(receiver.errors), "\(receiver.errors)")
+        let target = try SocketAddress.resolve("127.0.0.1:\(port)", defaultPort: 0, passive: false)
+        func datagram(_ stream: UInt32, _ sequence: UInt64) -> [UInt8] {
+            AttitudeDatagram(streamID: stream, sequence: sequence, sentNanoseconds: 0, buttons: [], frame: AttitudeFrame(roll: 0, pitch: 0, yaw: 0)).encoded
+        }
+        // 70 senders, one after another: each a new process (a new port and stream id), a few frames, then gone.
+        for restart in 0..<70 {
+            let socket = try UDPSocket(family: AF_INET, blocking: true)
+            for sequence in 0..<3 { _ = try datagram(UInt32(restart + 1), UInt64(sequence)).withUnsafeBytes { try socket.send($0, to: target) } }
+            usleep(2000)
+        }
+        let live = try UDPSocket(family: AF_INET, blocking: true)
+        for sequence in 0..<30 {
+            _ = try datagram(0x777, UInt64(sequence)).withUnsafeBytes { try live.send($0, to: target) }
+            usleep(10_000)
+        }
+        let message = TCPExchange.webSocketTexts(try TCPExchange.run(
+            port: viewPort, request: Self.upgrade(port: viewPort, host: "127.0.0.1:\(viewPort)", origin: nil, token: token), seconds: 0.3)).texts.last ?? ""
+        let shown = message.components(separatedBy: "\"label\":").count - 1
+        print("view after 70 sender restarts: \(shown) streams shown; live stream shown: \(message.contains("stream 777"))")
+        #expect(message.contains("stream 777\""), "the live stream is shown: \(message.prefix(300))")
+        #expect(shown <= 64 && !message.contains("stream 1\""), "the first restart's stream made room: \(shown) shown")
     }
 
     @Test("--view takes [ADDR:]PORT and says what is wrong otherwise")
