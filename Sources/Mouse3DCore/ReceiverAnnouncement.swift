@@ -64,16 +64,16 @@ public struct ReceiverAnnouncement: Sendable, Equatable {
     /// Reads a TXT record (key to value). `instanceName` stands in for a missing `name`.
     public static func parse(_ txt: [String: String], instanceName: String) -> Result<ReceiverAnnouncement, Problem> {
         guard let v = txt["v"] else { return .failure(.missingVersion) }
-        guard v == String(version) else { return .failure(.unsupportedVersion(v)) }
+        guard v == String(version) else { return .failure(.unsupportedVersion(TerminalText.escaped(v))) }
         let fingerprint = (txt["fp"] ?? "").lowercased()
-        if !fingerprint.isEmpty && !isFingerprint(fingerprint) { return .failure(.badFingerprint(fingerprint)) }
+        if !fingerprint.isEmpty && !isFingerprint(fingerprint) { return .failure(.badFingerprint(TerminalText.escaped(fingerprint))) }
         var pairingPort: UInt16 = 24931
         if let p = txt["pp"] {
-            guard let parsed = UInt16(p), parsed > 0 else { return .failure(.badPairingPort(p)) }
+            guard let parsed = UInt16(p), parsed > 0 else { return .failure(.badPairingPort(TerminalText.escaped(p))) }
             pairingPort = parsed
         }
         let outputs = (txt["out"] ?? "").split(separator: ",").map(String.init)
-        let name = txt["name"].flatMap { $0.isEmpty ? nil : $0 } ?? instanceName
+        let name = TerminalText.escaped(txt["name"].flatMap { $0.isEmpty ? nil : $0 } ?? instanceName)
         return .success(ReceiverAnnouncement(
             name: name, fingerprint: fingerprint, wire: txt["wire"] ?? "sealed", outputs: outputs, pairingPort: pairingPort))
     }

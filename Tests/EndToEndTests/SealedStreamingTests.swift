@@ -85,6 +85,60 @@ struct SealedStreamingTests {
         #expect(p.keyFiles(p.receiverHome, "senders").isEmpty && p.keyFiles(p.senderHome, "receivers").isEmpty)
     }
 
+    /// A name as an attacker would choose it: a window title (OSC 0 ... BEL), a colour (CSI 31 m), a
+    /// C1 CSI, a carriage return hiding what came before, DEL, and a line of its own.
+    static let hostileName = "evil\u{1B}]0;pwned\u{07}\u{1B}[31mred\u{9B}2J\rfake\u{7F}\nline"
+
+    /// Control characters other than the newlines that end lines: C0, DEL and C1.
+    static func controls(_ text: String) -> [UInt32] {
+        text.unicodeScalars.map(\.value).filter { ($0 < 0x20 && $0 != 0x0A) || (0x7F...0x9F).contains($0) }
+    }
+
+    /// Writes an identity named `name` into `home` (as a machine whose host name an attacker chose would have).
+    static func writeIdentity(_ home: String, name: String) throws {
+        let folder = home + "/mouse3d"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        var generator = SystemRandomNumberGenerator()
+        let key = (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
+        let escapedForFile = name.replacingOccurrences(of: "\n", with: "\\n")
+        let path = folder + "/identity.key"
+        try "name = \"\(escapedForFile)\"\nprivate_key = \"\(key)\"\n".write(toFile: path, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
+    }
+
+    @Test("Names with C0 and C1 control characters (a wrong code's, a paired peer's) come out of pair, peers and the logs escaped")
+    func hostileNames() throws {
+        let p = LoopbackPairing()
+        try Self.writeIdentity(p.senderHome, name: Self.hostileName)
+        try Self.writeIdentity(p.receiverHome, name: "receiver " + Self.hostileName)
+        // A wrong code: the receiver's `pair` names the sender that tried.
+        let (wrongR, wrongS) = try p.pair(streamPort: 1, code: "0000-0000")
+        #expect(wrongR.2.contains("used a wrong code") && wrongR.2.contains("evil\\x1b]0;pwned\\x07"), "receiver: \(wrongR.2)")
+        var outputs = [wrongR.1, wrongR.2, wrongS.output, wrongS.errors]
+        // Paired: both sides print the other's name; the list, a running receiver and `peers` too.
+        let receiver = try Mouse3DProcess(["receive", "--listen", "127.0.0.1:0", "--print"], configHome: p.receiverHome)
+        defer { _ = receiver.terminate() }
+        let port = try receiver.listeningPort()
+        let (r, s) = try p.pair(streamPort: port)
+        #expect(r.0 == 0 && s.status == 0, "pairing failed: \(r) \(s)")
+        #expect(receiver.waitForError(containing: "added: accepting its frames"), "\(receiver.errors)")
+        let sender = try runMouse3D(["send", "--source", "replay:\(Mouse3DProcess.sampleLog)", "--speed", "20"], configHome: p.senderHome)
+        let listed = try runMouse3D(["pair", "--list"], configHome: p.receiverHome)
+        let peers = try runMouse3D(["peers", "--timeout", "1"], configHome: p.senderHome)
+        let peersJSON = try runMouse3D(["peers", "--json", "--timeout", "1"], configHome: p.senderHome)
+        Thread.sleep(forTimeInterval: 0.3)
+        #expect(receiver.terminate() == 0)
+        #expect(r.1.contains("paired with sender 'evil\\x1b]0;pwned"), "\(r.1)")
+        #expect(listed.output.contains("evil\\x1b]0;pwned"), "\(listed.output)")
+        #expect(peers.output.contains("paired as 'receiver evil\\x1b]0;pwned"), "\(peers.output) \(peers.errors)")
+        outputs += [r.1, r.2, s.output, s.errors, sender.output, sender.errors, listed.output, listed.errors, peers.output, peers.errors,
+                    peersJSON.output, peersJSON.errors, receiver.errors]
+        for (i, out) in outputs.enumerated() {
+            #expect(Self.controls(out).isEmpty, "output \(i) holds control characters \(Self.controls(out)): \(out.debugDescription.prefix(400))")
+        }
+        #expect(!outputs.joined().contains("\nline'"), "a name forged a line of its own")
+    }
+
     @Test("Unpaired and unsealed senders inject nothing; the receiver says who tried")
     func unpairedRefused() throws {
         let home = Mouse3DProcess.makeConfigHome()

@@ -131,7 +131,8 @@ struct PairingTests {
         try read.applyState(peer.stateText, path: "state")
         #expect(read.epoch == 7 && read.nextSequence == 99, "the name did not change the state")
         let expected = String(String.UnicodeScalarView(name.unicodeScalars.map { $0 == "\r" || $0 == "\u{7f}" ? "?" : $0 }))
-        #expect(read.name == expected)
+        #expect(read.name == TerminalText.escaped(expected), "loaded names are escaped for the terminal: \(read.name)")
+        #expect(!read.name.contains("\n"))
         let keyLines = peer.fileText.split(separator: "\n").filter { !$0.hasPrefix("#") }.map { $0.split(separator: " ").first ?? "" }
         #expect(Set(keyLines).count == keyLines.count, "no key appears twice: \(keyLines)")
         #expect(peer.stateText.split(separator: "\n").filter { !$0.hasPrefix("#") }.count == 3)

@@ -1,3 +1,4 @@
+import Mouse3DCore
 import CEvdev
 import CLinux
 import Glibc
@@ -31,7 +32,7 @@ public final class EvdevDevice {
     }
 
     /// The device's name.
-    public var name: String { String(cString: libevdev_get_name(device)) }
+    public var name: String { TerminalText.escaped(String(cString: libevdev_get_name(device))) }
     /// The unique id (often a MAC address), if any.
     public var uniqueID: String? { libevdev_get_uniq(device).map { String(cString: $0) } }
     /// Bus, vendor, product and version.

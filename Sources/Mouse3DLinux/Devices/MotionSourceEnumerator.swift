@@ -1,3 +1,4 @@
+import Mouse3DCore
 import CLinux
 import Glibc
 
@@ -49,7 +50,7 @@ public enum MotionSourceEnumerator {
             let hasAccel = [ABS_X, ABS_Y, ABS_Z].allSatisfy { hasBit(Int($0), inHexBitmask: abs) }
             let hasGyro = [ABS_RX, ABS_RY, ABS_RZ].allSatisfy { hasBit(Int($0), inHexBitmask: abs) }
             return MotionSourceInfo(
-                kind: .evdev, name: input.attribute("name") ?? device.sysname, node: device.node,
+                kind: .evdev, name: TerminalText.escaped(input.attribute("name") ?? device.sysname), node: device.node,
                 sysfsPath: device.sysfsPath, hasAccelerometer: hasAccel, hasGyroscope: hasGyro,
                 accelerometerScale: nil, gyroscopeScale: nil, samplingFrequencyHertz: nil,
                 uniqueID: input.attribute("uniq").flatMap { $0.isEmpty ? nil : $0 },
@@ -78,7 +79,7 @@ public enum MotionSourceEnumerator {
                 return nil
             }
             return MotionSourceInfo(
-                kind: .iio, name: device.attribute("name") ?? device.sysname, node: device.node ?? "/dev/\(device.sysname)",
+                kind: .iio, name: TerminalText.escaped(device.attribute("name") ?? device.sysname), node: device.node ?? "/dev/\(device.sysname)",
                 sysfsPath: device.sysfsPath, hasAccelerometer: hasAccel, hasGyroscope: hasGyro,
                 accelerometerScale: hasAccel ? number(["in_accel_scale", "in_accel_x_scale"]) : nil,
                 gyroscopeScale: hasGyro ? number(["in_anglvel_scale", "in_anglvel_x_scale"]) : nil,

@@ -1,3 +1,4 @@
+import Mouse3DCore
 import CAvahi
 import Glibc
 import SystemPackage
@@ -295,7 +296,7 @@ public final class ServiceDiscovery: @unchecked Sendable {
                 if let resolver = me.resolvers.removeValue(forKey: resolverKey(interface, proto, name)) {
                     avahi_service_resolver_free(resolver)
                 }
-                me.post(.removed(name: name.map { String(cString: $0) } ?? "", interface: interface, ipv6: proto == AVAHI_PROTO_INET6))
+                me.post(.removed(name: name.map { TerminalText.escaped(String(cString: $0)) } ?? "", interface: interface, ipv6: proto == AVAHI_PROTO_INET6))
             case AVAHI_BROWSER_FAILURE:
                 me.post(.browseFailed(text(of: avahi_client_errno(avahi_service_browser_get_client(browser)))))
             default:
@@ -316,8 +317,8 @@ public final class ServiceDiscovery: @unchecked Sendable {
             }
             guard let address, let found = socketAddress(address.pointee, port: port, interface: interface) else { return }
             me.post(.found(DiscoveredService(
-                name: name.map { String(cString: $0) } ?? "", interface: interface,
-                hostName: hostName.map { String(cString: $0) } ?? "", address: found, txt: entries(of: txt))))
+                name: name.map { TerminalText.escaped(String(cString: $0)) } ?? "", interface: interface,
+                hostName: hostName.map { TerminalText.escaped(String(cString: $0)) } ?? "", address: found, txt: entries(of: txt))))
         }
     }
 

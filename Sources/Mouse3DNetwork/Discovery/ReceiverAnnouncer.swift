@@ -43,7 +43,7 @@ public final class ReceiverAnnouncer {
             case .daemonRunning:
                 saidUnavailable = false
             case .published(let name):
-                diagnostics.say("discovery: announced as '\(name)' (\(ReceiverAnnouncement.serviceType), port \(port))")
+                diagnostics.say("discovery: announced as '\(TerminalText.escaped(name))' (\(ReceiverAnnouncement.serviceType), port \(port))")
             case .publishFailed(let why):
                 diagnostics.say("discovery: could not announce this receiver: \(why); senders reach it with --to HOST:\(port)")
             case .found, .removed, .browseFailed:

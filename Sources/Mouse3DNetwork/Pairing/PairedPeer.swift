@@ -102,7 +102,7 @@ public struct PairedPeer: Sendable, Equatable {
     init(role: Role, fileText: String, path: String) throws(KeyValueText.ParseError) {
         let document = try KeyValueText.parse(fileText, file: path)
         self.role = role
-        name = try document.string("name")
+        name = TerminalText.escaped(try document.string("name"))  // a file from before names were escaped
         publicKey = try document.hex("public_key", count: 32)
         secret = try document.hex("secret", count: 32)
         address = role == .receiver ? try document.string("address") : nil

@@ -5,7 +5,7 @@ import Mouse3DLinux
 public func loadIdentity(base: String, say: (String) -> Void) throws -> PeerIdentity {
     do {
         let (identity, created) = try PeerIdentity.loadOrCreate(in: base)
-        if created { say("created this machine's identity '\(identity.name)', fingerprint \(identity.fingerprint), in \(PeerIdentity.path(in: base))") }
+        if created { say("created this machine's identity '\(TerminalText.escaped(identity.name))', fingerprint \(identity.fingerprint), in \(PeerIdentity.path(in: base))") }
         return identity
     } catch let error as KeyValueText.ParseError {
         throw ActionableError("\(error); the identity file is damaged: move it away (a new identity is made next time) and pair again")
@@ -82,7 +82,7 @@ public struct PairingResponderSession {
         let loop = try EventLoop(signals: .stop)
         let code = PairingCode.random()
         show("pairing code: \(code)   (valid \(Int(timeoutSeconds)) s, one attempt)")
-        show("this receiver: '\(identity.name)', fingerprint \(identity.fingerprint), pairing on \(try socket.localAddress())")
+        show("this receiver: '\(TerminalText.escaped(identity.name))', fingerprint \(identity.fingerprint), pairing on \(try socket.localAddress())")
         show("on the sender run: mouse3d pair \(FileSystem.hostName) \(code)")
         let responder = PairingResponder(identity: identity, code: code, streamPort: streamPort)
         let peer: PairedPeer

@@ -62,7 +62,7 @@ public final class PairingResponder {
                 sid: sid, share: cpace.share, publicKey: identity.publicKey, streamPort: streamPort, ciphers: ciphers,
                 confirmation: keys.receiverConfirmation, name: identity.name
             ).encoded
-            let peer = PairedPeer(role: .sender, name: name, publicKey: key, secret: keys.pairingSecret, address: nil, epoch: 0, pairedAt: pairedAt())
+            let peer = PairedPeer(role: .sender, name: TerminalText.escaped(name), publicKey: key, secret: keys.pairingSecret, address: nil, epoch: 0, pairedAt: pairedAt())
             state = .engaged(sid: sid, source: source, reply: reply, keys: keys, peer: peer)
             return (reply, nil)
         case (.engaged(let sid, let from, let reply, _, _), .hello(let helloSID, _, _, _)):
@@ -155,10 +155,10 @@ public final class PairingInitiator {
             // Sent even when the receiver's proof fails, so that its user hears of the wrong code.
             confirm = PairingMessage.confirm(sid: sid, confirmation: derived.senderConfirmation).encoded
             guard ConstantTime.equal(confirmation, derived.receiverConfirmation) else {
-                return .failed("wrong code: it is not the one '\(name)' shows; nothing was stored. "
+                return .failed("wrong code: it is not the one '\(TerminalText.escaped(name))' shows; nothing was stored. "
                     + "Run `mouse3d pair` on the receiver for a new code and try again")
             }
-            var record = PairedPeer(role: .receiver, name: name, publicKey: key, secret: derived.pairingSecret, address: ":\(port)", epoch: 0, pairedAt: pairedAt())
+            var record = PairedPeer(role: .receiver, name: TerminalText.escaped(name), publicKey: key, secret: derived.pairingSecret, address: ":\(port)", epoch: 0, pairedAt: pairedAt())
             // AES-256-GCM when both CPUs have AES instructions (0.2 µs against 0.7 µs here).
             if ciphers & PairingResponder.localCiphers & 0b10 != 0 { record.algorithm = .aes256GCM }
             peer = record

@@ -55,7 +55,7 @@ public struct PeerIdentity: Sendable {
         if let bytes = try SecretFile.read(path: path) {
             let document = try KeyValueText.parse(String(decoding: bytes, as: UTF8.self), file: path)
             let key = try document.hex("private_key", count: 32)
-            let name = try document.string("name")
+            let name = try document.string("name")  // sent as it is (the peer escapes what it shows); shown escaped
             guard let privateKey = X25519PrivateKey(rawRepresentation: key) else {
                 throw KeyValueText.ParseError(file: path, line: 0, message: "private_key is not an X25519 key")
             }

@@ -66,7 +66,7 @@ public final class ReceiverPairings {
                 return false
             }
         }
-        diagnostics.say("this receiver: '\(identity.name)', fingerprint \(identity.fingerprint); "
+        diagnostics.say("this receiver: '\(TerminalText.escaped(identity.name))', fingerprint \(identity.fingerprint); "
             + (peers.isEmpty
                 ? "no paired senders yet: run `mouse3d pair` here, then `mouse3d pair \(FileSystem.hostName) CODE` on the sender"
                 : "accepting sealed frames from \(peers.map { "'\($0.name)' (\($0.fingerprint))" }.joined(separator: ", "))"))
