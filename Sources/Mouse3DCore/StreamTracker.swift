@@ -94,6 +94,10 @@ public struct StreamTracker<Stream: Hashable & Sendable>: Sendable {
         return earliest
     }
 
+    /// Forgets `stream` now (to make room for another).
+    @inlinable
+    public mutating func remove(_ stream: Stream) { _streams[stream] = nil }
+
     /// Forgets streams silent for longer than `nanoseconds` (a sender that restarted gets a new id).
     @inlinable
     public mutating func forget(silentLongerThan nanoseconds: UInt64, now: UInt64) {

@@ -126,6 +126,27 @@ struct StreamingTests {
         #expect(sender.errors.contains("stopping on SIGTERM"))
     }
 
+    @Test("A stream from each of 500 source addresses: every frame printed, at most 64 streams kept, and the log stays short")
+    func manyStreamsShortLog() throws {
+        let receiver = try Mouse3DProcess(["receive", "--insecure", "--listen", "127.0.0.1:0", "--print"])
+        let port = try receiver.listeningPort()
+        let target = try SocketAddress.resolve("127.0.0.1:\(port)", defaultPort: 0, passive: false)
+        for i in 0..<500 {
+            let socket = try UDPSocket(family: AF_INET, blocking: true)
+            try socket.bind(to: SocketAddress(addressBytes: [127, 0, UInt8(1 + i / 250), UInt8(1 + i % 250)], port: 0)!)
+            let d = AttitudeDatagram(streamID: 7, sequence: 0, sentNanoseconds: 0, buttons: [], frame: AttitudeFrame(roll: 0, pitch: 0, yaw: 0))
+            _ = try d.encoded.withUnsafeBytes { try socket.send($0, to: target) }
+        }
+        Thread.sleep(forTimeInterval: 0.5)
+        #expect(receiver.terminate() == 0)
+        let summary = try ReceiverSummary(receiver.errors)
+        let lines = receiver.errors.split(separator: "\n")
+        print("500 streams: \(summary.frames) frames printed, \(lines.count) log lines; \(lines.last { $0.contains("not shown") } ?? "")")
+        #expect(summary.frames == 500 && receiver.output.split(separator: "\n").count == 500)
+        #expect(lines.count < 40, "the log stays short: \(lines.count) lines")
+        #expect(lines.contains { $0.contains("436 streams pushed out by newer ones") }, "drops are counted: \(lines.suffix(3))")
+    }
+
     @Test("A receiver reports a sender lost after 500 ms of silence and back when it resumes")
     func lostAndBack() throws {
         let receiver = try Mouse3DProcess(["receive", "--insecure", "--listen", "127.0.0.1:0", "--print"])

@@ -29,9 +29,9 @@ struct SealedPair {
                          frame: AttitudeFrame(roll: roll, pitch: -0.5, yaw: 1)).encoded
     }
 
-    static func seal(_ sealer: inout DatagramSealer, _ sequence: UInt64, roll: Float = 0.25) throws -> [UInt8] {
+    static func seal(_ sealer: inout DatagramSealer, _ sequence: UInt64, roll: Float = 0.25, stream: UInt32 = 9) throws -> [UInt8] {
         var out: [UInt8] = []
-        sealer.seal(plain(sequence, roll: roll), into: &out)
+        sealer.seal(plain(sequence, stream: stream, roll: roll), into: &out)
         return out
     }
 }
@@ -535,6 +535,94 @@ struct ReservationTests {
         #expect(opener.refusal(try SealedPair.seal(&fresh, 1)) == .awaitingStorage, "still waiting for its own store")
         #expect(opener.reservationStored(try #require(ahead.last)))
         #expect(opener.refusal(try SealedPair.seal(&fresh, 1)) == nil)
+    }
+
+    /// Sends each datagram from a socket of its own on 127.0.0.(first + i): a source per datagram.
+    static func sendFromMany(_ datagrams: [[UInt8]], to target: SocketAddress, firstHost: Int = 2) throws {
+        for (i, d) in datagrams.enumerated() {
+            let socket = try UDPSocket(family: AF_INET, blocking: true)
+            try socket.bind(to: SocketAddress(addressBytes: [127, 0, UInt8((firstHost + i) / 250), UInt8(1 + (firstHost + i) % 250)], port: 0)!)
+            _ = try d.withUnsafeBytes { try socket.send($0, to: target) }
+        }
+    }
+
+    static func drainAll(_ r: AttitudeReceiver, _ events: inout [AttitudeReceiver.Event]) throws {
+        while try EventLoop.waitUntilReadable([r.descriptor], timeoutNanoseconds: 50_000_000) {
+            try r.drain { events.append($0) }
+        }
+    }
+
+    static func send(_ datagrams: [[UInt8]], from host: UInt8, to target: SocketAddress) throws {
+        let socket = try UDPSocket(family: AF_INET, blocking: true)
+        try socket.bind(to: SocketAddress(addressBytes: [127, 0, 0, host], port: 0)!)
+        for d in datagrams { _ = try d.withUnsafeBytes { try socket.send($0, to: target) } }
+    }
+
+    @Test("A paired sender's stream is one whatever address its datagrams come from: a held-back datagram re-sent from another address is stale, not a stream of its own")
+    func lateDatagramFromAnotherAddress() throws {
+        let opener = pair.opener()
+        let r = try AttitudeReceiver(
+            listeningOn: SocketAddress.resolve("127.0.0.1:0", defaultPort: 0, passive: false), format: .sealed, opener: opener)
+        var sealer = pair.sealer()
+        let all = try (0..<100).map { try SealedPair.seal(&sealer, UInt64($0)) }
+        var events: [AttitudeReceiver.Event] = []
+        // An on-path attacker holds back 10 and 90...93 and forwards the rest from the sender's address...
+        try Self.send(all.enumerated().filter { ![10, 90, 91, 92, 93].contains($0.offset) }.map(\.element), from: 2, to: r.localAddress)
+        try Self.drainAll(r, &events)
+        // ...then sends them from addresses of its own: once each (never accepted, so not replays).
+        for (i, held) in [10, 90, 91, 92, 93].enumerated() { try Self.send([all[held]], from: UInt8(3 + i), to: r.localAddress) }
+        try Self.drainAll(r, &events)
+        let started = events.filter { if case .streamStarted = $0 { true } else { false } }.count
+        let dropped = events.filter { if case .streamDropped = $0 { true } else { false } }.count
+        let frames = events.compactMap { if case .frame(let f) = $0 { f } else { nil } }
+        #expect(started == 1 && dropped == 0, "one stream, none pushed out: \(started) started, \(dropped) dropped")
+        #expect(frames.count == 95 && frames.allSatisfy { $0.stream.sender.description.hasPrefix("127.0.0.2:") },
+                "the late ones are stale, not output from another address: \(frames.count) frames")
+        #expect(r.totals.reordered == 5, "\(r.totals)")
+    }
+
+    @Test("A paired sender keeps at most 4 streams (stream ids) at once; many source addresses keep the table of sources bounded and the totals exact")
+    func streamsPerSenderBounded() throws {
+        let opener = pair.opener()
+        let r = try AttitudeReceiver(
+            listeningOn: SocketAddress.resolve("127.0.0.1:0", defaultPort: 0, passive: false), format: .sealed, opener: opener)
+        var sealer = pair.sealer()
+        var events: [AttitudeReceiver.Event] = []
+        try Self.send(try (0..<10).map { try SealedPair.seal(&sealer, UInt64($0), stream: UInt32(100 + $0)) }, from: 2, to: r.localAddress)
+        try Self.drainAll(r, &events)
+        let started = events.filter { if case .streamStarted = $0 { true } else { false } }.count
+        let dropped = events.compactMap { if case .streamDropped(let k) = $0 { k } else { nil } }
+        let frames = events.filter { if case .frame = $0 { true } else { false } }.count
+        #expect(frames == 10 && started == 10, "every authentic datagram is output once: \(frames) frames, \(started) streams")
+        #expect(dropped.count == 6 && r.streamsDropped == 6, "at most \(AttitudeReceiver.maximumStreamsPerSender) kept: \(dropped.count) dropped")
+        #expect(dropped.first?.streamID == 100, "the least recently heard goes first: \(dropped.first.map { "\($0.streamID)" } ?? "")")
+        // 300 more source addresses (the sender moving, or an attacker re-sending): one stream, the
+        // per-source table bounded, the totals exact.
+        try Self.sendFromMany(try (10..<310).map { try SealedPair.seal(&sealer, UInt64($0)) }, to: r.localAddress, firstHost: 20)
+        try Self.drainAll(r, &events)
+        #expect(r.totals.frames == 310, "totals: \(r.totals)")
+        #expect(r.counters.count <= AttitudeReceiver.maximumCountedSources && r.quality.count <= AttitudeReceiver.maximumCountedSources,
+                "sources counted one by one: \(r.counters.count)")
+    }
+
+    @Test("Counts cannot overflow: a sender skipping to the last sequence number, then a new stream skipping again, leaves the receiver running")
+    func countersSaturate() throws {
+        let r = try AttitudeReceiver(listeningOn: SocketAddress.resolve("127.0.0.1:0", defaultPort: 0, passive: false), format: .datagram)
+        var events: [AttitudeReceiver.Event] = []
+        let far = UInt64.max - 2000  // each skip is near 2^64: two of them overflow a sum
+        try Self.send([SealedPair.plain(0, stream: 1), SealedPair.plain(far, stream: 1), SealedPair.plain(0, stream: 2),
+                       SealedPair.plain(far, stream: 2)], from: 2, to: r.localAddress)
+        try Self.drainAll(r, &events)
+        #expect(r.totals.frames == 4, "\(r.totals)")
+    }
+
+    @Test("Unauthenticated streams (--insecure) are bounded all together: the least recently heard is dropped beyond 64")
+    func unauthenticatedStreamsBounded() throws {
+        let r = try AttitudeReceiver(listeningOn: SocketAddress.resolve("127.0.0.1:0", defaultPort: 0, passive: false), format: .datagram)
+        var events: [AttitudeReceiver.Event] = []
+        try Self.sendFromMany((0..<70).map { SealedPair.plain(UInt64($0)) }, to: r.localAddress)
+        try Self.drainAll(r, &events)
+        #expect(r.streamsDropped == 6 && r.totals.frames == 70, "\(r.streamsDropped) dropped, \(r.totals.frames) frames")
     }
 
     @Test("A sender paired while the receiver runs starts from its stored floor, not from zero")

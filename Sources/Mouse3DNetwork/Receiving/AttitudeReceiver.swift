@@ -16,7 +16,7 @@ public final class AttitudeReceiver {
             self.senderKey = senderKey
         }
 
-        /// The sender's address.
+        /// The sender's address (for a paired sender, the one its stream was first heard from).
         public var sender: SocketAddress
         /// The stream id the sender chose.
         public var streamID: UInt32
@@ -26,13 +26,17 @@ public final class AttitudeReceiver {
         /// senders sending from one address with one stream id (one spoofing the other's source)
         /// are two streams, and neither can make the other's frames stale.
         public var senderKey: UInt64
-        /// Equal when address, stream id and sender are (the name follows from the sender; not
-        /// hashed per frame).
+        /// Equal when stream id and sender are, and for an unauthenticated stream its address too.
+        /// A paired sender's stream is its own whatever address a datagram comes from (both are
+        /// authenticated; the address is not): a late or captured datagram re-sent from another
+        /// address meets the stream's "newest wins" and is stale, instead of starting a stream of
+        /// its own (a click injected, the live stream pushed out); a sender whose address changes
+        /// keeps its stream. The name follows from the sender; not hashed per frame.
         public static func == (a: StreamKey, b: StreamKey) -> Bool {
-            a.sender == b.sender && a.streamID == b.streamID && a.senderKey == b.senderKey
+            a.streamID == b.streamID && a.senderKey == b.senderKey && (a.senderKey != 0 || a.sender == b.sender)
         }
         public func hash(into hasher: inout Hasher) {
-            hasher.combine(sender)
+            if senderKey == 0 { hasher.combine(sender) }
             hasher.combine(streamID)
             hasher.combine(senderKey)
         }
@@ -78,6 +82,9 @@ public final class AttitudeReceiver {
         case streamLost(StreamKey)
         /// A silent stream is back.
         case streamResumed(StreamKey)
+        /// A stream was forgotten to make room for a new one of the same sender (or, unauthenticated,
+        /// of anyone): the least recently heard, beyond ``maximumStreamsPerSender``.
+        case streamDropped(StreamKey)
         /// Datagrams from `source` were refused (reported on the first and then at most every ten
         /// seconds per source): `count` since the last report, the latest `reason`, and the paired
         /// sender's id the datagram claimed, if any.
@@ -139,6 +146,19 @@ public final class AttitudeReceiver {
     private var refusalReports: [SocketAddress: (count: UInt64, next: UInt64)] = [:]
     /// Datagrams dropped from sources that never had a frame accepted.
     private var unattributedDrops: UInt64 = 0
+    /// Counts of sources no longer counted one by one (see ``maximumCountedSources``).
+    private var retired = SenderCounters()
+
+    /// Streams one paired sender may have at once (its stream id and source address are its to
+    /// choose, and an on-path attacker can re-send its datagrams from other addresses): each is
+    /// memory and, with --uinput, a virtual device. Beyond, the least recently heard is dropped.
+    public static let maximumStreamsPerSender = 4
+    /// Streams of unauthenticated senders (--raw, --insecure), all together (64 senders).
+    public static let maximumUnauthenticatedStreams = 64
+    /// Source addresses counted one by one; beyond, those without a stream are summed together.
+    public static let maximumCountedSources = 256
+    /// Streams dropped to make room.
+    public private(set) var streamsDropped: UInt64 = 0
 
     /// Binds to `address`. `.sealed` needs an `opener`.
     public init(listeningOn address: SocketAddress, format: WireFormat, opener: SealedStreamOpener? = nil) throws(SystemCallError) {
@@ -153,11 +173,13 @@ public final class AttitudeReceiver {
 
     /// Totals over every sender.
     public var totals: SenderCounters {
-        counters.values.reduce(into: SenderCounters(dropped: unattributedDrops)) { t, c in
-            t.frames += c.frames
-            t.dropped += c.dropped
-            t.lost += c.lost
-            t.reordered += c.reordered
+        var start = retired
+        start.dropped += unattributedDrops
+        return counters.values.reduce(into: start) { t, c in
+            t.frames &+= c.frames
+            t.dropped &+= c.dropped
+            t.lost &+= c.lost
+            t.reordered &+= c.reordered
         }
     }
 
@@ -262,20 +284,27 @@ public final class AttitudeReceiver {
             let streamID = d.streamID
             var sequence = d.sequence
             if format == .raw {
-                if rawSequence[sender] == nil && rawSequence.count >= 4096 { rawSequence.removeAll() }
+                if rawSequence[sender] == nil && rawSequence.count >= 4096 {
+                    // Full: the sources without a live stream go (a live sender keeps its numbering).
+                    let live = Set(tracker.streams.filter { !$0.value.isSilent }.keys.map(\.sender))
+                    rawSequence = rawSequence.filter { live.contains($0.key) }
+                    if rawSequence.count >= 4096 { rawSequence.removeAll() }
+                }
                 sequence = rawSequence[sender, default: 0]
                 rawSequence[sender] = sequence + 1
             }
             let key = StreamKey(sender: sender, streamID: streamID, peerName: d.peerName, senderKey: d.senderKey)
             let before = tracker.streams[key]
+            if before == nil { try makeRoom(for: key, handle) }
+            if counters[sender] == nil && counters.count >= Self.maximumCountedSources { retireCounters() }
             switch tracker.receive(key, sequence: sequence, now: now) {
             case .stale:
                 counters[sender, default: SenderCounters()].reordered += 1
                 quality[sender, default: LinkQualityWindow()].reordered(now: now)
             case .accept(let isNew, let resumed):
                 let skipped = before.map { sequence - $0.newestSequence - 1 } ?? 0
-                counters[sender, default: SenderCounters()].lost += skipped
-                counters[sender, default: SenderCounters()].frames += 1
+                counters[sender, default: SenderCounters()].lost &+= skipped  // a sender may skip 2^64 - 2
+                counters[sender, default: SenderCounters()].frames &+= 1
                 quality[sender, default: LinkQualityWindow()].accepted(
                     now: now, lostBefore: skipped, sent: format == .raw ? nil : d.sentNanoseconds)
                 if isNew { try handle(.streamStarted(key)) }
@@ -284,6 +313,36 @@ public final class AttitudeReceiver {
                     stream: key, sequence: sequence, buttons: d.buttons, frame: d.frame,
                     sentNanoseconds: d.sentNanoseconds, receivedNanoseconds: now)))
             }
+        }
+    }
+
+    /// Before a new stream of `key`'s sender is tracked: if that sender has its most, the least
+    /// recently heard of them is dropped (its outputs released if it was live).
+    private func makeRoom(for key: StreamKey, _ handle: (Event) throws -> Void) throws {
+        let limit = key.senderKey != 0 ? Self.maximumStreamsPerSender : Self.maximumUnauthenticatedStreams
+        var count = 0
+        var oldest: (key: StreamKey, heard: UInt64, silent: Bool)?
+        for (k, s) in tracker.streams where k.senderKey == key.senderKey {
+            count += 1
+            if oldest == nil || s.lastHeardNanoseconds < oldest!.heard { oldest = (k, s.lastHeardNanoseconds, s.isSilent) }
+        }
+        guard count >= limit, let oldest else { return }
+        tracker.remove(oldest.key)
+        streamsDropped += 1
+        if !oldest.silent { try handle(.streamDropped(oldest.key)) }  // a silent one was reported lost already
+    }
+
+    /// Sums the counts of sources that have no stream any more into one, so that the table of
+    /// sources stays bounded however many addresses a sender's datagrams came from.
+    private func retireCounters() {
+        let live = Set(tracker.streams.keys.map(\.sender))
+        for (source, c) in counters where !live.contains(source) {
+            retired.frames &+= c.frames
+            retired.dropped &+= c.dropped
+            retired.lost &+= c.lost
+            retired.reordered &+= c.reordered
+            counters[source] = nil
+            quality[source] = nil
         }
     }
 

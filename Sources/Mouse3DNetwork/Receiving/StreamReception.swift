@@ -79,6 +79,20 @@ public final class StreamReception {
         }
     }
 
+    /// New, lost, back and dropped streams, said at most 20 at once and one a second after (a sender, or an
+    /// attacker re-sending its datagrams, making streams without end cannot flood the log).
+    private var streamLines = SourceRateLimiter<Int>(ratePerSecond: 1, burst: 20, capacity: 1)
+    private var streamLinesHeld = 0
+    private func sayStreamChange(_ line: String) {
+        guard streamLines.allow(0, now: MonotonicClock.nanoseconds()) else {
+            streamLinesHeld += 1
+            return
+        }
+        let held = streamLinesHeld
+        streamLinesHeld = 0
+        diagnostics.say(held == 0 ? line : "\(line) (and \(held) stream change\(held == 1 ? "" : "s") not shown)")
+    }
+
     private func handle(_ event: AttitudeReceiver.Event) throws {
         switch event {
         case .frame(let f):
@@ -86,11 +100,16 @@ public final class StreamReception {
                 stream: label(f.stream), sequence: f.sequence, buttons: f.buttons, frame: f.frame, sentNanoseconds: f.sentNanoseconds,
                 receivedNanoseconds: f.receivedNanoseconds))
             if measuresLatency, let sent = f.sentNanoseconds { batchSent.append(sent) }
-        case .streamStarted(let key): diagnostics.say("\(key): new stream")
+        case .streamStarted(let key): sayStreamChange("\(key): new stream")
         case .streamLost(let key):
-            diagnostics.say("\(key): lost (no frames for 500 ms)")
+            sayStreamChange("\(key): lost (no frames for 500 ms)")
             if let label = labels.removeValue(forKey: key) { outputs.streamEnded(label) }
-        case .streamResumed(let key): diagnostics.say("\(key): back")
+        case .streamDropped(let key):
+            sayStreamChange(key.senderKey != 0
+                ? "\(key): dropped, to keep at most \(AttitudeReceiver.maximumStreamsPerSender) streams per paired sender"
+                : "\(key): dropped, to keep at most \(AttitudeReceiver.maximumUnauthenticatedStreams) unauthenticated streams")
+            if let label = labels.removeValue(forKey: key) { outputs.streamEnded(label) }
+        case .streamResumed(let key): sayStreamChange("\(key): back")
         case .refused(let source, let count, let reason, let claimed):
             diagnostics.say(pairings?.describeRefusal(source: source, count: count, reason: reason, claimed: claimed)
                 ?? "refused \(count) datagram\(count == 1 ? "" : "s") from \(source): \(reason)")
@@ -118,6 +137,7 @@ public final class StreamReception {
         let t = receiver.totals
         var summary = "summary: frames \(t.frames), dropped \(t.dropped), lost \(t.lost), reordered \(t.reordered), senders \(receiver.counters.count)"
         if !receiver.refusals.isEmpty { summary += " (dropped: \(receiver.refusals.summary))" }
+        if receiver.streamsDropped > 0 { summary += "; \(receiver.streamsDropped) stream\(receiver.streamsDropped == 1 ? "" : "s") pushed out by newer ones (bounds)" }
         return [summary] + (measuresLatency ? ["latency send→output: \(recorder.summary)"] : [])
     }
 }
@@ -133,7 +153,8 @@ struct ReceiveStatistics {
         defer { previous = counters }
         if counters.isEmpty { return ["stats: no senders yet"] }
         return counters.sorted { $0.key.description < $1.key.description }.map { sender, c in
-            let frames = c.frames - (previous[sender]?.frames ?? 0)
+            let before = previous[sender]?.frames ?? 0
+            let frames = c.frames >= before ? c.frames - before : c.frames  // counted anew after its counts were retired
             let rate = Double(frames) * 1e9 / Double(max(intervalNanoseconds, 1))
             let window = quality[sender].map { q -> String in
                 let f = q.figures(now: now)
