@@ -153,19 +153,33 @@ public enum Doctor {
         return DoctorCheck("systemd units", .ok, found.joined(separator: ", "))
     }
 
-    /// The stream port: free to listen on, and a datagram sent to it on loopback arrives.
+    /// The stream port: free to listen on every address (as `receive` does), and a datagram sent to
+    /// it on loopback arrives. The probe listens on loopback only, and takes as the answer only its
+    /// own random 16 bytes from its own sending socket (no other program or host can fake it).
     static func streamPort(_ port: UInt16) -> DoctorCheck {
         do {
-            let any = try SocketAddress.resolve("0.0.0.0:\(port)", defaultPort: port, passive: true)
-            let socket = try UDPSocket(family: any.family, blocking: true)
-            try socket.bind(to: any)
-            try socket.setReceiveTimeout(nanoseconds: 500_000_000)
-            let probe = try UDPSocket(family: any.family)
-            let bytes: [UInt8] = Array("mouse3d doctor".utf8)
-            _ = try bytes.withUnsafeBytes { try probe.send($0, to: try SocketAddress.resolve("127.0.0.1:\(port)", defaultPort: port, passive: false)) }
+            do {
+                let any = try SocketAddress.resolve("0.0.0.0:\(port)", defaultPort: port, passive: true)
+                try UDPSocket(family: any.family).bind(to: any)  // free? (closed at once)
+            }
+            let loopback = try SocketAddress.resolve("127.0.0.1:\(port)", defaultPort: port, passive: false)
+            let socket = try UDPSocket(family: loopback.family, blocking: true)
+            try socket.bind(to: loopback)
+            try socket.setReceiveTimeout(nanoseconds: 100_000_000)
+            let probe = try UDPSocket(family: loopback.family)
+            try probe.bind(to: SocketAddress.resolve("127.0.0.1:0", defaultPort: 0, passive: false))
+            let from = try probe.localAddress()
+            var generator = SystemRandomNumberGenerator()
+            let nonce = (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            _ = try nonce.withUnsafeBytes { try probe.send($0, to: loopback) }
             var buffer = [UInt8](repeating: 0, count: 64)
-            let got = try buffer.withUnsafeMutableBytes { try socket.receive(into: $0) }
-            guard got?.length == bytes.count else {
+            let deadline = MonotonicClock.nanoseconds() + 500_000_000
+            var arrived = false
+            while !arrived && MonotonicClock.nanoseconds() < deadline {
+                guard let got = try buffer.withUnsafeMutableBytes({ try socket.receive(into: $0) }) else { continue }
+                arrived = got.from == from && got.length == nonce.count && buffer.prefix(nonce.count).elementsEqual(nonce)
+            }
+            guard arrived else {
                 return DoctorCheck("stream port", .problem, "UDP \(port) is free, but a datagram sent to it on loopback did not arrive",
                                    fix: "a firewall drops it: allow UDP \(port) (e.g. sudo nft add rule inet filter input udp dport \(port) accept)",
                                    blocking: true)

@@ -75,3 +75,25 @@ struct DSUServerTests {
         #expect(Array(try report()[36...43]) == [0, 0, 0, 0, 0, 127, 255, 0], "unchanged")
     }
 }
+
+@Suite("opentrack output's socket")
+struct OpentrackSocketTests {
+    @Test("Connected to opentrack: 5000 datagrams from another program to its port are not queued; poses still arrive")
+    func nothingPilesUp() throws {
+        let opentrack = try UDPSocket(family: AF_INET, blocking: true)
+        try opentrack.bind(to: SocketAddress.resolve("127.0.0.1:0", defaultPort: 0, passive: false))
+        try opentrack.setReceiveTimeout(nanoseconds: 1_000_000_000)
+        let output = try OpentrackOutput(to: try opentrack.localAddress())
+        let port = try #require(output.localAddress?.port)
+        let flooder = try UDPSocket(family: AF_INET, blocking: true)
+        let target = try SocketAddress.resolve("127.0.0.1:\(port)", defaultPort: 0, passive: false)
+        let junk = [UInt8](repeating: 0xAB, count: 40)
+        for _ in 0..<5000 { _ = try junk.withUnsafeBytes { try flooder.send($0, to: target) } }
+        #expect(output.pendingBytes == 0, "bytes queued on the output's socket: \(output.pendingBytes ?? -1)")
+        try output.write(AttitudeUpdate(stream: .local, sequence: 1, buttons: [], frame: AttitudeFrame(roll: 0.1, pitch: 0, yaw: 0),
+                                        sentNanoseconds: nil, receivedNanoseconds: 1))
+        var buffer = [UInt8](repeating: 0, count: 64)
+        let got = try buffer.withUnsafeMutableBytes { try opentrack.receive(into: $0) }
+        #expect(got?.length == 48 && output.sent == 1, "a pose arrives: \(String(describing: got))")
+    }
+}

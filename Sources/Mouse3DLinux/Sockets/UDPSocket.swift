@@ -42,6 +42,24 @@ public final class UDPSocket {
         return SocketAddress(storage: storage, length: length)
     }
 
+    /// Connects to `address`: the kernel then queues datagrams from that address only (for a socket
+    /// that only sends, nothing another host sends to it piles up). `connect(2)`.
+    public func connect(to address: SocketAddress) throws(SystemCallError) {
+        var storage = address.storage
+        _ = try SystemCall.retrying("connect", "\(address)") {
+            withUnsafePointer(to: &storage) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(descriptor.rawValue, $0, address.length) }
+            }
+        }
+    }
+
+    /// Bytes waiting to be read (`FIONREAD`), or nil if the kernel cannot say.
+    public func pendingBytes() -> Int? {
+        var n: Int32 = 0
+        let done = try? SystemCall.retrying("ioctl", "FIONREAD") { ioctl(descriptor.rawValue, UInt(FIONREAD), &n) }
+        return done == nil ? nil : Int(n)
+    }
+
     /// Asks for a receive buffer of `bytes` (the kernel may cap it at `net.core.rmem_max`).
     public func setReceiveBufferSize(_ bytes: Int) throws(SystemCallError) {
         try setOption(SOL_SOCKET, SO_RCVBUF, Int32(clamping: bytes), "SO_RCVBUF")

@@ -12,11 +12,19 @@ public final class OpentrackOutput: AttitudeOutput {
     /// Datagrams sent, and those the kernel did not take.
     public private(set) var sent = 0, notDelivered = 0
 
-    /// Sends to `address`.
+    /// Sends to `address`, from a socket connected to it (so the kernel queues nothing that anyone
+    /// else sends to its port) with the smallest receive buffer (it never reads).
     public init(to address: SocketAddress) throws(SystemCallError) {
         self.address = address
         socket = try UDPSocket(family: address.family)
+        try socket.connect(to: address)
+        try socket.setReceiveBufferSize(0)  // the kernel's minimum, about 2 KiB
     }
+
+    /// The address poses are sent from.
+    public var localAddress: SocketAddress? { try? socket.localAddress() }
+    /// Bytes held in the socket's receive queue (0: nothing piles up).
+    public var pendingBytes: Int? { socket.pendingBytes() }
 
     public func write(_ update: AttitudeUpdate) throws {
         if following == nil { following = update.stream }
