@@ -76,6 +76,22 @@ struct DSUServerTests {
     }
 }
 
+@Suite("DSU server under a flood")
+struct DSUFloodTests {
+    @Test("One wake-up reads at most its budget of requests: a flood cannot hold the event loop")
+    func readBudget() throws {
+        let server = try DSUServer(
+            listeningOn: try SocketAddress.resolve("127.0.0.1:0", defaultPort: 0, passive: false), device: "log test", calibrated: false)
+        let flooder = try UDPSocket(family: AF_INET, blocking: true)
+        try flooder.setSendBufferSize(1 << 20)
+        let junk = Array("DSUC".utf8) + [UInt8](repeating: 0, count: 24)
+        for _ in 0..<1000 { _ = try junk.withUnsafeBytes { try flooder.send($0, to: server.localAddress) } }
+        let read = try server.drain(now: MonotonicClock.nanoseconds())
+        #expect(read == DSUServer.readBudget, "\(read) requests read in one wake-up")
+        #expect(try server.drain(now: MonotonicClock.nanoseconds()) > 0, "the rest waits for the next turn")
+    }
+}
+
 @Suite("opentrack output's socket")
 struct OpentrackSocketTests {
     @Test("Connected to opentrack: 5000 datagrams from another program to its port are not queued; poses still arrive")

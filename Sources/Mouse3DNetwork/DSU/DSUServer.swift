@@ -92,16 +92,23 @@ public final class DSUServer: AttitudeOutput {
 
     func refuse(_ r: Refusal) { refusals[r, default: 0] += 1 }
 
-    func drain(now: UInt64) throws {
+    /// Requests read per wake-up: a flood of requests cannot hold the event loop (the rest waits in
+    /// the socket for the next turn, or is dropped by the kernel when its buffer is full).
+    public static let readBudget = 256
+
+    /// Reads at most ``readBudget`` requests; returns how many were read.
+    @discardableResult
+    func drain(now: UInt64) throws -> Int {
         var buffer = [UInt8](repeating: 0, count: 2048)
-        while true {
+        for count in 0..<Self.readBudget {
             let received = try buffer.withUnsafeMutableBytes { try socket.receive(into: $0) }
-            guard let (length, from) = received else { return }
+            guard let (length, from) = received else { return count }
             switch DSUProtocol.decodeRequest(buffer[0..<min(length, buffer.count)]) {
             case .failure(let r): refuse(Refusal(r))
             case .success(let (request, _)): try serve(request, from: from, now: now)
             }
         }
+        return Self.readBudget
     }
 
     func serve(_ request: DSUProtocol.Request, from: SocketAddress, now: UInt64) throws {
