@@ -82,6 +82,7 @@ struct DSUFloodTests {
     func readBudget() throws {
         let server = try DSUServer(
             listeningOn: try SocketAddress.resolve("127.0.0.1:0", defaultPort: 0, passive: false), device: "log test", calibrated: false)
+        try server.socket.setReceiveBufferSize(1 << 20)  // room for more than one wake-up's budget
         let flooder = try UDPSocket(family: AF_INET, blocking: true)
         try flooder.setSendBufferSize(1 << 20)
         let junk = Array("DSUC".utf8) + [UInt8](repeating: 0, count: 24)
