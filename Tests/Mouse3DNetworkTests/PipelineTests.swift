@@ -151,24 +151,31 @@ struct PipelineTests {
         #expect(loaded.secret == again.secret && loaded.epoch == 0)
     }
 
-    @Test("ReceiverPairings: a revoked sender's state file is gone once the revocation is seen, even one stored after the key was removed")
-    func revokedStateRemoved() throws {
+    @Test("A revoked sender's state stays: its key moved out and back keeps the replay floor (captured datagrams stay refused)")
+    func revokedStateKept() throws {
         let base = temporaryDirectory() + "/mouse3d"
         let loop = try EventLoop(signals: [])
         let pairings = try ReceiverPairings(base: base, diagnostics: Diagnostics(quiet: true))
         pairings.attach(to: loop)
         let sender = PeerIdentity.generate(name: "deck")
-        let record = PairedPeer(
+        var record = PairedPeer(
             role: .sender, name: "deck", publicKey: sender.publicKey, secret: [UInt8](repeating: 7, count: 32), address: nil, epoch: 3, pairedAt: "t")
+        record.nextSequence = 5000
         try pairings.store.save(record)
         _ = try loop.run(until: MonotonicClock.nanoseconds() + 2_000_000_000) { !pairings.opener.highWaterMarks.isEmpty }
-        #expect(!pairings.opener.highWaterMarks.isEmpty)
-        _ = try pairings.store.revoke("deck")
-        try pairings.store.saveState(record)  // a store that was in flight lands after the key went
+        let floor = pairings.opener.highWaterMarks.map { "\($0.epoch)/\($0.nextSequence)" }
+        #expect(floor.count == 1 && floor[0].hasPrefix("3/"), "\(floor)")
+        let keyPath = pairings.store.path(of: record.id)
+        let key = try FileContents.read(path: keyPath)
+        try FileSystem.remove(keyPath)  // the key moved out of the folder: a revocation, as the receiver sees it
+        _ = try loop.run(until: MonotonicClock.nanoseconds() + 2_000_000_000) { pairings.opener.highWaterMarks.isEmpty }
+        #expect(pairings.opener.highWaterMarks.isEmpty, "revoked")
         let state = pairings.store.statePath(of: record.id)
-        #expect(FileSystem.exists(state))
-        _ = try loop.run(until: MonotonicClock.nanoseconds() + 2_000_000_000) { pairings.opener.highWaterMarks.isEmpty && !FileSystem.exists(state) }
-        #expect(!FileSystem.exists(state), "the orphaned state was removed")
+        #expect(FileSystem.exists(state), "the state stays after the revocation")
+        try SecretFile.write(path: keyPath, bytes: key)  // the key comes back
+        _ = try loop.run(until: MonotonicClock.nanoseconds() + 2_000_000_000) { !pairings.opener.highWaterMarks.isEmpty }
+        let back = pairings.opener.highWaterMarks.map { "\($0.epoch)/\($0.nextSequence)" }
+        #expect(back == floor, "the floor is back: \(back) against \(floor) (a key without its state starts from 0/0)")
     }
 
     @Test("ReceiverPairings: a pairing stored while running is accepted at once, through the loop's watch on its folder")

@@ -101,20 +101,13 @@ public final class ReceiverPairings {
         var now: [String: PairedPeer] = [:]
         for p in peers { now[p.fingerprint] = p }
         for (f, p) in now where known[f] == nil { diagnostics.say("paired sender '\(p.name)' (\(f)) added: accepting its frames") }
-        var revoked = false
         for (f, p) in known where now[f] == nil {
             diagnostics.say("sender '\(p.name)' (\(f)) revoked: its frames are refused from now on")
-            revoked = true
+            savedMarks[f] = nil
         }
-        if revoked {
-            // A store in flight when the pairing was removed would leave its state file behind (or
-            // bring it back): once the writer is done, a state without its key goes too.
-            writer.waitUntilIdle()
-            for (f, p) in known where now[f] == nil && !FileSystem.exists(store.path(of: p.id)) {
-                try? FileSystem.remove(store.statePath(of: p.id))
-                savedMarks[f] = nil
-            }
-        }
+        // A revoked sender's session state stays: if its key comes back (moved out and back, a
+        // backup restored), the state's floor keeps its captured datagrams refused. A new pairing
+        // of the same peer ignores it (the state names its pairing).
         known = now
     }
 
