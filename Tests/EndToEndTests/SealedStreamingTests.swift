@@ -139,6 +139,29 @@ struct SealedStreamingTests {
         #expect(!outputs.joined().contains("\nline'"), "a name forged a line of its own")
     }
 
+    @Test("A session state that cannot be stored: its frames are refused, and the receiver neither writes nor says so per datagram")
+    func storeFailureBounded() throws {
+        let p = LoopbackPairing()
+        let receiver = try Mouse3DProcess(["receive", "--listen", "127.0.0.1:0", "--print"], configHome: p.receiverHome)
+        defer { _ = receiver.terminate() }
+        let port = try receiver.listeningPort()
+        try p.pair(streamPort: port)
+        #expect(receiver.waitForError(containing: "added: accepting its frames"), "\(receiver.errors)")
+        // A folder where the sender's state file goes: every store fails (even as root, unlike chmod).
+        let key = try #require(p.keyFiles(p.receiverHome, "senders").first)
+        let state = String(key.dropLast(".key".count)) + ".state"
+        try? FileManager.default.removeItem(atPath: state)
+        try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: false)
+        let sender = try runMouse3D(["send", "--source", "replay:\(Mouse3DProcess.sampleLog)", "--speed", "10"], configHome: p.senderHome)
+        #expect(sender.status == 0, "\(sender.errors)")
+        Thread.sleep(forTimeInterval: 0.3)
+        #expect(receiver.terminate() == 0)
+        let said = receiver.errors.split(separator: "\n").filter { $0.contains("cannot store the session") }
+        print("store failing: \(said.count) lines for 1201 datagrams at 1 kHz; \(receiver.output.split(separator: "\n").count) frames output")
+        #expect(receiver.output.isEmpty, "nothing is accepted that could not be stored")
+        #expect(!said.isEmpty && said.count <= 3, "\(said.count) lines: \(said.prefix(3))")
+    }
+
     @Test("Unpaired and unsealed senders inject nothing; the receiver says who tried")
     func unpairedRefused() throws {
         let home = Mouse3DProcess.makeConfigHome()

@@ -53,16 +53,22 @@ public final class ReceiverPairings {
         // datagram waits for the disk; `reserve` (on the loop, after the writer's queue) is for a new
         // epoch and for a stream that outran its renewal.
         opener.reserveAhead = { [unowned self] record in
+            // After a failure, nothing is tried for a second (a full disk is not written to per
+            // datagram); the stream then meets `reserve` at the end of its reservation.
+            guard !failures.backingOff(record.fingerprint, now: MonotonicClock.nanoseconds()) else { return }
             writer.submit(path: store.statePath(of: record.id), bytes: Array(record.stateText.utf8), tag: record)
         }
         opener.reserve = { [unowned self] record in
+            let now = MonotonicClock.nanoseconds()
+            guard !failures.backingOff(record.fingerprint, now: now) else { return false }
             writer.waitUntilIdle()  // stored states only ever move forward
             do {
                 try store.saveState(record)
                 savedMarks[record.fingerprint] = (record.epoch, record.nextSequence)
+                failures.succeeded(record.fingerprint)
                 return true
             } catch {
-                diagnostics.say("cannot store the session of '\(record.name)' (\(error)); its frames are refused until it can be stored")
+                sayFailure(record, "\(error); its frames are refused until it can be stored", now: now)
                 return false
             }
         }
@@ -79,7 +85,7 @@ public final class ReceiverPairings {
             var release = false
             for done in writer.takeCompletions() {
                 if let error = done.error {
-                    diagnostics.say("cannot store the session of '\(done.tag.name)' (\(error)); storing it again on the spot when needed")
+                    sayFailure(done.tag, "\(error); storing it again on the spot when needed", now: MonotonicClock.nanoseconds())
                     release = opener.reservationStored(done.tag, stored: false) || release
                 } else if known[done.tag.fingerprint]?.secret == done.tag.secret {  // not an earlier pairing's
                     savedMarks[done.tag.fingerprint] = (done.tag.epoch, done.tag.nextSequence)
@@ -91,6 +97,32 @@ public final class ReceiverPairings {
     }
 
     deinit { writer.stop() }
+
+    /// Failed stores per sender: a second without trying after each, and one line per 10 s.
+    struct StoreFailures {
+        static let backoffNanoseconds: UInt64 = 1_000_000_000
+        static let reportNanoseconds: UInt64 = 10_000_000_000
+        var retryAt: [String: UInt64] = [:]
+        var reported: [String: (at: UInt64, unsaid: Int)] = [:]
+
+        func backingOff(_ fingerprint: String, now: UInt64) -> Bool { now < retryAt[fingerprint] ?? 0 }
+        mutating func succeeded(_ fingerprint: String) { retryAt[fingerprint] = nil }
+    }
+    var failures = StoreFailures()
+
+    /// Notes a failed store of `record`'s session and says so, at most once per 10 s per sender.
+    func sayFailure(_ record: PairedPeer, _ detail: String, now: UInt64) {
+        let f = record.fingerprint
+        failures.retryAt[f] = now + StoreFailures.backoffNanoseconds
+        if let last = failures.reported[f], now < last.at + StoreFailures.reportNanoseconds {
+            failures.reported[f]!.unsaid += 1
+            return
+        }
+        let unsaid = failures.reported[f]?.unsaid ?? 0
+        failures.reported[f] = (now, 0)
+        diagnostics.say("cannot store the session of '\(record.name)' (\(detail))"
+            + (unsaid > 0 ? " (\(unsaid) more failure\(unsaid == 1 ? "" : "s") since the last line)" : ""))
+    }
 
     /// Rereads the senders after a change in their folder; reports additions and revocations.
     public func reload() throws {
