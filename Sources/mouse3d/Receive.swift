@@ -141,6 +141,7 @@ extension Mouse3D {
             viewServer?.attach(to: loop)
             loop.onReload = {
                 reload(&configuration, &settings, flags: flags, diagnostics: diagnostics)
+                try? pairings?.reload(force: true)  // the senders' folder reread, even if it was replaced
                 devices?.update(mapping: settings.mapping)
                 printer?.format = settings.format
                 reception.printsStatistics = settings.stats

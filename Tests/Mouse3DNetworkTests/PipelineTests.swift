@@ -178,6 +178,31 @@ struct PipelineTests {
         #expect(back == floor, "the floor is back: \(back) against \(floor) (a key without its state starts from 0/0)")
     }
 
+    @Test("The senders' folder moved away and made anew (every pairing dropped at once): the old senders are refused, a new pairing in the new folder is accepted")
+    func sendersFolderReplaced() throws {
+        let base = temporaryDirectory() + "/mouse3d"
+        let loop = try EventLoop(signals: [])
+        let pairings = try ReceiverPairings(base: base, diagnostics: Diagnostics(quiet: true))
+        pairings.attach(to: loop)
+        func record(_ name: String) -> PairedPeer {
+            PairedPeer(role: .sender, name: name, publicKey: PeerIdentity.generate(name: name).publicKey, secret: [UInt8](repeating: 7, count: 32),
+                       address: nil, epoch: 1, pairedAt: "t")
+        }
+        try pairings.store.save(record("old"))
+        _ = try loop.run(until: MonotonicClock.nanoseconds() + 2_000_000_000) { pairings.opener.highWaterMarks.count == 1 }
+        #expect(pairings.opener.highWaterMarks.map(\.peer.name) == ["old"])
+        let folder = pairings.store.directory
+        #expect(rename(folder, folder + ".old") == 0 && mkdir(folder, 0o700) == 0)
+        _ = try loop.run(until: MonotonicClock.nanoseconds() + 2_000_000_000) { pairings.opener.highWaterMarks.isEmpty }
+        #expect(pairings.opener.highWaterMarks.isEmpty, "the old pairing is gone with its folder")
+        try pairings.store.save(record("new"))
+        _ = try loop.run(until: MonotonicClock.nanoseconds() + 2_000_000_000) { !pairings.opener.highWaterMarks.isEmpty }
+        #expect(pairings.opener.highWaterMarks.map(\.peer.name) == ["new"], "the new folder is watched")
+        _ = try FileSystem.remove(folder + "/" + (try DirectoryListing.names(in: folder).first { $0.hasSuffix(".key") } ?? "x"))
+        _ = try loop.run(until: MonotonicClock.nanoseconds() + 2_000_000_000) { pairings.opener.highWaterMarks.isEmpty }
+        #expect(pairings.opener.highWaterMarks.isEmpty, "a revocation in the new folder is seen")
+    }
+
     @Test("ReceiverPairings: a pairing stored while running is accepted at once, through the loop's watch on its folder")
     func pairingsFollowTheFolder() throws {
         let base = temporaryDirectory() + "/mouse3d"

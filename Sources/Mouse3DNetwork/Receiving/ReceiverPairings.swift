@@ -125,8 +125,11 @@ public final class ReceiverPairings {
     }
 
     /// Rereads the senders after a change in their folder; reports additions and revocations.
-    public func reload() throws {
-        guard try watcher.drain(relevant: { $0.hasSuffix(".key") }) else { return }  // pairings, not session states
+    /// With `force` (SIGHUP), the folder is watched anew and reread whatever changed.
+    public func reload(force: Bool = false) throws {
+        let changed = try watcher.drain(relevant: { $0.hasSuffix(".key") })  // pairings, not session states
+        if force { watcher.rewatch() }
+        guard changed || force else { return }
         let (peers, problems) = store.load()
         for problem in problems { diagnostics.say(problem) }
         opener.replacePeers(peers)
