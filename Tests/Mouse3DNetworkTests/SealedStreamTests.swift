@@ -605,6 +605,29 @@ struct ReservationTests {
                 "sources counted one by one: \(r.counters.count)")
     }
 
+    @Test("Forged datagrams naming a paired sender's id and ever new epochs, from another address, do not spend the real sender's key budget: its new epoch opens at once")
+    func forgeriesDoNotStarveTheSender() throws {
+        let opener = pair.opener()
+        let r = try AttitudeReceiver(
+            listeningOn: SocketAddress.resolve("127.0.0.1:0", defaultPort: 0, passive: false), format: .sealed, opener: opener)
+        var sealer = pair.sealer(epoch: 5)
+        let real = try SealedPair.seal(&sealer, 0)
+        let forged: [[UInt8]] = (0..<300).map { i in
+            var f = real
+            let epoch = UInt32(1000 + i).littleEndian
+            withUnsafeBytes(of: epoch) { for k in 0..<4 { f[SealedDatagramLayout.epochOffset + k] = $0[k] } }
+            return f
+        }
+        var events: [AttitudeReceiver.Event] = []
+        try Self.send(forged, from: 3, to: r.localAddress)
+        try Self.drainAll(r, &events)
+        #expect(r.refusals[.rateLimited] > 200, "the forgeries ran out of their budget: \(r.refusals.summary)")
+        try Self.send([real], from: 2, to: r.localAddress)
+        try Self.drainAll(r, &events)
+        let frames = events.filter { if case .frame = $0 { true } else { false } }.count
+        #expect(frames == 1, "the real sender's new epoch opened: \(frames) frames; \(r.refusals.summary)")
+    }
+
     @Test("Counts cannot overflow: a sender skipping to the last sequence number, then a new stream skipping again, leaves the receiver running")
     func countersSaturate() throws {
         let r = try AttitudeReceiver(listeningOn: SocketAddress.resolve("127.0.0.1:0", defaultPort: 0, passive: false), format: .datagram)

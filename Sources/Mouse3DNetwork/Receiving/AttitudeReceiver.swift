@@ -256,7 +256,7 @@ public final class AttitudeReceiver {
 
     /// Decodes one datagram and hands on its frame (or counts its refusal).
     private func deliver(_ bytes: UnsafeRawBufferPointer, length: Int, from sender: SocketAddress, now: UInt64, _ handle: (Event) throws -> Void) throws {
-        switch decode(bytes, length: length) {
+        switch decode(bytes, length: length, from: sender) {
         case .failure(.awaitingStorage):
             // The first datagrams of a new session, authentic: held until its state is stored.
             let copy = Array(bytes), claimed = opener?.claimedSenderID(bytes) ?? []
@@ -434,12 +434,12 @@ public final class AttitudeReceiver {
     }
 
     /// Checks and decodes one datagram of `length` bytes (of which `bytes` were kept).
-    func decode(_ bytes: UnsafeRawBufferPointer, length: Int) -> Result<Decoded, Refusal> {
+    func decode(_ bytes: UnsafeRawBufferPointer, length: Int, from source: SocketAddress? = nil) -> Result<Decoded, Refusal> {
         guard length == bytes.count else { return .failure(.oversized) }
         switch format {
         case .sealed:
             guard let opener else { return .failure(.notMouse3D) }
-            switch opener.open(bytes) {
+            switch opener.open(bytes, from: source) {
             case .success(let o):
                 let d = o.datagram
                 return .success(Decoded(

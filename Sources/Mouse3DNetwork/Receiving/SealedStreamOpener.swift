@@ -53,22 +53,20 @@ public final class SealedStreamOpener {
         var probeKey: LinkProbeKey?
         /// Challenges of the probes answered lately, with when (wall clock): each is answered once.
         var answeredChallenges: [[UInt8]: UInt64] = [:]
-        /// Key derivations for epochs, streams or generations not yet verified: a token bucket, so
-        /// that forged datagrams naming ever new epochs cost a bounded amount of HKDF.
-        var derivationTokens = SealedStreamOpener.derivationBurst
-        var derivationsUpdated: UInt64 = 0
+        /// Key derivations for epochs, streams or generations not yet verified, so that forged
+        /// datagrams naming ever new epochs cost a bounded amount of HKDF: a budget per source
+        /// address (forgeries from elsewhere do not spend the real sender's: its new epoch after a
+        /// restart is tried at once), under one per sender (many spoofed sources cannot spend more).
+        var derivationsFrom = SourceRateLimiter<SocketAddress?>(
+            ratePerSecond: SealedStreamOpener.derivationsPerSecond, burst: SealedStreamOpener.derivationBurst, capacity: 64)
+        var derivations = TokenBucket(
+            ratePerSecond: SealedStreamOpener.derivationsPerSecondPerSender, burst: SealedStreamOpener.derivationBurstPerSender, now: 0)
 
-        /// Whether one more unverified key may be derived at `now`; spends a token if so.
-        func allowDerivation(now: UInt64) -> Bool {
-            if now > derivationsUpdated {
-                derivationTokens = min(
-                    SealedStreamOpener.derivationBurst,
-                    derivationTokens + Double(now - derivationsUpdated) * 1e-9 * SealedStreamOpener.derivationsPerSecond)
-                derivationsUpdated = now
-            }
-            guard derivationTokens >= 1 else { return false }
-            derivationTokens -= 1
-            return true
+        /// Whether one more unverified key may be derived at `now` for a datagram from `source`;
+        /// spends a token of each budget if so.
+        func allowDerivation(from source: SocketAddress?, now: UInt64) -> Bool {
+            guard derivationsFrom.wouldAllow(source, now: now), derivations.take(now: now) else { return false }
+            return derivationsFrom.allow(source, now: now)
         }
 
         init(peer: PairedPeer, floor: UInt64) {
@@ -122,6 +120,7 @@ public final class SealedStreamOpener {
     public var reserveAhead: ((PairedPeer) -> Void)?
     /// Unverified key derivations a sender's id may cost, per second after a burst.
     static let derivationsPerSecond = 20.0, derivationBurst = 32.0
+    static let derivationsPerSecondPerSender = 400.0, derivationBurstPerSender = 512.0
 
     /// How far ahead each reservation reaches, in sequence numbers (about 4 s at 1000 frames/s: a
     /// sender that carries on through a receiver's crash is refused at most that long).
@@ -173,8 +172,8 @@ public final class SealedStreamOpener {
         return Array(bytes[SealedDatagramLayout.senderIDOffset..<SealedDatagramLayout.senderIDOffset + SealedDatagramLayout.senderIDBytes])
     }
 
-    /// Checks and opens one datagram.
-    public func open(_ bytes: UnsafeRawBufferPointer) -> Result<Opened, Refusal> {
+    /// Checks and opens one datagram, from `source` (its derivation budget; nil: one for all).
+    public func open(_ bytes: UnsafeRawBufferPointer, from source: SocketAddress? = nil) -> Result<Opened, Refusal> {
         guard bytes.count >= 4, bytes[0] == AttitudeDatagram.magic.0, bytes[1] == AttitudeDatagram.magic.1,
             bytes[2] == AttitudeDatagram.version
         else { return .failure(bytes.count == AttitudeFrame.byteCount ? .unsealed : .notMouse3D) }
@@ -203,7 +202,7 @@ public final class SealedStreamOpener {
         let stream = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: 4, as: UInt32.self))
         let cached = session.cachedCipher(epoch: epoch, stream: stream, generation: generation, algorithm: algorithm)
         // A key not verified yet costs an HKDF: bounded per sender, whoever names it.
-        if cached == nil && !session.allowDerivation(now: MonotonicClock.nanoseconds()) { return .failure(.rateLimited) }
+        if cached == nil && !session.allowDerivation(from: source, now: MonotonicClock.nanoseconds()) { return .failure(.rateLimited) }
         let cipher = cached
             ?? FrameCipher(
                 algorithm: algorithm,
