@@ -19,9 +19,11 @@ echo "== live view in headless Chromium (Tests/Browser/view_test.py)"
 echo "== fuzzing: every network decoder target for 15 s (Tests/Fuzz/run.sh 150 for the long run)"
 Tests/Fuzz/run.sh 15
 
-echo "== packaging: scripts/install.sh --user then --uninstall; the .deb into an empty root, then purged"
+echo "== packaging: scripts/install.sh (--user, --destdir, odd prefixes, twice) then --uninstall; the units' sandboxes; the udev rules; the .deb into an empty root, then purged"
 swift build -c release --static-swift-stdlib --product mouse3d
 Tests/Packaging/install_test.sh
+Tests/Packaging/units_security_test.sh
+Tests/Packaging/udev_rules_test.sh
 deb=$(scripts/build-deb.sh --no-build)
 Tests/Packaging/deb_test.sh "$deb"
 echo "== packaging: apt install of the .deb on a clean Debian 12 root (debootstrap), then purged"

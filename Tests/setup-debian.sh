@@ -9,8 +9,9 @@ packages="libevdev-dev libudev-dev libsodium-dev libavahi-client-dev avahi-daemo
 # The whole suite (--vm) also boots a kernel under QEMU, drives the live view in headless Chromium and
 # installs the Debian package into an empty root.
 # man-db and binutils for the package test (man -l, objdump for the package's Depends); debootstrap
-# for the package's test on a clean Debian 12 root.
-[ "${1:-}" = "--vm" ] && packages="$packages qemu-system-x86 busybox-static cpio kmod xz-utils file iproute2 chromium chromium-driver python3-selenium man-db binutils debootstrap"
+# for the package's test on a clean Debian 12 root; systemd for systemd-analyze, which rates the
+# units' sandboxes and reads their ExecStart (the packaging tests; nothing is started).
+[ "${1:-}" = "--vm" ] && packages="$packages qemu-system-x86 busybox-static cpio kmod xz-utils file iproute2 chromium chromium-driver python3-selenium man-db binutils debootstrap systemd"
 missing=""
 for p in $packages; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -10,14 +10,19 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 export PATH="/opt/swift/usr/bin:$PATH"
+umask 022  # the package's folders and control files as every user must read them, whatever root's umask
 build=()
-[ "${1:-}" = "--no-build" ] && build=(--no-build)
+case "${1:-}" in
+    --no-build) build=(--no-build) ;;
+    "") ;;
+    *) echo "build-deb.sh: unknown option '$1' (only --no-build)" >&2; exit 2 ;;
+esac
 
 out=.build/deb
-stage=$out/stage
-rm -rf "$stage"
-mkdir -p "$stage/DEBIAN"
-scripts/install.sh --prefix /usr --destdir "$stage" "${build[@]}" >/dev/null
+stage=$root/$out/stage  # absolute: install.sh takes no relative --destdir
+rm -rf -- "$stage"
+mkdir -p -- "$stage/DEBIAN"
+scripts/install.sh --prefix /usr --destdir "$stage" ${build[@]+"${build[@]}"} >/dev/null
 # dpkg keeps its own list of what it installed.
 rm -rf "$stage/usr/share/mouse3d/installed-files" "$stage/usr/share/mouse3d/installed-files.dirs"
 rmdir "$stage/usr/share/mouse3d" 2>/dev/null || true
@@ -26,7 +31,7 @@ version=$("$stage/usr/bin/mouse3d" --version)
 arch=$(dpkg --print-architecture)
 depends=$(objdump -p "$stage/usr/bin/mouse3d" | awk '/NEEDED/ {print $2}' | while read -r lib; do
     dpkg -S "*/$lib" 2>/dev/null | head -1 | cut -d: -f1
-done | sort -u | grep -v '^libc6$' | paste -sd, | sed 's/,/, /g')
+done | sort -u | { grep -v '^libc6$' || true; } | paste -sd, | sed 's/,/, /g')
 cat > "$stage/DEBIAN/control" <<CONTROL
 Package: mouse3d
 Version: $version
@@ -48,7 +53,7 @@ for script in postinst postrm; do
     cat > "$stage/DEBIAN/$script" <<'SCRIPT'
 #!/bin/sh
 set -e
-# The udev rule grants /dev/uinput and the motion sensors to the seat user and group input.
+# The udev rule grants /dev/uinput and the motion sensors to the user at the seat (uaccess).
 if [ -z "${DPKG_ROOT:-}" ] && command -v udevadm >/dev/null 2>&1 && [ -d /run/udev ]; then
     udevadm control --reload || true
     udevadm trigger --subsystem-match=misc --subsystem-match=input --subsystem-match=iio || true

@@ -108,20 +108,33 @@ public enum Doctor {
         }
     }
 
-    /// The udev rule that grants the seat user and group input the devices.
+    /// The udev rule that grants the devices: the seat rule (uaccess) or the group rule; says which applies.
     static func udevRule(directories: [String]) -> DoctorCheck {
         for directory in directories {
             let path = directory + "/" + ruleName
             guard FileSystem.fileExists(path) else { continue }
             let text = String(decoding: (try? FileContents.read(path: path)) ?? [], as: UTF8.self)
-            if text.contains("KERNEL==\"uinput\"") && text.contains("uaccess") {
-                return DoctorCheck("udev rule", .ok, "\(path) grants /dev/uinput and motion sensors to the seat user and group input")
+            // Which applies is read from the uinput line: the seat's user (uaccess), or a group.
+            let uinput = text.split(separator: "\n").first { $0.contains("KERNEL==\"uinput\"") && !$0.hasPrefix("#") } ?? ""
+            if uinput.contains("TAG+=\"uaccess\"") {
+                return DoctorCheck("udev rule", .ok, "\(path): the seat rule: /dev/uinput and motion sensors for the user at the active seat "
+                    + "(any program of that user can type into the session; \(groupRuleFile) restricts it to a group instead)")
+            }
+            if let group = uinput.firstRange(of: "GROUP=\"").map({ uinput[$0.upperBound...].prefix { $0 != "\"" } }), !group.isEmpty {
+                return DoctorCheck("udev rule", .ok, "\(path): the group rule: /dev/uinput and motion sensors for the members of group '\(group)' "
+                    + "(any program of a member can type into the active session)")
             }
             return DoctorCheck("udev rule", .problem, "\(path) does not grant /dev/uinput (an old or edited copy)",
                                fix: "sudo install -m 644 \(PermissionAdvice.ruleFile) \(directory)/ && sudo udevadm control --reload && sudo udevadm trigger")
         }
         return DoctorCheck("udev rule", .problem, "\(ruleName) is not installed in \(directories.joined(separator: ", "))",
                            fix: "sudo install -m 644 \(PermissionAdvice.ruleFile) /etc/udev/rules.d/ && sudo udevadm control --reload && sudo udevadm trigger")
+    }
+
+    /// The alternative rule that grants the devices to group mouse3d instead of the seat.
+    static var groupRuleFile: String {
+        let shipped = PermissionAdvice.ruleFile
+        return String(shipped.dropLast(".rules".count)) + "-group.rules.example"
     }
 
     /// Each motion source, and whether this user may read it.
@@ -136,7 +149,7 @@ public enum Doctor {
             let node = info.node ?? info.sysfsPath
             let readable = FileSystem.isReadable(node)
             return DoctorCheck("motion source", readable ? .ok : .problem, "'\(info.name)' at \(node)" + (readable ? " is readable" : ": permission denied"),
-                               fix: readable ? nil : "install the udev rule (above), or add yourself to group input and log in again")
+                               fix: readable ? nil : "install the udev rule (above): it grants the sensors to the user at the seat")
         }
     }
 

@@ -45,7 +45,12 @@ struct DoctorTests {
         #expect(Doctor.udevRule(directories: [rules]).detail.contains("does not grant"))
         let shipped = String(decoding: try FileContents.read(path: Self.repository + "/udev/70-mouse3d.rules"), as: UTF8.self)
         try write(rules + "/" + Doctor.ruleName, shipped)
-        #expect(Doctor.udevRule(directories: [rules]).status == .ok)
+        let seat = Doctor.udevRule(directories: [rules])
+        #expect(seat.status == .ok && seat.detail.contains("the seat rule"), "\(seat)")
+        let group = String(decoding: try FileContents.read(path: Self.repository + "/udev/70-mouse3d-group.rules.example"), as: UTF8.self)
+        try write(rules + "/" + Doctor.ruleName, group)
+        let grouped = Doctor.udevRule(directories: [rules])
+        #expect(grouped.status == .ok && grouped.detail.contains("group 'mouse3d'"), "doctor says which rule applies: \(grouped)")
     }
 
     @Test("configuration: a broken file is a blocking problem with its file and line; a good one is ok")

@@ -105,11 +105,15 @@ if [ "$use_udev" = 1 ]; then
     for rules in 50-udev-default 60-input-id 60-persistent-input 60-sensor 70-joystick 70-mouse; do
         [ -f "$cache/udev/lib/udev/rules.d/$rules.rules" ] && cp "$cache/udev/lib/udev/rules.d/$rules.rules" "$rootfs/lib/udev/rules.d/"
     done
-    # The project's own rule, as a user installs it (tested for a user in group input and one not).
+    # The project's rules as a user installs them: the shipped one, whose uaccess tag needs
+    # systemd-logind (not in this VM), and beside it the alternative that grants the devices to
+    # group mouse3d (gid 101), tested for a user in that group and one not
+    # (uinput_permissions_group_rule). Group input (gid 102) gives no one /dev/uinput.
     mkdir -p "$rootfs/etc/udev/rules.d"
     cp udev/70-mouse3d.rules "$rootfs/etc/udev/rules.d/"
+    cp udev/70-mouse3d-group.rules.example "$rootfs/etc/udev/rules.d/71-mouse3d-group.rules"
     printf 'root:x:0:0:root:/:/bin/sh\nplayer:x:1000:1000::/tmp:/bin/sh\nstranger:x:1001:1001::/tmp:/bin/sh\n' > "$rootfs/etc/passwd"
-    printf 'root:x:0:\ninput:x:101:player\nplayer:x:1000:\nstranger:x:1001:\n' > "$rootfs/etc/group"
+    printf 'root:x:0:\nmouse3d:x:101:player\ninput:x:102:stranger\nplayer:x:1000:\nstranger:x:1001:\n' > "$rootfs/etc/group"
 fi
 (cd "$rootfs" && find . | cpio -o -H newc -R 0:0 --quiet) > "$cache/initramfs.cpio"
 

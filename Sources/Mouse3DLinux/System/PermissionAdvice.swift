@@ -27,9 +27,9 @@ public enum PermissionAdvice {
     public static func message(for error: SystemCallError, node: String) -> String {
         switch error.errno.rawValue {
         case EACCES, EPERM:
-            return "\(node): permission denied. Install the udev rule that grants it to the seat user and the input group: "
+            return "\(node): permission denied. Install the udev rule that grants it to the user at the seat: "
                 + "sudo install -m 644 \(ruleFile) /etc/udev/rules.d/ && sudo udevadm control --reload && sudo udevadm trigger "
-                + "(or add yourself to group input and log in again)"
+                + "(or, where the group rule is installed instead, join its group and log in again)"
         case ENOENT, ENXIO, ENODEV:
             return "\(node): the device is gone (unplugged?) or never existed; 'mouse3d list' shows what is there"
         default:

@@ -4,9 +4,11 @@ import Mouse3DLinux
 import Mouse3DNetwork
 
 enum PermissionTests {
-    /// With udev/70-mouse3d.rules installed, /dev/uinput belongs to group input (0660): a user in
-    /// that group creates a virtual pointer without root; a user outside it is told which rule fixes it.
-    static func uinputForGroupInput() throws {
+    /// With the group rule installed beside the seat rule (this VM has no systemd-logind to turn
+    /// uaccess into an ACL), /dev/uinput belongs to group mouse3d (0660): a member creates a virtual
+    /// pointer without root; a user outside it (in group input, which no longer grants it) is told
+    /// which rule fixes it.
+    static func uinputForGroupRule() throws {
         var info = stat()
         try expect(stat("/dev/uinput", &info) == 0, "stat /dev/uinput")
         try expect(info.st_gid == 101 && info.st_mode & 0o777 == 0o660, "/dev/uinput gid \(info.st_gid) mode \(String(info.st_mode & 0o777, radix: 8))")
@@ -25,7 +27,7 @@ enum PermissionTests {
                 let said = try child.readAllErrors()
                 let status = try child.wait()
                 try expect(status != 0 && said.contains("permission denied") && said.contains("udev/70-mouse3d.rules"),
-                           "\(user) (not in group input): exit \(status), said: \(said)")
+                           "\(user) (not in group mouse3d): exit \(status), said: \(said)")
                 try expect(!said.contains("listening on"), "\(user)'s receiver listened before finding it cannot create devices: \(said)")
             }
             // doctor on the real /dev/uinput: writable for the one, denied (with the rule to install) for the other.

@@ -29,7 +29,7 @@ let allTests: [(name: String, run: () throws -> Void)] = [
     ("uinput_one_sender_fails_others_served", OutputTests.oneSenderFailsOthersServed),
     ("uinput_output_latency_bench", OutputTests.latencyBench),
     ("spacenavd_picks_up_spacemouse", SpacenavdTests.pickedUp),
-    ("uinput_permissions_group_input", PermissionTests.uinputForGroupInput),
+    ("uinput_permissions_group_rule", PermissionTests.uinputForGroupRule),
     ("netem_impairments", NetworkTests.impairments),
     ("netem_buttons_released", NetworkTests.buttons),
     ("harness_selftest_must_fail", { try expect(1 + 1 == 3, "this test fails on purpose, to prove failures are reported") }),
