@@ -88,9 +88,11 @@ public final class ViewServer {
         page = Array(ViewPage.html(token: token, offersRecenter: recenter != nil).utf8)
     }
 
-    /// The address to open the view at, with its token.
+    /// The address to open the view at, with its token. On every address, the machine's name on the
+    /// local network (`NAME.local`, Avahi's); any of its addresses serves as well.
     public var url: String {
-        "http://" + (address.contains(":") ? "[\(address)]" : address) + ":\(port)/?token=\(token)"
+        let host = policy.isWildcard ? FileSystem.hostName.lowercased() + ".local" : address.contains(":") ? "[\(address)]" : address
+        return "http://\(host):\(port)/?token=\(token)"
     }
 
     /// Serves on `loop` until ``stop()``.

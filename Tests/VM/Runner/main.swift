@@ -32,6 +32,7 @@ let allTests: [(name: String, run: () throws -> Void)] = [
     ("uinput_permissions_group_rule", PermissionTests.uinputForGroupRule),
     ("netem_impairments", NetworkTests.impairments),
     ("netem_buttons_released", NetworkTests.buttons),
+    ("view_at_lan_address", NetworkTests.viewAtLANAddress),
     ("harness_selftest_must_fail", { try expect(1 + 1 == 3, "this test fails on purpose, to prove failures are reported") }),
 ]
 let defaultExcluded: Set = ["harness_selftest_must_fail"]
