@@ -62,6 +62,13 @@ final class Mouse3DProcess: @unchecked Sendable {
     }
 
     var output: String { lock.withLock { String(decoding: stdoutData, as: UTF8.self) } }
+
+    /// The process's resident memory now (`VmRSS` of /proc/PID/status), in KiB; 0 once it is gone.
+    var residentKiB: Int {
+        let status = (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8)) ?? ""
+        let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
+        return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
+    }
     var errors: String { lock.withLock { String(decoding: stderrData, as: UTF8.self) } }
 
     /// Waits until standard error contains `text` (or the time runs out); returns whether it did.

@@ -170,11 +170,7 @@ struct ViewTests {
     func stalledBrowsers() throws {
         let (run, port, token) = try Self.runWithView(["--speed", "4"])
         defer { _ = run.terminate() }
-        func rssKiB() -> Int {
-            let status = (try? String(contentsOfFile: "/proc/\(run.process.processIdentifier)/status", encoding: .utf8)) ?? ""
-            let l = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
-            return Int(l.split(separator: " ").dropFirst().first ?? "") ?? 0
-        }
+        func rssKiB() -> Int { run.residentKiB }
         Thread.sleep(forTimeInterval: 1)
         let before = rssKiB()
         var sockets: [Int32] = []
@@ -509,11 +505,7 @@ struct ViewFloodTests {
     func pingBacklog(mode: PageAttacker.Mode) throws {
         let (run, port, token) = try ViewTests.runWithView([])
         defer { _ = run.terminate() }
-        func rssKiB() -> Int {
-            let status = (try? String(contentsOfFile: "/proc/\(run.process.processIdentifier)/status", encoding: .utf8)) ?? ""
-            let l = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
-            return Int(l.split(separator: " ").dropFirst().first ?? "") ?? 0
-        }
+        func rssKiB() -> Int { run.residentKiB }
         Thread.sleep(forTimeInterval: 1)
         let before = rssKiB()
         let printedBefore = run.output.split(separator: "\n").count, started = Date()
