@@ -170,6 +170,8 @@ public final class ViewServer {
         var opened: UInt64 = 0
         /// The address and port it arrived at, for a view on every address (its Host is then this).
         var arrivedAt: String?
+        /// How much of `inbound` was looked through for the end of the head.
+        var scanned = 0
         /// Frames the page may still send.
         var frames: TokenBucket
 
@@ -183,29 +185,43 @@ public final class ViewServer {
     }
 
     func acceptAll() throws {
+        let firstThisTurn = nextOpened
         for _ in 0..<Self.acceptBudget {
             guard let (stream, _) = try listener.accept() else { return }
+            let now = MonotonicClock.nanoseconds()
             if connections.count >= Self.maximumConnections {
-                // Full: the oldest connection still sending its head makes room (connections that
-                // send nothing cannot keep the page from loading), else the oldest page (pages held
-                // open by another program cannot keep a browser out: its page reconnects by itself).
-                let candidates = connections.filter { !$0.value.closesWhenSent }
-                let oldest = candidates.filter { !$0.value.isPage }.min { $0.value.opened < $1.value.opened }
+                // Full: a connection accepted before this turn makes room (one accepted now has had
+                // no chance to send its head: a flood of connections cannot push out a browser's
+                // fresh request): first one that is closing, then the oldest still sending its head
+                // (connections that send nothing cannot keep the page from loading), else the oldest
+                // page (pages held open by another program cannot keep a browser out: its page
+                // reconnects by itself). With none, the newcomer is closed.
+                let candidates = connections.filter { $0.value.opened < firstThisTurn }
+                let oldest = candidates.filter { $0.value.closesWhenSent }.min { $0.value.opened < $1.value.opened }
+                    ?? candidates.filter { !$0.value.isPage }.min { $0.value.opened < $1.value.opened }
                     ?? candidates.min { $0.value.opened < $1.value.opened }
                 refuse(.tooManyConnections)
-                guard let (fd, _) = oldest else { continue }  // every slot is a response on its way: closed as `stream` goes
+                guard let (fd, _) = oldest else { continue }  // closed as `stream` goes
                 close(fd)
             }
             let fd = stream.descriptor.rawValue
             stream.setSendBufferSize(64 * 1024)
-            let now = MonotonicClock.nanoseconds()
             let c = Connection(stream: stream, deadline: now + Self.headTimeoutNanoseconds, now: now)
-            if policy.isWildcard { c.arrivedAt = stream.localAddress()?.description }
+            if policy.isWildcard { c.arrivedAt = stream.localAddress().map(Self.hostText) }
             c.opened = nextOpened
             nextOpened += 1
             connections[fd] = c
             c.registration = loop?.watch(stream.descriptor) { [unowned self] in try readable(fd) }
+            try readable(fd)  // its head is often there already
         }
+    }
+
+    /// `address` as a browser writes it in Host: an IPv4 address that arrived on a dual-stack
+    /// socket (`[::ffff:10.9.0.2]:P`) as `10.9.0.2:P`.
+    static func hostText(_ address: SocketAddress) -> String {
+        let text = address.description
+        guard text.hasPrefix("[::ffff:"), let close = text.firstIndex(of: "]"), text[..<close].contains(".") else { return text }
+        return String(text[text.index(text.startIndex, offsetBy: 8)..<close]) + String(text[text.index(after: close)...])
     }
 
     func close(_ fd: Int32) {
@@ -216,13 +232,15 @@ public final class ViewServer {
 
     func refuse(_ reason: ViewAccessPolicy.Refusal) { refusals[reason, default: 0] += 1 }
 
-    /// Reads at most ``readBudget`` bytes (the loop calls again while more waits: level-triggered),
-    /// then takes what is whole: a head, or the frames, parsed in place.
+    /// Reads at most ``readBudget`` bytes in at most ``readsPerWakeUp`` reads (the loop calls again
+    /// while more waits: level-triggered; a trickle of tiny segments costs a few reads, not one per
+    /// byte), then takes what is whole: a head, or the frames, parsed in place. A read error of any
+    /// kind closes the connection, never the process.
     func readable(_ fd: Int32) throws {
         guard let c = connections[fd] else { return }
         var budget = Self.readBudget
-        while budget > 0 {
-            let outcome = try chunk.withUnsafeMutableBytes { try c.stream.read(into: UnsafeMutableRawBufferPointer(rebasing: $0.prefix(budget))) }
+        for _ in 0..<Self.readsPerWakeUp where budget > 0 {
+            let outcome = chunk.withUnsafeMutableBytes { (try? c.stream.read(into: UnsafeMutableRawBufferPointer(rebasing: $0.prefix(budget)))) ?? .closed }
             switch outcome {
             case .wouldBlock: budget = 0
             case .closed: return close(fd)
@@ -236,7 +254,17 @@ public final class ViewServer {
         }
     }
 
+    /// Reads per connection per wake-up.
+    static let readsPerWakeUp = 4
+
     func readHead(_ c: Connection, _ fd: Int32) throws {
+        // The head is parsed once its end (CRLF CRLF) is in, looked for in the new bytes only.
+        let from = max(0, c.scanned - 3)
+        let ended = c.inbound.count >= 4 && c.inbound.withUnsafeBufferPointer { b in
+            (from..<(b.count - 3)).contains { b[$0] == 13 && b[$0 + 1] == 10 && b[$0 + 2] == 13 && b[$0 + 3] == 10 }
+        }
+        c.scanned = c.inbound.count
+        guard ended || c.inbound.count > HTTPRequestHead.maximumBytes else { return }
         switch HTTPRequestHead.parse(c.inbound) {
         case .incomplete: return
         case .invalid:
@@ -289,7 +317,7 @@ public final class ViewServer {
 
     static let pageFields: [(String, String)] = [
         ("Content-Type", "text/html; charset=utf-8"),
-        ("Content-Security-Policy", "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; img-src 'self' data:"),
+        ("Content-Security-Policy", "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; img-src 'self' data:; frame-ancestors 'none'"),
         ("Cache-Control", "no-store"),
         ("X-Content-Type-Options", "nosniff"),
         ("Referrer-Policy", "no-referrer"),
@@ -301,10 +329,14 @@ public final class ViewServer {
             ? .text(421, "Misdirected Request", "refused: \(reason.rawValue)\n") : .text(403, "Forbidden", "refused: \(reason.rawValue)\n"))
     }
 
+    /// How long a closing connection may take to read what is left for it.
+    static let closingNanoseconds: UInt64 = 1_000_000_000
+
     func respond(_ c: Connection, _ fd: Int32, _ response: HTTPResponse) {
         c.closesWhenSent = true
         c.inbound = []
         c.consumed = 0
+        c.deadline = MonotonicClock.nanoseconds() + Self.closingNanoseconds
         write(c, fd, response.encoded)
     }
 
@@ -314,6 +346,7 @@ public final class ViewServer {
         c.inbound = []
         c.consumed = 0
         c.pong = nil
+        c.deadline = MonotonicClock.nanoseconds() + Self.closingNanoseconds
         write(c, fd, WebSocketFrame.close(code))
     }
 
@@ -358,7 +391,7 @@ public final class ViewServer {
         if !c.pending {
             c.outbound = bytes
             c.sent = 0
-            c.deadline = MonotonicClock.nanoseconds() + (c.isPage ? Self.stallNanoseconds : Self.headTimeoutNanoseconds)
+            if !c.closesWhenSent { c.deadline = MonotonicClock.nanoseconds() + (c.isPage ? Self.stallNanoseconds : Self.headTimeoutNanoseconds) }
         } else if force {
             guard c.outbound.count - c.sent + bytes.count <= Self.maximumOutbound else {
                 refuse(.unread)
@@ -380,7 +413,8 @@ public final class ViewServer {
                 guard let written = n ?? nil else { return close(fd) }
                 if written == 0 { return }
                 c.sent += written
-                c.deadline = MonotonicClock.nanoseconds() + (c.isPage ? Self.stallNanoseconds : Self.headTimeoutNanoseconds)
+                // Progress moves a page's stall deadline; a closing connection keeps its own (1 s).
+                if !c.closesWhenSent { c.deadline = MonotonicClock.nanoseconds() + (c.isPage ? Self.stallNanoseconds : Self.headTimeoutNanoseconds) }
             }
             c.outbound = []
             c.sent = 0
