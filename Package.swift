@@ -35,12 +35,18 @@ let package = Package(
             name: "CAvahi", pkgConfig: "avahi-client", providers: [.apt(["libavahi-client-dev"])]),
         // Kernel and libc headers that Glibc's module leaves out (signalfd, ppoll with _GNU_SOURCE).
         .systemLibrary(name: "CLinux"),
+        // TLS for the phone page (browsers give motion sensors to secure pages only) and its certificate.
+        .systemLibrary(
+            name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+        // The phone page's URL as a QR code in the terminal.
+        .systemLibrary(
+            name: "CQRencode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
 
         // Layer 2: the only code that imports C libraries or makes syscalls.
         .target(
             name: "Mouse3DLinux",
             dependencies: [
-                "Mouse3DCore", "CEvdev", "CUdev", "CLinux", "CSodium", "CAvahi",
+                "Mouse3DCore", "CEvdev", "CUdev", "CLinux", "CSodium", "CAvahi", "COpenSSL", "CQRencode",
                 .product(name: "SystemPackage", package: "swift-system"),
             ]),
 
@@ -55,6 +61,9 @@ let package = Package(
 
         // Layer 3: the live view in the browser (HTTP/1.1 and WebSocket on the event loop).
         .target(name: "Mouse3DView", dependencies: ["Mouse3DCore", "Mouse3DLinux"]),
+
+        // Layer 3: a phone's browser as the motion source (HTTPS page and WebSocket on the event loop).
+        .target(name: "Mouse3DPhone", dependencies: ["Mouse3DCore", "Mouse3DLinux"]),
 
         // Benchmarks that run real processes and sockets (`mouse3d bench stream|output|floor-peer`).
         .target(name: "Mouse3DBench", dependencies: ["Mouse3DCore", "Mouse3DLinux", "Mouse3DNetwork"]),
@@ -76,7 +85,7 @@ let package = Package(
         .executableTarget(
             name: "mouse3d",
             dependencies: [
-                "Mouse3DCore", "Mouse3DLinux", "Mouse3DNetwork", "Mouse3DConfig", "Mouse3DBench", "Mouse3DView", "Mouse3DDoctor",
+                "Mouse3DCore", "Mouse3DLinux", "Mouse3DNetwork", "Mouse3DConfig", "Mouse3DBench", "Mouse3DView", "Mouse3DDoctor", "Mouse3DPhone",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             // Release: linked by the toolchain's lld with packed relative relocations (DT_RELR, glibc

@@ -11,7 +11,7 @@ failures=0
 fail() { echo "architecture: $1"; failures=$((failures + 1)); }
 
 cli=Sources/mouse3d
-hits=$(grep -rnE '^\s*(@preconcurrency )?import (CLinux|Glibc|CEvdev|CUdev|CAvahi|CSodium|SystemPackage|Foundation)\b' "$cli")
+hits=$(grep -rnE '^\s*(@preconcurrency )?import (CLinux|Glibc|CEvdev|CUdev|CAvahi|CSodium|COpenSSL|CQRencode|SystemPackage|Foundation)\b' "$cli")
 [ -n "$hits" ] && fail "the executable imports C, Glibc or Foundation:"$'\n'"$hits"
 hits=$(grep -rnE '\b(poll|ppoll|epoll_wait|select)\(|PollSet|EventLoop\.waitUntilReadable' "$cli")
 [ -n "$hits" ] && fail "the executable waits on descriptors itself:"$'\n'"$hits"
@@ -29,13 +29,14 @@ layer() {  # layer MODULE ALLOWED-IMPORT-REGEX
     [ -n "$bad" ] && fail "Sources/$1 imports what its layer may not: $(echo $bad)"
 }
 layer Mouse3DCore 'RealModule'
-layer Mouse3DLinux 'Mouse3DCore|CLinux|Glibc|CEvdev|CUdev|CSodium|CAvahi|SystemPackage|Synchronization'
+layer Mouse3DLinux 'Mouse3DCore|CLinux|Glibc|CEvdev|CUdev|CSodium|CAvahi|COpenSSL|CQRencode|SystemPackage|Synchronization'
 layer Mouse3DNetwork 'Mouse3DCore|Mouse3DLinux|Histogram|SystemPackage'
 layer Mouse3DConfig 'Mouse3DCore|Mouse3DLinux|TOMLKit|Foundation'
 layer Mouse3DView 'Mouse3DCore|Mouse3DLinux'
+layer Mouse3DPhone 'Mouse3DCore|Mouse3DLinux'
 layer Mouse3DBench 'Mouse3DCore|Mouse3DLinux|Mouse3DNetwork'
 layer Mouse3DDoctor 'Mouse3DCore|Mouse3DLinux|Mouse3DNetwork|Mouse3DConfig|SystemPackage'
-layer mouse3d 'ArgumentParser|Mouse3DCore|Mouse3DLinux|Mouse3DNetwork|Mouse3DConfig|Mouse3DBench|Mouse3DView|Mouse3DDoctor'
+layer mouse3d 'ArgumentParser|Mouse3DCore|Mouse3DLinux|Mouse3DNetwork|Mouse3DConfig|Mouse3DBench|Mouse3DView|Mouse3DDoctor|Mouse3DPhone'
 
 if [ "$failures" -gt 0 ]; then
     echo "architecture: $failures rule(s) broken"

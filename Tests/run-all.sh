@@ -16,6 +16,9 @@ swift test --skip-build
 echo "== live view in headless Chromium (Tests/Browser/view_test.py)"
 /usr/bin/python3 Tests/Browser/view_test.py .build/debug/mouse3d Tests/Mouse3DCoreTests/Fixtures/sample-motion.csv
 
+echo "== a phone as the source in headless Chromium, its motion from virtual sensors (Tests/Browser/phone_test.py)"
+/usr/bin/python3 Tests/Browser/phone_test.py .build/debug/mouse3d "$(mktemp -d)/phone.png"
+
 echo "== fuzzing: every network decoder target for 15 s (Tests/Fuzz/run.sh 150 for the long run)"
 Tests/Fuzz/run.sh 15
 

@@ -5,7 +5,7 @@ set -eu
 # libavahi-client-dev to build; avahi-daemon and dbus-daemon for the discovery tests, which start
 # their own private system bus and a daemon restricted to the loopback interface. gnuplot-nox draws
 # `bench accuracy|gyro-mouse --plot` (tested on the host).
-packages="libevdev-dev libudev-dev libsodium-dev libavahi-client-dev avahi-daemon dbus-daemon pkg-config gnuplot-nox"
+packages="libevdev-dev libudev-dev libsodium-dev libavahi-client-dev libssl-dev libqrencode-dev avahi-daemon dbus-daemon pkg-config gnuplot-nox"
 # The whole suite (--vm) also boots a kernel under QEMU, drives the live view in headless Chromium and
 # installs the Debian package into an empty root.
 # man-db and binutils for the package test (man -l, objdump for the package's Depends); debootstrap

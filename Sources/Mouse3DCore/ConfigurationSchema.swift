@@ -151,7 +151,8 @@ public enum ConfigurationSchema {
         case "send.source":
             let kinds = ["evdev:", "iio:", "replay:"]
             if text == "auto" || kinds.contains(where: { text.hasPrefix($0) && text.count > $0.count }) { return nil }
-            return "'\(text)' is not a source: auto, evdev:/dev/input/eventN, iio:NAME or replay:LOG.csv"
+            if text == "phone" || (text.hasPrefix("phone:") && ViewAccessPolicy.parse(String(text.dropFirst(6))) != nil) { return nil }
+            return "'\(text)' is not a source: auto, evdev:/dev/input/eventN, iio:NAME, replay:LOG.csv or phone[:[ADDR:]PORT]"
         case "receive.listen":
             return isHost(text) ? nil : "'\(text)' is not an address or host name (e.g. 0.0.0.0, ::, 192.168.1.5)"
         case "send.to":

@@ -51,6 +51,12 @@ struct ButtonSettings: Equatable {
     var map: GamepadButtonMap
     var clutchMode: MotionGestures.ClutchMode
 
+    /// Settings of a source with buttons of its own (the phone page's).
+    init(map: GamepadButtonMap, clutchMode: MotionGestures.ClutchMode) {
+        self.map = map
+        self.clutchMode = clutchMode
+    }
+
     /// Reads and checks the [send] button settings; a name that is not a button is an error naming
     /// where it was set.
     init(_ c: Configuration) throws {

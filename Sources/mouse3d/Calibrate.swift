@@ -65,6 +65,9 @@ extension Mouse3D {
                 let follower = try LiveSourceOptions.follow(request, configuration: &configuration, watchingButtons: { _ in [] }, diagnostics: diagnostics)
                 sampleSource = follower
                 device = follower.identity.calibrationKey
+            case .phone(let address, let port):
+                sampleSource = try MotionSourceOptions.openPhone(address: address, port: port, remember: false, diagnostics: diagnostics)
+                device = "phone"
             }
             let progress = Progress(seconds: seconds)
             diagnostics.say("calibrating \(sampleSource.summary) (\(device)): put it down on a steady surface and leave it still for \(fixed(seconds, 0)) s")

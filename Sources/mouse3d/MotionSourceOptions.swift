@@ -1,6 +1,7 @@
 import ArgumentParser
 import Mouse3DCore
 import Mouse3DLinux
+import Mouse3DPhone
 
 /// The source half of a pipeline, shared by `send` and `run`: which motion source, how a log is
 /// replayed, the pace of the outputs. Each flag overrides the configuration. The controller's
@@ -8,8 +9,11 @@ import Mouse3DLinux
 /// command (not nested in this one: swift-argument-parser's debug builds check nested groups over
 /// and over, which made `run` take 0.27 s of CPU to start, half a minute under emulation).
 struct MotionSourceOptions: ParsableArguments {
-    @Option(help: "Motion source: auto (the best sensor found), evdev:/dev/input/eventN, iio:NAME, or replay:LOG.csv (default: send.source, auto).")
+    @Option(help: "Motion source: auto (the best sensor found), evdev:/dev/input/eventN, iio:NAME, replay:LOG.csv, or phone[:[ADDR:]PORT] (a phone's browser: scan the QR code shown; port 24933) (default: send.source, auto).")
     var source: SourceSpecifier?
+
+    @Flag(help: "With --source phone: remember this phone (its URL keeps its token across runs, so a bookmark works; 'mouse3d pair --revoke phone' forgets it).")
+    var phoneRemember = false
 
     @Flag(help: "Replay the log over and over until interrupted.")
     var loop = false
@@ -28,6 +32,9 @@ struct MotionSourceOptions: ParsableArguments {
 
     /// Checks the source against the button flags given beside it.
     func validate(buttons: ButtonOptions) throws {
+        if case .phone? = source, buttons.given {
+            throw ValidationError("--clutch, --recenter, --primary, --secondary and --recalibrate read a controller's buttons; the phone page has its own (left click, right click, recenter, hold to move).")
+        }
         if case .replay? = source, buttons.given {
             throw ValidationError("--clutch, --recenter, --primary, --secondary and --recalibrate read a live controller's buttons; a replayed log has none (SIGUSR1 still recenters).")
         }
@@ -47,7 +54,7 @@ struct MotionSourceOptions: ParsableArguments {
     static func chosenSource(_ configuration: Configuration) throws -> SourceSpecifier {
         let text = configuration.text("send.source") ?? "auto"
         guard let source = SourceSpecifier(argument: text) else {
-            throw CommandFailure("\(configuration.invalid("send.source", "'\(text)' is not auto, evdev:PATH, iio:NAME or replay:LOG.csv"))")
+            throw CommandFailure("\(configuration.invalid("send.source", "'\(text)' is not auto, evdev:PATH, iio:NAME, replay:LOG.csv or phone[:[ADDR:]PORT]"))")
         }
         _ = try ButtonSettings(configuration)
         return source
@@ -77,6 +84,14 @@ struct MotionSourceOptions: ParsableArguments {
             return Opened(
                 source: MotionLogPlayback(samples: log.samples, path: path, loops: loop, speed: speedFactor), buttons: nil,
                 summary: source.description, isReplay: true, calibrationKey: GyroCalibration.logKey(path: path))
+        case .phone(let address, let port):
+            let phone = try Self.openPhone(address: address, port: port, remember: phoneRemember, diagnostics: diagnostics)
+            let map = GamepadButtonMap(
+                clutch: PhoneSource.holdToMoveCode, recenter: PhoneSource.recenterCode, primary: PhoneSource.leftCode,
+                secondary: PhoneSource.rightCode)
+            return Opened(
+                source: phone, buttons: ButtonSettings(map: map, clutchMode: .hold), summary: phone.summary, isReplay: false,
+                calibrationKey: "phone")
         case .live(let request):
             var buttonSettings: ButtonSettings?
             let follower = try LiveSourceOptions.follow(
@@ -90,6 +105,21 @@ struct MotionSourceOptions: ParsableArguments {
                 source: follower, buttons: buttonSettings,
                 summary: follower.summary + (follower.buttonDeviceName.map { ", buttons from '\($0)'" } ?? ""), isReplay: false,
                 calibrationKey: follower.identity.calibrationKey)
+        }
+    }
+
+    /// The phone page's server on `address`:`port` (its certificate made or loaded, its token fresh
+    /// or the remembered phone's), the URL, QR code and fingerprint said.
+    static func openPhone(address: String, port: UInt16, remember: Bool, diagnostics: Diagnostics) throws -> PhoneSource {
+        do {
+            let (certificate, created) = try PhoneSetup.certificate()
+            let token = try PhoneSetup.token(remember: remember, configurationDirectory: FileSystem.userConfigurationDirectory)
+            let phone = try PhoneSource(address: address, port: port, token: token, certificate: certificate)
+            phone.report = { diagnostics.say("phone: \($0)") }
+            PhoneSetup.announce(phone, certificateCreated: created, diagnostics: diagnostics)
+            return phone
+        } catch {
+            throw CommandFailure("--source phone: \(error)")
         }
     }
 

@@ -30,14 +30,19 @@ extension Mouse3D {
         }
 
         func run() throws {
-            guard case .live(let request) = source else { return }
             let events = try EventLoop(signals: .stop)
             let diagnostics = Diagnostics(quiet: false)
             var flags = ConfigurationLayer()
             try EffectiveConfiguration.flags { try live.addFlags(to: &flags) }
             var configuration = try EffectiveConfiguration.load(flags: flags)
-            let follower = try LiveSourceOptions.follow(
-                request, configuration: &configuration, watchingButtons: { _ in [] }, diagnostics: diagnostics)
+            let follower: MotionSampleSource
+            switch source {
+            case .live(let request):
+                follower = try LiveSourceOptions.follow(request, configuration: &configuration, watchingButtons: { _ in [] }, diagnostics: diagnostics)
+            case .phone(let address, let port):
+                follower = try MotionSourceOptions.openPhone(address: address, port: port, remember: false, diagnostics: diagnostics)
+            case .replay: return  // refused in validate()
+            }
             let writer: MotionLogRecorder
             do {
                 writer = try MotionLogRecorder(path: output)

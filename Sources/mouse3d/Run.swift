@@ -98,6 +98,7 @@ extension Mouse3D {
             dsuServer?.attach(to: events)
             let ending = try events.run()
             if case .signal = ending { diagnostics.say("stopping on \(ending.name)") }
+            for line in opened.source.closingSummary { diagnostics.say(line) }
             if let line = viewServer?.summary { diagnostics.say(line) }
             if let dsuServer { diagnostics.say(dsuServer.summary) }
             if let opentrackOutput { diagnostics.say(opentrackOutput.summary) }

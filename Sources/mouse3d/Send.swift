@@ -149,6 +149,7 @@ extension Mouse3D {
             pipeline.start(on: events)
             let ending = try events.run()
             if case .signal = ending { diagnostics.say("stopping on \(ending.name)") }
+            for line in opened.source.closingSummary { diagnostics.say(line) }
             if let dsuServer { diagnostics.say(dsuServer.summary) }
             for (i, peer) in streamer.peers.enumerated() {
                 if targets.indices.contains(i), targets[i].address == nil, peer.sent == 0 {

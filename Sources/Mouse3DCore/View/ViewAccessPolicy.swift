@@ -14,6 +14,8 @@ public struct ViewAccessPolicy: Sendable, Equatable {
     public let isWildcard: Bool
     /// The secret every request must carry.
     public let token: String
+    /// The scheme of the server's own pages: `http` (the view) or `https` (the phone page).
+    public let scheme: String
 
     /// A refusal, counted by reason.
     public enum Refusal: String, Sendable, CaseIterable {
@@ -42,7 +44,8 @@ public struct ViewAccessPolicy: Sendable, Equatable {
 
     /// The policy for a view listening on `address` (numeric, as given) and `port`, with `token`.
     /// `hostName` (this machine's name) is accepted as a Host for a view on every address.
-    public init(address: String, port: UInt16, token: String, hostName: String? = nil) {
+    public init(address: String, port: UInt16, token: String, hostName: String? = nil, scheme: String = "http") {
+        self.scheme = scheme
         var hosts: Set<String> = []
         let bracketed = address.contains(":") ? "[\(address)]" : address
         hosts.insert("\(bracketed):\(port)")
@@ -64,7 +67,7 @@ public struct ViewAccessPolicy: Sendable, Equatable {
 
     /// Whether `host` is one the view serves; `arrivedAt` is the address and port the connection
     /// came in on (`1.2.3.4:P`, `[fe80::1]:P`), which a view on every address serves as well.
-    func serves(host: String?, arrivedAt: String?) -> Bool {
+    public func serves(host: String?, arrivedAt: String?) -> Bool {
         guard let host = host?.lowercased() else { return false }
         return hosts.contains(host) || (isWildcard && arrivedAt.map { $0.lowercased() == host } == true)
     }
@@ -78,11 +81,11 @@ public struct ViewAccessPolicy: Sendable, Equatable {
         return nil
     }
 
-    /// Whether `origin` is the view's own page.
-    func isOwn(origin: String, arrivedAt: String?) -> Bool {
-        let o = origin.lowercased()
-        guard o.hasPrefix("http://") else { return false }
-        return serves(host: String(o.dropFirst(7)), arrivedAt: arrivedAt)
+    /// Whether `origin` is the server's own page.
+    public func isOwn(origin: String, arrivedAt: String?) -> Bool {
+        let o = origin.lowercased(), prefix = scheme + "://"
+        guard o.hasPrefix(prefix) else { return false }
+        return serves(host: String(o.dropFirst(prefix.count)), arrivedAt: arrivedAt)
     }
 
     /// Checks a recenter request (a `POST`): the `Host` must be the view's, the `Origin` must be

@@ -9,6 +9,12 @@ public protocol MotionSampleSource: AnyObject {
     var summary: String { get }
     /// Registers with `loop` and from then on hands what arrives to `sink`.
     func start(on loop: EventLoop, sink: MotionSampleSink)
+    /// Lines to say when the run ends (what a source serving a network refused, say).
+    var closingSummary: [String] { get }
+}
+
+extension MotionSampleSource {
+    public var closingSummary: [String] { [] }
 }
 
 /// What a ``MotionSampleSource`` delivers to.

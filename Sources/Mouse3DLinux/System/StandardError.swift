@@ -9,6 +9,9 @@ public enum StandardError {
         var bytes = Array(text.utf8)
         _ = try? bytes.withUnsafeMutableBytes { try FileDescriptor.standardError.writeAll(UnsafeRawBufferPointer($0)) }
     }
+
+    /// Whether standard error is a terminal (`isatty(3)`).
+    public static var isTerminal: Bool { isatty(2) == 1 }
 }
 
 /// Standard output through C's stdio buffer (what Swift's `print` writes to).

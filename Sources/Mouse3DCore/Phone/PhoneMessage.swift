@@ -1,0 +1,157 @@
+/// What the phone page sends over its WebSocket after the token: binary frames, little-endian, each
+/// one message. The page batches its `devicemotion` events (every 20–50 ms), so a message carries
+/// at most ``maximumReadings`` readings, each with the event's own time.
+///
+/// | kind (1 byte) | layout |
+/// |---|---|
+/// | 1 readings | count (u16), then per reading: time (f64, ms, the event's `timeStamp`), `rotationRate` alpha, beta, gamma (3 × f32, °/s as the event gives them), `accelerationIncludingGravity` x, y, z (3 × f32, m/s²) |
+/// | 2 buttons | state (u8): bit 0 left click, 1 right click, 2 recenter, 3 hold to move |
+/// | 3 platform | which convention the browser follows (u8): 0 the specification's, 1 WebKit on iOS and iPadOS |
+///
+/// Anything else (another kind, a wrong length, more readings than allowed, a value that is not
+/// finite or beyond any sensor) is refused whole: the decoder never guesses.
+public enum PhoneMessage: Sendable, Equatable {
+    /// Readings in the order the events fired.
+    case readings([PhoneReading])
+    /// The page's buttons as they are now.
+    case buttons(PhoneButtons)
+    /// The browser's conventions, said once after the token.
+    case platform(PhonePlatform)
+
+    /// The most readings in one message (two seconds at the browsers' 60 Hz; the whole message stays
+    /// within a WebSocket frame the server takes, 4 KiB).
+    public static let maximumReadings = 120
+    /// Bytes of one reading.
+    public static let readingBytes = 32
+    /// The largest message, in bytes.
+    public static let maximumBytes = 3 + maximumReadings * readingBytes
+
+    /// Why a message was refused.
+    public enum Problem: String, Error, Sendable, Equatable, CaseIterable {
+        case empty = "empty", unknownKind = "unknown-kind", badLength = "bad-length", tooManyReadings = "too-many-readings"
+        case notFinite = "not-finite", outOfRange = "out-of-range"
+    }
+
+    /// Rates beyond this (°/s) or forces beyond this (m/s²) are no phone's: refused.
+    static let largestRate: Float = 20_000, largestForce: Float = 2_000
+
+    /// Decodes one message.
+    public static func decode(_ bytes: UnsafeRawBufferPointer) -> Result<PhoneMessage, Problem> {
+        guard let kind = bytes.first else { return .failure(.empty) }
+        switch kind {
+        case 1:
+            guard bytes.count >= 3 else { return .failure(.badLength) }
+            let count = Int(bytes[1]) | Int(bytes[2]) << 8
+            guard count <= maximumReadings else { return .failure(.tooManyReadings) }
+            guard bytes.count == 3 + count * readingBytes else { return .failure(.badLength) }
+            var readings: [PhoneReading] = []
+            readings.reserveCapacity(count)
+            for i in 0..<count {
+                let o = 3 + i * readingBytes
+                let time = Double(bitPattern: bytes.loadLittleEndianUInt64(at: o))
+                var f = [Float](repeating: 0, count: 6)
+                for k in 0..<6 { f[k] = Float(bitPattern: bytes.loadLittleEndianUInt32(at: o + 8 + 4 * k)) }
+                guard time.isFinite, f.allSatisfy(\.isFinite) else { return .failure(.notFinite) }
+                guard time >= 0, f[0..<3].allSatisfy({ abs($0) <= largestRate }), f[3..<6].allSatisfy({ abs($0) <= largestForce }) else {
+                    return .failure(.outOfRange)
+                }
+                readings.append(PhoneReading(
+                    milliseconds: time, rotationRate: SIMD3(Double(f[0]), Double(f[1]), Double(f[2])),
+                    accelerationIncludingGravity: SIMD3(Double(f[3]), Double(f[4]), Double(f[5]))))
+            }
+            return .success(.readings(readings))
+        case 2:
+            guard bytes.count == 2 else { return .failure(.badLength) }
+            return .success(.buttons(PhoneButtons(rawValue: bytes[1] & 0x0F)))
+        case 3:
+            guard bytes.count == 2, let platform = PhonePlatform(rawValue: bytes[1]) else { return .failure(.badLength) }
+            return .success(.platform(platform))
+        default:
+            return .failure(.unknownKind)
+        }
+    }
+
+    /// The message's bytes (for tests and tools; the page writes the same in JavaScript).
+    public var encoded: [UInt8] {
+        switch self {
+        case .readings(let readings):
+            var out: [UInt8] = [1, UInt8(readings.count & 0xFF), UInt8(readings.count >> 8)]
+            for r in readings {
+                out.appendLittleEndian(r.milliseconds.bitPattern)
+                for v in [r.rotationRate.x, r.rotationRate.y, r.rotationRate.z, r.accelerationIncludingGravity.x,
+                          r.accelerationIncludingGravity.y, r.accelerationIncludingGravity.z] {
+                    out.appendLittleEndian(Float(v).bitPattern)
+                }
+            }
+            return out
+        case .buttons(let b): return [2, b.rawValue]
+        case .platform(let p): return [3, p.rawValue]
+        }
+    }
+}
+
+/// One `devicemotion` event as the page read it.
+public struct PhoneReading: Sendable, Equatable {
+    /// The event's `timeStamp`: milliseconds on the page's clock.
+    public var milliseconds: Double
+    /// `rotationRate` (alpha, beta, gamma), in °/s.
+    public var rotationRate: SIMD3<Double>
+    /// `accelerationIncludingGravity` (x, y, z), in m/s².
+    public var accelerationIncludingGravity: SIMD3<Double>
+
+    /// A reading.
+    public init(milliseconds: Double, rotationRate: SIMD3<Double>, accelerationIncludingGravity: SIMD3<Double>) {
+        self.milliseconds = milliseconds
+        self.rotationRate = rotationRate
+        self.accelerationIncludingGravity = accelerationIncludingGravity
+    }
+}
+
+/// The page's touch areas.
+public struct PhoneButtons: OptionSet, Sendable, Equatable {
+    public let rawValue: UInt8
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+    public static let left = PhoneButtons(rawValue: 1), right = PhoneButtons(rawValue: 2)
+    public static let recenter = PhoneButtons(rawValue: 4), holdToMove = PhoneButtons(rawValue: 8)
+}
+
+/// Whose conventions a browser's `devicemotion` follows. Every current engine gives `rotationRate`
+/// in °/s about the device's x, y, z as alpha, beta, gamma (Chromium: `RadToDeg(gyro.x)`..., WebKit:
+/// `rad2deg(rotationRate.x)`..., Gecko alike), in the device's own frame whatever the screen's
+/// orientation. They differ in `accelerationIncludingGravity`: the specification, Chromium and
+/// Gecko give what an accelerometer feels (+9.81 m/s² on z for a phone lying screen up: mouse3d's
+/// specific force); WebKit on iOS gives CoreMotion's `userAcceleration + gravity` scaled by g,
+/// the opposite sign (−9.81 on z lying screen up). The page tells which (WebKit on iOS and iPadOS:
+/// its user agent names an iPhone, iPad or iPod, or is a Mac's with a touch screen).
+public enum PhonePlatform: UInt8, Sendable, Equatable {
+    /// The specification's signs (Android's Chrome and Firefox, desktop Chromium).
+    case standard = 0
+    /// WebKit on iOS and iPadOS: `accelerationIncludingGravity` negated.
+    case webKit = 1
+}
+
+/// Turns a phone's readings into mouse3d's samples: rad/s about the device's axes, specific force
+/// in m/s² (+9.81 up at rest), on this machine's monotonic clock (``PhoneClock``). Every reading
+/// becomes a sample.
+public struct PhoneSampleMapper: Sendable {
+    /// The browser's conventions (standard until the page says otherwise).
+    public var platform: PhonePlatform = .standard
+    /// The clock mapping.
+    public private(set) var clock = PhoneClock()
+
+    public init() {}
+
+    /// The samples of one message's `readings`, which arrived at `arrival` (monotonic ns).
+    public mutating func samples(_ readings: [PhoneReading], arrival: Int64) -> [MotionSample] {
+        let times = clock.map(readings.map(\.milliseconds), arrival: arrival)
+        let sign = platform == .webKit ? -1.0 : 1.0
+        var out: [MotionSample] = []
+        out.reserveCapacity(readings.count)
+        for (r, t) in zip(readings, times) {
+            out.append(MotionSample(
+                timestampNanoseconds: t, angularVelocityRadiansPerSecond: r.rotationRate * (Double.pi / 180),
+                specificForceMetersPerSecondSquared: r.accelerationIncludingGravity * sign))
+        }
+        return out
+    }
+}

@@ -1,0 +1,70 @@
+import Mouse3DCore
+import Mouse3DLinux
+
+/// What `--source phone` needs before it serves: the certificate (made on first use, kept), the
+/// token (fresh each run, or the remembered phone's), and the lines that tell the user where to go.
+public enum PhoneSetup {
+    /// Where the certificate and its key are kept: `$XDG_DATA_HOME/mouse3d/phone` (else
+    /// `~/.local/share/mouse3d/phone`), the key mode 0600.
+    public static var directory: String {
+        if let xdg = FileSystem.environment("XDG_DATA_HOME"), xdg.hasPrefix("/") { return xdg + "/mouse3d/phone" }
+        return (FileSystem.environment("HOME") ?? "/") + "/.local/share/mouse3d/phone"
+    }
+
+    /// The remembered phone's token (`--phone-remember`), in the configuration folder beside the keys.
+    public static func rememberedTokenPath(in configurationDirectory: String) -> String { configurationDirectory + "/phone.token" }
+
+    /// The stored certificate, or a new one (also when the stored one has less than 30 days left).
+    public static func certificate(in directory: String = directory) throws -> (certificate: SelfSignedCertificate, created: Bool) {
+        let certPath = directory + "/certificate.pem", keyPath = directory + "/key.pem"
+        try SecretFile.checkFolder(directory)
+        if let key = try SecretFile.read(path: keyPath), FileSystem.fileExists(certPath) {
+            let stored = SelfSignedCertificate(certificatePEM: try FileContents.read(path: certPath), keyPEM: key)
+            if let left = try? stored.secondsLeft(), left > 30 * 86400, (try? TLSServerContext(certificate: stored)) != nil {
+                return (stored, false)
+            }
+        }
+        let host = FileSystem.hostName.lowercased()
+        let made = try SelfSignedCertificate.make(
+            commonName: "mouse3d on \(host)", names: ["\(host).local", host, "localhost"], addresses: ["127.0.0.1", "::1"])
+        try SecretFile.makeDirectory(directory)
+        try SecretFile.write(path: keyPath, bytes: made.keyPEM)
+        try SecretFile.write(path: certPath, bytes: made.certificatePEM)
+        return (made, true)
+    }
+
+    /// The token: with `remember`, the stored one (made and stored on first use); else a fresh one.
+    public static func token(remember: Bool, configurationDirectory: String) throws -> String {
+        guard remember else { return ViewAccessPolicy.makeToken() }
+        let path = rememberedTokenPath(in: configurationDirectory)
+        try SecretFile.checkFolder(configurationDirectory)
+        if let bytes = try SecretFile.read(path: path) {
+            let text = String(decoding: bytes, as: UTF8.self).split(whereSeparator: \.isWhitespace).first ?? ""
+            if ViewAccessPolicy.isWellFormedToken(text) { return String(text) }
+        }
+        let token = ViewAccessPolicy.makeToken()
+        try SecretFile.makeDirectory(configurationDirectory)
+        try SecretFile.write(path: path, bytes: Array((token + "\n").utf8))
+        return token
+    }
+
+    /// Forgets the remembered phone (`pair --revoke phone`): true if there was one.
+    public static func forgetRememberedPhone(configurationDirectory: String) throws -> Bool {
+        let path = rememberedTokenPath(in: configurationDirectory)
+        guard FileSystem.fileExists(path) else { return false }
+        try FileSystem.remove(path)
+        return true
+    }
+
+    /// Tells the user where to point the phone: the URL, its QR code (UTF-8 half blocks) and the
+    /// certificate's fingerprint to compare with the browser's warning, on standard error.
+    public static func announce(_ source: PhoneSource, certificateCreated: Bool, diagnostics: Diagnostics) {
+        guard !diagnostics.quiet else { return }
+        diagnostics.say("phone: open \(source.url) on the phone, or scan:")
+        if let code = QRCodeEncoder.encode(source.url) {
+            StandardError.write(QRText.lines(code, colours: StandardError.isTerminal).joined(separator: "\n") + "\n")
+        }
+        diagnostics.say("phone: the browser warns once that the certificate is self-signed\(certificateCreated ? " (made now)" : ""): "
+            + "its SHA-256 fingerprint is \(source.fingerprint); accept it if the browser shows the same")
+    }
+}

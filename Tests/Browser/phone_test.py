@@ -1,0 +1,256 @@
+#!/usr/bin/python3
+"""A phone's browser as mouse3d's motion source, played by headless Chromium (Debian's chromium and
+chromium-driver through Selenium) with the DevTools protocol's virtual sensors, which make the page
+receive real `devicemotion` events.
+
+usage: phone_test.py MOUSE3D [SCREENSHOT.png]
+
+Runs `MOUSE3D run --source phone:127.0.0.1:PORT --print --format jsonl` and checks:
+  - the start line carries https://HOST:PORT/#TOKEN (128-bit token) and the certificate's fingerprint;
+  - before any phone: a socket without the token, with a wrong token, from a foreign Origin, and a
+    plain-HTTP request get nothing through (no frame printed), each refusal counted by reason;
+  - the page (HTTPS, self-signed certificate accepted with --ignore-certificate-errors) opens with
+    the token, Start connects it, and readings arrive at >= 50 per second end to end;
+  - a scripted turn about the vertical (the phone lying screen up: 30 deg/s about z for 3 s, 100 Hz
+    readings) moves the printed yaw by 90 +- 2 deg; 10 s at rest after it drift less than 0.5 deg;
+  - the page's "left click" touch area presses and releases the primary button at the output;
+  - the page's controls are <button>s with the exact names, readable on a 375 px wide screen.
+Prints one line per check; exits 1 on the first failure. Skips (exit 0, with the reason) only when
+the browser or Selenium is not installed.
+"""
+import json
+import math
+import os
+import shutil
+import socket
+import ssl
+import subprocess
+import sys
+import tempfile
+import time
+
+
+def skip(why):
+    print(f"phone: SKIP: {why}")
+    sys.exit(0)
+
+
+def fail(why):
+    print(f"phone: FAIL: {why}")
+    sys.exit(1)
+
+
+try:
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+    from selenium.webdriver.common.by import By
+except ImportError as e:
+    skip(f"Selenium is not installed ({e}); Tests/setup-debian.sh --vm installs python3-selenium")
+for tool in ("chromium", "chromedriver"):
+    if not shutil.which(tool):
+        skip(f"{tool} is not installed; Tests/setup-debian.sh --vm installs chromium and chromium-driver")
+
+binary = sys.argv[1]
+shot = sys.argv[2] if len(sys.argv) > 2 else None
+with socket.socket() as s:
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+home = tempfile.mkdtemp(prefix="mouse3d-phone-")
+out_path = os.path.join(home, "print.jsonl")
+err_path = os.path.join(home, "stderr.txt")
+out = open(out_path, "w")
+err = open(err_path, "w")
+proc = subprocess.Popen([binary, "run", "--source", f"phone:127.0.0.1:{port}", "--print", "--format", "jsonl"],
+                        stdout=out, stderr=err, env={**os.environ, "HOME": home, "XDG_CONFIG_HOME": home + "/config",
+                                                     "XDG_DATA_HOME": home + "/data"})
+
+
+def errors():
+    with open(err_path) as fh:
+        return fh.read()
+
+
+def printed():
+    frames = []
+    with open(out_path) as fh:
+        for line in fh:
+            try:
+                frames.append(json.loads(line))
+            except ValueError:
+                pass
+    return frames
+
+
+end = time.time() + 20
+while time.time() < end and "running" not in errors():
+    if proc.poll() is not None:
+        fail(f"mouse3d exited: {errors()[-800:]}")
+    time.sleep(0.1)
+text = errors()
+url = next((w.rstrip(",;") for w in text.split() if w.startswith("https://") and "#" in w), None)
+if not url:
+    fail(f"no https://HOST:PORT/#TOKEN in the start lines: {text[-800:]}")
+token = url.split("#", 1)[1]
+if len(token) != 32 or "fingerprint is " not in text:
+    fail(f"the URL's token is not 128 bits, or no fingerprint was said: {text[-800:]}")
+fingerprint = text.split("fingerprint is ", 1)[1].split(";")[0]
+print(f"phone: URL {url.split('#')[0]}#<32 hex digits>, certificate fingerprint {fingerprint[:23]}...")
+
+# An attacker without the token, as a local program or another site's page would try.
+insecure = ssl.create_default_context()
+insecure.check_hostname = False
+insecure.verify_mode = ssl.CERT_NONE
+
+
+def websocket(origin, first):
+    """Upgrades over TLS with `origin`, sends `first` (opcode, payload) masked, then a readings message; returns the status line."""
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as raw, insecure.wrap_socket(raw) as c:
+        c.sendall((f"GET /stream HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nOrigin: {origin}\r\nConnection: Upgrade\r\n"
+                   "Upgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n").encode())
+        head = c.recv(4096).decode(errors="replace")
+        if head.startswith("HTTP/1.1 101"):
+            def frame(opcode, payload):
+                mask = b"\x11\x22\x33\x44"
+                return bytes([0x80 | opcode, 0x80 | len(payload)]) + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
+            readings = bytes([1, 1, 0]) + bytes(32)
+            try:
+                if first:
+                    c.sendall(frame(*first))
+                c.sendall(frame(2, readings))
+                time.sleep(0.3)
+                c.recv(4096)
+            except OSError:
+                pass
+        return head.split("\r\n")[0]
+
+
+own = f"https://127.0.0.1:{port}"
+for label, origin, first in (("no token", own, None), ("a wrong token", own, (1, b"0" * 32)),
+                             ("a foreign Origin", "https://attacker.example", (1, token.encode()))):
+    status = websocket(origin, first)
+    print(f"phone: {label}: {status}")
+with socket.create_connection(("127.0.0.1", port), timeout=5) as plain:
+    plain.sendall(f"GET / HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode())
+    try:
+        plain.recv(100)
+    except OSError:
+        pass
+time.sleep(0.5)
+if printed():
+    fail(f"a frame was printed before any phone sent the token: {printed()[:2]}")
+print("phone: nothing printed from sockets without the right token, a foreign Origin, or plain HTTP")
+
+options = webdriver.ChromeOptions()
+options.binary_location = shutil.which("chromium")
+for a in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=375,740", "--ignore-certificate-errors",
+          "--no-first-run", "--disable-background-networking", "--disable-component-update"):
+    options.add_argument(a)
+options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+driver = webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=options)
+driver.set_page_load_timeout(30)
+
+
+def reading(gyro_z=0.0):
+    """The gyroscope's reading (rad/s about z). Chromium fires devicemotion only once all four of its
+    sensors have readings; the others stay as set_still() left them (an override holds its value)."""
+    driver.execute_cdp_cmd("Emulation.setSensorOverrideReadings", {"type": "gyroscope", "reading": {"xyz": {"x": 0.0, "y": 0.0, "z": gyro_z}}})
+
+
+def set_still():
+    """Lying flat, screen up: gravity along +z (accelerationIncludingGravity z = +9.81), no linear acceleration."""
+    for kind, z in (("accelerometer", 9.80665), ("gravity", 9.80665), ("linear-acceleration", 0.0)):
+        driver.execute_cdp_cmd("Emulation.setSensorOverrideReadings", {"type": kind, "reading": {"xyz": {"x": 0.0, "y": 0.0, "z": z}}})
+
+
+def hold(seconds, gyro_z=0.0):
+    """Readings at 100 Hz for `seconds`, on a schedule."""
+    start = time.perf_counter()
+    n = 0
+    while True:
+        due = start + n * 0.01
+        if due >= start + seconds:
+            break
+        reading(gyro_z)
+        n += 1
+        time.sleep(max(0.0, start + n * 0.01 - time.perf_counter()))
+
+
+try:
+    for t in ("gyroscope", "accelerometer", "linear-acceleration", "gravity"):
+        driver.execute_cdp_cmd("Emulation.setSensorOverrideEnabled", {"enabled": True, "type": t})
+    set_still()
+    reading()
+    # A phone's screen: 375 CSS px wide (a window cannot be that narrow in headless Chromium).
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {"width": 375, "height": 740, "deviceScaleFactor": 2, "mobile": True})
+    driver.get(url)
+    hook = lambda: json.loads(driver.execute_script("return JSON.stringify(window.mouse3dPhone)"))
+    names = driver.execute_script("return [...document.querySelectorAll('button')].map(b => b.getAttribute('aria-label') || b.textContent)")
+    for wanted in ("Start", "left click", "right click", "recenter", "hold to move"):
+        if wanted not in names:
+            fail(f"no <button> named '{wanted}': {names}")
+    overflow = driver.execute_script("return Math.max(document.documentElement.scrollWidth, window.innerWidth)")
+    if overflow > 375:
+        fail(f"the page is {overflow} px wide on a 375 px screen")
+    print(f"phone: the page's controls are buttons named {names}; it fits 375 px")
+    driver.find_element(By.ID, "start").click()
+    end = time.time() + 10
+    while time.time() < end and not hook()["connected"]:
+        reading()
+        time.sleep(0.05)
+    if not hook()["connected"]:
+        fail(f"the page did not connect in 10 s: {hook()} {errors()[-400:]}")
+    hold(2)
+    before = len(printed())
+    t0 = time.time()
+    hold(2)
+    rate = (len(printed()) - before) / (time.time() - t0)
+    print(f"phone: {rate:.1f} frames/s printed from the page's readings ({hook()['rate']:.1f} readings/s in the page)")
+    if rate < 50:
+        fail(f"{rate:.1f} frames/s end to end, under 50")
+    yaw0 = printed()[-1]["yaw"]
+    hold(3, math.radians(30))  # 30 deg/s for 3 s about the vertical
+    hold(1.5)
+    frames = printed()
+    turned = math.degrees(frames[-1]["yaw"] - yaw0)
+    turned = (turned + 180) % 360 - 180
+    print(f"phone: a 90 deg turn about the vertical printed a yaw change of {turned:.2f} deg")
+    if abs(abs(turned) - 90) > 2:
+        fail(f"yaw changed by {turned:.2f} deg for a 90 deg turn")
+    yaw_rest = frames[-1]["yaw"]
+    hold(10)
+    drift = math.degrees(abs(printed()[-1]["yaw"] - yaw_rest))
+    print(f"phone: at rest for 10 s the yaw drifted {drift:.3f} deg")
+    if drift > 0.5:
+        fail(f"drift at rest {drift:.3f} deg in 10 s")
+    # The left click touch area: pressed, then released, at the output (primary = bit 2 of buttons).
+    left = driver.find_element(By.ID, "left")
+    webdriver.ActionChains(driver).click_and_hold(left).perform()
+    hold(0.5)
+    webdriver.ActionChains(driver).release(left).perform()
+    hold(0.5)
+    states = [f["buttons"] & 4 for f in printed()[-100:]]
+    if 4 not in states or states[-1] != 0:
+        fail(f"the left click did not press and release the primary button: {states[-60:]}")
+    print("phone: 'left click' pressed and released the primary button at the output")
+    if shot:
+        driver.save_screenshot(shot)
+        print(f"phone: screenshot written to {shot}")
+    severe = [e for e in driver.get_log("browser") if e.get("level") == "SEVERE"]
+    if severe:
+        fail(f"console errors: {severe[:3]}")
+finally:
+    driver.quit()
+    proc.terminate()
+    proc.wait(timeout=10)
+
+summary = errors()
+figures = next((l for l in summary.splitlines() if "readings in" in l), "")
+print(f"phone: {figures.replace('mouse3d: phone: ', '')}")
+if "reading → fusion p50" not in figures:
+    fail(f"no latency figures at exit: {summary[-600:]}")
+line = next((l for l in summary.splitlines() if "phone: refused" in l), "")
+print(f"phone: {line.replace('mouse3d: ', '')}")
+for reason in ("no-token 1", "bad-token 1", "foreign-origin 1", "not-tls 1"):
+    if reason not in line:
+        fail(f"the refusals were not counted as '{reason}': {line or summary[-600:]}")
+print("phone: PASS")

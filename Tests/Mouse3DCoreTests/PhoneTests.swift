@@ -1,0 +1,132 @@
+import Mouse3DCore
+import Testing
+
+@Suite("A phone's messages and clock")
+struct PhoneTests {
+    static func readings(_ count: Int, from start: Double = 1000) -> [PhoneReading] {
+        (0..<count).map { i in
+            PhoneReading(milliseconds: start + Double(i) * 16.7, rotationRate: SIMD3(1.5, -2, 90), accelerationIncludingGravity: SIMD3(0.25, -0.5, 9.75))
+        }
+    }
+
+    func decode(_ bytes: [UInt8]) -> Result<PhoneMessage, PhoneMessage.Problem> { bytes.withUnsafeBytes { PhoneMessage.decode($0) } }
+
+    @Test("Readings and buttons round-trip; every malformed message is refused whole, by reason")
+    func messages() {
+        let m = PhoneMessage.readings(Self.readings(3))
+        #expect(m.encoded.count == 3 + 3 * PhoneMessage.readingBytes)
+        #expect(decode(m.encoded) == .success(m))
+        #expect(decode(PhoneMessage.buttons([.left, .holdToMove]).encoded) == .success(.buttons([.left, .holdToMove])))
+        #expect(decode(PhoneMessage.platform(.webKit).encoded) == .success(.platform(.webKit)))
+        #expect(decode([3, 7]) == .failure(.badLength))
+        #expect(decode([]) == .failure(.empty))
+        #expect(decode([9, 0]) == .failure(.unknownKind))
+        #expect(decode(Array(m.encoded.dropLast())) == .failure(.badLength))
+        #expect(decode(m.encoded + [0]) == .failure(.badLength))
+        #expect(decode([2]) == .failure(.badLength))
+        let many = PhoneMessage.readings(Self.readings(PhoneMessage.maximumReadings + 1)).encoded
+        #expect(decode(many) == .failure(.tooManyReadings))
+        #expect(decode(PhoneMessage.readings(Self.readings(PhoneMessage.maximumReadings)).encoded).map { _ in true } == .success(true))
+        var nan = PhoneMessage.readings(Self.readings(1, from: .nan)).encoded
+        #expect(decode(nan) == .failure(.notFinite))
+        nan = PhoneMessage.readings([PhoneReading(milliseconds: 1, rotationRate: SIMD3(1e9, 0, 0), accelerationIncludingGravity: .zero)]).encoded
+        #expect(decode(nan) == .failure(.outOfRange))
+        #expect(decode(PhoneMessage.readings([PhoneReading(milliseconds: -5, rotationRate: .zero, accelerationIncludingGravity: .zero)]).encoded)
+            == .failure(.outOfRange))
+    }
+
+    /// A phone at 60 Hz whose clock is `offset` from this machine's and runs `ppm` fast, batching every
+    /// 3 readings, each message delayed 1–`jitter` ms (bursts of up to 200 ms now and then).
+    static func run(seed: UInt64, offset: Int64, ppm: Double, jitterMilliseconds: Double, seconds: Double)
+        -> (phone: [Int64], local: [Int64], truth: [Int64], clock: PhoneClock)
+    {
+        var random = SplitMix64(seed: seed)
+        func uniform() -> Double { Double(random.next() >> 11) / Double(1 << 53) }
+        var clock = PhoneClock()
+        var phone: [Int64] = [], local: [Int64] = [], truth: [Int64] = []
+        let count = Int(seconds * 60)
+        var i = 0
+        while i < count {
+            let batch = (i..<min(count, i + 3)).map { k -> (ms: Double, truth: Int64) in
+                let t = Int64(Double(k) * 16_666_667)  // local truth of reading k, ns
+                let phoneNs = Double(t - offset) * (1 + ppm * 1e-6)
+                return (phoneNs / 1e6, t)
+            }
+            i += 3
+            let burst = uniform() < 0.02 ? 200.0 * uniform() : 0
+            let arrival = batch.last!.truth + Int64((1 + (jitterMilliseconds - 1) * uniform() + burst) * 1e6)
+            let mapped = clock.map(batch.map(\.ms), arrival: arrival)
+            phone += batch.map { Int64(($0.ms * 1e6).rounded()) }
+            local += mapped
+            truth += batch.map(\.truth)
+        }
+        return (phone, local, truth, clock)
+    }
+
+    @Test("Over 40 seeds of jitter (up to 50 ms, bursts of 200 ms) and drift (±100 ppm): intervals are the phone's within 0.2 % after the first 2 s, times only increase, local times settle within 5 ms of the truth")
+    func clockUnderJitter() {
+        var worstRate = 0.0, worstLag: Int64 = 0
+        for seed in 0..<40 as Range<UInt64> {
+            let ppm = Double(Int(seed % 5) - 2) * 50
+            let r = Self.run(seed: seed, offset: Int64(seed) * 1_234_567_891, ppm: ppm, jitterMilliseconds: 5 + Double(seed % 10) * 5, seconds: 30)
+            for k in 1..<r.local.count {
+                let dPhone = Double(r.phone[k] - r.phone[k - 1]), dLocal = Double(r.local[k] - r.local[k - 1])
+                #expect(r.local[k] > r.local[k - 1])
+                // The first 2 s may move faster (the first message's delay is unknown).
+                if r.phone[k] - r.phone[0] > PhoneClock.startNanoseconds + 100_000_000 { worstRate = max(worstRate, abs(dLocal / dPhone - 1)) }
+            }
+            // After 20 s, local times sit within a few ms (the least delay, 1 ms, and the drift's
+            // lag behind the slew) of the truth.
+            for k in (r.local.count * 2 / 3)..<r.local.count {
+                worstLag = max(worstLag, abs(r.local[k] - r.truth[k]))
+            }
+            #expect(r.clock.steps == 0)
+        }
+        print("phone clock, 40 seeds × 30 s: worst interval error after 2 s \(worstRate * 100) %, worst |local − truth| after 20 s \(Double(worstLag) / 1e6) ms")
+        #expect(worstRate <= PhoneClock.maximumSlew + 0.0002, "intervals changed by \(worstRate)")
+        #expect(worstLag < 5_000_000, "\(Double(worstLag) / 1e6) ms off the truth")
+    }
+
+    @Test("A page reload (its clock starts again near 0) and a forward jump: anchored anew, times still increase")
+    func clockSteps() {
+        var clock = PhoneClock()
+        let first = clock.map([100_000, 100_016.7, 100_033.3], arrival: 5_000_000_000)
+        let reload = clock.map([20, 36.7], arrival: 5_500_000_000)
+        #expect(clock.steps == 1 && reload[0] > first.last! && reload[1] - reload[0] == 16_700_000)
+        #expect(abs(reload[1] - 5_500_000_000) < 2_000_000, "anchored at the arrival: \(reload)")
+        let jump = clock.map([60_000, 60_016.7], arrival: 5_600_000_000)  // a minute ahead, 100 ms later
+        #expect(clock.steps == 2 && jump[0] > reload.last! && jump[1] - jump[0] == 16_700_000)
+        let late = clock.map([60_033.4], arrival: 9_600_000_000)  // a message 4 s late is not a jump
+        #expect(clock.steps == 2 && late[0] - jump[1] == 16_700_000, "\(late[0] - jump[1])")
+    }
+
+    @Test("Readings become samples: °/s to rad/s about the same axes, the specification's signs kept, WebKit's negated; every reading a sample")
+    func mapping() {
+        var mapper = PhoneSampleMapper()
+        let flat = PhoneReading(milliseconds: 10, rotationRate: SIMD3(0, 0, 90), accelerationIncludingGravity: SIMD3(0, 0, 9.8))
+        let s = mapper.samples([flat, flat], arrival: 1_000_000_000)
+        #expect(s.count == 2 && abs(s[0].angularVelocityRadiansPerSecond.z - .pi / 2) < 1e-12 && s[0].specificForceMetersPerSecondSquared.z == 9.8)
+        var ios = PhoneSampleMapper()
+        ios.platform = .webKit
+        let flatIOS = PhoneReading(milliseconds: 10, rotationRate: SIMD3(90, 0, 0), accelerationIncludingGravity: SIMD3(0, 0, -9.8))
+        let t = ios.samples([flatIOS], arrival: 1_000_000_000)
+        #expect(abs(t[0].angularVelocityRadiansPerSecond.x - .pi / 2) < 1e-12 && t[0].specificForceMetersPerSecondSquared.z == 9.8)
+    }
+}
+
+@Suite("QR codes drawn with half blocks")
+struct QRTextTests {
+    @Test("Two module rows per line, light as blocks, a quiet zone of two; colours only when asked")
+    func halfBlocks() {
+        // 2 × 2: dark, light / light, dark.
+        let code = QRModules(width: 2, dark: [true, false, false, true])
+        let lines = QRText.lines(code)
+        #expect(lines.count == 3, "6 rows of modules (2 + 2 quiet each side) in 3 lines: \(lines)")
+        #expect(lines[0] == String(repeating: "█", count: 6), "the quiet zone above is light: \(lines[0])")
+        #expect(lines[1] == "██▄▀██", "row 0 dark/light over row 1 light/dark: a light lower half, then a light upper half: '\(lines[1])'")
+        #expect(lines[2] == String(repeating: "█", count: 6))
+        let coloured = QRText.lines(code, colours: true)
+        #expect(coloured[1].hasPrefix("\u{1B}[97;40m") && coloured[1].hasSuffix("\u{1B}[0m"))
+        #expect(QRModules(width: 2, dark: [true, false, false, true]).isDark(-1, 0) == false)
+    }
+}
