@@ -2,6 +2,7 @@ import ArgumentParser
 import Mouse3DCore
 import Mouse3DLinux
 import Mouse3DNetwork
+import Mouse3DPhone
 
 extension Mouse3D {
     /// `mouse3d pair`: pair a sender with a receiver using a short code, list or revoke pairings.
@@ -27,7 +28,7 @@ extension Mouse3D {
         @Flag(help: "List paired peers (senders this receiver accepts, receivers this sender streams to).")
         var list = false
 
-        @Option(help: "Revoke a pairing by name or fingerprint; a running receiver refuses that sender at once.")
+        @Option(help: "Revoke a pairing by name or fingerprint; a running receiver refuses that sender at once. 'phone' forgets the phone remembered with --phone-remember (its bookmark stops working).")
         var revoke: String?
 
         @Option(help: "On the receiver: where to wait for the sender, [ADDR]:PORT (default 0.0.0.0 on network.pairing_port, \(StreamDefaults.pairingPort)).")
@@ -89,6 +90,12 @@ extension Mouse3D {
         }
 
         func revokePeers(_ selector: String, base: String) throws {
+            if selector == "phone" {
+                guard try PhoneSetup.forgetRememberedPhone(configurationDirectory: base) else {
+                    throw CommandFailure("no phone is remembered here (run --source phone --phone-remember remembers one)")
+                }
+                return print("forgot the remembered phone: its URL no longer works; the next run --source phone shows a new one")
+            }
             var removed: [PairedPeer] = []
             for role in [PairedPeer.Role.sender, .receiver] {
                 removed += try PeerStore(base: base, role: role).revoke(selector)
