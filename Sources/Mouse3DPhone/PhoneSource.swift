@@ -42,7 +42,14 @@ public final class PhoneSource: MotionSampleSource {
         case tooManySamples = "too-many-samples"
         case badMessage = "bad-message"
         case replaced = "replaced"
+        case tooManyFrames = "too-many-frames"
+        case tooManyFromAddress = "too-many-from-address"
     }
+
+    /// Connections one address may hold before its socket has sent the token.
+    public static let maximumUnauthenticatedPerAddress = 4
+    /// Reads per connection per wake-up.
+    static let readsPerWakeUp = 4
 
     public let address: String
     public private(set) var port: UInt16
@@ -150,6 +157,12 @@ public final class PhoneSource: MotionSampleSource {
         var arrivedAt: String?
         var isSocket = false, authenticated = false, closesWhenSent = false
         var lastMessage: UInt64 = 0
+        /// The peer's address without its port (connections are limited per address).
+        var peer = ""
+        /// How much of `inbound` was looked through for the end of the head.
+        var scanned = 0
+        /// Control frames the socket may still send (pings; the page sends none).
+        var frames = TokenBucket(ratePerSecond: 4, burst: 16, now: 0)
 
         init(tls: TLSConnection, deadline: UInt64) {
             self.tls = tls
@@ -160,23 +173,45 @@ public final class PhoneSource: MotionSampleSource {
     }
 
     func acceptAll() throws {
+        let firstThisTurn = nextOpened
         for _ in 0..<16 {
-            guard let (stream, _) = try listener.accept() else { return }
-            if connections.count >= Self.maximumConnections {
-                // Full: the oldest connection that is not the phone's socket makes room.
+            guard let (stream, from) = try listener.accept() else { return }
+            let peer = from.withPort(0).description
+            // One address holds at most a few connections that have not shown the token (a flood of
+            // connects from one host evicts its own, not the phone's page load), then the whole
+            // table is bounded: the address holding the most unauthenticated ones gives up its
+            // oldest, never the phone and never one accepted this turn (it had no chance yet).
+            let waiting = connections.filter { !$0.value.authenticated && $0.value.opened < firstThisTurn }
+            let own = waiting.filter { $0.value.peer == peer }
+            if own.count >= Self.maximumUnauthenticatedPerAddress, let oldest = own.min(by: { $0.value.opened < $1.value.opened })?.key {
+                refuse(.tooManyFromAddress)
+                close(oldest)
+            } else if connections.count >= Self.maximumConnections {
                 refuse(.tooManyConnections)
-                guard let oldest = connections.filter({ $0.key != phone }).min(by: { $0.value.opened < $1.value.opened })?.key else { continue }
+                let counts = Dictionary(grouping: waiting.values, by: \.peer).mapValues(\.count)
+                guard let busiest = counts.max(by: { $0.value < $1.value })?.key,
+                      let oldest = waiting.filter({ $0.value.peer == busiest }).min(by: { $0.value.opened < $1.value.opened })?.key
+                else { continue }  // closed as `stream` goes
                 close(oldest)
             }
             let fd = stream.descriptor.rawValue
-            let arrivedAt = policy.isWildcard ? stream.localAddress()?.description : nil
+            let arrivedAt = policy.isWildcard ? stream.localAddress().map(Self.hostText) : nil
             let c = Connection(tls: try TLSConnection(stream: stream, context: context), deadline: MonotonicClock.nanoseconds() + Self.headTimeoutNanoseconds)
             c.arrivedAt = arrivedAt
+            c.peer = peer
             c.opened = nextOpened
             nextOpened += 1
             connections[fd] = c
             c.registration = loop?.watch(stream.descriptor) { [unowned self] in try readable(fd) }
+            try readable(fd)  // the ClientHello is often there already
         }
+    }
+
+    /// `address` as a browser writes it in Host (an IPv4 address on a dual-stack socket without `::ffff:`).
+    static func hostText(_ address: SocketAddress) -> String {
+        let text = address.description
+        guard text.hasPrefix("[::ffff:"), let close = text.firstIndex(of: "]"), text[..<close].contains(".") else { return text }
+        return String(text[text.index(text.startIndex, offsetBy: 8)..<close]) + String(text[text.index(after: close)...])
     }
 
     func close(_ fd: Int32) {
@@ -200,15 +235,17 @@ public final class PhoneSource: MotionSampleSource {
             case .done: break
             }
         }
+        // A few reads per wake-up (tiny TLS records cost a read each), the loop calls again while
+        // more waits; what OpenSSL holds decrypted is read on the next tick.
         var budget = Self.readBudget
-        while budget > 0 {
+        for _ in 0..<Self.readsPerWakeUp where budget > 0 {
             let outcome = chunk.withUnsafeMutableBytes { c.tls.read(into: UnsafeMutableRawBufferPointer(rebasing: $0.prefix(budget))) }
             switch outcome {
             case .wouldBlock: budget = 0
             case .closed: return close(fd)
             case .bytes(let n):
                 budget -= n
-                if c.closesWhenSent { continue }
+                if c.closesWhenSent { return }  // a response is on its way; the rest is not read
                 c.inbound += chunk[0..<n]
                 if c.isSocket { try readFrames(c, fd) } else { try readHead(c, fd) }
                 guard connections[fd] != nil else { return }
@@ -217,6 +254,13 @@ public final class PhoneSource: MotionSampleSource {
     }
 
     func readHead(_ c: Connection, _ fd: Int32) throws {
+        // Parsed once its end (CRLF CRLF) is in, looked for in the new bytes only.
+        let from = max(0, c.scanned - 3)
+        let ended = c.inbound.count >= 4 && c.inbound.withUnsafeBufferPointer { b in
+            (from..<(b.count - 3)).contains { b[$0] == 13 && b[$0 + 1] == 10 && b[$0 + 2] == 13 && b[$0 + 3] == 10 }
+        }
+        c.scanned = c.inbound.count
+        guard ended || c.inbound.count > HTTPRequestHead.maximumBytes else { return }
         switch HTTPRequestHead.parse(c.inbound) {
         case .incomplete: return
         case .invalid:
@@ -230,7 +274,7 @@ public final class PhoneSource: MotionSampleSource {
 
     static let pageFields: [(String, String)] = [
         ("Content-Type", "text/html; charset=utf-8"),
-        ("Content-Security-Policy", "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; img-src data:"),
+        ("Content-Security-Policy", "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; img-src data:; frame-ancestors 'none'"),
         ("Cache-Control", "no-store"),
         ("X-Content-Type-Options", "nosniff"),
         ("Referrer-Policy", "no-referrer"),
@@ -289,7 +333,9 @@ public final class PhoneSource: MotionSampleSource {
                 c.consumed = 0
             }
         }
-        while !c.closesWhenSent {
+        // Nothing more is taken once the connection is closing or gone (a frame after a close must
+        // not press a button nobody will release).
+        while !c.closesWhenSent && connections[fd] === c {
             let outcome = c.inbound.withUnsafeBytes { WebSocketFrame.decodeClientHeader($0, at: c.consumed) }
             guard case .header(let h) = outcome else {
                 if case .invalid = outcome {
@@ -300,6 +346,17 @@ public final class PhoneSource: MotionSampleSource {
             }
             c.consumed = h.end
             let payload = c.inbound.withUnsafeBytes { WebSocketFrame.unmask(h, $0) }
+            // Before the token, the token only: anything else (a ping included) closes the socket.
+            if !c.authenticated && h.opcode != .text && h.opcode != .close {
+                refuse(.noToken)
+                return closeSocket(c, fd, code: 1008)
+            }
+            if h.opcode.isControl && h.opcode != .close {
+                guard c.frames.take(now: MonotonicClock.nanoseconds()) else {
+                    refuse(.tooManyFrames)
+                    return closeSocket(c, fd, code: 1008)
+                }
+            }
             switch h.opcode {
             case .close: return closeSocket(c, fd, code: 1000)
             case .ping: write(c, fd, WebSocketFrame.encode(.pong, payload))

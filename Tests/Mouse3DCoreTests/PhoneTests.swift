@@ -33,6 +33,14 @@ struct PhoneTests {
         #expect(decode(nan) == .failure(.outOfRange))
         #expect(decode(PhoneMessage.readings([PhoneReading(milliseconds: -5, rotationRate: .zero, accelerationIncludingGravity: .zero)]).encoded)
             == .failure(.outOfRange))
+        // Times that would trap a conversion or poison the clock: too late, backward, or spread too far.
+        func at(_ times: [Double]) -> [UInt8] {
+            PhoneMessage.readings(times.map { PhoneReading(milliseconds: $0, rotationRate: .zero, accelerationIncludingGravity: .zero) }).encoded
+        }
+        #expect(decode(at([1e13])) == .failure(.outOfRange))
+        #expect(decode(at([9e11, 0])) == .failure(.badTimes))
+        #expect(decode(at([10, 5011])) == .failure(.badTimes))
+        #expect(decode(at([10, 10, 5010])).map { _ in true } == .success(true), "equal times and a 5 s span are a phone's")
     }
 
     /// A phone at 60 Hz whose clock is `offset` from this machine's and runs `ppm` fast, batching every

@@ -29,8 +29,14 @@ public enum PhoneMessage: Sendable, Equatable {
     /// Why a message was refused.
     public enum Problem: String, Error, Sendable, Equatable, CaseIterable {
         case empty = "empty", unknownKind = "unknown-kind", badLength = "bad-length", tooManyReadings = "too-many-readings"
-        case notFinite = "not-finite", outOfRange = "out-of-range"
+        case notFinite = "not-finite", outOfRange = "out-of-range", badTimes = "bad-times"
     }
+
+    /// The latest reading time taken (ms since the page's time origin: about 30 years).
+    public static let largestMilliseconds = 1e12
+    /// The longest a message's readings may span, in ms (a batch is 25 ms; a page that was held up
+    /// sends what it gathered, a few seconds at most).
+    public static let longestSpanMilliseconds = 5000.0
 
     /// Rates beyond this (°/s) or forces beyond this (m/s²) are no phone's: refused.
     static let largestRate: Float = 20_000, largestForce: Float = 2_000
@@ -52,8 +58,14 @@ public enum PhoneMessage: Sendable, Equatable {
                 var f = [Float](repeating: 0, count: 6)
                 for k in 0..<6 { f[k] = Float(bitPattern: bytes.loadLittleEndianUInt32(at: o + 8 + 4 * k)) }
                 guard time.isFinite, f.allSatisfy(\.isFinite) else { return .failure(.notFinite) }
-                guard time >= 0, f[0..<3].allSatisfy({ abs($0) <= largestRate }), f[3..<6].allSatisfy({ abs($0) <= largestForce }) else {
+                guard time >= 0, time <= largestMilliseconds, f[0..<3].allSatisfy({ abs($0) <= largestRate }),
+                      f[3..<6].allSatisfy({ abs($0) <= largestForce })
+                else {
                     return .failure(.outOfRange)
+                }
+                // In the order the events fired, within a few seconds of each other.
+                if let first = readings.first, time < readings[readings.count - 1].milliseconds || time - first.milliseconds > longestSpanMilliseconds {
+                    return .failure(.badTimes)
                 }
                 readings.append(PhoneReading(
                     milliseconds: time, rotationRate: SIMD3(Double(f[0]), Double(f[1]), Double(f[2])),
