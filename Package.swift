@@ -99,7 +99,7 @@ let package = Package(
         // Device emulators and the tests that run inside the kernel VM (Tests/VM/run.sh).
         .target(name: "VMDeviceEmulators", dependencies: ["Mouse3DLinux", "CLinux"], path: "Tests/VM/Emulators"),
         .executableTarget(
-            name: "mouse3d-vmtests", dependencies: ["VMDeviceEmulators", "Mouse3DLinux", "Mouse3DNetwork", "Mouse3DCore", "CLinux"],
+            name: "mouse3d-vmtests", dependencies: ["VMDeviceEmulators", "Mouse3DLinux", "Mouse3DNetwork", "Mouse3DCore", "CLinux", "COpenSSL"],
             path: "Tests/VM/Runner"),
 
         .testTarget(

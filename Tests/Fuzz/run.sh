@@ -1,7 +1,8 @@
 #!/bin/bash
 # Builds the network decoders for libFuzzer (with AddressSanitizer) and runs every target:
 #   Tests/Fuzz/run.sh [SECONDS-PER-TARGET] [TARGET ...]   (default 150 s each: 10 minutes in all)
-# Targets (see DatagramFuzzer.swift): datagrams, sealed (valid tags, mutated plaintext), pairing, probes.
+# Targets (see DatagramFuzzer.swift): datagrams, sealed (valid tags, mutated plaintext), pairing, probes,
+# view, phone.
 # Each target's corpus grows in .build-fuzz/corpus/TARGET; a crash leaves crash-* in the current
 # directory, which `MOUSE3D_FUZZ_TARGET=TARGET .build/debug/DatagramFuzzer crash-*` replays in an
 # ordinary build. Prints one line per target (executions, crashes) and exits 1 if any crashed.
@@ -11,7 +12,7 @@ export PATH="/opt/swift/usr/bin:$PATH"
 seconds=${1:-150}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(datagrams sealed pairing probes view)
+[ ${#targets[@]} -gt 0 ] || targets=(datagrams sealed pairing probes view phone)
 swift build --scratch-path .build-fuzz -c release --product DatagramFuzzer \
     -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library -Xswiftc -DFUZZING
 failed=0

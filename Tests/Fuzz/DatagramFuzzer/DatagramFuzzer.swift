@@ -10,6 +10,8 @@ import Mouse3DNetwork
 /// - `pairing`: both sides of a pairing, fed a genuine hello first and then the input;
 /// - `probes`: link probe requests and replies, raw and sealed with a test key;
 /// - `view`: what the live view reads from a TCP connection: HTTP request heads and WebSocket frames.
+/// - `phone`: what the phone page sends after its token: messages, their readings mapped to this
+///   machine's clock (times only increase, every reading a sample), buttons and platform.
 /// Built for libFuzzer by Tests/Fuzz/run.sh (`swift build -Xswiftc -sanitize=fuzzer -Xswiftc
 /// -DFUZZING`); an ordinary build makes a command that replays input files, to reproduce a crash.
 enum DatagramFuzzer {
@@ -29,6 +31,7 @@ enum DatagramFuzzer {
         case "pairing": pairing(bytes)
         case "probes": probes(bytes)
         case "view": view(bytes)
+        case "phone": phone(bytes)
         default: datagrams(bytes)
         }
     }
@@ -55,6 +58,28 @@ enum DatagramFuzzer {
 
     /// The input as an HTTP request head, then (after what the head took, or from the start) as a
     /// run of client WebSocket frames, the way the view consumes a connection's bytes.
+    /// The phone's messages, split at each 0xFF byte into several, all arriving at the same time.
+    static func phone(_ bytes: UnsafeRawBufferPointer) {
+        var mapper = PhoneSampleMapper()
+        var last = Int64.min
+        for part in bytes.split(separator: 0xFF, omittingEmptySubsequences: false) {
+            let message = Array(part)
+            guard case .success(let decoded) = message.withUnsafeBytes({ PhoneMessage.decode($0) }) else { continue }
+            precondition(message.count <= PhoneMessage.maximumBytes, "a decoded message larger than allowed")
+            switch decoded {
+            case .readings(let readings):
+                let samples = mapper.samples(readings, arrival: 5_000_000_000)
+                precondition(samples.count == readings.count, "every reading a sample")
+                for s in samples {
+                    precondition(s.timestampNanoseconds > last, "times only increase")
+                    last = s.timestampNanoseconds
+                }
+            case .platform(let p): mapper.platform = p
+            case .buttons: break
+            }
+        }
+    }
+
     static func view(_ bytes: UnsafeRawBufferPointer) {
         var rest = Array(bytes)
         if case .complete(let head, let length) = HTTPRequestHead.parse(rest) {

@@ -2,14 +2,14 @@ import Glibc
 
 /// Runs a long-lived loop on a thread of its own (`pthread_create`). Dispatch's global queues are
 /// sized to the CPUs, so on a one-CPU VM a second blocking loop would wait behind the first.
-enum DedicatedThread {
+public enum DedicatedThread {
     final class Box {
         let body: () -> Void
         init(_ body: @escaping () -> Void) { self.body = body }
     }
 
     /// Starts `body` on a new detached thread.
-    static func start(_ body: @escaping @Sendable () -> Void) {
+    public static func start(_ body: @escaping @Sendable () -> Void) {
         let box = Unmanaged.passRetained(Box(body)).toOpaque()
         var thread = pthread_t()
         let status = pthread_create(&thread, nil, { raw in

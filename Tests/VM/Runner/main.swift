@@ -33,6 +33,7 @@ let allTests: [(name: String, run: () throws -> Void)] = [
     ("netem_impairments", NetworkTests.impairments),
     ("netem_buttons_released", NetworkTests.buttons),
     ("view_at_lan_address", NetworkTests.viewAtLANAddress),
+    ("run_pointer_from_phone", PhoneVMTests.pointerFromPhone),
     ("harness_selftest_must_fail", { try expect(1 + 1 == 3, "this test fails on purpose, to prove failures are reported") }),
 ]
 let defaultExcluded: Set = ["harness_selftest_must_fail"]
