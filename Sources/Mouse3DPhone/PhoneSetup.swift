@@ -36,16 +36,7 @@ public enum PhoneSetup {
     /// The token: with `remember`, the stored one (made and stored on first use); else a fresh one.
     public static func token(remember: Bool, configurationDirectory: String) throws -> String {
         guard remember else { return ViewAccessPolicy.makeToken() }
-        let path = rememberedTokenPath(in: configurationDirectory)
-        try SecretFile.checkFolder(configurationDirectory)
-        if let bytes = try SecretFile.read(path: path) {
-            let text = String(decoding: bytes, as: UTF8.self).split(whereSeparator: \.isWhitespace).first ?? ""
-            if ViewAccessPolicy.isWellFormedToken(text) { return String(text) }
-        }
-        let token = ViewAccessPolicy.makeToken()
-        try SecretFile.makeDirectory(configurationDirectory)
-        try SecretFile.write(path: path, bytes: Array((token + "\n").utf8))
-        return token
+        return try SecretFile.loadOrCreateToken(path: rememberedTokenPath(in: configurationDirectory), in: configurationDirectory)
     }
 
     /// Forgets the remembered phone (`pair --revoke phone`): true if there was one.

@@ -195,7 +195,7 @@ public final class PhoneSource: MotionSampleSource {
                 close(oldest)
             }
             let fd = stream.descriptor.rawValue
-            let arrivedAt = policy.isWildcard ? stream.localAddress().map(Self.hostText) : nil
+            let arrivedAt = policy.isWildcard ? stream.localAddress()?.hostText : nil
             let c = Connection(tls: try TLSConnection(stream: stream, context: context), deadline: MonotonicClock.nanoseconds() + Self.headTimeoutNanoseconds)
             c.arrivedAt = arrivedAt
             c.peer = peer
@@ -205,13 +205,6 @@ public final class PhoneSource: MotionSampleSource {
             c.registration = loop?.watch(stream.descriptor) { [unowned self] in try readable(fd) }
             try readable(fd)  // the ClientHello is often there already
         }
-    }
-
-    /// `address` as a browser writes it in Host (an IPv4 address on a dual-stack socket without `::ffff:`).
-    static func hostText(_ address: SocketAddress) -> String {
-        let text = address.description
-        guard text.hasPrefix("[::ffff:"), let close = text.firstIndex(of: "]"), text[..<close].contains(".") else { return text }
-        return String(text[text.index(text.startIndex, offsetBy: 8)..<close]) + String(text[text.index(after: close)...])
     }
 
     func close(_ fd: Int32) {
@@ -254,13 +247,8 @@ public final class PhoneSource: MotionSampleSource {
     }
 
     func readHead(_ c: Connection, _ fd: Int32) throws {
-        // Parsed once its end (CRLF CRLF) is in, looked for in the new bytes only.
-        let from = max(0, c.scanned - 3)
-        let ended = c.inbound.count >= 4 && c.inbound.withUnsafeBufferPointer { b in
-            (from..<(b.count - 3)).contains { b[$0] == 13 && b[$0 + 1] == 10 && b[$0 + 2] == 13 && b[$0 + 3] == 10 }
-        }
-        c.scanned = c.inbound.count
-        guard ended || c.inbound.count > HTTPRequestHead.maximumBytes else { return }
+        // Parsed once its end is in (looked for in the new bytes only).
+        guard HTTPRequestHead.isComplete(c.inbound, scanned: &c.scanned) else { return }
         switch HTTPRequestHead.parse(c.inbound) {
         case .incomplete: return
         case .invalid:

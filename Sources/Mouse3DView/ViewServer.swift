@@ -207,21 +207,13 @@ public final class ViewServer {
             let fd = stream.descriptor.rawValue
             stream.setSendBufferSize(64 * 1024)
             let c = Connection(stream: stream, deadline: now + Self.headTimeoutNanoseconds, now: now)
-            if policy.isWildcard { c.arrivedAt = stream.localAddress().map(Self.hostText) }
+            if policy.isWildcard { c.arrivedAt = stream.localAddress()?.hostText }
             c.opened = nextOpened
             nextOpened += 1
             connections[fd] = c
             c.registration = loop?.watch(stream.descriptor) { [unowned self] in try readable(fd) }
             try readable(fd)  // its head is often there already
         }
-    }
-
-    /// `address` as a browser writes it in Host: an IPv4 address that arrived on a dual-stack
-    /// socket (`[::ffff:10.9.0.2]:P`) as `10.9.0.2:P`.
-    static func hostText(_ address: SocketAddress) -> String {
-        let text = address.description
-        guard text.hasPrefix("[::ffff:"), let close = text.firstIndex(of: "]"), text[..<close].contains(".") else { return text }
-        return String(text[text.index(text.startIndex, offsetBy: 8)..<close]) + String(text[text.index(after: close)...])
     }
 
     func close(_ fd: Int32) {
@@ -258,13 +250,8 @@ public final class ViewServer {
     static let readsPerWakeUp = 4
 
     func readHead(_ c: Connection, _ fd: Int32) throws {
-        // The head is parsed once its end (CRLF CRLF) is in, looked for in the new bytes only.
-        let from = max(0, c.scanned - 3)
-        let ended = c.inbound.count >= 4 && c.inbound.withUnsafeBufferPointer { b in
-            (from..<(b.count - 3)).contains { b[$0] == 13 && b[$0 + 1] == 10 && b[$0 + 2] == 13 && b[$0 + 3] == 10 }
-        }
-        c.scanned = c.inbound.count
-        guard ended || c.inbound.count > HTTPRequestHead.maximumBytes else { return }
+        // Parsed once its end is in (looked for in the new bytes only).
+        guard HTTPRequestHead.isComplete(c.inbound, scanned: &c.scanned) else { return }
         switch HTTPRequestHead.parse(c.inbound) {
         case .incomplete: return
         case .invalid:

@@ -10,15 +10,6 @@ public enum ViewToken {
     /// Reads the token from `directory`, making it (and the folder) on first use or when the file
     /// does not hold one.
     public static func loadOrCreate(in directory: String) throws -> String {
-        let path = path(in: directory)
-        try SecretFile.checkFolder(directory)
-        if let bytes = try SecretFile.read(path: path) {
-            let text = String(decoding: bytes, as: UTF8.self).split(whereSeparator: \.isWhitespace).first ?? ""
-            if ViewAccessPolicy.isWellFormedToken(text) { return String(text) }
-        }
-        let token = ViewAccessPolicy.makeToken()
-        try SecretFile.makeDirectory(directory)
-        try SecretFile.write(path: path, bytes: Array((token + "\n").utf8))
-        return token
+        try SecretFile.loadOrCreateToken(path: path(in: directory), in: directory)
     }
 }

@@ -62,6 +62,19 @@ public struct HTTPRequestHead: Sendable, Equatable {
         case invalid(String)
     }
 
+    /// Whether the end of a head (CRLF CRLF) is in `bytes`, looking only past `scanned` (less the
+    /// three bytes an end may straddle), which is then moved to the end: a head that arrives a byte
+    /// at a time costs its length once, not once per byte. True also once `bytes` is longer than a
+    /// head may be (so that ``parse(_:)`` refuses it).
+    public static func isComplete(_ bytes: [UInt8], scanned: inout Int) -> Bool {
+        let from = max(0, scanned - 3)
+        scanned = bytes.count
+        guard bytes.count <= maximumBytes else { return true }
+        return bytes.count >= 4 && bytes.withUnsafeBufferPointer { b in
+            (from..<(b.count - 3)).contains { b[$0] == 13 && b[$0 + 1] == 10 && b[$0 + 2] == 13 && b[$0 + 3] == 10 }
+        }
+    }
+
     /// Reads a head from the start of `bytes`.
     public static func parse(_ bytes: some Collection<UInt8>) -> Parse {
         let data = Array(bytes.prefix(maximumBytes + 1))

@@ -51,6 +51,14 @@ public struct SocketAddress: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The address as a browser writes it in a `Host` header: `description`, but an IPv4 address
+    /// that arrived on a dual-stack socket (`[::ffff:10.9.0.2]:P`) as `10.9.0.2:P`.
+    public var hostText: String {
+        let text = description
+        guard text.hasPrefix("[::ffff:"), let close = text.firstIndex(of: "]"), text[..<close].contains(".") else { return text }
+        return String(text[text.index(text.startIndex, offsetBy: 8)..<close]) + String(text[text.index(after: close)...])
+    }
+
     /// `1.2.3.4:5` or `[::1]:5`.
     public var description: String {
         var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)

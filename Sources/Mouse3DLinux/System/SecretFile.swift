@@ -1,3 +1,4 @@
+import Mouse3DCore
 import Glibc
 import SystemPackage
 
@@ -123,5 +124,22 @@ public enum SecretFile {
             let mode: mode_t = i == parts.count - 1 ? 0o700 : 0o755
             _ = try SystemCall.retrying("mkdir", prefix, tolerating: [EEXIST]) { mkdir(prefix, mode) }
         }
+    }
+}
+
+extension SecretFile {
+    /// The secret token kept in the file at `path` (in the folder `directory`, checked as key
+    /// folders are), or a new one written there (0600) when the file is missing or holds no token
+    /// (32 lower-case hex digits, as ``ViewAccessPolicy/makeToken()`` makes them).
+    public static func loadOrCreateToken(path: String, in directory: String) throws -> String {
+        try checkFolder(directory)
+        if let bytes = try read(path: path) {
+            let text = String(decoding: bytes, as: UTF8.self).split(whereSeparator: \.isWhitespace).first ?? ""
+            if ViewAccessPolicy.isWellFormedToken(text) { return String(text) }
+        }
+        let token = ViewAccessPolicy.makeToken()
+        try makeDirectory(directory)
+        try write(path: path, bytes: Array((token + "\n").utf8))
+        return token
     }
 }

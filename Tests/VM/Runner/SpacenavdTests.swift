@@ -1,3 +1,4 @@
+import CLinux
 import Glibc
 import Mouse3DCore
 import Mouse3DLinux
