@@ -21,7 +21,6 @@ the browser or Selenium is not installed.
 import json
 import math
 import os
-import shutil
 import socket
 import ssl
 import subprocess
@@ -29,32 +28,15 @@ import sys
 import tempfile
 import time
 
+from browser_support import Verdicts, chromium, free_port, require_browser
 
-def skip(why):
-    print(f"phone: SKIP: {why}")
-    sys.exit(0)
-
-
-def fail(why):
-    print(f"phone: FAIL: {why}")
-    sys.exit(1)
-
-
-try:
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-    from selenium.webdriver.common.by import By
-except ImportError as e:
-    skip(f"Selenium is not installed ({e}); Tests/setup-debian.sh --vm installs python3-selenium")
-for tool in ("chromium", "chromedriver"):
-    if not shutil.which(tool):
-        skip(f"{tool} is not installed; Tests/setup-debian.sh --vm installs chromium and chromium-driver")
+fail = Verdicts("phone").fail
+webdriver = require_browser(Verdicts("phone"))
+from selenium.webdriver.common.by import By  # noqa: E402 (after the check that Selenium is there)
 
 binary = sys.argv[1]
 shot = sys.argv[2] if len(sys.argv) > 2 else None
-with socket.socket() as s:
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
+port = free_port()
 home = tempfile.mkdtemp(prefix="mouse3d-phone-")
 out_path = os.path.join(home, "print.jsonl")
 err_path = os.path.join(home, "stderr.txt")
@@ -195,13 +177,8 @@ if printed():
     fail(f"a frame was printed before any phone sent the token: {printed()[:2]}")
 print("phone: nothing printed from sockets without the right token, a foreign Origin, or plain HTTP")
 
-options = webdriver.ChromeOptions()
-options.binary_location = shutil.which("chromium")
-for a in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=375,740", "--ignore-certificate-errors",
-          "--no-first-run", "--disable-background-networking", "--disable-component-update"):
-    options.add_argument(a)
-options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-driver = webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=options)
+options, new_driver = chromium(webdriver, ("--window-size=375,740", "--ignore-certificate-errors"), {"browser": "ALL"})
+driver = new_driver()
 driver.set_page_load_timeout(30)
 
 

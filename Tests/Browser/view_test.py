@@ -23,7 +23,6 @@ the browser or Selenium is not installed.
 import json
 import math
 import os
-import shutil
 import signal
 import socket
 import subprocess
@@ -32,31 +31,14 @@ import tempfile
 import time
 from urllib.parse import urlparse
 
+from browser_support import Verdicts, chromium, free_port, require_browser
 
-def skip(why):
-    print(f"browser: SKIP: {why}")
-    sys.exit(0)
-
-
-def fail(why):
-    print(f"browser: FAIL: {why}")
-    sys.exit(1)
-
-
-try:
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-except ImportError as e:
-    skip(f"Selenium is not installed ({e}); Tests/setup-debian.sh --vm installs python3-selenium")
-for tool in ("chromium", "chromedriver"):
-    if not shutil.which(tool):
-        skip(f"{tool} is not installed; Tests/setup-debian.sh --vm installs chromium and chromium-driver")
+fail = Verdicts("browser").fail
+webdriver = require_browser(Verdicts("browser"))
 
 binary, sample = sys.argv[1], sys.argv[2]
 shot = sys.argv[3] if len(sys.argv) > 3 else None
-with socket.socket() as s:
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
+port = free_port()
 home = tempfile.mkdtemp(prefix="mouse3d-browser-")
 out_path = os.path.join(home, "print.jsonl")
 
@@ -95,13 +77,8 @@ for bad in (f"http://127.0.0.1:{port}/", f"http://127.0.0.1:{port}/?token={'0' *
     if status_of(bad) != "403":
         fail(f"{bad} was served without the token")
 print("browser: without the token (none, or a wrong one) the page is refused (403)")
-options = webdriver.ChromeOptions()
-options.binary_location = shutil.which("chromium")
-for a in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1300,900",
-          "--no-first-run", "--disable-background-networking", "--disable-component-update"):
-    options.add_argument(a)
-options.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
-driver = webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=options)
+options, new_driver = chromium(webdriver, ("--window-size=1300,900",), {"browser": "ALL", "performance": "ALL"})
+driver = new_driver()
 driver.set_page_load_timeout(30)
 try:
     driver.get(view_url)
@@ -227,7 +204,7 @@ try:
                    "Upgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n").encode())
         held.append(c)
     time.sleep(0.5)
-    second = webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=options)
+    second = new_driver()
     try:
         opened = time.time()
         second.get(view_url)
@@ -250,9 +227,7 @@ try:
     # A view on every address, opened at an address other than the loopback names: its Host is the
     # address the connection arrived at.
     proc.send_signal(signal.SIGTERM); proc.wait(timeout=10)
-    with socket.socket() as s2:
-        s2.bind(("127.0.0.1", 0))
-        wide_port = s2.getsockname()[1]
+    wide_port = free_port()
     proc, _ = start(f"0.0.0.0:{wide_port}")
     wide_url = f"http://127.0.0.5:{wide_port}/?token={token}"
     if status_of(f"http://127.0.0.5:{wide_port}/?token={token}", host=f"127.0.0.6:{wide_port}") != "421":
