@@ -129,7 +129,7 @@ extension Mouse3D {
                 return ExtrapolatingOutput(output, capNanoseconds: UInt64(extrapolate) * 1_000_000)
             }
             let viewServer = try view.map { try startView($0, diagnostics: diagnostics) }
-            if let viewServer { diagnostics.say("view at \(viewURL(viewServer))") }
+            if let viewServer { diagnostics.say("view at \(viewServer.url)") }
             let viewOutput = viewServer.map { ViewOutput(server: $0, showsLatency: latency) }
             let reception = StreamReception(
                 receiver: receiver, pairings: pairings,

@@ -92,7 +92,7 @@ extension Mouse3D {
                 "; " + (dsuServer == nil ? "updates" : "updates other than DSU's (every sample)") + " at \(fixed(r, r < 10 ? 1 : 0)) Hz"
             } ?? ""
             diagnostics.say("running \(opened.summary) → \(listed)\(pacing); \(fusion.calibration)")
-            if let viewServer { diagnostics.say("view at \(viewURL(viewServer))") }  // a line of its own, for scripts to read
+            if let viewServer { diagnostics.say("view at \(viewServer.url)") }  // a line of its own, for scripts to read
             pipeline.start(on: events)
             viewServer?.attach(to: events)
             dsuServer?.attach(to: events)

@@ -18,6 +18,3 @@ func startView(_ spec: String, diagnostics: Diagnostics, onRecenter: (() throws 
         throw CommandFailure("--view: \(error)")
     }
 }
-
-/// The address to open the view at, with its token.
-func viewURL(_ server: ViewServer) -> String { server.url }

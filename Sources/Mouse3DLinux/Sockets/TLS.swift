@@ -75,23 +75,22 @@ public struct SelfSignedCertificate: Sendable, Equatable {
     }
 
     static func loadCertificate(_ pem: [UInt8]) throws(TLSError) -> OpaquePointer {
-        let cert: OpaquePointer? = pem.withUnsafeBytes { raw in
-            guard let bio = BIO_new_mem_buf(raw.baseAddress, Int32(raw.count)) else { return nil }
-            defer { BIO_free(bio) }
-            return PEM_read_bio_X509(bio, nil, nil, nil)
-        }
-        guard let cert else { throw TLSError.openSSL("reading the certificate") }
-        return cert
+        try read(pem, "the certificate") { PEM_read_bio_X509($0, nil, nil, nil) }
     }
 
     static func loadKey(_ pem: [UInt8]) throws(TLSError) -> OpaquePointer {
-        let key: OpaquePointer? = pem.withUnsafeBytes { raw in
+        try read(pem, "the key") { PEM_read_bio_PrivateKey($0, nil, nil, nil) }
+    }
+
+    /// What `reader` makes of `pem`, through a memory BIO; `what` names it in the error.
+    static func read(_ pem: [UInt8], _ what: String, _ reader: (OpaquePointer) -> OpaquePointer?) throws(TLSError) -> OpaquePointer {
+        let made: OpaquePointer? = pem.withUnsafeBytes { raw in
             guard let bio = BIO_new_mem_buf(raw.baseAddress, Int32(raw.count)) else { return nil }
             defer { BIO_free(bio) }
-            return PEM_read_bio_PrivateKey(bio, nil, nil, nil)
+            return reader(bio)
         }
-        guard let key else { throw TLSError.openSSL("reading the key") }
-        return key
+        guard let made else { throw TLSError.openSSL("reading \(what)") }
+        return made
     }
 }
 
