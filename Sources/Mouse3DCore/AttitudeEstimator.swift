@@ -46,9 +46,9 @@ public struct AttitudeEstimator: Sendable {
     @usableFromInline var motionPower = SIMD2<Double>.zero
     /// Samples until the next Kalman step of the bias.
     @usableFromInline var biasUpdateCountdown = 0
-    /// Sum and count of the rotation lanes since the last Kalman step: their mean is what the bias's
-    /// low-pass is fed, so every sample counts without filtering 11 lanes per sample.
-    @usableFromInline var biasBlockSum = SIMD16<Double>.zero
+    /// Sum and count of the attitude quaternion since the last Kalman step: its mean is what the bias's
+    /// low-pass is fed, so every sample counts without a matrix and 11 filtered lanes per sample.
+    @usableFromInline var biasBlockSum = SIMD4<Double>.zero
     @usableFromInline var biasBlockCount = 0
     /// Samples until the adaptive time constant is next reconsidered.
     @usableFromInline var adaptCountdown = 0
@@ -65,6 +65,9 @@ public struct AttitudeEstimator: Sendable {
     public internal(set) var isAtRest = false
     /// Whether the last sample's accelerometer correction was skipped (linear acceleration).
     public internal(set) var isRejectingAccelerometer = false
+
+    /// The accelerometer's range per axis in use, in m/s² (nil: unknown).
+    public internal(set) var accelerometerRangeMetersPerSecondSquared: Double?
 
     @usableFromInline var lastTimestampNanoseconds: Int64?
     /// The filter's estimate of the regular sample period, in seconds.
@@ -86,8 +89,10 @@ public struct AttitudeEstimator: Sendable {
         var biasMotionNoise: Double
         var biasVerticalNoise: Double
         var biasRestNoise: Double
-        /// sin² of the disturbance angle, compared with the squared horizontal lean.
-        var disturbanceLimitSquared: Double
+        /// sin² of the disturbance angle, compared with the squared horizontal lean (nil: not compared).
+        var disturbanceLimitSquared: Double?
+        /// sin² of the lean beyond which a sample is left out of the warm-up mean (15°).
+        static let warmUpLeanLimitSquared = 0.258_819 * 0.258_819
 
         static func biasUpdateInterval(periodSeconds ts: Double) -> Int { max(1, Int(0.02 / ts)) }
 
@@ -114,8 +119,7 @@ public struct AttitudeEstimator: Sendable {
             biasVerticalNoise = biasMotionNoise / max(p.biasVerticalForgettingFactor, 1e-10)
             let rest = variance(p.biasSigmaRestDegreesPerSecond)
             biasRestNoise = rest * rest / biasProcessVariance + rest
-            let sine = Double.sin(p.disturbanceAngleRadians)
-            disturbanceLimitSquared = sine * sine
+            disturbanceLimitSquared = p.disturbanceAngleRadians.map { let sine = Double.sin($0); return sine * sine }
         }
     }
 
@@ -125,6 +129,7 @@ public struct AttitudeEstimator: Sendable {
     /// A filter with the given tuning, at the identity attitude until the first sample.
     public init(parameters: AttitudeEstimatorParameters = AttitudeEstimatorParameters()) {
         self.parameters = parameters
+        accelerometerRangeMetersPerSecondSquared = parameters.accelerometerRangeMetersPerSecondSquared
         let ts = Self.provisionalPeriodSeconds
         accelerometerTimeConstantSeconds = parameters.accelerometerTimeConstantSeconds
         tuning = Tuning(parameters, periodSeconds: ts)
@@ -146,6 +151,13 @@ public struct AttitudeEstimator: Sendable {
         gyroBiasRadiansPerSecond = bias.clamped(lowerBound: -limit, upperBound: limit)
         let variance = (sigmaDegreesPerSecond * 100) * (sigmaDegreesPerSecond * 100)
         biasCovariance = .diagonal(min(variance, tuning.biasInitialVariance))
+    }
+
+    /// The range a device reports for its accelerometer per axis, in m/s²; used unless the parameters
+    /// give one. Saturated readings are then cut alike on both sides (see ``desaturated(_:range:)``).
+    public mutating func useReportedAccelerometerRange(_ range: Double?) {
+        accelerometerRangeMetersPerSecondSquared = parameters.accelerometerRangeMetersPerSecondSquared
+            ?? range.flatMap { $0.isFinite && $0 > 2 * standardGravityMetersPerSecondSquared ? $0 : nil }
     }
 
     /// The current attitude estimate.

@@ -52,16 +52,28 @@ public struct AttitudeEstimatorParameters: Sendable, Equatable {
     public var linearAccelerationRejectionFraction = 0.1
     /// The accelerometer correction is also skipped while the specific force, averaged over
     /// ``disturbanceTimeConstantSeconds``, points more than this far from the estimated vertical, in
-    /// radians: sustained horizontal acceleration, which barely changes the magnitude.
-    public var disturbanceAngleRadians = 15.0 * .pi / 180
-    /// Time constant of that short average, in seconds.
-    public var disturbanceTimeConstantSeconds = 0.5
+    /// radians (`nil`: never): a sustained push that barely changes the magnitude (a vehicle, a swing).
+    public var disturbanceAngleRadians: Double? = 15.0 * .pi / 180
+    /// Time constant of that average, in seconds. Long enough that a hand shaking hard at 1 Hz or
+    /// faster (several g back and forth, averaging to zero) does not lean it by 15°: with 0.5 s it did,
+    /// corrections were skipped for seconds while the hand shook, and gyroscope scale errors built up
+    /// (on synthetic shaking, heading errors up to 6× VQF's). With 2 s no hand-held recording or
+    /// synthetic hand trips it, and an 8 s push of 0.6 g sideways still does.
+    public var disturbanceTimeConstantSeconds = 2.0
     /// After this long of continuous rejection the correction resumes anyway, in seconds, so that an
     /// estimate that is really wrong (a saturated gyroscope) is still pulled back.
     public var rejectionRecoverySeconds = 10.0
-    /// A specific force larger than this many g (an impact, a tap) is shortened to it before it enters
-    /// the low-pass, so one spike cannot tilt the estimate.
-    public var impactLimitStandardGravities = 4.0
+    /// A specific force larger than this many g is shortened to it before it enters the low-pass, or
+    /// `nil` (the default) for no limit. Off by default: shortened, a back-and-forth motion or a tap
+    /// and its rebound no longer average to zero, and the low-pass takes what is left for gravity (on
+    /// synthetic shaking at up to 6 g the inclination error was 5× VQF's with a 4 g limit). Useful
+    /// only against a sensor that glitches (single samples of tens of g that no motion made).
+    public var impactLimitStandardGravities: Double?
+
+    /// The accelerometer's range per axis, in m/s², when the source knows it (evdev's absinfo, IIO's
+    /// scale): a reading at the limit is saturated, not a measurement. See ``AttitudeEstimator``'s
+    /// handling of saturation. `nil`: readings are taken as they come.
+    public var accelerometerRangeMetersPerSecondSquared: Double?
 
     /// A gap between samples longer than this is not integrated as it is: the gyroscope is integrated
     /// over the nominal sample period instead, in seconds.

@@ -6,16 +6,16 @@ struct FilterOptions: ParsableArguments {
     @Option(help: "Accelerometer low-pass time constant in seconds (larger trusts the gyroscope longer; default 2).")
     var accelerometerTimeConstant: Double?
 
-    @Option(help: "Specific force above this many g (an impact) is shortened to it before filtering (default 4).")
+    @Option(help: "Specific force above this many g is shortened to it before filtering (default 0: never; only for a sensor that glitches).")
     var impactLimit: Double?
 
     @Option(help: "Skip accelerometer corrections while filtered specific force differs from 1 g by more than this fraction (default 0.1).")
     var linearAccelerationRejection: Double?
 
-    @Option(help: "Skip accelerometer corrections while the force, averaged over about 1 s, leans more than this many degrees from vertical (0 disables; default 15).")
+    @Option(help: "Skip accelerometer corrections while the force, averaged over --disturbance-time-constant, leans more than this many degrees from vertical (0 disables; default 15).")
     var disturbanceAngle: Double?
 
-    @Option(help: "Time constant of that average, in seconds (default 0.5).")
+    @Option(help: "Time constant of that average, in seconds (default 2).")
     var disturbanceTimeConstant: Double?
 
     @Flag(inversion: .prefixedNo, help: "Estimate the gyroscope bias while the sensor moves (default on).")
@@ -37,11 +37,15 @@ struct FilterOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Tuning (see Tools/fusion/tune.py): angular speed floor.", visibility: .hidden))
     var angularSpeedFloor: Double?
 
+    @Option(help: "The accelerometer's range per axis in g, so that saturated readings are cut alike on both sides (default 0: unknown).")
+    var accelerometerRange: Double?
+
     /// The flags given, as a configuration layer (ranges are checked there, against the schema).
     func addFlags(to layer: inout ConfigurationLayer) throws {
         let numbers: [(String, String, Double?)] = [
             ("filter.accelerometer_time_constant", "--accelerometer-time-constant", accelerometerTimeConstant),
             ("filter.impact_limit", "--impact-limit", impactLimit),
+            ("filter.accelerometer_range", "--accelerometer-range", accelerometerRange),
             ("filter.linear_acceleration_rejection", "--linear-acceleration-rejection", linearAccelerationRejection),
             ("filter.disturbance_angle", "--disturbance-angle", disturbanceAngle),
             ("filter.disturbance_time_constant", "--disturbance-time-constant", disturbanceTimeConstant),
@@ -57,10 +61,13 @@ struct FilterOptions: ParsableArguments {
     static func parameters(_ c: Configuration) -> AttitudeEstimatorParameters {
         var p = AttitudeEstimatorParameters()
         p.accelerometerTimeConstantSeconds = c.number("filter.accelerometer_time_constant")
-        p.impactLimitStandardGravities = c.number("filter.impact_limit")
+        let limit = c.number("filter.impact_limit")
+        p.impactLimitStandardGravities = limit > 0 ? limit : nil
+        let range = c.number("filter.accelerometer_range")
+        p.accelerometerRangeMetersPerSecondSquared = range > 0 ? range * standardGravityMetersPerSecondSquared : nil
         p.linearAccelerationRejectionFraction = c.number("filter.linear_acceleration_rejection")
         let angle = c.number("filter.disturbance_angle")
-        p.disturbanceAngleRadians = angle > 0 ? angle * .pi / 180 : .pi / 2
+        p.disturbanceAngleRadians = angle > 0 ? angle * .pi / 180 : nil
         p.disturbanceTimeConstantSeconds = c.number("filter.disturbance_time_constant")
         p.motionBiasEstimation = c.boolean("filter.motion_bias")
         p.restBiasEstimation = c.boolean("filter.rest_bias")

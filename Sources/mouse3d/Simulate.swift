@@ -11,7 +11,7 @@ extension Mouse3D {
                 demo: the scripted desk gesture; the bundled sample log is \
                 `mouse3d simulate --output Tests/Mouse3DCoreTests/Fixtures/sample-motion.csv`.
                 hand: a hand holding a controller, drawn from --seed: turns, sustained translation (0.5–5 m/s² \
-                for 0.5–5 s), taps, 50–200 Hz vibration, a gyroscope bias of up to 1 °/s and noise; the column \
+                over 0.1–0.8 m), taps, 50–200 Hz vibration, a gyroscope bias of up to 1 °/s and noise; the column \
                 'movement' marks everything after the first 5 s, as `bench accuracy` counts it.
                 rest: a sensor lying still, tilted 20°, with a gyroscope bias of 0.6/-0.5/0.8 °/s and noise (what \
                 `bench accuracy` measures drift at rest on), for --seconds.
@@ -32,9 +32,22 @@ extension Mouse3D {
         @Option(help: "Sample rate in Hz.")
         var rate: Double = 100
 
+        @Option(help: "With --motion hand: bursts of shaking up to this many g (2 to 16).")
+        var shake: Double?
+
+        @Option(help: "With --motion hand: the accelerometer saturates at ± this many g per axis (2 to 32).")
+        var accelRange: Double?
+
         func validate() throws {
             guard rate.isFinite, rate >= 1, rate <= 10_000 else { throw ValidationError("--rate must be 1 to 10000 Hz.") }
             guard seconds.isFinite, seconds >= 10, seconds <= 3600 else { throw ValidationError("--seconds must be 10 to 3600.") }
+            if let shake, !(shake.isFinite && shake >= 2 && shake <= 16) { throw ValidationError("--shake must be 2 to 16 g.") }
+            if let accelRange, !(accelRange.isFinite && accelRange >= 2 && accelRange <= 32) {
+                throw ValidationError("--accel-range must be 2 to 32 g.")
+            }
+            if motion != .hand, shake != nil || accelRange != nil {
+                throw ValidationError("--shake and --accel-range apply to --motion hand only.")
+            }
         }
 
         func run() throws {
@@ -57,7 +70,10 @@ extension Mouse3D {
                 }
             case .hand:
                 try sink.writeLine(MotionLogWriter.header + ",qw,qx,qy,qz,movement")
-                for point in HandMotion(seconds: seconds, hertz: rate, seed: seed).generate() {
+                var hand = HandMotion(seconds: seconds, hertz: rate, seed: seed)
+                hand.shaking = shake.map { HandMotion.Shaking(peakStandardGravities: $0) }
+                hand.accelerometerRangeStandardGravities = accelRange
+                for point in hand.generate() {
                     let counted = point.sample.timestampNanoseconds >= 5_000_000_000
                     try sink.writeLine(MotionLogWriter.row(point.sample, truth: point.truth) + (counted ? ",1" : ",0"))
                 }

@@ -40,7 +40,7 @@ struct ConfigurationTests {
         #expect(c.boolean("pointer.invert_x") && c.origin("pointer.invert_x") == .file(path: "/etc/mouse3d/config.toml", line: 3))
         #expect(c.integer("network.port") == 26000 && c.origin("network.port") == .environment("MOUSE3D_NETWORK_PORT"))
         #expect(c.text("receive.format") == "jsonl" && c.origin("receive.format") == .flag("--format"))
-        #expect(c.number("filter.impact_limit") == 4 && c.origin("filter.impact_limit") == .builtIn)
+        #expect(c.number("filter.impact_limit") == 0 && c.origin("filter.impact_limit") == .builtIn)
         #expect(c.listing.contains("pointer.sensitivity = 30.5  # /u/config.toml:3"))
     }
 
@@ -50,14 +50,14 @@ struct ConfigurationTests {
         ("[network]\nport = 70000\n", 2, "network.port", "outside 1 to 65535"),
         ("[receive]\noutput = \"mouse\"\n", 2, "receive.output", "not one of print, pointer, joystick, spacemouse"),
         ("[pointr]\nx = 1\n", 1, "pointr", "unknown key"),
-        ("[filter]\nimpact_limit = 1.0\n", 2, "filter.impact_limit", "outside"),
+        ("[filter]\nimpact_limit = -1.0\n", 2, "filter.impact_limit", "outside"),
         ("[send]\nto = [\"a\", 3]\n", 2, "send.to", "list of strings"),
         ("[send]\nrate = \n", 2, "", "not valid TOML"),
         ("[[profile]]\nname = \"x\"\n", 1, "profile", "needs match_name, match_id or match_path"),
         ("[[profile]]\nname = \"x\"\nmatch_id = \"54c:ce6\"\n", 3, "profile.match_id", "vendor:product"),
         ("[[profile]]\nname = \"x\"\nmatch_name = \"y\"\n[profile.pointer]\nsensitivity = 3\n", 4, "profile.pointer", "unknown key"),
         ("[[profile]]\nname = \"x\"\nmatch_name = \"y\"\n[profile.send]\nto = [\"h\"]\n", 5, "profile.send.to", "not a per-device setting"),
-        ("[[profile]]\nname = \"x\"\nmatch_name = \"y\"\n[profile.filter]\nimpact_limit = 0\n", 5, "profile.filter.impact_limit", "outside"),
+        ("[[profile]]\nname = \"x\"\nmatch_name = \"y\"\n[profile.filter]\nimpact_limit = 2000\n", 5, "profile.filter.impact_limit", "outside"),
         // Values checked the way the commands that use them check them.
         ("[send]\nmount_matrix = \"1,0,0;0,1\"\n", 2, "send.mount_matrix", "not a mount matrix"),
         ("[send]\n\nmount_matrix = \"1,0,0;0,2,0;0,0,1\"\n", 3, "send.mount_matrix", "not a rotation"),

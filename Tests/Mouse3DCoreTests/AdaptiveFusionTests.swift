@@ -83,7 +83,7 @@ struct AdaptiveFusionTests {
                 inclination(points, fixed(range.upperBound), hertz: hertz))
     }
 
-    @Test("Hand motion with translation: the adaptive filter is as good as the long end, far better than the short")
+    @Test("Hand motion with translation: the adaptive filter is within 10% of the long end, far better than the short")
     func adaptiveOnHandMotion() {
         var sum = (adaptive: 0.0, short: 0.0, long: 0.0)
         for seed in UInt64(1)...3 {
@@ -91,7 +91,9 @@ struct AdaptiveFusionTests {
             sum = (sum.adaptive + e.adaptive, sum.short + e.short, sum.long + e.long)
         }
         #expect(sum.adaptive < 0.9 * sum.short, "adaptive \(sum.adaptive / 3)°, τ short \(sum.short / 3)°")
-        #expect(sum.adaptive < 1.02 * sum.long, "adaptive \(sum.adaptive / 3)°, τ long \(sum.long / 3)°")
+        // Within 2% while the synthetic hand pushed for seconds beyond an arm's reach and its gyroscope had
+        // no scale or axis errors; 5% worse since (the note of issue 31).
+        #expect(sum.adaptive < 1.1 * sum.long, "adaptive \(sum.adaptive / 3)°, τ long \(sum.long / 3)°")
     }
 }
 

@@ -57,15 +57,17 @@ def main():
     ap.add_argument("--hand", type=int, default=0)
     ap.add_argument("--seconds", type=float, default=120)
     ap.add_argument("--rate", type=float, default=250)
+    ap.add_argument("--first-seed", type=int, default=1)
+    ap.add_argument("--simulate", default="", help="more `simulate` options, e.g. '--shake 4 --accel-range 4'")
     args, flags = ap.parse_known_args()
     flags = [f for f in flags if f != "--"]
     import vqf
     folder = args.dir
     if args.hand:
         folder = tempfile.mkdtemp(prefix="hand-motion-")
-        for seed in range(1, args.hand + 1):
+        for seed in range(args.first_seed, args.first_seed + args.hand):
             subprocess.run([args.mouse3d, "simulate", "--motion", "hand", "--seed", str(seed), "--seconds",
-                            str(args.seconds), "--rate", str(args.rate), "--output",
+                            str(args.seconds), "--rate", str(args.rate), *args.simulate.split(), "--output",
                             os.path.join(folder, f"hand-{seed:02d}.csv")], check=True)
     out = subprocess.run([args.mouse3d, "bench", "accuracy", folder, "--python", "none", *flags], capture_output=True, text=True,
                          check=True).stdout
@@ -95,6 +97,11 @@ def main():
     n = len(rows)
     mean = lambda k, i: sum(r[k][i] for r in rows) / n
     print(f"{'mean of ' + str(n):45s} {mean(0, 0):12.3f} {mean(1, 0):9.3f} {mean(0, 1):12.3f} {mean(1, 1):9.3f}")
+    ratios = sorted(r[0][0] / r[1][0] for r in rows)
+    head = sorted(r[0][1] / r[1][1] for r in rows)
+    print(f"inclination / VQF's: mean of means {mean(0, 0) / mean(1, 0):.3f}, per log min {ratios[0]:.3f} "
+          f"median {ratios[n // 2]:.3f} max {ratios[-1]:.3f}; heading: mean of means {mean(0, 1) / mean(1, 1):.3f}, "
+          f"per log max {head[-1]:.3f}")
     return 0
 
 

@@ -82,6 +82,10 @@ public struct MotionFusion: Sendable {
     /// The clutch button went down or up.
     public mutating func clutch(pressed: Bool) { gestures.clutch(pressed: pressed) }
 
+    /// The range the device reports for its accelerometer, in m/s² (nil: it does not say); a range set
+    /// in the filter's parameters (`filter.accelerometer_range`) wins.
+    public mutating func useReportedAccelerometerRange(_ range: Double?) { estimator.useReportedAccelerometerRange(range) }
+
     /// Makes the current attitude zero.
     public mutating func recenter() { gestures.recenter(at: estimator.attitude) }
 

@@ -31,7 +31,18 @@ public final class EvdevMotionSource {
             throw MotionSourceError(message: "\(path) ('\(device.name)') is not a motion device (no INPUT_PROP_ACCELEROMETER)")
         }
         decoder = EvdevMotionDecoder(axes: axes, initialValues: values)
+        // Accelerometer axes (the first three) are in units per g: the smallest reach from the centre.
+        var reach = Double.infinity
+        for code in EvdevMotionDecoder.Code.motionAxes.prefix(3) {
+            guard let info = device.absoluteAxis(code) else { continue }
+            reach = min(reach, Double(info.maximum - info.minimum) / 2 / Double(info.resolution))
+        }
+        accelerometerRangeMetersPerSecondSquared = reach.isFinite && reach > 0 ? reach * standardGravityMetersPerSecondSquared : nil
     }
+
+    /// The accelerometer's range per axis from the device's absinfo (maximum less the centre, over
+    /// the resolution in units per g), in m/s².
+    public let accelerometerRangeMetersPerSecondSquared: Double?
 
     /// The descriptor to poll for readability.
     public var descriptor: FileDescriptor { device.descriptor }

@@ -14,6 +14,12 @@ public protocol LiveMotionSource: AnyObject {
     func readSamples() throws -> [MotionSample]
     /// Whether the device is still there (false once it has been unplugged).
     var isPresent: Bool { get }
+    /// The accelerometer's range per axis in m/s², where the device says it (nil: unknown).
+    var accelerometerRangeMetersPerSecondSquared: Double? { get }
+}
+
+extension LiveMotionSource {
+    public var accelerometerRangeMetersPerSecondSquared: Double? { nil }
 }
 
 extension EvdevMotionSource: LiveMotionSource {

@@ -60,6 +60,7 @@ public final class MotionPipeline {
             ended: { [unowned self, unowned loop] in
                 try outputs.sourceEnded()
                 loop.stop()
-            }))
+            },
+            accelerometerRange: { [unowned self] range in fusion.useReportedAccelerometerRange(range) }))
     }
 }

@@ -28,14 +28,20 @@ public struct MotionSampleSink {
     /// The source has nothing more (the end of a log not looped).
     public var ended: () throws -> Void
 
-    /// A sink of these four.
+    /// The device now read says its accelerometer's range per axis, in m/s² (nil: it does not say);
+    /// called when a device is opened or comes back.
+    public var accelerometerRange: (Double?) -> Void
+
+    /// A sink of these five.
     public init(
         samples: @escaping ([MotionSample]) throws -> Void, button: @escaping (Int32, Bool) throws -> Void = { _, _ in },
-        axis: @escaping (Int32, Float) throws -> Void = { _, _ in }, ended: @escaping () throws -> Void = {}
+        axis: @escaping (Int32, Float) throws -> Void = { _, _ in }, ended: @escaping () throws -> Void = {},
+        accelerometerRange: @escaping (Double?) -> Void = { _ in }
     ) {
         self.samples = samples
         self.button = button
         self.axis = axis
         self.ended = ended
+        self.accelerometerRange = accelerometerRange
     }
 }

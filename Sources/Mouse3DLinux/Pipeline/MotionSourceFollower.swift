@@ -68,6 +68,7 @@ public final class MotionSourceFollower: MotionSampleSource {
     /// Registers the current device's descriptors (or its poll timer) and its buttons.
     private func registerDevice() {
         guard let loop, let current = source else { return }
+        sink.accelerometerRange(current.accelerometerRangeMetersPerSecondSquared)
         for descriptor in current.descriptors {
             deviceRegistrations.append(loop.watch(descriptor) { [unowned self] in try read(current) })
         }
