@@ -198,17 +198,27 @@ extension AttitudeEstimator {
     }
 
     /// A reading whose linear acceleration (the reading minus the estimated gravity) is cut to the same
-    /// limit in both directions on every axis: the range less 1 g, the most the sensor can show on the
-    /// side where gravity adds to the axis. Saturation cuts an axis's peaks on that side only, so a
-    /// back-and-forth motion that averages to zero no longer does, and the low-pass would take the
-    /// difference for gravity. Cut alike on both sides, whatever the attitude (a shaking wrist turns
-    /// with the shake, so the gravity on an axis changes within each swing), it averages to zero again.
-    func desaturated(_ accel: SIMD3<Double>, range: Double) -> SIMD3<Double> {
+    /// limit in both directions on every axis: the range less the gravity on that axis, the most the
+    /// sensor can show on the side where gravity adds to it. Saturation cuts an axis's peaks on that
+    /// side only, so a back-and-forth motion that averages to zero no longer does, and the low-pass
+    /// would take the difference for gravity; cut alike on both sides, it averages to zero again.
+    ///
+    /// Not on an axis that has saturated at both ends within the last second: the sensor has cut it
+    /// on both sides already, and a cut centred on the estimate would pull the readings towards the
+    /// estimate (an estimate off by ε moves their mean by about 2ε times the saturated share, a
+    /// feedback that outgrows the correction when most readings saturate).
+    mutating func desaturated(_ accel: SIMD3<Double>, range: Double) -> SIMD3<Double> {
         let g = standardGravityMetersPerSecondSquared
+        let now = Double(lastTimestampNanoseconds ?? 0) * 1e-9
+        let edge = SIMD3(repeating: range * 0.999)
+        topSaturationSeconds.replace(with: now, where: accel .>= edge)
+        bottomSaturationSeconds.replace(with: now, where: accel .<= -edge)
+        let recent = SIMD3(repeating: now - 1)
+        let bothEnds = (topSaturationSeconds .> recent) .& (bottomSaturationSeconds .> recent)
         let gravity = (inclinationCorrection * gyroQuaternion).conjugate.rotate(SIMD3(0, 0, g))
         let magnitude = gravity.replacing(with: -gravity, where: gravity .< 0)
         let limit = (SIMD3(repeating: range) - magnitude).clamped(lowerBound: .zero, upperBound: SIMD3(repeating: range))
-        return gravity + (accel - gravity).clamped(lowerBound: -limit, upperBound: limit)
+        return (gravity + (accel - gravity).clamped(lowerBound: -limit, upperBound: limit)).replacing(with: accel, where: bothEnds)
     }
 
     /// Follows how the sensor moves and sets the weight of the long accelerometer low-pass from it.

@@ -68,6 +68,9 @@ public struct AttitudeEstimator: Sendable {
 
     /// The accelerometer's range per axis in use, in m/s² (nil: unknown).
     public internal(set) var accelerometerRangeMetersPerSecondSquared: Double?
+    /// When each axis last read at the top and at the bottom of that range, in seconds.
+    @usableFromInline var topSaturationSeconds = SIMD3<Double>(repeating: -.infinity)
+    @usableFromInline var bottomSaturationSeconds = SIMD3<Double>(repeating: -.infinity)
 
     @usableFromInline var lastTimestampNanoseconds: Int64?
     /// The filter's estimate of the regular sample period, in seconds.
