@@ -66,7 +66,9 @@ let package = Package(
         .target(name: "Mouse3DPhone", dependencies: ["Mouse3DCore", "Mouse3DLinux"]),
 
         // Benchmarks that run real processes and sockets (`mouse3d bench stream|output|floor-peer`).
-        .target(name: "Mouse3DBench", dependencies: ["Mouse3DCore", "Mouse3DLinux", "Mouse3DNetwork"]),
+        .target(
+            name: "Mouse3DBench",
+            dependencies: ["Mouse3DCore", "Mouse3DLinux", "Mouse3DNetwork", .product(name: "RealModule", package: "swift-numerics")]),
 
         // `mouse3d doctor`: what the main job needs, checked, each with its fix.
         .target(
@@ -97,7 +99,9 @@ let package = Package(
         .executableTarget(name: "DatagramFuzzer", dependencies: ["Mouse3DCore", "Mouse3DNetwork", "Mouse3DLinux"], path: "Tests/Fuzz/DatagramFuzzer"),
 
         // Device emulators and the tests that run inside the kernel VM (Tests/VM/run.sh).
-        .target(name: "VMDeviceEmulators", dependencies: ["Mouse3DLinux", "CLinux"], path: "Tests/VM/Emulators"),
+        .target(
+            name: "VMDeviceEmulators",
+            dependencies: ["Mouse3DLinux", "CLinux", .product(name: "SystemPackage", package: "swift-system")], path: "Tests/VM/Emulators"),
         .executableTarget(
             name: "mouse3d-vmtests", dependencies: ["VMDeviceEmulators", "Mouse3DLinux", "Mouse3DNetwork", "Mouse3DCore", "CLinux", "COpenSSL"],
             path: "Tests/VM/Runner"),
@@ -107,6 +111,7 @@ let package = Package(
             dependencies: ["Mouse3DCore", .product(name: "RealModule", package: "swift-numerics")],
             resources: [.copy("Fixtures")]),
         .testTarget(name: "Mouse3DLinuxTests", dependencies: ["Mouse3DLinux"]),
+        .testTarget(name: "Mouse3DBenchTests", dependencies: ["Mouse3DBench", "Mouse3DCore"]),
         .testTarget(name: "Mouse3DDoctorTests", dependencies: ["Mouse3DDoctor", "Mouse3DLinux", "Mouse3DNetwork"]),
         .testTarget(name: "Mouse3DConfigTests", dependencies: ["Mouse3DConfig", "Mouse3DCore", "Mouse3DLinux"]),
         .testTarget(name: "Mouse3DNetworkTests", dependencies: ["Mouse3DNetwork", .product(name: "Crypto", package: "swift-crypto")]),

@@ -5,7 +5,41 @@
 #  - One readiness wait: `poll(` appears in the event loop alone.
 #  - Layers point one way: Core imports no other layer and nothing with I/O; Linux imports Core only;
 #    Network and Config import Core and Linux; Bench imports those below it.
+#  - One JSON escaper (Mouse3DCore/JSONText.swift); benchmarks and their loops in Mouse3DBench (the
+#    executable's bench files time nothing and run no filter); the system-call shim's test-only face
+#    (@_spi) used by the device emulators under Tests/ only.
+# With --self-test: plants one breach of each rule in a copy of the tree and checks that each is
+# reported (a rule that cannot fail checks nothing).
 set -uo pipefail
+script="$(cd "$(dirname "$0")" && pwd)/$(basename "$0")"
+if [ "${1:-}" = "--self-test" ]; then
+    root=$(mktemp -d); trap 'rm -rf "$root"' EXIT
+    ok=0
+    copy() {
+        rm -rf "$root/tree"; mkdir -p "$root/tree/Tests"; cp -r "$(dirname "$script")/../Sources" "$root/tree/"
+        cp "$script" "$(dirname "$script")/architecture-allowlist.txt" "$root/tree/Tests/"
+    }
+    plant() {  # plant NAME FILE CONTENT EXPECTED-MESSAGE
+        copy
+        printf '%s\n' "$3" > "$root/tree/$2"
+        if out=$("$root/tree/Tests/$(basename "$script")" 2>&1); then
+            echo "architecture self-test: $1 was not reported"; ok=1
+        elif ! grep -qF "$4" <<<"$out"; then
+            echo "architecture self-test: $1 failed the check but not with '$4':"; echo "$out"; ok=1
+        fi
+    }
+    copy
+    if ! "$root/tree/Tests/$(basename "$script")" >/dev/null 2>&1; then
+        echo "architecture self-test: the unplanted copy already fails; fix the tree first"; exit 1
+    fi
+    plant "a second JSON escaper" Sources/Mouse3DView/Escape.swift 'func e(_ c: Character) -> String { switch c { case "\"": return "\\\""; default: return "" } }' "a second JSON escaper"
+    plant "a benchmark loop in the executable" Sources/mouse3d/BenchExtra.swift 'let clock = ContinuousClock()' "a benchmark loop in the executable"
+    plant "a public top-level type too many" Sources/Mouse3DCore/Twins.swift $'public struct A {}\npublic struct B {}' "more than one public top-level type"
+    plant "the emulators' shim outside Tests" Sources/Mouse3DNetwork/Shim.swift '@_spi(DeviceEmulators) import Mouse3DLinux' "@_spi"
+    plant "an import across the layers" Sources/Mouse3DCore/Up.swift 'import Mouse3DLinux' "imports what its layer may not"
+    [ "$ok" = 0 ] && echo "architecture self-test: every planted breach was reported"
+    exit "$ok"
+fi
 cd "$(dirname "$0")/.."
 failures=0
 fail() { echo "architecture: $1"; failures=$((failures + 1)); }
@@ -34,9 +68,32 @@ layer Mouse3DNetwork 'Mouse3DCore|Mouse3DLinux|Histogram|SystemPackage'
 layer Mouse3DConfig 'Mouse3DCore|Mouse3DLinux|TOMLKit|Foundation'
 layer Mouse3DView 'Mouse3DCore|Mouse3DLinux'
 layer Mouse3DPhone 'Mouse3DCore|Mouse3DLinux'
-layer Mouse3DBench 'Mouse3DCore|Mouse3DLinux|Mouse3DNetwork'
+layer Mouse3DBench 'Mouse3DCore|Mouse3DLinux|Mouse3DNetwork|RealModule'
 layer Mouse3DDoctor 'Mouse3DCore|Mouse3DLinux|Mouse3DNetwork|Mouse3DConfig|SystemPackage'
 layer mouse3d 'ArgumentParser|Mouse3DCore|Mouse3DLinux|Mouse3DNetwork|Mouse3DConfig|Mouse3DBench|Mouse3DView|Mouse3DDoctor|Mouse3DPhone'
+
+# One JSON escaper: a `case "\"":` (escaping a quote) is JSONText's, and the key files' TOML quoting's
+# (KeyValueText) until the TOML readers are one.
+files=$(grep -rlF 'case "\"":' Sources | sort | grep -vxE 'Sources/Mouse3DCore/JSONText.swift|Sources/Mouse3DCore/KeyValueText.swift')
+[ -n "$files" ] && fail "a second JSON escaper (use Mouse3DCore's JSONText): $(echo $files)"
+
+# Benchmarks live in Mouse3DBench: the executable's bench files parse options, call and print.
+hits=$(grep -nE 'ContinuousClock|SuspendingClock|MonotonicClock|AttitudeEstimator\(|[eE]stimator\.update\(' Sources/mouse3d/Bench*.swift)
+[ -n "$hits" ] && fail "a benchmark loop in the executable (move it to Mouse3DBench):"$'\n'"$hits"
+
+# The system-call shim's test-only face is for the device emulators under Tests/.
+hits=$(grep -rn '@_spi(' Sources | grep -v '^Sources/Mouse3DLinux/System/SystemCall.swift:')
+[ -n "$hits" ] && fail "@_spi outside the shim's declaration (only Tests/ may use it):"$'\n'"$hits"
+
+# One public top-level type per file (extensions and nested types do not count). Files that still
+# hold several are listed in Tests/architecture-allowlist.txt, to be split; none may be added.
+allow="Tests/architecture-allowlist.txt"
+while IFS= read -r f; do
+    n=$(grep -cE '^public (final )?(struct|class|enum|protocol|actor) ' "$f")
+    if [ "$n" -gt 1 ] && ! { [ -f "$allow" ] && grep -qxF "$f" "$allow"; }; then
+        fail "$f has more than one public top-level type ($n): one main type per file"
+    fi
+done < <(find Sources -name '*.swift' | sort)
 
 if [ "$failures" -gt 0 ]; then
     echo "architecture: $failures rule(s) broken"

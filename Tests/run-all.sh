@@ -8,6 +8,7 @@ Tests/setup-debian.sh --vm
 
 echo "== architecture"
 Tests/check-architecture.sh
+Tests/check-architecture.sh --self-test
 
 echo "== host tests"
 swift build --build-tests

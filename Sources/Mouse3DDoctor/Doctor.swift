@@ -279,8 +279,8 @@ public enum Doctor {
     /// The checks as a JSON array of {name, status, detail, fix, blocking}.
     public static func json(_ checks: [DoctorCheck]) -> String {
         "[" + checks.map { c in
-            "{\"name\":\(ViewJSON.string(c.name)),\"status\":\"\(c.status.rawValue)\",\"detail\":\(ViewJSON.string(c.detail)),"
-                + "\"fix\":\(c.fix.map(ViewJSON.string) ?? "null"),\"blocking\":\(c.blocking)}"
+            "{\"name\":\(JSONText.string(c.name)),\"status\":\"\(c.status.rawValue)\",\"detail\":\(JSONText.string(c.detail)),"
+                + "\"fix\":\(c.fix.map(JSONText.string) ?? "null"),\"blocking\":\(c.blocking)}"
         }.joined(separator: ",\n ") + "]"
     }
 }

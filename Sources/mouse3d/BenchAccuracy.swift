@@ -84,21 +84,11 @@ extension Mouse3D {
                     print("skipped \(name): not a motion log (\(error))")
                     continue
                 }
-                guard let truth = log.truth else {
+                guard let metrics = FusionBenchmark.score(log, parameters) else {
                     progress.finish()
                     print("skipped \(name): no ground-truth columns qw,qx,qy,qz")
                     continue
                 }
-                var estimator = AttitudeEstimator(parameters: parameters)
-                var estimates: [Quaternion] = []
-                estimates.reserveCapacity(log.samples.count)
-                for sample in log.samples {
-                    estimator.update(sample)
-                    estimates.append(estimator.quaternion)
-                }
-                let metrics = OrientationErrorMetrics(
-                    estimates: estimates, truth: truth, counted: log.movement,
-                    sampleRateHertz: sampleRate(log.samples))
                 rows.append((name, metrics))
                 progress.finish()
                 print(line(String(name.dropLast(4)), metrics.summary))
@@ -131,15 +121,6 @@ extension Mouse3D {
         func line(_ name: String, _ m: OrientationErrorMetrics.Summary) -> String {
             name.rightPadded(to: 46) + " " + fixed(m.inclination, 3, width: 11) + " " + fixed(m.heading, 3, width: 8)
                 + " " + fixed(m.total, 3, width: 8)
-        }
-
-        /// The median sample rate of a log.
-        func sampleRate(_ samples: [MotionSample]) -> Double {
-            guard samples.count > 1 else { return 1 }
-            var gaps = zip(samples.dropFirst(), samples).map { Double($0.timestampNanoseconds - $1.timestampNanoseconds) }
-            gaps.sort()
-            let median = gaps[gaps.count / 2]
-            return median > 0 ? 1e9 / median : 1
         }
     }
 }

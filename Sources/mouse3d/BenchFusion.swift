@@ -62,28 +62,8 @@ extension Mouse3D {
             print("\(Int(Double(samples.count) / best)) samples/s")
         }
 
-        /// The best time of at least three runs over `samples`, repeated for at least `seconds`.
         func measure(_ samples: [MotionSample], _ parameters: AttitudeEstimatorParameters) -> (best: Double, runs: Int, checksum: Double) {
-            let clock = ContinuousClock()
-            var best = Double.infinity
-            var runs = 0
-            var checksum = 0.0
-            let start = clock.now
-            repeat {
-                var estimator = AttitudeEstimator(parameters: parameters)
-                let t0 = clock.now
-                for sample in samples { estimator.update(sample) }
-                let elapsed = (clock.now - t0).seconds
-                checksum += estimator.quaternion.w
-                best = min(best, elapsed)
-                runs += 1
-            } while (clock.now - start).seconds < seconds || runs < 3
-            return (best, runs, checksum)
+            FusionBenchmark.measure(samples, parameters, seconds: seconds)
         }
     }
-}
-
-extension Duration {
-    /// The duration in seconds.
-    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) * 1e-18 }
 }

@@ -181,7 +181,7 @@ public struct ViewStreamState: Sendable, Equatable {
 
     /// The JSON object the page reads.
     public var json: String {
-        "{\"label\":\(ViewJSON.string(label)),\"frames\":\(frames),\"seq\":\(sequence),"
+        "{\"label\":\(JSONText.string(label)),\"frames\":\(frames),\"seq\":\(sequence),"
             + "\"roll\":\(rollDegrees),\"pitch\":\(pitchDegrees),\"yaw\":\(yawDegrees),\"t\":\(receivedNanoseconds),"
             + "\"lost\":\(lost),\"reordered\":\(reordered),\"interval\":\(intervals.json),\"latency\":\(latencies.total == 0 ? "null" : latencies.json)}"
     }
@@ -226,28 +226,6 @@ public struct ViewHistogram: Sendable, Equatable {
 
 /// The small JSON the view sends, written by hand (numbers round-trip; strings escaped).
 public enum ViewJSON {
-    /// `text` as a JSON string literal.
-    public static func string(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default:
-                if scalar.value < 0x20 || scalar == "<" || scalar == ">" || scalar == "&" {
-                    let hex = String(scalar.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return out + "\""
-    }
-
     /// One update message: every stream's state and the refusals so far.
     public static func update(_ streams: [ViewStreamState], refusals: [ViewAccessPolicy.Refusal: Int]) -> String {
         let counts = ViewAccessPolicy.Refusal.allCases.map { "\"\($0.rawValue)\":\(refusals[$0] ?? 0)" }.joined(separator: ",")

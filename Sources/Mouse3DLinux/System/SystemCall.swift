@@ -3,11 +3,9 @@ import SystemPackage
 
 /// The one place system calls are made from: retries on `EINTR`, turns `-1`/errno into a thrown
 /// ``SystemCallError`` naming the call and its subject.
-@usableFromInline
-enum SystemCall {
+@_spi(DeviceEmulators) public enum SystemCall {
     /// How a call that may fail in expected ways ended.
-    @usableFromInline
-    enum Outcome<T> {
+    @_spi(DeviceEmulators) public enum Outcome<T> {
         /// It succeeded with this result.
         case completed(T)
         /// It failed with one of the tolerated errors.
@@ -17,7 +15,7 @@ enum SystemCall {
     /// Runs `body` until it does not fail with `EINTR`; returns its result, the tolerated error it
     /// failed with, or throws any other.
     @inlinable
-    static func attempt<T: FixedWidthInteger>(
+    @_spi(DeviceEmulators) public static func attempt<T: FixedWidthInteger>(
         _ call: StaticString, _ subject: @autoclosure () -> String, tolerating tolerated: [Int32], _ body: () -> T
     ) throws(SystemCallError) -> Outcome<T> {
         while true {
@@ -32,7 +30,7 @@ enum SystemCall {
 
     /// Runs `body` until it does not fail with `EINTR`; throws on `-1`.
     @inlinable
-    static func retrying<T: FixedWidthInteger>(
+    @_spi(DeviceEmulators) public static func retrying<T: FixedWidthInteger>(
         _ call: StaticString, _ subject: @autoclosure () -> String, _ body: () -> T
     ) throws(SystemCallError) -> T {
         switch try attempt(call, subject(), tolerating: [], body) {
@@ -43,7 +41,7 @@ enum SystemCall {
 
     /// Like ``retrying(_:_:_:)`` but returns `nil` instead of throwing for the errors in `tolerated`.
     @inlinable
-    static func retrying<T: FixedWidthInteger>(
+    @_spi(DeviceEmulators) public static func retrying<T: FixedWidthInteger>(
         _ call: StaticString, _ subject: @autoclosure () -> String, tolerating tolerated: [Int32], _ body: () -> T
     ) throws(SystemCallError) -> T? {
         switch try attempt(call, subject(), tolerating: tolerated, body) {
@@ -55,7 +53,7 @@ enum SystemCall {
     /// For calls that return 0 or an error number instead of setting errno (`pthread_*`,
     /// `posix_spawn`): throws on a non-zero result.
     @inlinable
-    static func checking(_ call: StaticString, _ subject: @autoclosure () -> String, _ body: () -> Int32) throws(SystemCallError) {
+    @_spi(DeviceEmulators) public static func checking(_ call: StaticString, _ subject: @autoclosure () -> String, _ body: () -> Int32) throws(SystemCallError) {
         let status = body()
         guard status == 0 else { throw SystemCallError(call: "\(call)", subject: subject(), errno: Errno(rawValue: status)) }
     }

@@ -1,3 +1,4 @@
+import Mouse3DCore
 /// The built-in motion used by benchmarks.
 public enum BenchmarkMotion {
     /// Twelve rotations about the three axes at rising rates, with rests and some translation, at

@@ -1,3 +1,4 @@
+import Mouse3DCore
 import RealModule
 
 /// A sensor left still after power-up, with a gyroscope bias of the order an uncalibrated

@@ -1,3 +1,4 @@
+import Mouse3DCore
 import RealModule
 
 /// How good a gyro mouse the fusion and the pointer mapping make, against simulated motion with

@@ -1,3 +1,4 @@
+import Mouse3DBench
 import Mouse3DCore
 import Testing
 

@@ -1,6 +1,7 @@
 import CLinux
 import Glibc
 import SystemPackage
+@_spi(DeviceEmulators) import Mouse3DLinux
 
 /// A HID device emulated in user space through `/dev/uhid`: the kernel's real HID drivers bind to
 /// it as to hardware. Used by the device tests. Destroyed on deinit.

@@ -1,5 +1,8 @@
+import Mouse3DBench
 import Mouse3DCore
 import Testing
+
+private let degree = Double.pi / 180
 
 @Suite("BROAD error metrics")
 struct OrientationErrorMetricsTests {

@@ -1,3 +1,4 @@
+import Mouse3DCore
 import RealModule
 
 /// Orientation errors of an estimate against ground truth, in degrees, as the BROAD benchmark defines
