@@ -41,10 +41,8 @@ public enum FusionBenchmark {
     /// The median sample rate of a log, in Hz.
     public static func sampleRate(_ samples: [MotionSample]) -> Double {
         guard samples.count > 1 else { return 1 }
-        var gaps = zip(samples.dropFirst(), samples).map { Double($0.timestampNanoseconds - $1.timestampNanoseconds) }
-        gaps.sort()
-        let median = gaps[gaps.count / 2]
-        return median > 0 ? 1e9 / median : 1
+        let gap = median(zip(samples.dropFirst(), samples).map { Double($0.timestampNanoseconds - $1.timestampNanoseconds) })
+        return gap > 0 ? 1e9 / gap : 1
     }
 }
 

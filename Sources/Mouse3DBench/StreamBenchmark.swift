@@ -60,7 +60,6 @@ public struct StreamBenchmark {
         // Loss-free rates swing with the machine's scheduling; the receiver's CPU per frame at a
         // fixed 50,000 frames/s is steadier, measured in rounds that interleave the formats so
         // that drift in the machine's speed falls on all of them alike.
-        func median(_ v: [Double]) -> Double { v.isEmpty ? 0 : v.sorted()[v.count / 2] }
         var perFrame: [WireFormat: [Double]] = [:]
         for _ in 0..<capacityRounds {
             for format in formatList {
@@ -242,7 +241,6 @@ public struct StreamBenchmark {
                 if viewer { with.append((r.p99, r.receiverCPU)); messages.append(r.viewerMessages) } else { without.append((r.p99, r.receiverCPU)) }
             }
         }
-        func median(_ v: [Double]) -> Double { v.sorted()[v.count / 2] }
         print("sealed stream at 1000 frames/s, receiver with and without a live view page reading it (\(rounds) interleaved rounds of \(seconds) s, medians):")
         print("  without the view: p99 \(fixed(median(without.map(\.0)), 1)) µs, receiver CPU \(fixed(median(without.map(\.1)), 2))% of a core"
             + "  (rounds: \(without.map { fixed($0.0, 0) }.joined(separator: ", ")) µs)")
@@ -263,7 +261,6 @@ public struct StreamBenchmark {
                 p99[format, default: []].append(try latencyRun(executable: executable, format: format, pairing: pairing, quiet: true).p99)
             }
         }
-        func median(_ v: [Double]) -> Double { v.sorted()[v.count / 2] }
         let plain = median(p99[.datagram]!), sealed = median(p99[.sealed]!)
         print("p99 send→output at 1000 frames/s, \(rounds) interleaved rounds of \(seconds) s, medians:")
         for format in [WireFormat.datagram, .sealed] {
@@ -572,3 +569,6 @@ extension StreamBenchmark {
         latency.firstRange(of: "p99 ").map { r in Double(latency[r.upperBound...].prefix { $0.isNumber || $0 == "." }) ?? 0 } ?? 0
     }
 }
+
+/// The middle value of `values` (the upper of the two middle ones for an even count), 0 if empty.
+func median(_ values: [Double]) -> Double { values.isEmpty ? 0 : values.sorted()[values.count / 2] }

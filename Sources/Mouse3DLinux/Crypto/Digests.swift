@@ -5,29 +5,20 @@ import CSodium
 /// that package brings the whole of Foundation (ICU's 37 MB of data among it) into a static binary,
 /// and its start-up touches megabytes of pages a 1 kHz stream never needs. The tests check each
 /// against swift-crypto and the RFCs' vectors.
-public enum SHA256Digest {
+public enum Digest: Sendable {
+    case sha256, sha512
+
     /// Bytes in a digest.
-    public static let byteCount = Int(crypto_hash_sha256_BYTES)
+    public var byteCount: Int { Int(self == .sha256 ? crypto_hash_sha256_BYTES : crypto_hash_sha512_BYTES) }
 
     /// The digest of `bytes`.
-    public static func hash(_ bytes: [UInt8]) -> [UInt8] {
+    public func hash(_ bytes: [UInt8]) -> [UInt8] {
         precondition(Sodium.ready, "libsodium failed to initialise")
         var out = [UInt8](repeating: 0, count: byteCount)
-        _ = crypto_hash_sha256(&out, bytes, UInt64(bytes.count))
-        return out
-    }
-}
-
-/// SHA-512 (libsodium).
-public enum SHA512Digest {
-    /// Bytes in a digest.
-    public static let byteCount = Int(crypto_hash_sha512_BYTES)
-
-    /// The digest of `bytes`.
-    public static func hash(_ bytes: [UInt8]) -> [UInt8] {
-        precondition(Sodium.ready, "libsodium failed to initialise")
-        var out = [UInt8](repeating: 0, count: byteCount)
-        _ = crypto_hash_sha512(&out, bytes, UInt64(bytes.count))
+        switch self {
+        case .sha256: _ = crypto_hash_sha256(&out, bytes, UInt64(bytes.count))
+        case .sha512: _ = crypto_hash_sha512(&out, bytes, UInt64(bytes.count))
+        }
         return out
     }
 }

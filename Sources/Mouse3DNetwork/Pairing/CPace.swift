@@ -38,7 +38,7 @@ struct CPace {
     /// The draft's calculate_generator: the one-way map of SHA-512 of generator_string =
     /// lv_cat(DSI, PRS, zero padding, CI, sid), padded so DSI and PRS fill the hash's 128-byte block.
     static func generator(prs: [UInt8], channel: [UInt8], sid: [UInt8]) -> [UInt8] {
-        Ristretto255.element(fromUniform: SHA512Digest.hash(generatorString(prs: prs, channel: channel, sid: sid)))
+        Ristretto255.element(fromUniform: Digest.sha512.hash(generatorString(prs: prs, channel: channel, sid: sid)))
     }
 
     /// lv_cat(DSI, PRS, zero_bytes(len_zpad), CI, sid).
@@ -56,7 +56,7 @@ struct CPace {
         let transcript = isInitiator
             ? CPace.lvCat([share, ownData]) + CPace.lvCat([peerShare, peerData])
             : CPace.lvCat([peerShare, peerData]) + CPace.lvCat([share, ownData])
-        return SHA512Digest.hash(CPace.lvCat([CPace.domain + Array("_ISK".utf8), sid, k]) + transcript)
+        return Digest.sha512.hash(CPace.lvCat([CPace.domain + Array("_ISK".utf8), sid, k]) + transcript)
     }
 
     /// LEB128 length then bytes.

@@ -26,7 +26,7 @@ public struct PeerIdentity: Sendable {
     public var fingerprint: String { PeerIdentity.fingerprint(of: publicKey) }
 
     /// The id of a public key: the first 8 bytes of its SHA-256.
-    public static func id(of publicKey: [UInt8]) -> [UInt8] { Array(SHA256Digest.hash(publicKey).prefix(8)) }
+    public static func id(of publicKey: [UInt8]) -> [UInt8] { Array(Digest.sha256.hash(publicKey).prefix(8)) }
 
     /// The fingerprint of a public key, `xxxx-xxxx-xxxx-xxxx`.
     public static func fingerprint(of publicKey: [UInt8]) -> String {
