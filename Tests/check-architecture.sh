@@ -5,7 +5,7 @@
 #  - One readiness wait: `poll(` appears in the event loop alone.
 #  - Layers point one way: Core imports no other layer and nothing with I/O; Linux imports Core only;
 #    Network and Config import Core and Linux; Bench imports those below it.
-#  - One JSON escaper (Mouse3DCore/JSONText.swift); benchmarks and their loops in Mouse3DBench (the
+#  - One JSON escaper (Mouse3DCore/Text/JSONText.swift); benchmarks and their loops in Mouse3DBench (the
 #    executable's bench files time nothing and run no filter); the system-call shim's test-only face
 #    (@_spi) used by the device emulators under Tests/ only.
 # With --self-test: plants one breach of each rule in a copy of the tree and checks that each is
@@ -74,7 +74,7 @@ layer mouse3d 'ArgumentParser|Mouse3DCore|Mouse3DLinux|Mouse3DNetwork|Mouse3DCon
 
 # One JSON escaper: a `case "\"":` (escaping a quote) is JSONText's, and the key files' TOML quoting's
 # (KeyValueText) until the TOML readers are one.
-files=$(grep -rlF 'case "\"":' Sources | sort | grep -vxE 'Sources/Mouse3DCore/JSONText.swift|Sources/Mouse3DCore/KeyValueText.swift')
+files=$(grep -rlF 'case "\"":' Sources | sort | grep -vxE 'Sources/Mouse3DCore/Text/JSONText.swift|Sources/Mouse3DCore/Configuration/KeyValueText.swift')
 [ -n "$files" ] && fail "a second JSON escaper (use Mouse3DCore's JSONText): $(echo $files)"
 
 # Benchmarks live in Mouse3DBench: the executable's bench files parse options, call and print.
