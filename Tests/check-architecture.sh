@@ -35,6 +35,7 @@ if [ "${1:-}" = "--self-test" ]; then
     plant "a second JSON escaper" Sources/Mouse3DView/Escape.swift 'func e(_ c: Character) -> String { switch c { case "\"": return "\\\""; default: return "" } }' "a second JSON escaper"
     plant "a benchmark loop in the executable" Sources/mouse3d/BenchExtra.swift 'let clock = ContinuousClock()' "a benchmark loop in the executable"
     plant "a public top-level type too many" Sources/Mouse3DCore/Twins.swift $'public struct A {}\npublic struct B {}' "more than one public top-level type"
+    plant "an output flag outside the shared group" Sources/mouse3d/Extra.swift $'struct X {\n    @Flag(help: "x")\n    var print = false\n}' "an output flag declared outside"
     plant "the emulators' shim outside Tests" Sources/Mouse3DNetwork/Shim.swift '@_spi(DeviceEmulators) import Mouse3DLinux' "@_spi"
     plant "an import across the layers" Sources/Mouse3DCore/Up.swift 'import Mouse3DLinux' "imports what its layer may not"
     [ "$ok" = 0 ] && echo "architecture self-test: every planted breach was reported"
@@ -80,6 +81,13 @@ files=$(grep -rlF 'case "\"":' Sources | sort | grep -vxE 'Sources/Mouse3DCore/T
 # Benchmarks live in Mouse3DBench: the executable's bench files parse options, call and print.
 hits=$(grep -nE 'ContinuousClock|SuspendingClock|MonotonicClock|AttitudeEstimator\(|[eE]stimator\.update\(' Sources/mouse3d/Bench*.swift)
 [ -n "$hits" ] && fail "a benchmark loop in the executable (move it to Mouse3DBench):"$'\n'"$hits"
+
+# Output flags are declared once, in the shared groups (OutputOptions, with OpentrackOption, and
+# DSUOptions): an @Option or @Flag for print, uinput, view, opentrack or dsu anywhere else is a second
+# declaration with its own rules.
+hits=$(grep -rnE -A2 '@(Option|Flag)\b' Sources/mouse3d | grep -E '^\S+-[0-9]+-\s*var (print|uinput|view|opentrack|dsu)\b' \
+    | grep -vE '^Sources/mouse3d/(OutputOptions|OpentrackOption|DSUOptions)\.swift-')
+[ -n "$hits" ] && fail "an output flag declared outside the shared option groups (use OutputOptions):"$'\n'"$hits"
 
 # The system-call shim's test-only face is for the device emulators under Tests/.
 hits=$(grep -rn '@_spi(' Sources | grep -v '^Sources/Mouse3DLinux/System/SystemCall.swift:')

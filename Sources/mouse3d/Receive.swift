@@ -22,21 +22,7 @@ extension Mouse3D {
         @Option(help: "Address to listen on, [ADDR]:PORT (default 0.0.0.0:\(StreamDefaults.port); with --insecure or --raw 127.0.0.1:\(StreamDefaults.port)).")
         var listen: String?
 
-        @Flag(help: "Print each frame on standard output (the default output unless receive.output says otherwise).")
-        var print = false
-
-        @Option(help: "Drive a virtual input device per sender: pointer (gyro mouse), joystick (absolute pose) or spacemouse (6-DoF rates for spacenavd).")
-        var uinput: UinputMode?
-
-        @Option(help: "Serve a live 3D view of every sender's attitude at [ADDR:]PORT (127.0.0.1 unless an address is given; read-only).")
-        var view: String?
-
-        @OptionGroup var pointer: PointerOptions
-
-        @OptionGroup var opentrack: OpentrackOption
-
-        @Option(help: "Print format: text (degrees) or jsonl (radians; keys sender, stream, seq, time, roll, pitch, yaw, buttons). Default: receive.format, text.")
-        var format: PrintFormat?
+        @OptionGroup var outputs: OutputOptions
 
         @Flag(inversion: .prefixedNo, help: "Print per-sender statistics to standard error once a second (default: receive.stats, off).")
         var stats: Bool?
@@ -72,13 +58,12 @@ extension Mouse3D {
             let loop = try EventLoop(signals: [.stop, .reload])
             var flags = ConfigurationLayer()
             try EffectiveConfiguration.flags {
-                try pointer.addFlags(to: &flags)
-                if let format { try flags.set("receive.format", .text(format.rawValue), origin: .flag("--format")) }
+                try outputs.addFlags(to: &flags)
                 if let stats { try flags.set("receive.stats", .boolean(stats), origin: .flag("--[no-]stats")) }
-                if let uinput { try flags.set("receive.output", .text(uinput.rawValue), origin: .flag("--uinput")) }
+                if let uinput = outputs.uinput { try flags.set("receive.output", .text(uinput.rawValue), origin: .flag("--uinput")) }
             }
             var configuration = try EffectiveConfiguration.load(flags: flags)
-            var settings = try ReceiveSettings(configuration, printFlag: print, uinputFlag: uinput)
+            var settings = try ReceiveSettings(configuration, printFlag: outputs.print, uinputFlag: outputs.uinput)
             let address: SocketAddress
             let port = UInt16(configuration.integer("network.port"))
             // Unauthenticated modes listen on loopback unless an address is given (by flag or in a file).
@@ -118,27 +103,27 @@ extension Mouse3D {
                         pairingPort: UInt16(configuration.integer("network.pairing_port"))),
                     port: receiver.localAddress.port, loopbackOnly: receiver.localAddress.isLoopback, diagnostics: diagnostics)
                 : nil
-            // The pipeline: received frames → printed lines and/or one virtual device per sender.
-            let opentrackOutput = try opentrack.start(diagnostics: diagnostics)
-            if let opentrackOutput { diagnostics.say("sending poses to opentrack at \(opentrackOutput.address)") }
-            let printer = settings.print && !(opentrackOutput != nil && !print && uinput == nil) ? PrintOutput(format: settings.format) : nil
-            let devices = settings.uinput.map { UinputOutput(mode: $0, mapping: settings.mapping, diagnostics: diagnostics) }
-            // Prediction through gaps for the outputs that drive something (not printing, not the view).
-            func predicted(_ output: (any AttitudeOutput)?) -> (any AttitudeOutput)? {
-                guard let output, let extrapolate else { return output }
-                return ExtrapolatingOutput(output, capNanoseconds: UInt64(extrapolate) * 1_000_000)
-            }
-            let viewServer = try view.map { try startView($0, diagnostics: diagnostics) }
-            if let viewServer { diagnostics.say("view at \(viewServer.url)") }
-            let viewOutput = viewServer.map { ViewOutput(server: $0, showsLatency: latency) }
+            // The pipeline: received frames → printed lines and/or one virtual device per sender, with
+            // prediction through gaps for the outputs that drive something (not printing, not the view).
+            let built = try outputs.assemble(
+                .init(
+                    uinput: settings.uinput, printsByDefault: settings.print, format: settings.format, mapping: settings.mapping,
+                    showsLatency: latency,
+                    wrap: { output, kind in
+                        guard let extrapolate, kind == .device || kind == .opentrack else { return output }
+                        return ExtrapolatingOutput(output, capNanoseconds: UInt64(extrapolate) * 1_000_000)
+                    }),
+                diagnostics: diagnostics)
+            if let opentrack = built.opentrack { diagnostics.say("sending poses to opentrack at \(opentrack.address)") }
+            if let viewServer = built.view { diagnostics.say("view at \(viewServer.url)") }
+            let printer = built.printer, devices = built.device
             let reception = StreamReception(
-                receiver: receiver, pairings: pairings,
-                outputs: AttitudePipeline(outputs: ([predicted(devices), printer, viewOutput, predicted(opentrackOutput)] as [(any AttitudeOutput)?]).compactMap { $0 }),
+                receiver: receiver, pairings: pairings, outputs: AttitudePipeline(outputs: built.all),
                 printsStatistics: settings.stats, measuresLatency: latency, diagnostics: diagnostics)
             defer { reception.outputs.finish() }  // devices at rest on every way out
             reception.attach(to: loop)
             announcer?.attach(to: loop)
-            viewServer?.attach(to: loop)
+            built.view?.attach(to: loop)
             loop.onReload = {
                 reload(&configuration, &settings, flags: flags, diagnostics: diagnostics)
                 try? pairings?.reload(force: true)  // the senders' folder reread, even if it was replaced
@@ -149,8 +134,8 @@ extension Mouse3D {
             let ending = try loop.run()
             diagnostics.say("stopping on \(ending.name)")
             for line in reception.finish() { diagnostics.say(line) }
-            if let line = viewServer?.summary { diagnostics.say(line) }
-            if let opentrackOutput { diagnostics.say(opentrackOutput.summary) }
+            if let line = built.view?.summary { diagnostics.say(line) }
+            if let opentrack = built.opentrack { diagnostics.say(opentrack.summary) }
         }
     }
 }
@@ -164,7 +149,7 @@ extension Mouse3D.Receive {
         let nextSettings: ReceiveSettings
         do {
             next = try EffectiveConfiguration.load(flags: flags)
-            nextSettings = try ReceiveSettings(next, printFlag: print, uinputFlag: uinput)
+            nextSettings = try ReceiveSettings(next, printFlag: outputs.print, uinputFlag: outputs.uinput)
         } catch {
             diagnostics.say("SIGHUP: configuration not reloaded, the running one stays: \(error)")
             return

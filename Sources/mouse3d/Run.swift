@@ -17,23 +17,9 @@ extension Mouse3D {
                 SIGUSR1 recentres.
                 """)
 
-        @Flag(help: "Print each attitude on standard output (the default when no other output is given).")
-        var print = false
-
-        @Option(help: "Print format: text (degrees) or jsonl (radians; the same objects as receive prints). Default: receive.format, text.")
-        var format: PrintFormat?
-
-        @Option(help: "Drive a virtual input device: pointer (gyro mouse), joystick (absolute pose) or spacemouse (6-DoF rates for spacenavd).")
-        var uinput: UinputMode?
-
-        @Option(help: "Serve a live 3D view of the attitude at [ADDR:]PORT (127.0.0.1 unless an address is given; read-only): open http://127.0.0.1:PORT/ in a browser.")
-        var view: String?
-
-        @OptionGroup var pointer: PointerOptions
+        @OptionGroup var outputs: OutputOptions
 
         @OptionGroup var dsu: DSUOptions
-
-        @OptionGroup var opentrack: OpentrackOption
 
         @Flag(help: "Print nothing on standard error but errors.")
         var quiet = false
@@ -54,54 +40,49 @@ extension Mouse3D {
             var flags = ConfigurationLayer()
             try EffectiveConfiguration.flags {
                 try motion.addFlags(to: &flags, buttons: buttons, filter: filter, live: live)
-                try pointer.addFlags(to: &flags)
-                if let format { try flags.set("receive.format", .text(format.rawValue), origin: .flag("--format")) }
+                try outputs.addFlags(to: &flags)
             }
             var configuration = try EffectiveConfiguration.load(flags: flags)
             let source = try MotionSourceOptions.chosenSource(configuration)
-            if uinput != nil { try UinputOutput.checkAccess() }  // before the source is opened or anything listens
+            if outputs.uinput != nil { try UinputOutput.checkAccess() }  // before the source is opened or anything listens
 
             // The pipeline: source → fusion → printed lines and/or a virtual device.
             let opened = try motion.open(source, configuration: &configuration, diagnostics: diagnostics, extraButtons: dsu.buttonCodes, axes: dsu.axisCodes)
             let dsuServer = try dsu.start(device: opened.calibrationKey, diagnostics: diagnostics)
-            let opentrackOutput = try opentrack.start(diagnostics: diagnostics)
             var recenter: () -> Void = {}
-            let viewServer = try view.map { try startView($0, diagnostics: diagnostics, onRecenter: { recenter() }) }
-            let viewOutput = viewServer.map { ViewOutput(server: $0) }
-            let printer = print || (uinput == nil && viewServer == nil && dsuServer == nil && opentrackOutput == nil)
-                ? PrintOutput(format: PrintFormat(rawValue: configuration.text("receive.format") ?? "text") ?? .text) : nil
-            let mapping = uinput == nil ? PointerMapping() : try PointerOptions.mapping(configuration)
-            let device = uinput.map { UinputOutput(mode: $0, mapping: mapping, diagnostics: diagnostics) }
             let rate = MotionSourceOptions.rate(configuration)
+            let built = try outputs.assemble(
+                .init(
+                    uinput: outputs.uinput, otherOutputs: dsuServer != nil,
+                    format: PrintFormat(rawValue: configuration.text("receive.format") ?? "text") ?? .text,
+                    mapping: outputs.uinput == nil ? PointerMapping() : try PointerOptions.mapping(configuration),
+                    onRecenter: { recenter() }, wrap: { output, _ in paced(output, hertz: rate) }),
+                diagnostics: diagnostics)
             let fusion = try MotionSourceOptions.fusion(configuration, opened)
             // The DSU server takes every sample, whatever --rate paces the others at.
-            let outputs = ([device, printer, viewOutput, opentrackOutput] as [(any AttitudeOutput)?]).compactMap { $0 }.map { paced($0, hertz: rate) }
-                + (dsuServer.map { [$0] } ?? [])
             let pipeline = MotionPipeline(
                 source: opened.source, fusion: fusion.fusion, buttons: opened.buttons?.map ?? GamepadButtonMap(),
-                outputs: AttitudePipeline(outputs: outputs), report: diagnostics.say)
+                outputs: AttitudePipeline(outputs: built.all + (dsuServer.map { [$0] } ?? [])), report: diagnostics.say)
             recenter = { [unowned pipeline] in pipeline.recenter(because: "the view's button") }
             MotionSourceOptions.storeCalibrations(of: pipeline, diagnostics: diagnostics)
             defer { pipeline.outputs.finish() }  // devices at rest on every way out
             events.onReload = { diagnostics.say("SIGHUP: run keeps the settings it started with; restart it to apply changes") }
-            let named = [device.map { "virtual \($0.mode.rawValue)" }, printer.map { _ in "standard output" },
-                         viewServer.map { _ in "the live view" }, dsuServer.map { "DSU at \($0.localAddress)" },
-                         opentrackOutput.map { "opentrack at \($0.address)" }].compactMap { $0 }
+            let named = built.names + (dsuServer.map { ["DSU at \($0.localAddress)"] } ?? [])
             let listed = named.count <= 1 ? named.joined() : named.dropLast().joined(separator: ", ") + " and " + named.last!
             let pacing = rate.map { r in
                 "; " + (dsuServer == nil ? "updates" : "updates other than DSU's (every sample)") + " at \(fixed(r, r < 10 ? 1 : 0)) Hz"
             } ?? ""
             diagnostics.say("running \(opened.summary) → \(listed)\(pacing); \(fusion.calibration)")
-            if let viewServer { diagnostics.say("view at \(viewServer.url)") }  // a line of its own, for scripts to read
+            if let viewServer = built.view { diagnostics.say("view at \(viewServer.url)") }  // a line of its own, for scripts to read
             pipeline.start(on: events)
-            viewServer?.attach(to: events)
+            built.view?.attach(to: events)
             dsuServer?.attach(to: events)
             let ending = try events.run()
             if case .signal = ending { diagnostics.say("stopping on \(ending.name)") }
             for line in opened.source.closingSummary { diagnostics.say(line) }
-            if let line = viewServer?.summary { diagnostics.say(line) }
+            if let line = built.view?.summary { diagnostics.say(line) }
             if let dsuServer { diagnostics.say(dsuServer.summary) }
-            if let opentrackOutput { diagnostics.say(opentrackOutput.summary) }
+            if let opentrack = built.opentrack { diagnostics.say(opentrack.summary) }
         }
     }
 }

@@ -1,0 +1,107 @@
+import ArgumentParser
+import Mouse3DCore
+import Mouse3DLinux
+import Mouse3DNetwork
+import Mouse3DView
+
+/// The outputs `run` and `receive` share, declared once: printing, a virtual device, the live view
+/// and opentrack, with the pointer's tuning; ``assemble(_:)`` builds them once for both.
+///
+/// Printing is the default when no other output is asked for (a virtual device, the view, opentrack,
+/// DSU; for receive, `receive.output` names the default output).
+struct OutputOptions: ParsableArguments {
+    @Flag(help: "Print each attitude on standard output (the default when no other output is asked for).")
+    var print = false
+
+    @Option(help: "Print format: text (degrees) or jsonl (radians; keys sender, stream, seq, time, roll, pitch, yaw, buttons). Default: receive.format, text.")
+    var format: PrintFormat?
+
+    @Option(help: "Drive a virtual input device (receive: one per sender): pointer (gyro mouse), joystick (absolute pose) or spacemouse (6-DoF rates for spacenavd).")
+    var uinput: UinputMode?
+
+    @Option(
+        help: ArgumentHelp(
+            "Serve a live 3D view at [ADDR:]PORT (127.0.0.1 unless an address is given; read-only): open the URL it prints in a browser.",
+            valueName: "[ADDR:]PORT"),
+        transform: ViewAddress.init(parsing:))
+    var view: ViewAddress?
+
+    @OptionGroup var pointer: PointerOptions
+
+    @OptionGroup var opentrack: OpentrackOption
+
+    /// These flags as a configuration layer (the pointer's tuning and the print format).
+    func addFlags(to flags: inout ConfigurationLayer) throws {
+        try pointer.addFlags(to: &flags)
+        if let format { try flags.set("receive.format", .text(format.rawValue), origin: .flag("--format")) }
+    }
+
+    /// What the command adds to the choice: the device mode in force (a flag or the configuration),
+    /// whether the configuration makes printing the default, other outputs of its own (DSU), and
+    /// what each output is wrapped in.
+    struct Request {
+        var uinput: UinputMode?
+        var printsByDefault = true
+        var otherOutputs = false
+        var format: PrintFormat
+        var mapping: PointerMapping
+        var showsLatency = false
+        var onRecenter: (() throws -> Void)?
+        /// Pacing or prediction, by kind of output.
+        var wrap: (any AttitudeOutput, Kind) -> any AttitudeOutput = { output, _ in output }
+    }
+
+    /// The kinds of output, for ``Request/wrap``.
+    enum Kind { case device, printer, view, opentrack }
+
+    /// The outputs built, each also in ``all`` (wrapped) and named in ``names``.
+    struct Assembled {
+        var device: UinputOutput?
+        var printer: PrintOutput?
+        var view: ViewServer?
+        var opentrack: OpentrackOutput?
+        var all: [any AttitudeOutput] = []
+        var names: [String] = []
+    }
+
+    /// Builds the outputs asked for, in the order device, printer, view, opentrack.
+    func assemble(_ request: Request, diagnostics: Diagnostics) throws -> Assembled {
+        var built = Assembled()
+        built.opentrack = try opentrack.start(diagnostics: diagnostics)
+        built.view = try view.map { try startView($0, diagnostics: diagnostics, onRecenter: request.onRecenter) }
+        let others = request.uinput != nil || built.view != nil || built.opentrack != nil || request.otherOutputs
+        built.device = request.uinput.map { UinputOutput(mode: $0, mapping: request.mapping, diagnostics: diagnostics) }
+        built.printer = print || (request.printsByDefault && !others) ? PrintOutput(format: request.format) : nil
+        if let device = built.device {
+            built.all.append(request.wrap(device, .device))
+            built.names.append("virtual \(device.mode.rawValue)")
+        }
+        if let printer = built.printer {
+            built.all.append(request.wrap(printer, .printer))
+            built.names.append("standard output")
+        }
+        if let view = built.view {
+            built.all.append(request.wrap(ViewOutput(server: view, showsLatency: request.showsLatency), .view))
+            built.names.append("the live view")
+        }
+        if let opentrack = built.opentrack {
+            built.all.append(request.wrap(opentrack, .opentrack))
+            built.names.append("opentrack at \(opentrack.address)")
+        }
+        return built
+    }
+}
+
+/// `--view [ADDR:]PORT`, parsed by argument-parser, so that a bad one fails before anything starts.
+struct ViewAddress {
+    var address: String
+    var port: UInt16
+
+    init(parsing text: String) throws {
+        guard let (address, port) = ViewAccessPolicy.parse(text) else {
+            throw ValidationError("'\(text)' is not [ADDR:]PORT; for example 8099, 127.0.0.1:8099 or [::1]:8099")
+        }
+        self.address = address
+        self.port = port
+    }
+}
