@@ -10,7 +10,7 @@ import Mouse3DView
 /// Printing is the default when no other output is asked for (a virtual device, the view, opentrack,
 /// DSU; for receive, `receive.output` names the default output).
 struct OutputOptions: ParsableArguments {
-    @Flag(help: "Print each attitude on standard output (the default when no other output is asked for).")
+    @Flag(help: "Print each attitude on standard output (the default when no other output is asked for; --format implies it).")
     var print = false
 
     @Option(help: "Print format: text (degrees) or jsonl (radians; keys sender, stream, seq, time, roll, pitch, yaw, buttons). Default: receive.format, text.")
@@ -71,7 +71,8 @@ struct OutputOptions: ParsableArguments {
         built.view = try view.map { try startView($0, diagnostics: diagnostics, onRecenter: request.onRecenter) }
         let others = request.uinput != nil || built.view != nil || built.opentrack != nil || request.otherOutputs
         built.device = request.uinput.map { UinputOutput(mode: $0, mapping: request.mapping, diagnostics: diagnostics) }
-        built.printer = print || (request.printsByDefault && !others) ? PrintOutput(format: request.format) : nil
+        // An explicit --format asks for printing too.
+        built.printer = print || format != nil || (request.printsByDefault && !others) ? PrintOutput(format: request.format) : nil
         if let device = built.device {
             built.all.append(request.wrap(device, .device))
             built.names.append("virtual \(device.mode.rawValue)")

@@ -95,14 +95,6 @@ extension Mouse3D {
                     + "\(receiver.localAddress)\(receiver.localAddress.isLoopback ? " (any local user)" : "") can send it frames"
                     + (settings.uinput == nil ? "" : ", and so move your pointer and click"))
             }
-            let announcer = configuration.boolean("network.discovery")
-                ? ReceiverAnnouncer(
-                    ReceiverAnnouncement(
-                        name: pairings?.identity.name ?? FileSystem.hostName, fingerprint: pairings?.identity.fingerprint ?? "",
-                        wire: wireFormat.announced, outputs: settings.announcedOutputs,
-                        pairingPort: UInt16(configuration.integer("network.pairing_port"))),
-                    port: receiver.localAddress.port, loopbackOnly: receiver.localAddress.isLoopback, diagnostics: diagnostics)
-                : nil
             // The pipeline: received frames → printed lines and/or one virtual device per sender, with
             // prediction through gaps for the outputs that drive something (not printing, not the view).
             let built = try outputs.assemble(
@@ -116,6 +108,15 @@ extension Mouse3D {
                 diagnostics: diagnostics)
             if let opentrack = built.opentrack { diagnostics.say("sending poses to opentrack at \(opentrack.address)") }
             if let viewServer = built.view { diagnostics.say("view at \(viewServer.url)") }
+            // Announced once the outputs are known (what is printed follows the outputs asked for).
+            let announcer = configuration.boolean("network.discovery")
+                ? ReceiverAnnouncer(
+                    ReceiverAnnouncement(
+                        name: pairings?.identity.name ?? FileSystem.hostName, fingerprint: pairings?.identity.fingerprint ?? "",
+                        wire: wireFormat.announced, outputs: (built.printer != nil ? ["print"] : []) + (built.device.map { [$0.mode.rawValue] } ?? []),
+                        pairingPort: UInt16(configuration.integer("network.pairing_port"))),
+                    port: receiver.localAddress.port, loopbackOnly: receiver.localAddress.isLoopback, diagnostics: diagnostics)
+                : nil
             let printer = built.printer, devices = built.device
             let reception = StreamReception(
                 receiver: receiver, pairings: pairings, outputs: AttitudePipeline(outputs: built.all),
@@ -189,11 +190,6 @@ struct ReceiveSettings {
         stats = c.boolean("receive.stats")
         mapping = try PointerOptions.mapping(c)
     }
-}
-
-extension ReceiveSettings {
-    /// The outputs a receiver announces.
-    var announcedOutputs: [String] { (print ? ["print"] : []) + (uinput.map { [$0.rawValue] } ?? []) }
 }
 
 extension WireFormat {

@@ -51,6 +51,8 @@ struct ConfigurationTests {
         ("[receive]\noutput = \"mouse\"\n", 2, "receive.output", "not one of print, pointer, joystick, spacemouse"),
         ("[pointr]\nx = 1\n", 1, "pointr", "unknown key"),
         ("[filter]\nimpact_limit = -1.0\n", 2, "filter.impact_limit", "outside"),
+        ("[filter]\nimpact_limit = 0.5\n", 2, "filter.impact_limit", "outside 0 (off) and 1.5 to 1000"),
+        ("[filter]\naccelerometer_range = 1\n", 2, "filter.accelerometer_range", "outside 0 (off) and 2 to 1000"),
         ("[send]\nto = [\"a\", 3]\n", 2, "send.to", "list of strings"),
         ("[send]\nrate = \n", 2, "", "not valid TOML"),
         ("[[profile]]\nname = \"x\"\n", 1, "profile", "needs match_name, match_id or match_path"),

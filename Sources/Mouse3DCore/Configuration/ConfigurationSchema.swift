@@ -120,8 +120,15 @@ public enum ConfigurationSchema {
         case (.number(let range), .integer(let i)):
             return check(.number(Double(i)), for: key)
         case (.number(let range), .number(let d)):
-            return d.isFinite && range.contains(d)
-                ? .success(value) : .failure(.outOfRange("\(numberText(d)) is outside \(numberText(range.lowerBound)) to \(numberText(range.upperBound))"))
+            guard d.isFinite && range.contains(d) else {
+                return .failure(.outOfRange("\(numberText(d)) is outside \(numberText(range.lowerBound)) to \(numberText(range.upperBound))"))
+            }
+            // Settings where 0 means "off" and small values make no sense.
+            let floors = ["filter.impact_limit": 1.5, "filter.accelerometer_range": 2.0]
+            if let floor = floors[key.path], d > 0, d < floor {
+                return .failure(.outOfRange("\(numberText(d)) is outside 0 (off) and \(numberText(floor)) to \(numberText(range.upperBound))"))
+            }
+            return .success(value)
         case (.boolean, .boolean):
             return .success(value)
         case (.text, .text(let text)):

@@ -31,6 +31,7 @@ extension AttitudeEstimator {
             // Time stood still or went back: do not integrate. Re-anchor to this timestamp so that a
             // clock that stepped back is followed; a one-off glitch costs one clamped step below.
             counters.timestampGlitches += 1
+            forgetSaturation()
             return nil
         }
         let gap = Double(gapNanoseconds) * 1e-9
@@ -78,6 +79,7 @@ extension AttitudeEstimator {
         restAccelerometerLowPass.reset()
         restSeconds = 0
         isAtRest = false
+        forgetSaturation()
     }
 
     mutating func detectRest(gyro: SIMD3<Double>, accel: SIMD3<Double>, periodSeconds ts: Double) {
@@ -166,9 +168,9 @@ extension AttitudeEstimator {
             counters.accelerometerRejections += 1
         } else if up.z > 0, up.z * up.z > 0.998 * squared {
             // Within 2.6° of vertical, as every step after the first is: the smallest rotation that
-            // takes `up` to +Z is about x by up.y / up.z and about y by -up.x / up.z, to within their
-            // cube (1e-6 of the correction at 2.6°, far less at the 0.01° of a usual step), with no
-            // square root. The Newton step that follows keeps the product unit.
+            // takes `up` to +Z is about x by up.y / up.z and about y by -up.x / up.z, to within a part
+            // in θ²/4 of itself (5e-4 at 2.6°, 1e-8 at the 0.01° of a usual step; what is left is
+            // corrected at the next step), with no square root. The Newton step keeps the product unit.
             let k = 0.5 / up.z
             let correction = Quaternion(w: 1, x: up.y * k, y: -up.x * k, z: 0)
             inclinationCorrection = (correction * inclinationCorrection).renormalizedNearUnit
@@ -207,10 +209,13 @@ extension AttitudeEstimator {
     /// on both sides already, and a cut centred on the estimate would pull the readings towards the
     /// estimate (an estimate off by ε moves their mean by about 2ε times the saturated share, a
     /// feedback that outgrows the correction when most readings saturate).
+    @inline(never)
     mutating func desaturated(_ accel: SIMD3<Double>, range: Double) -> SIMD3<Double> {
         let g = standardGravityMetersPerSecondSquared
         let now = Double(lastTimestampNanoseconds ?? 0) * 1e-9
-        let edge = SIMD3(repeating: range * 0.999)
+        // A little inside the range: drivers calibrate after the sensor saturates, so its cut may sit a
+        // few percent off the range they declare.
+        let edge = SIMD3(repeating: range * 0.97)
         topSaturationSeconds.replace(with: now, where: accel .>= edge)
         bottomSaturationSeconds.replace(with: now, where: accel .<= -edge)
         let recent = SIMD3(repeating: now - 1)
@@ -267,6 +272,8 @@ extension AttitudeEstimator {
         // the quaternion's block mean (to second order in how far it turns in 20 ms) gives it without
         // a matrix per sample, and as the bias only changes at the block's end, the mean of R·bias is
         // the mean R times the bias.
+        // The quaternion never changes sign from one sample to the next (see integrateGyro), so the sum
+        // does not cancel.
         let q = inclinationCorrection * gyroQuaternion
         biasBlockSum += SIMD4(q.w, q.x, q.y, q.z)
         biasBlockCount += 1
@@ -325,7 +332,7 @@ extension AttitudeEstimator {
 func isFinite(_ v: SIMD3<Double>) -> Bool { v.x.isFinite && v.y.isFinite && v.z.isFinite }
 
 /// For a rotation at `rateSquared` (rad/s)² over `seconds`: sin(θ/2) divided by the rate, and cos(θ/2),
-/// θ the angle turned. Where θ/2 < 0.05 rad (2,800 °/s at 500 Hz), a short series in θ² needs neither a
+/// θ the angle turned (both negated past 180°, so that cos(θ/2) ≥ 0). Where θ/2 < 0.05 rad (2,800 °/s at 500 Hz), a short series in θ² needs neither a
 /// square root nor a division, accurate to 1e-16.
 @inline(__always)
 func halfAngleStep(rateSquared: Double, seconds: Double) -> (sinOverRate: Double, cos: Double) {
@@ -334,7 +341,9 @@ func halfAngleStep(rateSquared: Double, seconds: Double) -> (sinOverRate: Double
     guard x2 < 0.0025 else {
         let rate = rateSquared.squareRoot()
         let (sine, cosine) = sinCos(rate * halfSeconds)
-        return (sine / rate, cosine)
+        // A step of more than 180° (a long gap while turning fast) as its negative, the same rotation:
+        // the attitude quaternion then never jumps to its negative, and block means stay sound.
+        return cosine < 0 ? (-sine / rate, -cosine) : (sine / rate, cosine)
     }
     let s = halfSeconds * (1 - x2 / 6 * (1 - x2 / 20 * (1 - x2 / 42)))
     let c = 1 - x2 / 2 * (1 - x2 / 12 * (1 - x2 / 30 * (1 - x2 / 56)))

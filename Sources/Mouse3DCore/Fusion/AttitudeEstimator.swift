@@ -160,7 +160,14 @@ public struct AttitudeEstimator: Sendable {
     /// give one. Saturated readings are then cut alike on both sides (see ``desaturated(_:range:)``).
     public mutating func useReportedAccelerometerRange(_ range: Double?) {
         accelerometerRangeMetersPerSecondSquared = parameters.accelerometerRangeMetersPerSecondSquared
-            ?? range.flatMap { $0.isFinite && $0 > 2 * standardGravityMetersPerSecondSquared ? $0 : nil }
+            ?? range.flatMap { $0.isFinite && $0 >= 1.5 * standardGravityMetersPerSecondSquared ? $0 : nil }
+        forgetSaturation()
+    }
+
+    /// Forgets when each axis last saturated (after a clock step, a re-levelling or a new range).
+    mutating func forgetSaturation() {
+        topSaturationSeconds = SIMD3(repeating: -.infinity)
+        bottomSaturationSeconds = SIMD3(repeating: -.infinity)
     }
 
     /// The current attitude estimate.
