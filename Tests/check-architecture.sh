@@ -17,7 +17,7 @@ if [ "${1:-}" = "--self-test" ]; then
     ok=0
     copy() {
         rm -rf "$root/tree"; mkdir -p "$root/tree/Tests"; cp -r "$(dirname "$script")/../Sources" "$root/tree/"
-        cp "$script" "$(dirname "$script")/architecture-allowlist.txt" "$root/tree/Tests/"
+        cp "$script" "$root/tree/Tests/"
     }
     plant() {  # plant NAME FILE CONTENT EXPECTED-MESSAGE
         copy
@@ -93,14 +93,10 @@ hits=$(grep -rnE -A2 '@(Option|Flag)\b' Sources/mouse3d | grep -E '^\S+-[0-9]+-\
 hits=$(grep -rn '@_spi(' Sources | grep -v '^Sources/Mouse3DLinux/System/SystemCall.swift:')
 [ -n "$hits" ] && fail "@_spi outside the shim's declaration (only Tests/ may use it):"$'\n'"$hits"
 
-# One public top-level type per file (extensions and nested types do not count). Files that still
-# hold several are listed in Tests/architecture-allowlist.txt, to be split; none may be added.
-allow="Tests/architecture-allowlist.txt"
+# One public top-level type per file (extensions and nested types do not count).
 while IFS= read -r f; do
     n=$(grep -cE '^public (final )?(struct|class|enum|protocol|actor) ' "$f")
-    if [ "$n" -gt 1 ] && ! { [ -f "$allow" ] && grep -qxF "$f" "$allow"; }; then
-        fail "$f has more than one public top-level type ($n): one main type per file"
-    fi
+    [ "$n" -gt 1 ] && fail "$f has more than one public top-level type ($n): one main type per file"
 done < <(find Sources -name '*.swift' | sort)
 
 if [ "$failures" -gt 0 ]; then

@@ -4,58 +4,6 @@ import Mouse3DLinux
 import Mouse3DNetwork
 import SystemPackage
 
-/// `mouse3d doctor`: everything the main job needs, checked one by one, each with what was found and
-/// the exact fix. Nothing here changes the machine (no identity is created, no file written).
-public struct DoctorCheck: Sendable, Equatable {
-    /// ok (✓), a problem (✗), or a note (–: not needed for what is configured, or not checkable).
-    public enum Status: String, Sendable { case ok, problem, note }
-    /// A short name (`uinput`, `udev rule`, ...).
-    public var name: String
-    public var status: Status
-    /// What was found.
-    public var detail: String
-    /// The exact fix, for a problem.
-    public var fix: String?
-    /// Whether the problem keeps the main job from working (doctor then exits 1).
-    public var blocking: Bool
-
-    public init(_ name: String, _ status: Status, _ detail: String, fix: String? = nil, blocking: Bool = false) {
-        self.name = name
-        self.status = status
-        self.detail = detail
-        self.fix = fix
-        self.blocking = status == .problem && blocking
-    }
-}
-
-/// Where the checks look: the real places by default, others in tests.
-public struct DoctorEnvironment: Sendable {
-    public var uinputPath = "/dev/uinput"
-    /// Where udev rules are installed.
-    public var ruleDirectories = ["/etc/udev/rules.d", "/usr/lib/udev/rules.d", "/lib/udev/rules.d", "/usr/local/lib/udev/rules.d"]
-    /// Where systemd user units are installed.
-    public var unitDirectories: [String]
-    /// The configuration files, lowest precedence first.
-    public var configurationFiles: [String]
-    /// The user's configuration directory (identity, pairings).
-    public var configurationDirectory: String
-    /// Where running processes are listed.
-    public var processDirectory = "/proc"
-    /// Whether to ask Avahi and probe paired receivers (the network checks).
-    public var checksNetwork = true
-    /// Whether to list motion sources.
-    public var checksSources = true
-
-    public init(configurationFiles: [String], configurationDirectory: String) {
-        self.configurationFiles = configurationFiles
-        self.configurationDirectory = configurationDirectory
-        let home = FileSystem.environment("HOME") ?? "/root"
-        let dataHome = FileSystem.environment("XDG_DATA_HOME") ?? home + "/.local/share"
-        unitDirectories = [FileSystem.userConfigurationDirectory.replacingSuffix("/mouse3d", with: "") + "/systemd/user",
-                           dataHome + "/systemd/user", "/etc/systemd/user", "/usr/lib/systemd/user", "/usr/local/lib/systemd/user"]
-    }
-}
-
 public enum Doctor {
     /// The rule file's name, as shipped (udev/70-mouse3d.rules).
     public static let ruleName = "70-mouse3d.rules"

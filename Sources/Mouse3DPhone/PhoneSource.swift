@@ -467,9 +467,3 @@ public final class PhoneSource: MotionSampleSource {
         }
     }
 }
-
-/// An error starting the phone source.
-public struct PhoneSourceError: Error, CustomStringConvertible {
-    public var message: String
-    public var description: String { message }
-}

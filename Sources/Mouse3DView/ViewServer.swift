@@ -460,9 +460,3 @@ public final class ViewServer {
         return WebSocketFrame.encode(.text, Array(text.utf8))
     }
 }
-
-/// An error starting the view.
-public struct ViewServerError: Error, CustomStringConvertible {
-    public var message: String
-    public var description: String { message }
-}

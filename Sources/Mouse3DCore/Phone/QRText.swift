@@ -1,19 +1,3 @@
-/// A QR code's modules: `width` × `width`, row by row, true where dark.
-public struct QRModules: Sendable, Equatable {
-    public var width: Int
-    public var dark: [Bool]
-
-    public init(width: Int, dark: [Bool]) {
-        self.width = width
-        self.dark = dark
-    }
-
-    /// Whether the module at `row`, `column` is dark (outside: light, the quiet zone).
-    public func isDark(_ row: Int, _ column: Int) -> Bool {
-        row >= 0 && row < width && column >= 0 && column < width && dark[row * width + column]
-    }
-}
-
 /// A QR code drawn in a terminal with UTF-8 half blocks: two rows of modules per line of text, with
 /// a quiet zone of two modules. Dark modules are drawn as spaces and light ones as blocks, so the
 /// code reads right on a terminal with a dark background (the usual one; cameras read the inverse

@@ -41,37 +41,3 @@ public struct SourceRateLimiter<Source: Hashable>: Sendable where Source: Sendab
         buckets = Dictionary(uniqueKeysWithValues: keep.map { ($0.key, $0.value) })
     }
 }
-
-/// One token bucket: `burst` tokens at once, `ratePerSecond` earned back, time in nanoseconds.
-public struct TokenBucket: Sendable {
-    /// Tokens earned per second, and the most held.
-    public let ratePerSecond: Double, burst: Double
-    /// Tokens held as of `updated`.
-    public private(set) var tokens: Double
-    /// When `tokens` was last brought up to date.
-    public private(set) var updated: UInt64
-
-    /// A full bucket at `now`.
-    public init(ratePerSecond: Double, burst: Double, now: UInt64) {
-        self.ratePerSecond = ratePerSecond
-        self.burst = burst
-        tokens = burst
-        updated = now
-    }
-
-    /// Spends one token at `now` if there is one; whether there was.
-    public mutating func take(now: UInt64) -> Bool {
-        if now > updated {
-            tokens = min(burst, tokens + Double(now - updated) * 1e-9 * ratePerSecond)
-            updated = now
-        }
-        guard tokens >= 1 else { return false }
-        tokens -= 1
-        return true
-    }
-
-    /// Whether a token could be spent at `now`, spending none.
-    public func wouldAllow(now: UInt64) -> Bool {
-        tokens + (now > updated ? Double(now - updated) * 1e-9 * ratePerSecond : 0) >= 1
-    }
-}

@@ -115,33 +115,3 @@ public final class EvdevDevice {
         }
     }
 }
-
-/// An absolute axis's description, as `struct input_absinfo`.
-public struct AbsoluteAxisInfo: Sendable, Equatable {
-    /// The current value.
-    public var value: Int
-    /// The range.
-    public var minimum: Int, maximum: Int
-    /// Noise filter and dead zone.
-    public var fuzz: Int, flat: Int
-    /// Units per unit of measure (per g, per degree/s, per mm ...), 0 if unknown.
-    public var resolution: Int
-
-    /// `raw` as -1...1 over the range (the minimum -1, the maximum 1; a hat's -1, 0, 1 stay so),
-    /// clamped; 0 for an empty range.
-    public func normalized(_ raw: Int) -> Float {
-        guard maximum > minimum else { return 0 }
-        let v = (Double(min(max(raw, minimum), maximum) - minimum) / Double(maximum - minimum)) * 2 - 1
-        return Float(v)
-    }
-
-    /// Creates a description.
-    public init(value: Int, minimum: Int, maximum: Int, fuzz: Int, flat: Int, resolution: Int) {
-        self.value = value
-        self.minimum = minimum
-        self.maximum = maximum
-        self.fuzz = fuzz
-        self.flat = flat
-        self.resolution = resolution
-    }
-}

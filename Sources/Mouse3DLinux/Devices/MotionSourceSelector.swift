@@ -1,23 +1,5 @@
 import Mouse3DCore
 
-/// Which motion source to use, as the user names it.
-public enum MotionSourceRequest: Sendable, Equatable, CustomStringConvertible {
-    /// The best source found: an evdev motion device with both sensors first, then IIO.
-    case automatic
-    /// The evdev device at this node.
-    case evdev(path: String)
-    /// The IIO device with this name (or `iio:deviceN`); `ACCEL+GYRO` names two devices to merge.
-    case iio(name: String)
-
-    public var description: String {
-        switch self {
-        case .automatic: "auto"
-        case .evdev(let path): "evdev:\(path)"
-        case .iio(let name): "iio:\(name)"
-        }
-    }
-}
-
 /// Finds and opens motion sources, and recognises the same device when it comes back.
 public enum MotionSourceSelector {
     /// What identifies a device across unplugging: kind, name and unique id.
@@ -144,8 +126,4 @@ public enum MotionSourceSelector {
             mode: mode, mountOverride: mountOverride)
         return (source, Identity(kind: .iio, name: first.name, uniqueID: nil, sysfsPath: first.sysfsPath))
     }
-}
-
-extension MotionSourceRequest {
-    var iioName: String? { if case .iio(let n) = self { n } else { nil } }
 }

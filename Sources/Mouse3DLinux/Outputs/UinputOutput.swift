@@ -1,16 +1,6 @@
 import CLinux
 import Mouse3DCore
 
-/// The kinds of virtual device `receive --uinput` makes.
-public enum UinputMode: String, CaseIterable, Sendable {
-    /// A gyro mouse: REL_X/REL_Y and BTN_LEFT/RIGHT/MIDDLE.
-    case pointer
-    /// Absolute pose on ABS_X..ABS_RZ, with BTN_TRIGGER/BTN_THUMB for the clicks.
-    case joystick
-    /// A 6-DoF device: tilt deflections as rates on ABS_RX/RY/RZ (ABS_X/Y/Z stay 0), BTN_0/BTN_1.
-    case spacemouse
-}
-
 /// The uinput output: one virtual device per stream, created on the stream's first update, fed
 /// every update, and — on stream loss, SIGINT/SIGTERM or any exit path — returned to rest (axes
 /// centred, buttons released) before it is destroyed. (If the process dies outright, the kernel

@@ -13,10 +13,3 @@ public enum StandardError {
     /// Whether standard error is a terminal (`isatty(3)`).
     public static var isTerminal: Bool { isatty(2) == 1 }
 }
-
-/// Standard output through C's stdio buffer (what Swift's `print` writes to).
-public enum StandardOutput {
-    /// Pushes out what `print` has buffered (`fflush(3)`), so a waiting command's instructions are
-    /// seen at once, also through a pipe.
-    public static func flush() { fflush(nil) }  // nil: every output stream, stdout among them
-}

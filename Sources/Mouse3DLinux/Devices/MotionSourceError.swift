@@ -1,0 +1,12 @@
+import CLinux
+import SystemPackage
+import Mouse3DCore
+
+/// A motion source could not be used; the message says why and what to do.
+public struct MotionSourceError: Error, CustomStringConvertible {
+    /// The sentence for the user.
+    public var message: String
+    /// Creates an error.
+    public init(message: String) { self.message = message }
+    public var description: String { message }
+}

@@ -1,0 +1,37 @@
+import Mouse3DCore
+import CLinux
+import Glibc
+
+/// A motion sensor the system offers: an evdev motion device or an IIO accelerometer/gyroscope.
+public struct MotionSourceInfo: Sendable, Equatable {
+    /// Where it comes from.
+    public enum Kind: String, Sendable {
+        /// An input device with `INPUT_PROP_ACCELEROMETER` (gamepad motion sensors, handheld IMUs).
+        case evdev
+        /// An Industrial I/O device with accelerometer and/or angular-velocity channels.
+        case iio
+    }
+
+    /// Where it comes from.
+    public var kind: Kind
+    /// The device's name (evdev name, or IIO `name`).
+    public var name: String
+    /// `/dev/input/eventN` or `/dev/iio:deviceN`, if there is a node.
+    public var node: String?
+    /// The sysfs path.
+    public var sysfsPath: String
+    /// Whether it measures specific force.
+    public var hasAccelerometer: Bool
+    /// Whether it measures angular velocity.
+    public var hasGyroscope: Bool
+    /// For IIO: the scale of raw accelerometer values (m/s² per count), if given.
+    public var accelerometerScale: Double?
+    /// For IIO: the scale of raw angular-velocity values (rad/s per count), if given.
+    public var gyroscopeScale: Double?
+    /// The sampling frequency in Hz, if the device reports one.
+    public var samplingFrequencyHertz: Double?
+    /// The unique id of an evdev device (ties it to its sibling gamepad), if any.
+    public var uniqueID: String?
+    /// `vvvv:pppp`, the bus vendor and product ids (evdev devices), if known.
+    public var deviceID: String? = nil
+}

@@ -1,0 +1,79 @@
+import COpenSSL
+import Glibc
+import SystemPackage
+
+/// One TLS connection over an accepted, non-blocking TCP connection (the server side). Reads and
+/// writes never block: OpenSSL's "want read/write" become ``TCPStream/ReadOutcome/wouldBlock`` and
+/// a write of 0. Owned by the event loop's thread.
+public final class TLSConnection {
+    /// The TCP connection underneath (its descriptor is what the loop watches).
+    public let stream: TCPStream
+    let ssl: OpaquePointer
+    /// Whether the handshake is done.
+    public private(set) var isEstablished = false
+
+    /// Starts the server side of a handshake on `stream`.
+    public init(stream: TCPStream, context: TLSServerContext) throws(TLSError) {
+        guard let ssl = SSL_new(context.context) else { throw TLSError.openSSL("SSL_new") }
+        self.ssl = ssl
+        self.stream = stream
+        guard SSL_set_fd(ssl, stream.descriptor.rawValue) == 1 else { throw TLSError.openSSL("SSL_set_fd") }
+        SSL_set_accept_state(ssl)
+    }
+
+    deinit { SSL_free(ssl) }
+
+    /// Decrypted bytes OpenSSL holds that the socket will not signal (read them before waiting).
+    public var pendingBytes: Int { Int(SSL_pending(ssl)) }
+
+    /// What one step of the handshake gave.
+    public enum HandshakeOutcome: Equatable, Sendable {
+        case done, inProgress
+        /// Not TLS (a plain HTTP request on the port, say), or TLS that failed: `reason` for the count.
+        case failed(reason: String)
+    }
+
+    /// Goes on with the handshake as far as the socket allows. `SSL_do_handshake(3)`.
+    public func handshake() -> HandshakeOutcome {
+        guard !isEstablished else { return .done }
+        let r = SSL_do_handshake(ssl)
+        if r == 1 {
+            isEstablished = true
+            return .done
+        }
+        switch SSL_get_error(ssl, r) {
+        case SSL_ERROR_WANT_READ, SSL_ERROR_WANT_WRITE: return .inProgress
+        default:
+            let detail = TLSError.queuedError()
+            return .failed(reason: detail.contains("http request") ? "plain HTTP on the TLS port" : detail.isEmpty ? "handshake failed" : detail)
+        }
+    }
+
+    /// Reads decrypted bytes into `buffer`. `SSL_read(3)`.
+    public func read(into buffer: UnsafeMutableRawBufferPointer) -> TCPStream.ReadOutcome {
+        ERR_clear_error()
+        let r = SSL_read(ssl, buffer.baseAddress, Int32(clamping: buffer.count))
+        if r > 0 { return .bytes(Int(r)) }
+        switch SSL_get_error(ssl, r) {
+        case SSL_ERROR_WANT_READ, SSL_ERROR_WANT_WRITE: return .wouldBlock
+        default:
+            ERR_clear_error()
+            return .closed
+        }
+    }
+
+    /// Writes as much of `bytes` as TLS and the socket take now: the count (0 when it must wait),
+    /// or nil when the connection is gone. `SSL_write(3)`.
+    public func write(_ bytes: UnsafeRawBufferPointer) -> Int? {
+        guard bytes.count > 0 else { return 0 }
+        ERR_clear_error()
+        let r = SSL_write(ssl, bytes.baseAddress, Int32(clamping: bytes.count))
+        if r > 0 { return Int(r) }
+        switch SSL_get_error(ssl, r) {
+        case SSL_ERROR_WANT_READ, SSL_ERROR_WANT_WRITE: return 0
+        default:
+            ERR_clear_error()
+            return nil
+        }
+    }
+}
