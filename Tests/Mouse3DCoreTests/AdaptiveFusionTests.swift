@@ -4,21 +4,6 @@ import Testing
 
 @Suite("Adaptive accelerometer time constant and synthetic hand motion")
 struct AdaptiveFusionTests {
-    /// Inclination error (degrees RMS) of a filter with `parameters` over `points`, after the first 5 s.
-    static func inclination(_ points: [SyntheticMotion.Point], _ parameters: AttitudeEstimatorParameters, hertz: Double) -> Double {
-        var estimator = AttitudeEstimator(parameters: parameters)
-        var sum = 0.0
-        var count = 0
-        for point in points {
-            estimator.update(point.sample)
-            guard point.sample.timestampNanoseconds >= 5_000_000_000 else { continue }
-            let e = inclinationDegrees(estimator.quaternion, point.truth)
-            sum += e * e
-            count += 1
-        }
-        return (sum / Double(max(count, 1))).squareRoot()
-    }
-
     @Test("The same seed draws the same motion, another seed another one")
     func handMotionIsSeeded() {
         let a = HandMotion(seconds: 20, hertz: 100, seed: 7).generate()
@@ -71,7 +56,7 @@ struct AdaptiveFusionTests {
     }
 
     /// Inclination errors of the adaptive filter and of each end of its range held fixed.
-    static func compare(_ points: [SyntheticMotion.Point], hertz: Double) -> (adaptive: Double, short: Double, long: Double) {
+    static func compare(_ points: [SyntheticMotion.Point]) -> (adaptive: Double, short: Double, long: Double) {
         let range = AttitudeEstimatorParameters().adaptiveTimeConstantRangeSeconds!
         func fixed(_ tau: Double) -> AttitudeEstimatorParameters {
             var p = AttitudeEstimatorParameters()
@@ -79,16 +64,16 @@ struct AdaptiveFusionTests {
             p.accelerometerTimeConstantSeconds = tau
             return p
         }
-        return (inclination(points, AttitudeEstimatorParameters(), hertz: hertz),
-                inclination(points, fixed(range.lowerBound), hertz: hertz),
-                inclination(points, fixed(range.upperBound), hertz: hertz))
+        return (inclinationRMS(points, AttitudeEstimatorParameters()),
+                inclinationRMS(points, fixed(range.lowerBound)),
+                inclinationRMS(points, fixed(range.upperBound)))
     }
 
     @Test("Hand motion with translation: the adaptive filter is within 10% of the long end, far better than the short")
     func adaptiveOnHandMotion() {
         var sum = (adaptive: 0.0, short: 0.0, long: 0.0)
         for seed in UInt64(1)...3 {
-            let e = Self.compare(HandMotion(seconds: 90, hertz: 100, seed: seed).generate(), hertz: 100)
+            let e = Self.compare(HandMotion(seconds: 90, hertz: 100, seed: seed).generate())
             sum = (sum.adaptive + e.adaptive, sum.short + e.short, sum.long + e.long)
         }
         #expect(sum.adaptive < 0.9 * sum.short, "adaptive \(sum.adaptive / 3)°, τ short \(sum.short / 3)°")

@@ -84,21 +84,8 @@ struct StrongMotionFusionTests {
         let points = hand.generate()
         var knowing = AttitudeEstimatorParameters()
         knowing.accelerometerRangeMetersPerSecondSquared = 4 * standardGravityMetersPerSecondSquared
-        func rms(_ parameters: AttitudeEstimatorParameters) -> Double {
-            var estimator = AttitudeEstimator(parameters: parameters)
-            var sum = 0.0
-            var count = 0
-            for p in points {
-                estimator.update(p.sample)
-                guard p.sample.timestampNanoseconds >= 5_000_000_000 else { continue }
-                let e = inclinationDegrees(estimator.quaternion, p.truth)
-                sum += e * e
-                count += 1
-            }
-            return (sum / Double(count)).squareRoot()
-        }
-        let aware = rms(knowing)
-        let unaware = rms(AttitudeEstimatorParameters())
+        let aware = inclinationRMS(points, knowing)
+        let unaware = inclinationRMS(points, AttitudeEstimatorParameters())
         #expect(aware < 1.2 * unaware, "knowing the range \(aware)°, not knowing it \(unaware)°")
     }
 }

@@ -13,6 +13,22 @@ func inclinationDegrees(_ a: Quaternion, _ b: Quaternion) -> Double {
     return 2 * Double.acos(min(1, (e.w * e.w + e.z * e.z).squareRoot())) * 180 / .pi
 }
 
+/// Inclination error (degrees RMS) of a fresh filter with `parameters` over `points`, after the
+/// first 5 s (the still start every synthetic hand has).
+func inclinationRMS(_ points: [SyntheticMotion.Point], _ parameters: AttitudeEstimatorParameters) -> Double {
+    var estimator = AttitudeEstimator(parameters: parameters)
+    var sum = 0.0
+    var count = 0
+    for point in points {
+        estimator.update(point.sample)
+        guard point.sample.timestampNanoseconds >= 5_000_000_000 else { continue }
+        let e = inclinationDegrees(estimator.quaternion, point.truth)
+        sum += e * e
+        count += 1
+    }
+    return (sum / Double(max(count, 1))).squareRoot()
+}
+
 /// Runs a script through a fresh estimator; `each` sees the estimator after every sample.
 @discardableResult
 func run(
