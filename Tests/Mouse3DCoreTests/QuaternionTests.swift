@@ -62,15 +62,26 @@ struct QuaternionTests {
     }
 }
 
-@Suite("Series sine and cosine")
+@Suite("Series sine and cosine of the gyroscope's half-angle step")
 struct SinCosTests {
     @Test("Agree with the library functions to 1e-15 across the switch-over", arguments: [
         0.0, 1e-9, -0.001, 0.01, 0.0499, -0.0499, 0.05, 0.3, -2.0,
     ])
     func agree(x: Double) {
-        let (s, c) = sinCos(x)
-        #expect(abs(s - Double.sin(x)) < 1e-15)
-        #expect(abs(c - Double.cos(x)) < 1e-15)
+        // A half-angle of x: 2x rad turned in 1 s.
+        // Past 180° turned (|x| > π/2) the step comes negated: the same rotation.
+        let (s, c) = halfAngleStep(rateSquared: 4 * x * x, seconds: 1)
+        let sign = Double.cos(x) < 0 ? -1.0 : 1.0
+        #expect(abs(s * 2 * abs(x) - sign * Double.sin(abs(x))) < 1e-15)
+        #expect(abs(c - sign * Double.cos(x)) < 1e-15)
+    }
+
+    @Test("Past 180° the step comes as its negative (the same rotation, cos(θ/2) ≥ 0)")
+    func pastHalfTurn() {
+        let rate = 4.0  // rad/s; 1 s turns 229°
+        let (s, c) = halfAngleStep(rateSquared: rate * rate, seconds: 1)
+        #expect(c >= 0)
+        #expect(abs(c + Double.cos(rate / 2)) < 1e-15 && abs(s * rate + Double.sin(rate / 2)) < 1e-15)
     }
 }
 

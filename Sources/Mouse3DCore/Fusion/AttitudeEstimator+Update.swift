@@ -152,10 +152,7 @@ extension AttitudeEstimator {
         }
         let up = inclinationCorrection.rotate(filtered)
         let squared = dot(up, up)
-        let fraction = parameters.linearAccelerationRejectionFraction
-        var rejected = leaning
-            || squared > (1 + fraction) * (1 + fraction) * g * g
-            || squared < max(1 - fraction, 0) * max(1 - fraction, 0) * g * g
+        var rejected = leaning || !tuning.acceptedForceSquared.contains(squared)
         if rejected {
             rejectedSeconds += ts
             if rejectedSeconds > parameters.rejectionRecoverySeconds { rejected = false }
@@ -332,15 +329,16 @@ extension AttitudeEstimator {
 func isFinite(_ v: SIMD3<Double>) -> Bool { v.x.isFinite && v.y.isFinite && v.z.isFinite }
 
 /// For a rotation at `rateSquared` (rad/s)² over `seconds`: sin(θ/2) divided by the rate, and cos(θ/2),
-/// θ the angle turned (both negated past 180°, so that cos(θ/2) ≥ 0). Where θ/2 < 0.05 rad (2,800 °/s at 500 Hz), a short series in θ² needs neither a
-/// square root nor a division, accurate to 1e-16.
+/// θ the angle turned (both negated past 180°, so that cos(θ/2) ≥ 0). Where θ/2 < 0.05 rad (2,800 °/s
+/// at 500 Hz), a short series in θ² needs neither a square root nor a division, accurate to 1e-16; the
+/// library functions beyond.
 @inline(__always)
 func halfAngleStep(rateSquared: Double, seconds: Double) -> (sinOverRate: Double, cos: Double) {
     let halfSeconds = seconds / 2
     let x2 = rateSquared * halfSeconds * halfSeconds
     guard x2 < 0.0025 else {
         let rate = rateSquared.squareRoot()
-        let (sine, cosine) = sinCos(rate * halfSeconds)
+        let (sine, cosine) = (Double.sin(rate * halfSeconds), Double.cos(rate * halfSeconds))
         // A step of more than 180° (a long gap while turning fast) as its negative, the same rotation:
         // the attitude quaternion then never jumps to its negative, and block means stay sound.
         return cosine < 0 ? (-sine / rate, -cosine) : (sine / rate, cosine)
@@ -348,15 +346,4 @@ func halfAngleStep(rateSquared: Double, seconds: Double) -> (sinOverRate: Double
     let s = halfSeconds * (1 - x2 / 6 * (1 - x2 / 20 * (1 - x2 / 42)))
     let c = 1 - x2 / 2 * (1 - x2 / 12 * (1 - x2 / 30 * (1 - x2 / 56)))
     return (s, c)
-}
-
-/// Sine and cosine of `x`; a short series where `x` is small, as a gyroscope step per sample is
-/// (|x| < 0.05 rad is 2,800 °/s at 500 Hz), accurate there to 1e-16, and the library functions beyond.
-@inline(__always)
-func sinCos(_ x: Double) -> (sin: Double, cos: Double) {
-    guard abs(x) < 0.05 else { return (Double.sin(x), Double.cos(x)) }
-    let x2 = x * x
-    let sine = x * (1 - x2 / 6 * (1 - x2 / 20 * (1 - x2 / 42)))
-    let cosine = 1 - x2 / 2 * (1 - x2 / 12 * (1 - x2 / 30 * (1 - x2 / 56)))
-    return (sine, cosine)
 }

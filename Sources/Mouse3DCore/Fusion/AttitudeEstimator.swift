@@ -94,6 +94,9 @@ public struct AttitudeEstimator: Sendable {
         var biasRestNoise: Double
         /// sin² of the disturbance angle, compared with the squared horizontal lean (nil: not compared).
         var disturbanceLimitSquared: Double?
+        /// The squared magnitudes of the low-passed force that are corrected towards: 1 g less and more
+        /// the rejection fraction, squared (parameters do not change, so neither do these).
+        var acceptedForceSquared: ClosedRange<Double>
         /// sin² of the lean beyond which a sample is left out of the warm-up mean (15°).
         static let warmUpLeanLimitSquared = 0.258_819 * 0.258_819
 
@@ -122,6 +125,10 @@ public struct AttitudeEstimator: Sendable {
             biasVerticalNoise = biasMotionNoise / max(p.biasVerticalForgettingFactor, 1e-10)
             let rest = variance(p.biasSigmaRestDegreesPerSecond)
             biasRestNoise = rest * rest / biasProcessVariance + rest
+            let g = standardGravityMetersPerSecondSquared
+            let fraction = p.linearAccelerationRejectionFraction
+            let low = max(1 - fraction, 0) * g, high = (1 + fraction) * g
+            acceptedForceSquared = low * low...high * high
             disturbanceLimitSquared = p.disturbanceAngleRadians.map { let sine = Double.sin($0); return sine * sine }
         }
     }

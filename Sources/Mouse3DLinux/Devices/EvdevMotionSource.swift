@@ -20,23 +20,21 @@ public final class EvdevMotionSource {
         }
         var axes: [EvdevMotionDecoder.Axis] = []
         var values: [Int32] = []
+        // Accelerometer axes (the first three) are in units per g: the range is their smallest reach
+        // from the centre.
+        var reach = Double.infinity
         for code in EvdevMotionDecoder.Code.motionAxes {
             guard let info = device.absoluteAxis(code), info.resolution > 0 else {
                 throw MotionSourceError(message: "\(path) ('\(device.name)') is not a motion device: axis \(code) is missing or has no resolution")
             }
             axes.append(.init(center: Double(info.minimum + info.maximum) / 2, resolution: Double(info.resolution)))
             values.append(Int32(info.value))
+            if axes.count <= 3 { reach = min(reach, Double(info.maximum - info.minimum) / 2 / Double(info.resolution)) }
         }
         guard device.hasProperty(Int32(INPUT_PROP_ACCELEROMETER)) else {
             throw MotionSourceError(message: "\(path) ('\(device.name)') is not a motion device (no INPUT_PROP_ACCELEROMETER)")
         }
         decoder = EvdevMotionDecoder(axes: axes, initialValues: values)
-        // Accelerometer axes (the first three) are in units per g: the smallest reach from the centre.
-        var reach = Double.infinity
-        for code in EvdevMotionDecoder.Code.motionAxes.prefix(3) {
-            guard let info = device.absoluteAxis(code) else { continue }
-            reach = min(reach, Double(info.maximum - info.minimum) / 2 / Double(info.resolution))
-        }
         accelerometerRangeMetersPerSecondSquared = reach.isFinite && reach > 0 ? reach * standardGravityMetersPerSecondSquared : nil
     }
 
