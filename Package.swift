@@ -14,7 +14,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-numerics", from: "1.1.1"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
-        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
     ],
     targets: [
         // Layer 1: pure Swift, no I/O, no C imports.
@@ -78,10 +77,10 @@ let package = Package(
                 .product(name: "SystemPackage", package: "swift-system"),
             ]),
 
-        // Configuration files (TOML through TOMLKit), checked against Core's schema.
+        // Configuration files (TOML through Core's reader), checked against Core's schema.
         .target(
             name: "Mouse3DConfig",
-            dependencies: ["Mouse3DCore", "Mouse3DLinux", .product(name: "TOMLKit", package: "TOMLKit")]),
+            dependencies: ["Mouse3DCore", "Mouse3DLinux"]),
 
         // Layer 4: the thin command-line executable.
         .executableTarget(

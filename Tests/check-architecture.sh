@@ -5,7 +5,8 @@
 #  - One readiness wait: `poll(` appears in the event loop alone.
 #  - Layers point one way: Core imports no other layer and nothing with I/O; Linux imports Core only;
 #    Network and Config import Core and Linux; Bench imports those below it.
-#  - One JSON escaper (Mouse3DCore/Text/JSONText.swift); benchmarks and their loops in Mouse3DBench (the
+#  - No Foundation in the product; one TOML reader (Mouse3DCore/Text/TOML); one JSON escaper
+#    (Mouse3DCore/Text/JSONText.swift); benchmarks and their loops in Mouse3DBench (the
 #    executable's bench files time nothing and run no filter); the system-call shim's test-only face
 #    (@_spi) used by the device emulators under Tests/ only.
 # With --self-test: plants one breach of each rule in a copy of the tree and checks that each is
@@ -37,6 +38,8 @@ if [ "${1:-}" = "--self-test" ]; then
     plant "a public top-level type too many" Sources/Mouse3DCore/Twins.swift $'public struct A {}\npublic struct B {}' "more than one public top-level type"
     plant "an output flag outside the shared group" Sources/mouse3d/Extra.swift $'struct X {\n    @Flag(help: "x")\n    var print = false\n}' "an output flag declared outside"
     plant "the emulators' shim outside Tests" Sources/Mouse3DNetwork/Shim.swift '@_spi(DeviceEmulators) import Mouse3DLinux' "@_spi"
+    plant "Foundation in the product" Sources/Mouse3DLinux/F.swift 'import Foundation' "Foundation (or a package built on it)"
+    plant "a second key = value reader" Sources/Mouse3DCore/KV.swift $'func r(_ t: String) { for l in t.split(separator: "\\n") { _ = l.firstIndex(of: "=") } }' "a second key = value reader"
     plant "an import across the layers" Sources/Mouse3DCore/Up.swift 'import Mouse3DLinux' "imports what its layer may not"
     [ "$ok" = 0 ] && echo "architecture self-test: every planted breach was reported"
     exit "$ok"
@@ -66,17 +69,28 @@ layer() {  # layer MODULE ALLOWED-IMPORT-REGEX
 layer Mouse3DCore 'RealModule'
 layer Mouse3DLinux 'Mouse3DCore|CLinux|Glibc|CEvdev|CUdev|CSodium|CAvahi|COpenSSL|CQRencode|SystemPackage|Synchronization'
 layer Mouse3DNetwork 'Mouse3DCore|Mouse3DLinux|Histogram|SystemPackage'
-layer Mouse3DConfig 'Mouse3DCore|Mouse3DLinux|TOMLKit|Foundation'
+layer Mouse3DConfig 'Mouse3DCore|Mouse3DLinux'
 layer Mouse3DView 'Mouse3DCore|Mouse3DLinux'
 layer Mouse3DPhone 'Mouse3DCore|Mouse3DLinux'
 layer Mouse3DBench 'Mouse3DCore|Mouse3DLinux|Mouse3DNetwork|RealModule'
 layer Mouse3DDoctor 'Mouse3DCore|Mouse3DLinux|Mouse3DNetwork|Mouse3DConfig|SystemPackage'
 layer mouse3d 'ArgumentParser|Mouse3DCore|Mouse3DLinux|Mouse3DNetwork|Mouse3DConfig|Mouse3DBench|Mouse3DView|Mouse3DDoctor|Mouse3DPhone'
 
-# One JSON escaper: a `case "\"":` (escaping a quote) is JSONText's, and the key files' TOML quoting's
-# (KeyValueText) until the TOML readers are one.
-files=$(grep -rlF 'case "\"":' Sources | sort | grep -vxE 'Sources/Mouse3DCore/Text/JSONText.swift|Sources/Mouse3DCore/Configuration/KeyValueText.swift')
+# One JSON escaper: a `case "\"":` (escaping a quote) is JSONText's alone (the key files' TOML strings
+# are written by it too).
+files=$(grep -rlF 'case "\"":' Sources | sort | grep -vxE 'Sources/Mouse3DCore/Text/JSONText.swift')
 [ -n "$files" ] && fail "a second JSON escaper (use Mouse3DCore's JSONText): $(echo $files)"
+
+# No Foundation in the product: it brings ICU's data (37 MB) into the static binary. The TOML reader
+# is Core's; a package that reads TOML (or anything) through Foundation is refused here too.
+hits=$(grep -rnE '^\s*(@preconcurrency )?import (Foundation|FoundationEssentials|FoundationInternationalization|FoundationNetworking|TOMLKit)\b' Sources)
+[ -n "$hits" ] && fail "Foundation (or a package built on it) in the product:"$'\n'"$hits"
+
+# One TOML reader: Core's TOMLReader. A file that splits text into lines and looks for '=' in them
+# is a second `key = value` reader (environ, TXT records and URL queries are not split by lines).
+hits=$(grep -rlE 'split\(separator: "\\n"' Sources | grep -v '^Sources/Mouse3DCore/Text/TOML/' \
+    | xargs -r grep -lE 'firstIndex\(of: "="\)|split\(separator: "="')
+[ -n "$hits" ] && fail "a second key = value reader (use Mouse3DCore's TOMLReader): $(echo $hits)"
 
 # Benchmarks live in Mouse3DBench: the executable's bench files parse options, call and print.
 hits=$(grep -nE 'ContinuousClock|SuspendingClock|MonotonicClock|AttitudeEstimator\(|[eE]stimator\.update\(' Sources/mouse3d/Bench*.swift)

@@ -1,8 +1,7 @@
 import Mouse3DCore
 import Mouse3DLinux
-import TOMLKit
 
-/// Reads a mouse3d TOML configuration file (TOMLKit, over toml++) into a checked layer: unknown
+/// Reads a mouse3d TOML configuration file (Core's `TOMLReader`) into a checked layer: unknown
 /// keys, wrong types and out-of-range values are problems naming the file, line and key.
 public enum ConfigurationFile {
     /// The layer of the file at `path`, or nil if there is no such file.
@@ -14,49 +13,49 @@ public enum ConfigurationFile {
             if error.errno == .noSuchFileOrDirectory { return nil }
             throw ConfigurationProblem(origin: .file(path: path, line: 0), key: "", reason: .invalid("cannot read: \(error.errno)"))
         }
-        return try parse(String(decoding: bytes, as: UTF8.self), path: path)
+        return try parse(bytes: bytes, path: path)
     }
 
     /// The layer of `text` read from `path`.
     public static func parse(_ text: String, path: String) throws(ConfigurationProblem) -> ConfigurationLayer {
+        try parse(bytes: Array(text.utf8), path: path)
+    }
+
+    /// The layer of the UTF-8 `bytes` read from `path`.
+    public static func parse(bytes: [UInt8], path: String) throws(ConfigurationProblem) -> ConfigurationLayer {
         let table: TOMLTable
         do {
-            table = try TOMLTable(string: text)
-        } catch let error as TOMLParseError {
-            throw ConfigurationProblem(origin: .file(path: path, line: error.source.begin.line), key: "", reason: .syntax(error.description))
+            table = try TOMLReader.parse(bytes: bytes)
         } catch {
-            throw ConfigurationProblem(origin: .file(path: path, line: 0), key: "", reason: .syntax("\(error)"))
+            throw ConfigurationProblem(origin: .file(path: path, line: error.line), key: "", reason: .syntax(error.message))
         }
-        let lines = KeyLines(text)
         var layer = ConfigurationLayer()
-        for name in table.keys {
-            let item = table[name]!
+        for entry in table.entries {
+            let name = entry.key
+            let at = ConfigurationOrigin.file(path: path, line: entry.line)
             if name == "profile" {
-                guard let array = item.array else {
-                    throw ConfigurationProblem(origin: .file(path: path, line: lines.line(of: name)), key: name,
-                        reason: .wrongType("profiles are written [[profile]]"))
+                guard case .array(let array) = entry.value else {
+                    throw ConfigurationProblem(origin: at, key: name, reason: .wrongType("profiles are written [[profile]]"))
                 }
-                for (index, element) in array.enumerated() {
-                    guard let profileTable = element.table else {
-                        throw ConfigurationProblem(origin: .file(path: path, line: lines.line(of: name)), key: name,
-                            reason: .wrongType("profiles are written [[profile]]"))
+                for element in array {
+                    guard case .table(let profileTable) = element else {
+                        throw ConfigurationProblem(origin: at, key: name, reason: .wrongType("profiles are written [[profile]]"))
                     }
-                    layer.profiles.append(try profile(profileTable, index: index, lines: lines, path: path))
+                    layer.profiles.append(try profile(profileTable, path: path))
                 }
                 continue
             }
             guard ConfigurationSchema.sections.contains(name) else {
-                throw ConfigurationProblem(origin: .file(path: path, line: lines.line(of: name)), key: name,
+                throw ConfigurationProblem(origin: at, key: name,
                     reason: .unknownKey("sections are " + ConfigurationSchema.sections.joined(separator: ", ") + ", and [[profile]]"))
             }
-            guard let section = item.table else {
-                throw ConfigurationProblem(origin: .file(path: path, line: lines.line(of: name)), key: name,
-                    reason: .wrongType("[\(name)] must be a table"))
+            guard case .table(let section) = entry.value else {
+                throw ConfigurationProblem(origin: at, key: name, reason: .wrongType("[\(name)] must be a table"))
             }
-            for key in section.keys {
-                let full = "\(name).\(key)"
-                let origin = ConfigurationOrigin.file(path: path, line: lines.line(of: full))
-                try layer.set(full, try value(section[key]!, origin: origin, key: full), origin: origin)
+            for item in section.entries {
+                let full = "\(name).\(item.key)"
+                let origin = ConfigurationOrigin.file(path: path, line: item.line)
+                try layer.set(full, try value(item.value, origin: origin, key: full), origin: origin)
                 try checkButton(full, layer.values[full]?.value, origin: origin)
             }
         }
@@ -75,12 +74,14 @@ public enum ConfigurationFile {
         }
     }
 
-    private static func profile(_ table: TOMLTable, index: Int, lines: KeyLines, path: String) throws(ConfigurationProblem) -> DeviceProfile {
-        let start = lines.profileLine(index)
-        func origin(_ key: String) -> ConfigurationOrigin { .file(path: path, line: lines.line(of: key, profile: index) ?? start) }
+    private static func profile(_ table: TOMLTable, path: String) throws(ConfigurationProblem) -> DeviceProfile {
+        let start = table.line
+        func origin(_ line: Int?) -> ConfigurationOrigin { .file(path: path, line: line ?? start) }
         func string(_ key: String) throws(ConfigurationProblem) -> String? {
             guard let item = table[key] else { return nil }
-            guard let s = item.string else { throw ConfigurationProblem(origin: origin(key), key: "profile.\(key)", reason: .wrongType("expected a string")) }
+            guard case .string(let s) = item else {
+                throw ConfigurationProblem(origin: origin(table.line(of: key)), key: "profile.\(key)", reason: .wrongType("expected a string"))
+            }
             return s
         }
         guard let name = try string("name") else {
@@ -94,50 +95,53 @@ public enum ConfigurationFile {
                 reason: .invalid("profile '\(name)' needs match_name, match_id or match_path"))
         }
         if let id = profile.matchID, !isDeviceID(id) {
-            throw ConfigurationProblem(origin: origin("match_id"), key: "profile.match_id", reason: .invalid("'\(id)' is not vendor:product in hex, e.g. 054c:0ce6"))
+            throw ConfigurationProblem(origin: origin(table.line(of: "match_id")), key: "profile.match_id",
+                reason: .invalid("'\(id)' is not vendor:product in hex, e.g. 054c:0ce6"))
         }
-        for key in table.keys where !["name", "match_name", "match_id", "match_path"].contains(key) {
-            guard ["send", "filter"].contains(key), let section = table[key]!.table else {
-                throw ConfigurationProblem(origin: origin(key), key: "profile.\(key)",
+        for entry in table.entries where !["name", "match_name", "match_id", "match_path"].contains(entry.key) {
+            guard ["send", "filter"].contains(entry.key), case .table(let section) = entry.value else {
+                throw ConfigurationProblem(origin: origin(entry.line), key: "profile.\(entry.key)",
                     reason: .unknownKey("a profile has name, match_name, match_id, match_path, [profile.send] and [profile.filter]"))
             }
-            for inner in section.keys {
-                let full = "\(key).\(inner)"
-                let o = origin(full)
+            for item in section.entries {
+                let full = "\(entry.key).\(item.key)"
+                let o = origin(item.line)
                 guard let schemaKey = ConfigurationSchema.key(full) else {
                     throw ConfigurationProblem(origin: o, key: "profile.\(full)", reason: .unknownKey(""))
                 }
                 guard schemaKey.inProfiles else {
-                    throw ConfigurationProblem(origin: o, key: "profile.\(full)", reason: .invalid("not a per-device setting; set it in [\(key)]"))
+                    throw ConfigurationProblem(origin: o, key: "profile.\(full)", reason: .invalid("not a per-device setting; set it in [\(entry.key)]"))
                 }
                 var check = ConfigurationLayer()
                 do {
-                    try check.set(full, try value(section[inner]!, origin: o, key: full), origin: o)
+                    try check.set(full, try value(item.value, origin: o, key: full), origin: o)
                     try checkButton(full, check.values[full]?.value, origin: o)
                 } catch {
                     throw ConfigurationProblem(origin: o, key: "profile.\(full)", reason: error.reason)
                 }
-                profile.values[full] = (check.values[full]!.value, lines.line(of: full, profile: index) ?? start)
+                profile.values[full] = (check.values[full]!.value, item.line)
             }
         }
         return profile
     }
 
-    private static func value(_ item: TOMLValueConvertible, origin: ConfigurationOrigin, key: String) throws(ConfigurationProblem) -> ConfigurationValue {
-        switch item.type {
-        case .int: return .integer(Int64(item.int!))
-        case .double: return .number(item.double!)
-        case .bool: return .boolean(item.bool!)
-        case .string: return .text(item.string!)
-        case .array:
+    private static func value(_ item: TOMLValue, origin: ConfigurationOrigin, key: String) throws(ConfigurationProblem) -> ConfigurationValue {
+        switch item {
+        case .integer(let i): return .integer(i)
+        case .float(let d): return .number(d)
+        case .boolean(let b): return .boolean(b)
+        case .string(let s): return .text(s)
+        case .array(let elements):
             var list: [String] = []
-            for element in item.array! {
-                guard let s = element.string else { throw ConfigurationProblem(origin: origin, key: key, reason: .wrongType("expected a list of strings")) }
+            for element in elements {
+                guard case .string(let s) = element else {
+                    throw ConfigurationProblem(origin: origin, key: key, reason: .wrongType("expected a list of strings"))
+                }
                 list.append(s)
             }
             return .textList(list)
-        default:
-            throw ConfigurationProblem(origin: origin, key: key, reason: .wrongType("a \(item.type) is not used by any setting"))
+        case .dateTime, .table:
+            throw ConfigurationProblem(origin: origin, key: key, reason: .wrongType("\(item.noun) is not used by any setting"))
         }
     }
 
@@ -147,56 +151,3 @@ public enum ConfigurationFile {
     }
 }
 
-/// Where keys are in a TOML text, for error messages (TOMLKit gives positions only for syntax
-/// errors). A line scanner, not a parser: it follows `[table]` and `[[profile]]` headers and the
-/// `key =` at the start of lines.
-struct KeyLines {
-    private var lines: [String: Int] = [:]
-    private var profileStarts: [Int] = []
-
-    init(_ text: String) {
-        var table = ""
-        var profile: Int?
-        var number = 0
-        for raw in text.split(separator: "\n", omittingEmptySubsequences: false) {
-            number += 1
-            let line = raw.drop { $0 == " " || $0 == "\t" }
-            if line.hasPrefix("[[") {
-                let name = line.dropFirst(2).prefix { $0 != "]" }.filter { $0 != " " }
-                table = String(name)
-                if table == "profile" {
-                    profileStarts.append(number)
-                    profile = profileStarts.count - 1
-                }
-                lines[table] = lines[table] ?? number
-            } else if line.hasPrefix("[") {
-                let name = String(line.dropFirst().prefix { $0 != "]" }.filter { $0 != " " })
-                if name.hasPrefix("profile."), let p = profile {
-                    table = "#\(p)." + name.dropFirst("profile.".count)
-                } else {
-                    table = name
-                    profile = nil
-                }
-                lines[table] = lines[table] ?? number
-            } else if let equals = line.firstIndex(of: "="), !line.hasPrefix("#") {
-                let key = line[..<equals].filter { $0 != " " && $0 != "\t" && $0 != "\"" }
-                let full: String
-                if let p = profile, table == "profile" {
-                    full = "#\(p).\(key)"
-                } else {
-                    full = table.isEmpty ? String(key) : "\(table).\(key)"
-                }
-                lines[full] = lines[full] ?? number
-            }
-        }
-    }
-
-    /// The line of `section.key` (or a top-level name); 0 if not found.
-    func line(of key: String) -> Int { lines[key] ?? 0 }
-
-    /// The line of `key` (`send.clutch`, `name`) inside profile number `profile`.
-    func line(of key: String, profile: Int) -> Int? { lines["#\(profile).\(key)"] }
-
-    /// The line of the `[[profile]]` header of profile number `index`.
-    func profileLine(_ index: Int) -> Int { index < profileStarts.count ? profileStarts[index] : 0 }
-}

@@ -100,7 +100,10 @@ struct SealedStreamingTests {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         var generator = SystemRandomNumberGenerator()
         let key = (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
-        let escapedForFile = name.replacingOccurrences(of: "\n", with: "\\n")
+        // TOML's escapes carry the control characters into the name (a raw one makes the file invalid).
+        let escapedForFile = name.unicodeScalars.map { c in
+            c.value < 0x20 || c.value == 0x7F ? String(format: "\\u%04X", c.value) : String(c)
+        }.joined()
         let path = folder + "/identity.key"
         try "name = \"\(escapedForFile)\"\nprivate_key = \"\(key)\"\n".write(toFile: path, atomically: true, encoding: .utf8)
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)

@@ -18,7 +18,7 @@ struct KeyFileFormatTests {
         ("Name = \"x\"", 1, "bad key"),
         ("name = \"x", 1, "unterminated"),
         ("name = x", 1, "quoted string or a whole number"),
-        ("name = \"x\" y", 1, "unterminated or badly escaped"),
+        ("name = \"x\" y", 1, "expected the end of the line"),
     ])
     func errors(text: String, line: Int, message: String) {
         do {

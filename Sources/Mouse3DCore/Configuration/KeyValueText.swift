@@ -68,34 +68,28 @@ public enum KeyValueText {
         }
     }
 
-    /// Parses `text` read from `file`.
+    /// Parses `text` read from `file`: TOML (read by `TOMLReader`) holding only top-level keys of
+    /// lower-case letters, digits and `_`, each a string or a whole number.
     public static func parse(_ text: String, file: String) throws(ParseError) -> Document {
+        let table: TOMLTable
+        do {
+            table = try TOMLReader.parse(text)
+        } catch {
+            throw ParseError(file: file, line: error.line,
+                message: error.message + " (a key file holds key = value lines, each value a quoted string or a whole number)")
+        }
         var document = Document(file: file)
-        var lineNumber = 0
-        for rawLine in text.split(separator: "\n", omittingEmptySubsequences: false) {
-            lineNumber += 1
-            let line = rawLine.drop { $0 == " " || $0 == "\t" }
-            if line.isEmpty || line.first == "#" || line.allSatisfy({ $0 == " " || $0 == "\t" || $0 == "\r" }) { continue }
-            guard let equals = line.firstIndex(of: "=") else {
-                throw ParseError(file: file, line: lineNumber, message: "expected key = value")
-            }
-            let key = String(line[..<equals].trimmingSpaces)
+        for entry in table.entries {
+            let key = entry.key
             guard !key.isEmpty, key.utf8.allSatisfy({ ($0 >= 0x61 && $0 <= 0x7A) || $0 == 0x5F || ($0 >= 0x30 && $0 <= 0x39) }) else {
-                throw ParseError(file: file, line: lineNumber, message: "bad key '\(key)' (lower-case letters, digits and _)")
+                throw ParseError(file: file, line: entry.line, message: "bad key '\(key)' (lower-case letters, digits and _)")
             }
-            guard document.entries[key] == nil else {
-                throw ParseError(file: file, line: lineNumber, message: "'\(key)' given twice")
-            }
-            let valueText = line[line.index(after: equals)...].trimmingSpaces
-            if valueText.first == "\"" {
-                guard let s = unquote(valueText) else {
-                    throw ParseError(file: file, line: lineNumber, message: "unterminated or badly escaped string for '\(key)'")
-                }
-                document.set(key, .string(s), line: lineNumber)
-            } else if let i = Int64(valueText) {
-                document.set(key, .integer(i), line: lineNumber)
-            } else {
-                throw ParseError(file: file, line: lineNumber, message: "value of '\(key)' must be a quoted string or a whole number")
+            switch entry.value {
+            case .string(let s): document.set(key, .string(s), line: entry.line)
+            case .integer(let i): document.set(key, .integer(i), line: entry.line)
+            default:
+                throw ParseError(file: file, line: entry.line,
+                    message: "value of '\(key)' must be a quoted string or a whole number, not \(entry.value.noun)")
             }
         }
         return document
@@ -115,51 +109,10 @@ public enum KeyValueText {
         return out
     }
 
+    /// `s` as a TOML basic string (JSONText writes only escapes TOML shares), control characters
+    /// other than newline written as `?`: names come from the network, and a key file is read by
+    /// people with `cat`.
     static func quote(_ s: String) -> String {
-        var out = "\""
-        for c in s.unicodeScalars {
-            switch c {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            default:
-                if c.value < 0x20 || c.value == 0x7F { out += "?" } else { out.unicodeScalars.append(c) }
-            }
-        }
-        return out + "\""
-    }
-
-    static func unquote(_ text: Substring) -> String? {
-        var out = ""
-        var escaped = false
-        var closed = false
-        for c in text.dropFirst() {
-            if closed { return nil }  // text after the closing quote
-            if escaped {
-                switch c {
-                case "\"": out.append("\"")
-                case "\\": out.append("\\")
-                case "n": out.append("\n")
-                default: return nil
-                }
-                escaped = false
-            } else if c == "\\" {
-                escaped = true
-            } else if c == "\"" {
-                closed = true
-            } else {
-                out.append(c)
-            }
-        }
-        return closed ? out : nil
-    }
-}
-
-extension Substring {
-    var trimmingSpaces: Substring {
-        var s = self
-        while let f = s.first, f == " " || f == "\t" { s = s.dropFirst() }
-        while let l = s.last, l == " " || l == "\t" || l == "\r" { s = s.dropLast() }
-        return s
+        JSONText.string(String(String.UnicodeScalarView(s.unicodeScalars.map { $0 != "\n" && ($0.value < 0x20 || $0.value == 0x7F) ? "?" : $0 })))
     }
 }
