@@ -77,8 +77,8 @@ struct PipelineTests {
     @Test("StreamerOutput: one datagram per update; behind a PacedOutput only the latest on each tick, and a log's last one at its end")
     func streamerOutput() throws {
         let receiver = try AttitudeReceiver(listeningOn: address(), format: .datagram)
-        func received() throws -> [AttitudeReceiver.ReceivedFrame] {
-            var frames: [AttitudeReceiver.ReceivedFrame] = []
+        func received() throws -> [AttitudeUpdate] {
+            var frames: [AttitudeUpdate] = []
             while try EventLoop.waitUntilReadable([receiver.descriptor], timeoutNanoseconds: 100_000_000) {
                 try receiver.drain { if case .frame(let f) = $0 { frames.append(f) } }
             }

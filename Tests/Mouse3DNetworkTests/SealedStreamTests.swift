@@ -466,7 +466,7 @@ struct ReservationTests {
         var frames: [String: [UInt64]] = [:]
         func drainAll() throws {
             while try EventLoop.waitUntilReadable([r.descriptor], timeoutNanoseconds: 50_000_000) {
-                try r.drain { if case .frame(let f) = $0 { frames[f.stream.peerName ?? "", default: []].append(f.sequence) } }
+                try r.drain { if case .frame(let f) = $0 { frames[f.stream.peer ?? "", default: []].append(f.sequence) } }
             }
         }
         // "deck" starts an epoch: its first datagram replayed 3 times, then 1499 more, all while its
@@ -486,7 +486,7 @@ struct ReservationTests {
         #expect(r.refusals[.notStored] == UInt64(1500 - AttitudeReceiver.maximumHeldPerSender), "deck beyond its share: \(r.refusals.summary)")
         #expect(ahead.map(\.epoch).sorted() == [2, 7])
         for record in ahead { opener.reservationStored(record) }
-        try r.releaseHeld { if case .frame(let f) = $0 { frames[f.stream.peerName ?? "", default: []].append(f.sequence) } }
+        try r.releaseHeld { if case .frame(let f) = $0 { frames[f.stream.peer ?? "", default: []].append(f.sequence) } }
         #expect(frames["deck"] == Array(0..<UInt64(AttitudeReceiver.maximumHeldPerSender)), "deck's share, in order, once each")
         #expect(frames["pad"] == Array(0..<10), "the other sender's first datagrams all got through: \(frames.mapValues(\.count)), \(r.refusals.summary)")
     }
@@ -508,7 +508,7 @@ struct ReservationTests {
         var frames: [String: [UInt64]] = [:], started = 0
         while try EventLoop.waitUntilReadable([r.descriptor], timeoutNanoseconds: 50_000_000) {
             try r.drain {
-                if case .frame(let f) = $0 { frames[f.stream.peerName ?? "", default: []].append(f.sequence) }
+                if case .frame(let f) = $0 { frames[f.stream.peer ?? "", default: []].append(f.sequence) }
                 if case .streamStarted = $0 { started += 1 }
             }
         }

@@ -28,14 +28,14 @@ struct StreamerReceiverTests {
         for i in 0..<50 {
             try s.send(AttitudeFrame(roll: Float(i) * 0.01, pitch: -0.5, yaw: 1), buttons: i % 2 == 0 ? [.clutch] : [], now: UInt64(i))
         }
-        let frames = try events(r, count: 51).compactMap { e -> AttitudeReceiver.ReceivedFrame? in
+        let frames = try events(r, count: 51).compactMap { e -> AttitudeUpdate? in
             if case .frame(let f) = e { return f } else { return nil }
         }
         #expect(frames.map(\.sequence) == Array(0..<50))
         #expect(frames.map(\.frame.roll) == (0..<50).map { Float($0) * 0.01 })
         #expect(frames[0].buttons == [.clutch] && frames[1].buttons == [])
         #expect(frames[3].sentNanoseconds == 3)
-        #expect(frames.allSatisfy { $0.stream.streamID == 77 })
+        #expect(frames.allSatisfy { $0.stream.stream == String(77, radix: 16) })
         let t = r.totals
         #expect(t.frames == 50 && t.dropped == 0 && t.lost == 0 && t.reordered == 0)
     }
@@ -48,7 +48,7 @@ struct StreamerReceiverTests {
         try raw.send(AttitudeFrame(roll: 0.1, pitch: 0.2, yaw: 0.3), buttons: [], now: 0)
         try datagrams.send(AttitudeFrame(roll: 0.1, pitch: 0.2, yaw: 0.3), buttons: [], now: 0)
         try raw.send(AttitudeFrame(roll: 0.4, pitch: 0.2, yaw: 0.3), buttons: [], now: 0)
-        let received = try events(r, count: 4).compactMap { e -> AttitudeReceiver.ReceivedFrame? in
+        let received = try events(r, count: 4).compactMap { e -> AttitudeUpdate? in
             if case .frame(let f) = e { return f } else { return nil }
         }
         #expect(received.map(\.frame.roll) == [0.1, 0.4])

@@ -9,12 +9,15 @@ public final class StreamLabel: Hashable, CustomStringConvertible, Sendable {
     public let stream: String
     /// How messages name it: `'laptop' (127.0.0.1:5000) stream 2a`.
     public let description: String
+    /// The paired sender's name, for a sealed stream.
+    public let peer: String?
 
-    /// A label with these three texts.
-    public init(sender: String, stream: String, description: String) {
+    /// A label with these texts.
+    public init(sender: String, stream: String, description: String, peer: String? = nil) {
         self.sender = sender
         self.stream = stream
         self.description = description
+        self.peer = peer
     }
 
     /// The label of a process's own fusion.

@@ -5,19 +5,6 @@ import Mouse3DLinux
 /// key of the datagram's epoch and generation, and only then checks the sequence against the
 /// sender's replay window. Owned by one thread.
 public final class SealedStreamOpener {
-    /// A datagram that verified.
-    public struct Opened: Sendable {
-        /// Its contents.
-        public var datagram: AttitudeDatagram
-        /// The paired sender's name.
-        public var peerName: String
-        /// The paired sender's id (the first 8 bytes of its identity's id, as in the header).
-        public var senderKey: UInt64
-        /// The paired sender, when this datagram started a new epoch (the sender restarted): worth
-        /// storing. Nil otherwise (the common case costs no copy of the record).
-        public var startedEpoch: PairedPeer?
-    }
-
     /// One paired sender's state (a class: updated in place for every datagram). Only the opener's
     /// thread touches it and no access spans another, so the per-datagram fields skip Swift's
     /// run-time exclusivity checks (five per datagram, 430 of the ~2,900 instructions sealing added).
@@ -173,7 +160,7 @@ public final class SealedStreamOpener {
     }
 
     /// Checks and opens one datagram, from `source` (its derivation budget; nil: one for all).
-    public func open(_ bytes: UnsafeRawBufferPointer, from source: SocketAddress? = nil) -> Result<Opened, Refusal> {
+    public func open(_ bytes: UnsafeRawBufferPointer, from source: SocketAddress? = nil) -> Result<VerifiedDatagram, Refusal> {
         guard bytes.count >= 4, bytes[0] == AttitudeDatagram.magic.0, bytes[1] == AttitudeDatagram.magic.1,
             bytes[2] == AttitudeDatagram.version
         else { return .failure(bytes.count == AttitudeFrame.byteCount ? .unsealed : .notMouse3D) }
@@ -286,7 +273,7 @@ public final class SealedStreamOpener {
         plaintext.withUnsafeMutableBytes { $0.baseAddress!.copyMemory(from: bytes.baseAddress!, byteCount: 16) }
         plaintext[3] = AttitudeDatagram.plainKind
         switch AttitudeDatagram.decode(plaintext) {
-        case .success(let datagram): return .success(Opened(datagram: datagram, peerName: session.peer.name, senderKey: senderKey, startedEpoch: started ? session.peer : nil))
+        case .success(let datagram): return .success(VerifiedDatagram(datagram: datagram, peerName: session.peer.name, senderKey: senderKey, startedEpoch: started ? session.peer : nil))
         case .failure: return .failure(.invalidAngles)
         }
     }

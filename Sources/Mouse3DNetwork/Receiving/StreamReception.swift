@@ -19,7 +19,6 @@ public final class StreamReception {
     private let diagnostics: Diagnostics
     private var recorder = LatencyRecorder()
     private var batchSent: [UInt64] = []
-    private var labels: [AttitudeReceiver.StreamKey: StreamLabel] = [:]
     private var statistics = ReceiveStatistics()
     private var nextStatistics: UInt64
     private static let second: UInt64 = 1_000_000_000
@@ -95,20 +94,18 @@ public final class StreamReception {
 
     private func handle(_ event: AttitudeReceiver.Event) throws {
         switch event {
-        case .frame(let f):
-            try outputs.write(AttitudeUpdate(
-                stream: label(f.stream), sequence: f.sequence, buttons: f.buttons, frame: f.frame, sentNanoseconds: f.sentNanoseconds,
-                receivedNanoseconds: f.receivedNanoseconds))
-            if measuresLatency, let sent = f.sentNanoseconds { batchSent.append(sent) }
+        case .frame(let update):
+            try outputs.write(update)
+            if measuresLatency, let sent = update.sentNanoseconds { batchSent.append(sent) }
         case .streamStarted(let key): sayStreamChange("\(key): new stream")
         case .streamLost(let key):
             sayStreamChange("\(key): lost (no frames for 500 ms)")
-            if let label = labels.removeValue(forKey: key) { outputs.streamEnded(label) }
+            if let label = receiver.label(of: key) { outputs.streamEnded(label) }
         case .streamDropped(let key):
             sayStreamChange(key.senderKey != 0
                 ? "\(key): dropped, to keep at most \(AttitudeReceiver.maximumStreamsPerSender) streams per paired sender"
                 : "\(key): dropped, to keep at most \(AttitudeReceiver.maximumUnauthenticatedStreams) unauthenticated streams")
-            if let label = labels.removeValue(forKey: key) { outputs.streamEnded(label) }
+            if let label = receiver.label(of: key) { outputs.streamEnded(label) }
         case .streamResumed(let key): sayStreamChange("\(key): back")
         case .refused(let source, let count, let reason, let claimed):
             diagnostics.say(pairings?.describeRefusal(source: source, count: count, reason: reason, claimed: claimed)
@@ -118,14 +115,6 @@ public final class StreamReception {
             diagnostics.say("refused \(reasons.total) more datagram\(reasons.total == 1 ? "" : "s") from \(sources)\(sources >= 1024 ? "+" : "") "
                 + "other source\(sources == 1 ? "" : "s") in the last 10 s (\(reasons.summary))")
         }
-    }
-
-    /// The label of a stream, made on its first frame and kept until it falls silent.
-    private func label(_ key: AttitudeReceiver.StreamKey) -> StreamLabel {
-        if let label = labels[key] { return label }
-        let label = StreamLabel(sender: key.sender.description, stream: String(key.streamID, radix: 16), description: key.description)
-        labels[key] = label
-        return label
     }
 
     /// Ends the run: the outputs are finished (devices at rest), epochs stored, and the summary

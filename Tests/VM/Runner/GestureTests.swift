@@ -45,8 +45,8 @@ enum GestureTests {
         let sender = try ChildProcess(executable: mouse3d, arguments: ["send", "--insecure", "--to", "\(receiver.localAddress)"])
         senderOut = sender
         defer { try? sender.send(signal: SIGTERM) }
-        func frames(for seconds: Double) throws -> [AttitudeReceiver.ReceivedFrame] {
-            var got: [AttitudeReceiver.ReceivedFrame] = []
+        func frames(for seconds: Double) throws -> [AttitudeUpdate] {
+            var got: [AttitudeUpdate] = []
             let end = MonotonicClock.nanoseconds() + UInt64(seconds * 1e9)
             while MonotonicClock.nanoseconds() < end {
                 try EventLoop.waitUntilReadable([receiver.descriptor], timeoutNanoseconds: 10_000_000)
@@ -70,11 +70,11 @@ enum GestureTests {
         controller.hold([])
         try expectClutch(false, "L1 released")
 
-        func yawDegrees(_ f: AttitudeReceiver.ReceivedFrame) -> Double { Double(f.frame.yaw) * 180 / .pi }
+        func yawDegrees(_ f: AttitudeUpdate) -> Double { Double(f.frame.yaw) * 180 / .pi }
         let before = try frames(for: 0.2)
         try expect(before.contains { abs(yawDegrees($0)) > 20 }, "the attitude turned before recentering (yaw \(before.last.map(yawDegrees) ?? .nan)°)")
         controller.hold([.cross])
-        var recentred: AttitudeReceiver.ReceivedFrame?
+        var recentred: AttitudeUpdate?
         let pressEnd = MonotonicClock.nanoseconds() + 2_000_000_000
         while recentred == nil && MonotonicClock.nanoseconds() < pressEnd {
             recentred = try frames(for: 0.05).first { $0.buttons.contains(.recenter) }
