@@ -92,7 +92,7 @@ let package = Package(
             // Release: linked by the toolchain's lld with packed relative relocations (DT_RELR, glibc
             // 2.36+). gold writes 2 MB of RELA entries that the loader reads, and so keeps resident,
             // in every process; packed, they are 17 kB (bench stream: RSS at 1 kHz).
-            linkerSettings: [.unsafeFlags(["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"], .when(configuration: .release))]),
+            linkerSettings: [.unsafeFlags(["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker", "--no-export-dynamic"], .when(configuration: .release))]),
 
         // libFuzzer target for the network decoders (Tests/Fuzz/run.sh); a plain build replays inputs.
         .executableTarget(name: "DatagramFuzzer", dependencies: ["Mouse3DCore", "Mouse3DNetwork", "Mouse3DLinux"], path: "Tests/Fuzz/DatagramFuzzer"),

@@ -40,6 +40,7 @@ if [ "${1:-}" = "--self-test" ]; then
     plant "the emulators' shim outside Tests" Sources/Mouse3DNetwork/Shim.swift '@_spi(DeviceEmulators) import Mouse3DLinux' "@_spi"
     plant "Foundation in the product" Sources/Mouse3DLinux/F.swift 'import Foundation' "Foundation (or a package built on it)"
     plant "a second key = value reader" Sources/Mouse3DCore/KV.swift $'func r(_ t: String) { for l in t.split(separator: "\\n") { _ = l.firstIndex(of: "=") } }' "a second key = value reader"
+    plant "a default for every output" Sources/Mouse3DCore/Defaults.swift $'extension AttitudeOutput {\n    public func finish() {}\n}' "a default for every AttitudeOutput"
     plant "an import across the layers" Sources/Mouse3DCore/Up.swift 'import Mouse3DLinux' "imports what its layer may not"
     [ "$ok" = 0 ] && echo "architecture self-test: every planted breach was reported"
     exit "$ok"
@@ -102,6 +103,11 @@ hits=$(grep -nE 'ContinuousClock|SuspendingClock|MonotonicClock|AttitudeEstimato
 hits=$(grep -rnE -A2 '@(Option|Flag)\b' Sources/mouse3d | grep -E '^\S+-[0-9]+-\s*var (print|uinput|view|opentrack|dsu)\b' \
     | grep -vE '^Sources/mouse3d/(OutputOptions|OpentrackOption|DSUOptions)\.swift-')
 [ -n "$hits" ] && fail "an output flag declared outside the shared option groups (use OutputOptions):"$'\n'"$hits"
+
+# Outputs: AttitudeOutput's requirements have no unconditional default (a wrapper would inherit a
+# no-op for a requirement added later); defaults live in AttitudeSink and ForwardingOutput.
+hits=$(grep -rnE '^(public )?extension AttitudeOutput\s*\{' Sources)
+[ -n "$hits" ] && fail "a default for every AttitudeOutput (put it in AttitudeSink and ForwardingOutput):"$'\n'"$hits"
 
 # The system-call shim's test-only face is for the device emulators under Tests/.
 hits=$(grep -rn '@_spi(' Sources | grep -v '^Sources/Mouse3DLinux/System/SystemCall.swift:')

@@ -2,7 +2,7 @@ import Mouse3DCore
 
 /// The live view as a pipeline output: each update's attitude goes to the view's mailbox (latest
 /// wins), from where the server pushes it to the pages at most 60 times a second.
-public final class ViewOutput: AttitudeOutput {
+public final class ViewOutput: AttitudeSink {
     /// The server.
     public let server: ViewServer
 

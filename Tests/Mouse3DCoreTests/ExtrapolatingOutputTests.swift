@@ -1,7 +1,7 @@
 import Mouse3DCore
 import Testing
 
-final class RecordingOutput: AttitudeOutput {
+final class RecordingOutput: AttitudeSink {
     var updates: [AttitudeUpdate] = []
     var ended = 0
     func write(_ update: AttitudeUpdate) throws { updates.append(update) }

@@ -16,7 +16,7 @@ struct PipelineCoreTests {
         #expect(counts.summary == "bad tag 3, replayed 1")
     }
 
-    final class Recorder: AttitudeOutput {
+    final class Recorder: AttitudeSink {
         let name: String
         var log: [String]
         var deadline: UInt64?

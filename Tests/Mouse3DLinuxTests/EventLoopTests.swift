@@ -125,7 +125,7 @@ struct EventLoopTests {
 
 @Suite("Pipelines on the event loop")
 struct MotionPipelineTests {
-    final class Collected: AttitudeOutput {
+    final class Collected: AttitudeSink {
         var updates: [AttitudeUpdate] = []
         var batches = 0, ended = 0, finished = 0
         func write(_ update: AttitudeUpdate) throws { updates.append(update) }

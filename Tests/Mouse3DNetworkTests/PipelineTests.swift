@@ -5,7 +5,7 @@ import Mouse3DNetwork
 import Testing
 
 /// An output that keeps what it is given.
-final class CollectingOutput: AttitudeOutput {
+final class CollectingOutput: AttitudeSink {
     var updates: [AttitudeUpdate] = []
     var ended: [StreamLabel] = []
     var batches = 0

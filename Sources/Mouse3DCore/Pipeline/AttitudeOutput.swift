@@ -1,6 +1,11 @@
-/// Where attitudes go: printed lines, a virtual input device, a network stream, later a browser
-/// view, opentrack or a DSU server. Each output is one type conforming to this; a command puts the
-/// ones the user asked for in an ``AttitudePipeline``. Called on the event loop's thread only.
+/// Where attitudes go: printed lines, a virtual input device, a network stream, a browser view,
+/// opentrack or a DSU server. Each output is one type conforming to this; a command puts the ones
+/// the user asked for in an ``AttitudePipeline``. Called on the event loop's thread only.
+///
+/// No requirement has a default here: an output conforms through ``AttitudeSink`` (what it does not
+/// implement does nothing) or ``ForwardingOutput`` (what it does not implement goes on to the output
+/// it wraps). A requirement added later without a default in both fails to compile in every output,
+/// instead of being dropped silently by a wrapper.
 public protocol AttitudeOutput: AnyObject {
     /// Takes one attitude (called for every update, in order).
     func write(_ update: AttitudeUpdate) throws
@@ -22,15 +27,4 @@ public protocol AttitudeOutput: AnyObject {
     func sourceEnded() throws
     /// The run is over (a signal, the end, an error): return every device to rest, release it all.
     func finish()
-}
-
-extension AttitudeOutput {
-    public func endOfBatch() throws {}
-    public func streamEnded(_ stream: StreamLabel) {}
-    public var nextDeadline: UInt64? { nil }
-    public func tick(now: UInt64) throws {}
-    public func gamepadButton(code: Int32, pressed: Bool) {}
-    public func gamepadAxis(code: Int32, value: Float) {}
-    public func sourceEnded() throws {}
-    public func finish() {}
 }

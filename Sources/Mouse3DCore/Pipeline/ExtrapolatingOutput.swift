@@ -6,7 +6,7 @@ import RealModule
 /// frames return (and after 500 ms of silence the stream ends as without it). A frame that arrives
 /// takes over at once. The angular velocity is the rotation between the last two frames over their
 /// send times (arrival times when the sender gives none).
-public final class ExtrapolatingOutput: AttitudeOutput {
+public final class ExtrapolatingOutput: ForwardingOutput {
     /// The output fed.
     public let inner: any AttitudeOutput
     /// The longest prediction after the last frame.
@@ -94,15 +94,8 @@ public final class ExtrapolatingOutput: AttitudeOutput {
         if let d = inner.nextDeadline, d <= now { try inner.tick(now: now) }
     }
 
-    public func endOfBatch() throws { try inner.endOfBatch() }
-
     public func streamEnded(_ stream: StreamLabel) {
         tracks.removeValue(forKey: stream)
         inner.streamEnded(stream)
     }
-
-    public func gamepadButton(code: Int32, pressed: Bool) { inner.gamepadButton(code: code, pressed: pressed) }
-    public func gamepadAxis(code: Int32, value: Float) { inner.gamepadAxis(code: code, value: value) }
-    public func sourceEnded() throws { try inner.sourceEnded() }
-    public func finish() { inner.finish() }
 }

@@ -1,7 +1,7 @@
 /// An output fed at a fixed rate instead of once per update: it keeps the latest update and hands
 /// it on at each tick (nothing when nothing new arrived since the last), and the one held back when
 /// the source ends. `send --rate` and `run --rate` put their outputs behind one.
-public final class PacedOutput: AttitudeOutput {
+public final class PacedOutput: ForwardingOutput {
     /// The output fed at the rate.
     public let inner: any AttitudeOutput
     /// Nanoseconds between updates handed on.
@@ -40,9 +40,8 @@ public final class PacedOutput: AttitudeOutput {
         if let d = inner.nextDeadline, d <= now { try inner.tick(now: now) }
     }
 
-    public func streamEnded(_ stream: StreamLabel) { inner.streamEnded(stream) }
-    public func gamepadButton(code: Int32, pressed: Bool) { inner.gamepadButton(code: code, pressed: pressed) }
-    public func gamepadAxis(code: Int32, value: Float) { inner.gamepadAxis(code: code, value: value) }
+    /// The inner output's batches end at its ticks (above), not with the source's.
+    public func endOfBatch() throws {}
 
     public func sourceEnded() throws {
         if let update = latest {
@@ -53,5 +52,4 @@ public final class PacedOutput: AttitudeOutput {
         try inner.sourceEnded()
     }
 
-    public func finish() { inner.finish() }
 }

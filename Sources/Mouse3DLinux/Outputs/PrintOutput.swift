@@ -2,7 +2,7 @@ import Mouse3DCore
 
 /// Prints every update as a line on standard output (``AttitudePrintFormat``), written out at the end
 /// of each batch. Owned by the event loop's thread.
-public final class PrintOutput: AttitudeOutput {
+public final class PrintOutput: AttitudeSink {
     /// The format (a configuration reload may change it).
     public var format: AttitudePrintFormat
     private let output: BufferedOutput

@@ -5,7 +5,7 @@ import Mouse3DCore
 /// every update, and — on stream loss, SIGINT/SIGTERM or any exit path — returned to rest (axes
 /// centred, buttons released) before it is destroyed. (If the process dies outright, the kernel
 /// destroys the device and releases its keys itself.) Owned by the event loop's thread.
-public final class UinputOutput: AttitudeOutput {
+public final class UinputOutput: AttitudeSink {
     private struct Output {
         let device: UinputDevice
         var pointer: PointerMotion

@@ -11,7 +11,7 @@ import Mouse3DLinux
 /// subscribers keep their stream); answers to version and slot requests are rate-limited; a datagram
 /// that is not a well-formed request (magic, version, length, CRC) is counted and never answered.
 /// Owned by the event loop's thread.
-public final class DSUServer: AttitudeOutput {
+public final class DSUServer: AttitudeSink {
     /// Subscribers served at once.
     public static let maximumClients = 8
     /// Subscribers from one IP address (different ports).

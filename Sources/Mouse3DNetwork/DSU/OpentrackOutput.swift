@@ -4,7 +4,7 @@ import Mouse3DLinux
 /// Head tracking for flight and racing sims: every attitude of one stream goes to opentrack's "UDP
 /// over network" input as a 48-byte pose (``OpentrackPose``). With several senders, the first stream
 /// is followed until it ends, then the next one to send. Owned by the event loop's thread.
-public final class OpentrackOutput: AttitudeOutput {
+public final class OpentrackOutput: AttitudeSink {
     /// Where poses go.
     public let address: SocketAddress
     let socket: UDPSocket

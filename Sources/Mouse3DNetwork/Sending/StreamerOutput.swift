@@ -5,7 +5,7 @@ import Mouse3DLinux
 /// ``AttitudeStreamer`` (behind a ``PacedOutput`` for `--rate`). A receiver that is not listening,
 /// or a network that goes away, is reported once and does not stop the stream. Owned by the event
 /// loop's thread.
-public final class StreamerOutput: AttitudeOutput {
+public final class StreamerOutput: AttitudeSink {
     /// The streamer.
     public let streamer: AttitudeStreamer
     private let report: (String) -> Void
