@@ -334,9 +334,9 @@ struct TOMLParser {
     private mutating func value() throws(TOMLError) -> TOMLValue {
         switch peek() {
         case 0x22:
-            return .string(peek(1) == 0x22 && peek(2) == 0x22 ? try multiLineBasicString() : try basicString())
+            return .string(peek(1) == 0x22 && peek(2) == 0x22 ? try multiLineString(0x22) : try basicString())
         case 0x27:
-            return .string(peek(1) == 0x27 && peek(2) == 0x27 ? try multiLineLiteralString() : try literalString())
+            return .string(peek(1) == 0x27 && peek(2) == 0x27 ? try multiLineString(0x27) : try literalString())
         case 0x5B:
             return try array()
         case 0x7B:
@@ -439,23 +439,28 @@ struct TOMLParser {
         }
     }
 
-    private mutating func multiLineBasicString() throws(TOMLError) -> String {
+    /// A `"""` string (escapes, and a backslash at a line's end joining it to the next text) or a
+    /// `'''` one (neither): a newline just after the opening is dropped; up to two quotes may end
+    /// the text before the closing three.
+    private mutating func multiLineString(_ quote: UInt8) throws(TOMLError) -> String {
+        let basic = quote == 0x22
+        let delimiter = basic ? "'\"\"\"'" : "\"'''\""
         advance(3)
         _ = try newline()
         var out: [UInt8] = []
         while true {
-            guard let b = peek() else { throw fail("the string has no closing '\"\"\"'") }
+            guard let b = peek() else { throw fail("the string has no closing \(delimiter)") }
             switch b {
-            case 0x22:
+            case quote:
                 var quotes = 0
-                while peek() == 0x22 { quotes += 1; advance() }
+                while peek() == quote { quotes += 1; advance() }
                 if quotes >= 3 {
-                    guard quotes <= 5 else { throw fail("too many '\"' at the end of a multi-line string") }
-                    out.append(contentsOf: [UInt8](repeating: 0x22, count: quotes - 3))
+                    guard quotes <= 5 else { throw fail("too many quotes before the closing \(delimiter)") }
+                    out.append(contentsOf: [UInt8](repeating: quote, count: quotes - 3))
                     return String(decoding: out, as: UTF8.self)
                 }
-                out.append(contentsOf: [UInt8](repeating: 0x22, count: quotes))
-            case 0x5C:
+                out.append(contentsOf: [UInt8](repeating: quote, count: quotes))
+            case 0x5C where basic:
                 // A backslash at the end of a line joins it to the next non-blank text.
                 var ahead = 1
                 while let c = peek(ahead), c == 0x20 || c == 0x09 { ahead += 1 }
@@ -475,7 +480,7 @@ struct TOMLParser {
                 _ = try newline()
                 out.append(0x0A)
             default:
-                if isControl(b) { throw fail("\(describe(b)) must be escaped in a string") }
+                if isControl(b) { throw fail("\(describe(b)) " + (basic ? "must be escaped in a string" : "is not allowed in a literal string")) }
                 out.append(b)
                 advance()
             }
@@ -495,36 +500,6 @@ struct TOMLParser {
         let text = String(decoding: bytes[start..<at], as: UTF8.self)
         advance()
         return text
-    }
-
-    private mutating func multiLineLiteralString() throws(TOMLError) -> String {
-        advance(3)
-        _ = try newline()
-        var out: [UInt8] = []
-        while true {
-            guard let b = peek() else { throw fail("the string has no closing \"'''\"") }
-            switch b {
-            case 0x27:
-                var quotes = 0
-                while peek() == 0x27 { quotes += 1; advance() }
-                if quotes >= 3 {
-                    guard quotes <= 5 else { throw fail("too many \"'\" at the end of a multi-line string") }
-                    out.append(contentsOf: [UInt8](repeating: 0x27, count: quotes - 3))
-                    return String(decoding: out, as: UTF8.self)
-                }
-                out.append(contentsOf: [UInt8](repeating: 0x27, count: quotes))
-            case 0x0A:
-                out.append(b)
-                advance()
-            case 0x0D:
-                _ = try newline()
-                out.append(0x0A)
-            default:
-                if isControl(b) { throw fail("\(describe(b)) is not allowed in a literal string") }
-                out.append(b)
-                advance()
-            }
-        }
     }
 
     private mutating func escape(into out: inout [UInt8]) throws(TOMLError) {
