@@ -6,14 +6,14 @@ let package = Package(
     platforms: [.macOS(.v13)],
     products: [
         .executable(name: "mouse3d", targets: ["mouse3d"]),
-        .library(name: "Mouse3DCore", targets: ["Mouse3DCore"]),
+        .library(name: "Mouse3DCore", targets: ["Mouse3DCore"])
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
         .package(url: "https://github.com/apple/swift-numerics", from: "1.1.1"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
-        .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2")
     ],
     targets: [
         // Layer 1: pure Swift, no I/O, no C imports.
@@ -46,7 +46,7 @@ let package = Package(
             name: "Mouse3DLinux",
             dependencies: [
                 "Mouse3DCore", "CEvdev", "CUdev", "CLinux", "CSodium", "CAvahi", "COpenSSL", "CQRencode",
-                .product(name: "SystemPackage", package: "swift-system"),
+                .product(name: "SystemPackage", package: "swift-system")
             ]),
 
         // Layer 3: streaming, pairing, discovery.
@@ -55,7 +55,7 @@ let package = Package(
             dependencies: [
                 "Mouse3DCore", "Mouse3DLinux",
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
-                .product(name: "SystemPackage", package: "swift-system"),
+                .product(name: "SystemPackage", package: "swift-system")
             ]),
 
         // Layer 3: the live view in the browser (HTTP/1.1 and WebSocket on the event loop).
@@ -67,14 +67,16 @@ let package = Package(
         // Benchmarks that run real processes and sockets (`mouse3d bench stream|output|floor-peer`).
         .target(
             name: "Mouse3DBench",
-            dependencies: ["Mouse3DCore", "Mouse3DLinux", "Mouse3DNetwork", .product(name: "RealModule", package: "swift-numerics")]),
+            dependencies: [
+                "Mouse3DCore", "Mouse3DLinux", "Mouse3DNetwork", .product(name: "RealModule", package: "swift-numerics")
+            ]),
 
         // `mouse3d doctor`: what the main job needs, checked, each with its fix.
         .target(
             name: "Mouse3DDoctor",
             dependencies: [
                 "Mouse3DCore", "Mouse3DLinux", "Mouse3DNetwork", "Mouse3DConfig",
-                .product(name: "SystemPackage", package: "swift-system"),
+                .product(name: "SystemPackage", package: "swift-system")
             ]),
 
         // Configuration files (TOML through Core's reader), checked against Core's schema.
@@ -86,23 +88,34 @@ let package = Package(
         .executableTarget(
             name: "mouse3d",
             dependencies: [
-                "Mouse3DCore", "Mouse3DLinux", "Mouse3DNetwork", "Mouse3DConfig", "Mouse3DBench", "Mouse3DView", "Mouse3DDoctor", "Mouse3DPhone",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "Mouse3DCore", "Mouse3DLinux", "Mouse3DNetwork", "Mouse3DConfig", "Mouse3DBench", "Mouse3DView",
+                "Mouse3DDoctor", "Mouse3DPhone",
+                .product(name: "ArgumentParser", package: "swift-argument-parser")
             ],
             // Release: linked by the toolchain's lld with packed relative relocations (DT_RELR, glibc
             // 2.36+). gold writes 2 MB of RELA entries that the loader reads, and so keeps resident,
             // in every process; packed, they are 17 kB (bench stream: RSS at 1 kHz).
-            linkerSettings: [.unsafeFlags(["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker", "--no-export-dynamic"], .when(configuration: .release))]),
+            linkerSettings: [
+                .unsafeFlags(
+                    [
+                        "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker",
+                        "--no-export-dynamic"
+                    ], .when(configuration: .release))
+            ]),
 
         // libFuzzer target for the network decoders (Tests/Fuzz/run.sh); a plain build replays inputs.
-        .executableTarget(name: "DatagramFuzzer", dependencies: ["Mouse3DCore", "Mouse3DNetwork", "Mouse3DLinux"], path: "Tests/Fuzz/DatagramFuzzer"),
+        .executableTarget(
+            name: "DatagramFuzzer", dependencies: ["Mouse3DCore", "Mouse3DNetwork", "Mouse3DLinux"],
+            path: "Tests/Fuzz/DatagramFuzzer"),
 
         // Device emulators and the tests that run inside the kernel VM (Tests/VM/run.sh).
         .target(
             name: "VMDeviceEmulators",
-            dependencies: ["Mouse3DLinux", "CLinux", .product(name: "SystemPackage", package: "swift-system")], path: "Tests/VM/Emulators"),
+            dependencies: ["Mouse3DLinux", "CLinux", .product(name: "SystemPackage", package: "swift-system")],
+            path: "Tests/VM/Emulators"),
         .executableTarget(
-            name: "mouse3d-vmtests", dependencies: ["VMDeviceEmulators", "Mouse3DLinux", "Mouse3DNetwork", "Mouse3DCore", "CLinux", "COpenSSL"],
+            name: "mouse3d-vmtests",
+            dependencies: ["VMDeviceEmulators", "Mouse3DLinux", "Mouse3DNetwork", "Mouse3DCore", "CLinux", "COpenSSL"],
             path: "Tests/VM/Runner"),
 
         .testTarget(
@@ -113,9 +126,11 @@ let package = Package(
         .testTarget(name: "Mouse3DBenchTests", dependencies: ["Mouse3DBench", "Mouse3DCore"]),
         .testTarget(name: "Mouse3DDoctorTests", dependencies: ["Mouse3DDoctor", "Mouse3DLinux", "Mouse3DNetwork"]),
         .testTarget(name: "Mouse3DConfigTests", dependencies: ["Mouse3DConfig", "Mouse3DCore", "Mouse3DLinux"]),
-        .testTarget(name: "Mouse3DNetworkTests", dependencies: ["Mouse3DNetwork", .product(name: "Crypto", package: "swift-crypto")]),
+        .testTarget(
+            name: "Mouse3DNetworkTests",
+            dependencies: ["Mouse3DNetwork", .product(name: "Crypto", package: "swift-crypto")]),
         // Runs the built `mouse3d` executable as real processes (depends on it so it is built first).
-        .testTarget(name: "EndToEndTests", dependencies: ["mouse3d", "Mouse3DCore", "Mouse3DLinux"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["mouse3d", "Mouse3DCore", "Mouse3DLinux"])
     ],
     swiftLanguageModes: [.v6]
 )

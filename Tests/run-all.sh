@@ -10,6 +10,9 @@ echo "== architecture"
 Tests/check-architecture.sh
 Tests/check-architecture.sh --self-test
 
+echo "== style: swift-format lint --strict with the checked-in .swift-format (fix with: swift-format format -i -r Sources Tests Package.swift)"
+swift-format lint --strict -r Sources Tests Package.swift
+
 echo "== host tests"
 swift build --build-tests
 swift test --skip-build

@@ -20,26 +20,37 @@ public struct DSUBenchmark {
         defer { try? FileSystem.remove(log) }
         let sink = try BufferedOutput(creatingFileAt: log)
         try sink.writeLine(MotionLogWriter.header)
-        for point in BenchmarkMotion.script().generate().prefix(10_000) { try sink.writeLine(MotionLogWriter.row(point.sample)) }
+        for point in BenchmarkMotion.script().generate().prefix(10_000) {
+            try sink.writeLine(MotionLogWriter.row(point.sample))
+        }
         try sink.flush()
-        print("DSU server at 1000 samples/s (a 10 s 1 kHz log looped by `mouse3d run --dsu`), \(fixed(seconds, 0)) s per measurement:")
+        print(
+            "DSU server at 1000 samples/s (a 10 s 1 kHz log looped by `mouse3d run --dsu`), \(fixed(seconds, 0)) s per measurement:"
+        )
         let idle = try measure(log: log, clients: 0)
         let served = try measure(log: log, clients: 2)
         print("  no subscriber:   server CPU \(fixed(idle.cpu, 2))% of a core")
-        print("  two subscribers: server CPU \(fixed(served.cpu, 2))% of a core; received \(served.received.map(String.init).joined(separator: " and ")) packets "
-            + "(\(fixed(Double(served.received.reduce(0, +)) / Double(max(1, served.received.count)) / seconds, 0))/s each), all valid: \(served.valid)")
+        print(
+            "  two subscribers: server CPU \(fixed(served.cpu, 2))% of a core; received \(served.received.map(String.init).joined(separator: " and ")) packets "
+                + "(\(fixed(Double(served.received.reduce(0, +)) / Double(max(1, served.received.count)) / seconds, 0))/s each), all valid: \(served.valid)"
+        )
         print("  \(served.latency)")
     }
 
-    func measure(log: String, clients count: Int) throws -> (cpu: Double, received: [Int], valid: Bool, latency: String) {
+    func measure(log: String, clients count: Int) throws -> (cpu: Double, received: [Int], valid: Bool, latency: String)
+    {
         let server = try ChildProcess(
-            executable: executable, arguments: ["run", "--source", "replay:\(log)", "--loop", "--dsu", "127.0.0.1:0", "--dsu-latency"],
+            executable: executable,
+            arguments: ["run", "--source", "replay:\(log)", "--loop", "--dsu", "127.0.0.1:0", "--dsu-latency"],
             standardOutputPath: "/dev/null")
         var port: UInt16?
         while port == nil, let line = try server.readErrorLine() {
-            if let r = line.firstRange(of: "DSU server at 127.0.0.1:") { port = UInt16(line[r.upperBound...].prefix { $0.isNumber }) }
+            if let r = line.firstRange(of: "DSU server at 127.0.0.1:") {
+                port = UInt16(line[r.upperBound...].prefix { $0.isNumber })
+            }
         }
-        guard let port, let address = try? SocketAddress.resolve("127.0.0.1:\(port)", defaultPort: port, passive: false) else {
+        guard let port, let address = try? SocketAddress.resolve("127.0.0.1:\(port)", defaultPort: port, passive: false)
+        else {
             throw ActionableError("mouse3d run --dsu did not start: \(try server.readAllErrors())")
         }
         let sockets = try (0..<count).map { _ in try UDPSocket(family: address.family) }
@@ -48,7 +59,8 @@ public struct DSUBenchmark {
         var valid = true
         MonotonicClock.sleep(nanoseconds: 1_000_000_000)  // start-up (log parsing) is not the steady state
         let cpu0 = try ProcessStatistics.cpuSeconds(pid: server.pid)
-        let t0 = MonotonicClock.nanoseconds(), end = t0 + UInt64(seconds * 1e9)
+        let t0 = MonotonicClock.nanoseconds()
+        let end = t0 + UInt64(seconds * 1e9)
         var renew: UInt64 = 0
         var buffer = [UInt8](repeating: 0, count: 256)
         while MonotonicClock.nanoseconds() < end {
@@ -69,8 +81,10 @@ public struct DSUBenchmark {
         try server.terminate()
         let report = try server.readAllErrors()
         _ = try server.wait()
-        let latency = report.split(separator: "\n").first { $0.contains("latency arrival→datagram") }
-            .map { "latency " + String($0[$0.firstRange(of: "arrival→datagram")!.lowerBound...]) } ?? "no latency figures"
+        let latency =
+            report.split(separator: "\n").first { $0.contains("latency arrival→datagram") }
+            .map { "latency " + String($0[$0.firstRange(of: "arrival→datagram")!.lowerBound...]) }
+            ?? "no latency figures"
         return (cpu, received, valid, latency)
     }
 }

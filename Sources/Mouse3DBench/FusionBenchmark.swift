@@ -41,7 +41,8 @@ public enum FusionBenchmark {
     /// The median sample rate of a log, in Hz.
     public static func sampleRate(_ samples: [MotionSample]) -> Double {
         guard samples.count > 1 else { return 1 }
-        let gap = median(zip(samples.dropFirst(), samples).map { Double($0.timestampNanoseconds - $1.timestampNanoseconds) })
+        let gap = median(
+            zip(samples.dropFirst(), samples).map { Double($0.timestampNanoseconds - $1.timestampNanoseconds) })
         return gap > 0 ? 1e9 / gap : 1
     }
 }

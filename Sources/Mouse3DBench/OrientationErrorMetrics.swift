@@ -60,7 +60,8 @@ public struct OrientationErrorMetrics: Sendable, Equatable {
             return Double.atan2(y: Double.sin(psi), x: Double.cos(psi))
         }
         func circularMean(_ angles: ArraySlice<Double>) -> Double {
-            let s = angles.reduce(0) { $0 + Double.sin($1) }, c = angles.reduce(0) { $0 + Double.cos($1) }
+            let s = angles.reduce(0) { $0 + Double.sin($1) }
+            let c = angles.reduce(0) { $0 + Double.cos($1) }
             return Double.atan2(y: s / Double(angles.count), x: c / Double(angles.count))
         }
         func aligned(_ offset: Double) -> [Quaternion] {

@@ -17,9 +17,11 @@ public enum OutputBenchmark {
             MonotonicClock.sleep(untilNanoseconds: next)
             let yaw = Float(Double(i % 3600) * 0.1 * .pi / 180) - .pi
             let received = MonotonicClock.nanoseconds()
-            try output.write(AttitudeUpdate(
-                stream: stream, sequence: UInt64(i), buttons: [.clutch], frame: AttitudeFrame(roll: 0.1, pitch: 0.2, yaw: yaw),
-                receivedNanoseconds: received))
+            try output.write(
+                AttitudeUpdate(
+                    stream: stream, sequence: UInt64(i), buttons: [.clutch],
+                    frame: AttitudeFrame(roll: 0.1, pitch: 0.2, yaw: yaw),
+                    receivedNanoseconds: received))
             if i >= 100 { recorder.record(nanoseconds: MonotonicClock.nanoseconds() - received) }  // after warm-up
         }
         return recorder.summary

@@ -36,18 +36,22 @@ public enum Plot {
             }
             try out.flush()
             let script = try BufferedOutput(creatingFileAt: base + ".gp")
-            let plots = series.indices.map { "'\(base).csv' using 1:\($0 + 2) with lines lw 1.5 title '\(quoted(series[$0].title))'" }
+            let plots = series.indices.map {
+                "'\(base).csv' using 1:\($0 + 2) with lines lw 1.5 title '\(quoted(series[$0].title))'"
+            }
             for line in [
-                "set terminal pngcairo size 1200,500 font ',10' noenhanced", "set output '\(base).png'", "set datafile separator ','",
+                "set terminal pngcairo size 1200,500 font ',10' noenhanced", "set output '\(base).png'",
+                "set datafile separator ','",
                 "set key autotitle columnhead", "set title '\(quoted(title))'", "set xlabel '\(quoted(xLabel))'",
-                "set ylabel '\(quoted(yLabel))'", "set grid", "plot " + plots.joined(separator: ", "),
+                "set ylabel '\(quoted(yLabel))'", "set grid", "plot " + plots.joined(separator: ", ")
             ] { try script.writeLine(line) }
             try script.flush()
         } catch {
             throw Failure(description: "cannot write \(base).csv: \(error)")
         }
         defer { try? FileSystem.remove(base + ".gp") }
-        let status: Int32, errors: String
+        let status: Int32
+        let errors: String
         do {
             let child = try ChildProcess(executable: "/usr/bin/env", arguments: ["gnuplot", base + ".gp"])
             errors = try child.readAllErrors()
@@ -56,8 +60,10 @@ public enum Plot {
             throw Failure(description: "cannot run gnuplot: \(error)")
         }
         guard status == 0 else {
-            let why = errors.contains("No such file") || status == 127
-                ? "gnuplot is not installed (apt install gnuplot-nox)" : "gnuplot failed: \(errors.split(separator: "\n").last ?? "exit \(status)")"
+            let why =
+                errors.contains("No such file") || status == 127
+                ? "gnuplot is not installed (apt install gnuplot-nox)"
+                : "gnuplot failed: \(errors.split(separator: "\n").last ?? "exit \(status)")"
             throw Failure(description: why)
         }
         return base + ".png"
@@ -67,7 +73,8 @@ public enum Plot {
     public static func checkAvailable() throws(Failure) {
         let status: Int32
         do {
-            let child = try ChildProcess(executable: "/usr/bin/env", arguments: ["gnuplot", "--version"], standardOutputPath: "/dev/null")
+            let child = try ChildProcess(
+                executable: "/usr/bin/env", arguments: ["gnuplot", "--version"], standardOutputPath: "/dev/null")
             _ = try child.readAllErrors()
             status = try child.wait()
         } catch {

@@ -25,20 +25,22 @@ public enum ReferenceFilter {
         """
 
     /// Times a fresh VQF over the log until argv[2] seconds have passed (at least three runs).
-    static let timing = prologue + """
-        best, runs, start = float("inf"), 0, time.perf_counter()
-        while runs < 3 or time.perf_counter() - start < float(sys.argv[2]):
-            f = vqf.VQF(ts)
-            t0 = time.perf_counter(); f.updateBatch(gyr, acc); best = min(best, time.perf_counter() - t0); runs += 1
-        print("measured", version, len(gyr) / best)
-        """
+    static let timing =
+        prologue + """
+            best, runs, start = float("inf"), 0, time.perf_counter()
+            while runs < 3 or time.perf_counter() - start < float(sys.argv[2]):
+                f = vqf.VQF(ts)
+                t0 = time.perf_counter(); f.updateBatch(gyr, acc); best = min(best, time.perf_counter() - t0); runs += 1
+            print("measured", version, len(gyr) / best)
+            """
 
     /// Runs VQF once and writes its 6D quaternion and bias estimate for every sample to argv[2].
-    static let trace = prologue + """
-        out = vqf.VQF(ts).updateBatch(gyr, acc)
-        np.savetxt(sys.argv[2], np.hstack([out["quat6D"], out["bias"]]), delimiter=",", fmt="%.17g")
-        print("measured", version)
-        """
+    static let trace =
+        prologue + """
+            out = vqf.VQF(ts).updateBatch(gyr, acc)
+            np.savetxt(sys.argv[2], np.hstack([out["quat6D"], out["bias"]]), delimiter=",", fmt="%.17g")
+            print("measured", version)
+            """
 
     /// VQF's samples per second over `samples`, measured for at least `seconds`.
     public static func samplesPerSecond(python: String, samples: [MotionSample], seconds: Double) -> Outcome<Double> {
@@ -56,7 +58,9 @@ public enum ReferenceFilter {
             var rows: [(Quaternion, SIMD3<Double>)] = []
             rows.reserveCapacity(samples.count)
             for line in bytes.split(separator: UInt8(ascii: "\n")) {
-                let v = line.split(separator: UInt8(ascii: ",")).compactMap { Double(String(decoding: $0, as: UTF8.self)) }
+                let v = line.split(separator: UInt8(ascii: ",")).compactMap {
+                    Double(String(decoding: $0, as: UTF8.self))
+                }
                 guard v.count == 7 else { return nil }
                 rows.append((Quaternion(w: v[0], x: v[1], y: v[2], z: v[3]), SIMD3(v[4], v[5], v[6])))
             }
@@ -95,7 +99,8 @@ public enum ReferenceFilter {
             if status == 0, words.count >= 2, words[0] == "measured" {
                 let version = String(words[1])
                 if let value = parse(Array(words.dropFirst(2)), version) { return .measured(value, version: version) }
-                return .unavailable("\(python) printed what could not be read: \(words.prefix(8).joined(separator: " "))")
+                return .unavailable(
+                    "\(python) printed what could not be read: \(words.prefix(8).joined(separator: " "))")
             }
             if status == 0, words.first == "unavailable:" {
                 return .unavailable(words.dropFirst().joined(separator: " "))

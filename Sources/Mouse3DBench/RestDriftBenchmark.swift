@@ -46,7 +46,8 @@ public enum RestDriftBenchmark {
         var net = SIMD3<Double>.zero
         var i = start
         while i < attitudes.count - 1 {
-            let next = min(attitudes.count - 1, seconds[i...].firstIndex { $0 >= seconds[i] + 1 } ?? attitudes.count - 1)
+            let next = min(
+                attitudes.count - 1, seconds[i...].firstIndex { $0 >= seconds[i] + 1 } ?? attitudes.count - 1)
             net += (attitudes[next].normalized * attitudes[i].normalized.conjugate).rotationVector
             i = next
         }
@@ -54,11 +55,12 @@ public enum RestDriftBenchmark {
         let minutes = max((seconds[seconds.count - 1] - seconds[start]) / 60, 1e-9)
         let tolerance = convergenceToleranceRadiansPerSecond
         let lastOutside = biases.lastIndex { length($0 - gyroBiasRadiansPerSecond) >= tolerance }
-        let converged: Double? = switch lastOutside {
-        case nil: seconds[0]
-        case let i? where i + 1 < seconds.count: seconds[i + 1]
-        default: nil
-        }
+        let converged: Double? =
+            switch lastOutside {
+            case nil: seconds[0]
+            case let i? where i + 1 < seconds.count: seconds[i + 1]
+            default: nil
+            }
         return Figures(driftDegreesPerMinute: degrees / minutes, convergenceSeconds: converged)
     }
 

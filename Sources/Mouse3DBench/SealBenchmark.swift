@@ -17,14 +17,21 @@ public enum SealBenchmark {
 
     /// Seals `count` datagrams, then opens them all; every one must open.
     public static func run(_ algorithm: SealingAlgorithm, count: Int) throws -> Figures {
-        let sender = PeerIdentity.generate(name: "s"), receiver = PeerIdentity.generate(name: "r")
+        let sender = PeerIdentity.generate(name: "s")
+        let receiver = PeerIdentity.generate(name: "r")
         let secret = [UInt8](repeating: 0x5A, count: 32)
-        var sealer = DatagramSealer(secret: secret, senderID: sender.id, receiverID: receiver.id, epoch: 1, algorithm: algorithm)
-        let opener = SealedStreamOpener(receiverID: receiver.id, peers: [
-            PairedPeer(role: .sender, name: "s", publicKey: sender.publicKey, secret: secret, address: nil, epoch: 0, pairedAt: "bench"),
-        ])
+        var sealer = DatagramSealer(
+            secret: secret, senderID: sender.id, receiverID: receiver.id, epoch: 1, algorithm: algorithm)
+        let opener = SealedStreamOpener(
+            receiverID: receiver.id,
+            peers: [
+                PairedPeer(
+                    role: .sender, name: "s", publicKey: sender.publicKey, secret: secret, address: nil, epoch: 0,
+                    pairedAt: "bench")
+            ])
         var plain = AttitudeDatagram(
-            streamID: 1, sequence: 0, sentNanoseconds: 0, buttons: [.clutch], frame: AttitudeFrame(roll: 0.1, pitch: 0.2, yaw: 0.3)
+            streamID: 1, sequence: 0, sentNanoseconds: 0, buttons: [.clutch],
+            frame: AttitudeFrame(roll: 0.1, pitch: 0.2, yaw: 0.3)
         ).encoded
         var sealed: [UInt8] = []
         var all: [[UInt8]] = []
@@ -42,6 +49,7 @@ public enum SealBenchmark {
         }
         let t2 = MonotonicClock.nanoseconds()
         guard opened == count else { throw Failure(description: "only \(opened) of \(count) opened") }
-        return Figures(sealNanoseconds: Double(t1 - t0) / Double(count), openNanoseconds: Double(t2 - t1) / Double(count))
+        return Figures(
+            sealNanoseconds: Double(t1 - t0) / Double(count), openNanoseconds: Double(t2 - t1) / Double(count))
     }
 }

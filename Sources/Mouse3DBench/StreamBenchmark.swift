@@ -38,13 +38,21 @@ public struct StreamBenchmark {
             var best = 0
             var failed: Int?
             func step(_ rate: Int) throws -> Bool {
-                let (sent, received, _) = try throughputStep(executable: executable, rate: rate, format: format, pairing: pairing)
+                let (sent, received, _) = try throughputStep(
+                    executable: executable, rate: rate, format: format, pairing: pairing)
                 let ok = sent == received
-                print("  \(rate) frames/s: sent \(sent), received \(received), lost \(sent - received)\(ok ? "" : "  <- loss")")
+                print(
+                    "  \(rate) frames/s: sent \(sent), received \(received), lost \(sent - received)\(ok ? "" : "  <- loss")"
+                )
                 return ok
             }
             for rate in rateList {
-                if try step(rate) { best = rate } else { failed = rate; break }
+                if try step(rate) {
+                    best = rate
+                } else {
+                    failed = rate
+                    break
+                }
             }
             // Narrow the gap between the last rate passed and the first failed (three halvings).
             if var high = failed {
@@ -55,7 +63,9 @@ public struct StreamBenchmark {
             }
             print("  sustained without loss: \(best) frames/s (highest step tried: \(rateList.last!))")
             sustained[format] = best
-            if format != .raw { p99[format] = try latencyRun(executable: executable, format: format, pairing: pairing).p99 }
+            if format != .raw {
+                p99[format] = try latencyRun(executable: executable, format: format, pairing: pairing).p99
+            }
         }
         // Loss-free rates swing with the machine's scheduling; the receiver's CPU per frame at a
         // fixed 50,000 frames/s is steadier, measured in rounds that interleave the formats so
@@ -63,7 +73,8 @@ public struct StreamBenchmark {
         var perFrame: [WireFormat: [Double]] = [:]
         for _ in 0..<capacityRounds {
             for format in formatList {
-                let (_, _, cpu) = try throughputStep(executable: executable, rate: 50_000, format: format, pairing: pairing, quiet: true)
+                let (_, _, cpu) = try throughputStep(
+                    executable: executable, rate: 50_000, format: format, pairing: pairing, quiet: true)
                 perFrame[format, default: []].append(cpu)
             }
         }
@@ -71,9 +82,12 @@ public struct StreamBenchmark {
         for format in formatList {
             let m = median(perFrame[format] ?? [])
             let all = (perFrame[format] ?? []).map { fixed($0, 2) }.joined(separator: " ")
-            print("  \(format.benchName): \(fixed(m, 2)) µs (\(m > 0 ? Int(1e6 / m) : 0) frames/s per core; rounds: \(all))")
+            print(
+                "  \(format.benchName): \(fixed(m, 2)) µs (\(m > 0 ? Int(1e6 / m) : 0) frames/s per core; rounds: \(all))"
+            )
         }
-        let sealedCPU = median(perFrame[.sealed] ?? []), plainCPU = median(perFrame[.datagram] ?? [])
+        let sealedCPU = median(perFrame[.sealed] ?? [])
+        let plainCPU = median(perFrame[.datagram] ?? [])
         let rawCPU = median(perFrame[.raw] ?? [])
         if sealedCPU > 0 && rawCPU > 0 {
             print("sealing cost: receiver capacity sealed/raw = \(fixed(rawCPU / sealedCPU * 100, 1))% (target >= 90%)")
@@ -82,13 +96,19 @@ public struct StreamBenchmark {
             print("sealing cost: receiver capacity sealed/plain = \(fixed(plainCPU / sealedCPU * 100, 1))%")
         }
         if let sealed = sustained[.sealed], let plain = sustained[.datagram], plain > 0 {
-            print("sealing cost: sustained frames/s sealed/plain datagrams = \(fixed(Double(sealed) / Double(plain) * 100, 1))%")
+            print(
+                "sealing cost: sustained frames/s sealed/plain datagrams = \(fixed(Double(sealed) / Double(plain) * 100, 1))%"
+            )
         }
         if let sealed = sustained[.sealed], let raw = sustained[.raw], raw > 0 {
-            print("sealing cost: sustained frames/s sealed/raw = \(fixed(Double(sealed) / Double(raw) * 100, 1))% (target >= 90%)")
+            print(
+                "sealing cost: sustained frames/s sealed/raw = \(fixed(Double(sealed) / Double(raw) * 100, 1))% (target >= 90%)"
+            )
         }
         if let sealed = p99[.sealed], let plain = p99[.datagram], plain > 0 {
-            print("sealing cost: p99 latency sealed/plain = \(fixed(sealed / plain * 100, 1))% (\(fixed(sealed, 1)) µs vs \(fixed(plain, 1)) µs; target <= 110%; raw frames carry no send time)")
+            print(
+                "sealing cost: p99 latency sealed/plain = \(fixed(sealed / plain * 100, 1))% (\(fixed(sealed, 1)) µs vs \(fixed(plain, 1)) µs; target <= 110%; raw frames carry no send time)"
+            )
         }
         try floorRun(executable: executable)
     }
@@ -99,21 +119,28 @@ public struct StreamBenchmark {
         let count = Int(seconds * 1000) + 1000
         let receiver = try ChildProcess(
             executable: executable, arguments: ["bench", "floor-peer", "--role", "receiver", "--count", "\(count)"])
-        guard let port = try loopbackPort(announcedBy: receiver) else { throw ActionableError("the floor receiver did not start") }
+        guard let port = try loopbackPort(announcedBy: receiver) else {
+            throw ActionableError("the floor receiver did not start")
+        }
         let sender = try ChildProcess(
             executable: executable,
             arguments: ["bench", "floor-peer", "--role", "sender", "--port", "\(port)", "--count", "\(count + 100)"])
         MonotonicClock.sleep(nanoseconds: 1_000_000_000)
-        let cpu0 = (try ProcessStatistics.cpuSeconds(pid: sender.pid), try ProcessStatistics.cpuSeconds(pid: receiver.pid))
+        let cpu0 = (
+            try ProcessStatistics.cpuSeconds(pid: sender.pid), try ProcessStatistics.cpuSeconds(pid: receiver.pid)
+        )
         let t0 = MonotonicClock.nanoseconds()
         MonotonicClock.sleep(nanoseconds: UInt64((seconds - 0.5) * 1e9))
         let elapsed = Double(MonotonicClock.nanoseconds() - t0) * 1e-9
-        let cpu1 = (try ProcessStatistics.cpuSeconds(pid: sender.pid), try ProcessStatistics.cpuSeconds(pid: receiver.pid))
+        let cpu1 = (
+            try ProcessStatistics.cpuSeconds(pid: sender.pid), try ProcessStatistics.cpuSeconds(pid: receiver.pid)
+        )
         let report = try receiver.readAllErrors()
         try receiver.wait()
         try sender.terminate()
         try sender.wait()
-        let latency = report.split(separator: "\n").last { $0.contains("latency") }
+        let latency =
+            report.split(separator: "\n").last { $0.contains("latency") }
             .map { String($0.split(separator: ":", maxSplits: 2).last ?? "") } ?? " n/a"
         print("machine floor at 1000 frames/s (minimal sleep+sendto sender, blocking recvfrom receiver):")
         print("  latency send→receive:\(latency)")
@@ -153,11 +180,14 @@ public struct StreamBenchmark {
 
     func summaryValue(_ name: String, in text: String) -> Int {
         guard let line = text.split(separator: "\n").last(where: { $0.contains("summary:") }),
-              let r = line.firstRange(of: "\(name) ") else { return -1 }
+            let r = line.firstRange(of: "\(name) ")
+        else { return -1 }
         return Int(line[r.upperBound...].prefix { $0.isNumber }) ?? -1
     }
 
-    func throughputStep(executable: String, rate: Int, format: WireFormat, pairing: BenchPairing, quiet: Bool = false) throws -> (sent: Int, received: Int, cpuPerFrame: Double) {
+    func throughputStep(executable: String, rate: Int, format: WireFormat, pairing: BenchPairing, quiet: Bool = false)
+        throws -> (sent: Int, received: Int, cpuPerFrame: Double)
+    {
         let (receiver, port) = try startReceiver(executable, ["--format", "jsonl"], format: format)
         let cpuBefore = try ProcessStatistics.cpuSeconds(pid: receiver.pid)
         let target = try SocketAddress.resolve("127.0.0.1:\(port)", defaultPort: 0, passive: false)
@@ -183,7 +213,11 @@ public struct StreamBenchmark {
         let report = try stop(receiver)
         let notDelivered = Int(streamer.peers[0].notDelivered)
         let frames = max(1, summaryValue("frames", in: report))
-        if !quiet { print("    receiver CPU \(fixed(cpu / Double(frames) * 1e6, 2)) µs per frame (\(fixed(cpu, 2)) s for \(frames) frames)") }
+        if !quiet {
+            print(
+                "    receiver CPU \(fixed(cpu / Double(frames) * 1e6, 2)) µs per frame (\(fixed(cpu, 2)) s for \(frames) frames)"
+            )
+        }
         return (sent - notDelivered, max(0, summaryValue("frames", in: report)), cpu / Double(frames) * 1e6)
     }
 
@@ -233,19 +267,31 @@ public struct StreamBenchmark {
         let executable = try FileSystem.executablePath()
         let pairing = try BenchPairing()
         defer { pairing.remove() }
-        var without: [(Double, Double)] = [], with: [(Double, Double)] = []
+        var without: [(Double, Double)] = []
+        var with: [(Double, Double)] = []
         var messages: [Int] = []
         for round in 0..<rounds {
             for viewer in round % 2 == 0 ? [false, true] : [true, false] {
-                let r = try latencyRun(executable: executable, format: .sealed, pairing: pairing, viewer: viewer, quiet: true)
-                if viewer { with.append((r.p99, r.receiverCPU)); messages.append(r.viewerMessages) } else { without.append((r.p99, r.receiverCPU)) }
+                let r = try latencyRun(
+                    executable: executable, format: .sealed, pairing: pairing, viewer: viewer, quiet: true)
+                if viewer {
+                    with.append((r.p99, r.receiverCPU))
+                    messages.append(r.viewerMessages)
+                } else {
+                    without.append((r.p99, r.receiverCPU))
+                }
             }
         }
-        print("sealed stream at 1000 frames/s, receiver with and without a live view page reading it (\(rounds) interleaved rounds of \(seconds) s, medians):")
-        print("  without the view: p99 \(fixed(median(without.map(\.0)), 1)) µs, receiver CPU \(fixed(median(without.map(\.1)), 2))% of a core"
-            + "  (rounds: \(without.map { fixed($0.0, 0) }.joined(separator: ", ")) µs)")
-        print("  with the view:    p99 \(fixed(median(with.map(\.0)), 1)) µs, receiver CPU \(fixed(median(with.map(\.1)), 2))% of a core"
-            + "  (rounds: \(with.map { fixed($0.0, 0) }.joined(separator: ", ")) µs; the page read \(messages.map(String.init).joined(separator: ", ")) messages)")
+        print(
+            "sealed stream at 1000 frames/s, receiver with and without a live view page reading it (\(rounds) interleaved rounds of \(seconds) s, medians):"
+        )
+        print(
+            "  without the view: p99 \(fixed(median(without.map(\.0)), 1)) µs, receiver CPU \(fixed(median(without.map(\.1)), 2))% of a core"
+                + "  (rounds: \(without.map { fixed($0.0, 0) }.joined(separator: ", ")) µs)")
+        print(
+            "  with the view:    p99 \(fixed(median(with.map(\.0)), 1)) µs, receiver CPU \(fixed(median(with.map(\.1)), 2))% of a core"
+                + "  (rounds: \(with.map { fixed($0.0, 0) }.joined(separator: ", ")) µs; the page read \(messages.map(String.init).joined(separator: ", ")) messages)"
+        )
     }
 
     /// Plain against sealed p99 latency at 1000 frames/s in `rounds` interleaved rounds (the order
@@ -258,17 +304,22 @@ public struct StreamBenchmark {
         var p99: [WireFormat: [Double]] = [:]
         for round in 0..<rounds {
             for format in round % 2 == 0 ? [WireFormat.datagram, .sealed] : [.sealed, .datagram] {
-                p99[format, default: []].append(try latencyRun(executable: executable, format: format, pairing: pairing, quiet: true).p99)
+                p99[format, default: []].append(
+                    try latencyRun(executable: executable, format: format, pairing: pairing, quiet: true).p99)
             }
         }
-        let plain = median(p99[.datagram]!), sealed = median(p99[.sealed]!)
+        let plain = median(p99[.datagram]!)
+        let sealed = median(p99[.sealed]!)
         print("p99 send→output at 1000 frames/s, \(rounds) interleaved rounds of \(seconds) s, medians:")
         for format in [WireFormat.datagram, .sealed] {
-            print("  \(format.benchName): \(fixed(median(p99[format]!), 1)) µs (rounds: \(p99[format]!.map { fixed($0, 0) }.joined(separator: ", ")) µs)")
+            print(
+                "  \(format.benchName): \(fixed(median(p99[format]!), 1)) µs (rounds: \(p99[format]!.map { fixed($0, 0) }.joined(separator: ", ")) µs)"
+            )
         }
         let ratios = zip(p99[.sealed]!, p99[.datagram]!).map { $0 / $1 * 100 }
-        print("sealing cost: p99 sealed/plain = \(fixed(sealed / plain * 100, 1))% of the medians (target <= 110%); per round: "
-            + ratios.map { fixed($0, 0) + "%" }.joined(separator: ", "))
+        print(
+            "sealing cost: p99 sealed/plain = \(fixed(sealed / plain * 100, 1))% of the medians (target <= 110%); per round: "
+                + ratios.map { fixed($0, 0) + "%" }.joined(separator: ", "))
     }
 
     /// Returns the p99 latency in µs and the receiver's CPU in % of a core (and, with `viewer`, how
@@ -293,11 +344,14 @@ public struct StreamBenchmark {
         let pageOutput = FileSystem.temporaryDirectory + "/mouse3d-bench-view-\(FileSystem.processID)"
         defer { try? FileSystem.remove(pageOutput) }
         if viewer {
-            var viewPort: Int?, token = ""
+            var viewPort: Int?
+            var token = ""
             while viewPort == nil, let line = try receiver.readErrorLine() {
                 if let r = line.firstRange(of: "view at http://127.0.0.1:") {
                     viewPort = Int(line[r.upperBound...].prefix { $0.isNumber })
-                    token = line.firstRange(of: "?token=").map { String(line[$0.upperBound...].prefix { $0.isHexDigit }) } ?? ""
+                    token =
+                        line.firstRange(of: "?token=").map { String(line[$0.upperBound...].prefix { $0.isHexDigit }) }
+                        ?? ""
                 }
             }
             guard let viewPort else { throw ActionableError("the receiver did not start its view") }
@@ -308,14 +362,22 @@ public struct StreamBenchmark {
         try pairing.setReceiverAddress("127.0.0.1:\(port)")
         let sender = try ChildProcess(
             executable: executable,
-            arguments: ["send", "--source", "replay:\(log)", "--loop", "--to", "127.0.0.1:\(port)", "--quiet"] + format.flags)
+            arguments: ["send", "--source", "replay:\(log)", "--loop", "--to", "127.0.0.1:\(port)", "--quiet"]
+                + format.flags)
         MonotonicClock.sleep(nanoseconds: 1_000_000_000)  // start-up (log parsing) is not the steady state
-        let cpu0 = (try ProcessStatistics.cpuSeconds(pid: sender.pid), try ProcessStatistics.cpuSeconds(pid: receiver.pid))
+        let cpu0 = (
+            try ProcessStatistics.cpuSeconds(pid: sender.pid), try ProcessStatistics.cpuSeconds(pid: receiver.pid)
+        )
         let t0 = MonotonicClock.nanoseconds()
         MonotonicClock.sleep(nanoseconds: UInt64(seconds * 1e9))
         let elapsed = Double(MonotonicClock.nanoseconds() - t0) * 1e-9
-        let cpu1 = (try ProcessStatistics.cpuSeconds(pid: sender.pid), try ProcessStatistics.cpuSeconds(pid: receiver.pid))
-        let rss = (try ProcessStatistics.peakResidentBytes(pid: sender.pid), try ProcessStatistics.peakResidentBytes(pid: receiver.pid))
+        let cpu1 = (
+            try ProcessStatistics.cpuSeconds(pid: sender.pid), try ProcessStatistics.cpuSeconds(pid: receiver.pid)
+        )
+        let rss = (
+            try ProcessStatistics.peakResidentBytes(pid: sender.pid),
+            try ProcessStatistics.peakResidentBytes(pid: receiver.pid)
+        )
         try sender.terminate()
         try sender.wait()
         MonotonicClock.sleep(nanoseconds: 200_000_000)
@@ -323,21 +385,32 @@ public struct StreamBenchmark {
         if let page {
             try page.terminate()
             _ = try page.wait()
-            pageMessages = Int(String(decoding: (try? FileContents.read(path: pageOutput)) ?? [], as: UTF8.self)
-                .split(separator: "\n").first ?? "") ?? -1
+            pageMessages =
+                Int(
+                    String(decoding: (try? FileContents.read(path: pageOutput)) ?? [], as: UTF8.self)
+                        .split(separator: "\n").first ?? "") ?? -1
         }
         let report = try stop(receiver)
         let frames = summaryValue("frames", in: report)
-        let latency = report.split(separator: "\n").last { $0.contains("latency") }
+        let latency =
+            report.split(separator: "\n").last { $0.contains("latency") }
             .map { String($0.split(separator: ":", maxSplits: 2).last ?? "") } ?? " n/a"
         let receiverCPU = (cpu1.1 - cpu0.1) / elapsed * 100
-        let p99: Double = latency.firstRange(of: "p99 ").map { r in
-            Double(latency[r.upperBound...].prefix { $0.isNumber || $0 == "." }) ?? 0 } ?? 0
+        let p99: Double =
+            latency.firstRange(of: "p99 ").map { r in
+                Double(latency[r.upperBound...].prefix { $0.isNumber || $0 == "." }) ?? 0
+            } ?? 0
         if quiet { return (p99, receiverCPU, pageMessages) }
-        print("\(format.benchName) at 1000 frames/s for \(seconds) s (10 s 1 kHz log looped, one datagram per sample; \(frames) frames, lost \(summaryValue("lost", in: report))):")
+        print(
+            "\(format.benchName) at 1000 frames/s for \(seconds) s (10 s 1 kHz log looped, one datagram per sample; \(frames) frames, lost \(summaryValue("lost", in: report))):"
+        )
         print("  latency send→output:\(latency)")
-        print("  sender:   CPU \(fixed((cpu1.0 - cpu0.0) / elapsed * 100, 2))% of a core, peak RSS \(fixed(Double(rss.0) / 1_048_576, 1)) MiB")
-        print("  receiver: CPU \(fixed((cpu1.1 - cpu0.1) / elapsed * 100, 2))% of a core, peak RSS \(fixed(Double(rss.1) / 1_048_576, 1)) MiB")
+        print(
+            "  sender:   CPU \(fixed((cpu1.0 - cpu0.0) / elapsed * 100, 2))% of a core, peak RSS \(fixed(Double(rss.0) / 1_048_576, 1)) MiB"
+        )
+        print(
+            "  receiver: CPU \(fixed((cpu1.1 - cpu0.1) / elapsed * 100, 2))% of a core, peak RSS \(fixed(Double(rss.1) / 1_048_576, 1)) MiB"
+        )
         return (p99, receiverCPU, pageMessages)
     }
 }
@@ -357,7 +430,8 @@ extension WireFormat {
         switch self {
         case .raw: "raw 12-byte frames"
         case .datagram: "plain 40-byte datagrams"
-        case .sealed: "sealed 68-byte datagrams (\(FrameCipher.aes256GCMAvailable ? SealingAlgorithm.aes256GCM.name : SealingAlgorithm.chacha20Poly1305.name))"
+        case .sealed:
+            "sealed 68-byte datagrams (\(FrameCipher.aes256GCMAvailable ? SealingAlgorithm.aes256GCM.name : SealingAlgorithm.chacha20Poly1305.name))"
         }
     }
 }
@@ -387,7 +461,9 @@ final class BenchPairing {
     let algorithm: SealingAlgorithm = FrameCipher.aes256GCMAvailable ? .aes256GCM : .chacha20Poly1305
 
     func record(_ role: PairedPeer.Role, address: String?, epoch: UInt32 = 0) -> PairedPeer {
-        var peer = PairedPeer(role: role, name: identity.name, publicKey: identity.publicKey, secret: secret, address: address, epoch: epoch, pairedAt: "bench")
+        var peer = PairedPeer(
+            role: role, name: identity.name, publicKey: identity.publicKey, secret: secret, address: address,
+            epoch: epoch, pairedAt: "bench")
         peer.algorithm = algorithm
         return peer
     }
@@ -408,7 +484,8 @@ final class BenchPairing {
     /// A sealer, in a new epoch, for this process's own sending.
     func sealer() -> DatagramSealer {
         _ = nextEpoch()
-        return DatagramSealer(secret: secret, senderID: identity.id, receiverID: identity.id, epoch: epoch, algorithm: algorithm)
+        return DatagramSealer(
+            secret: secret, senderID: identity.id, receiverID: identity.id, epoch: epoch, algorithm: algorithm)
     }
 
     /// The identities of the senders made by ``additionalSenders(_:)``.
@@ -422,11 +499,14 @@ final class BenchPairing {
         return try (0..<count).map { i in
             let sender = PeerIdentity.generate(name: "load-\(i)")
             let secret = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
-            var peer = PairedPeer(role: .sender, name: sender.name, publicKey: sender.publicKey, secret: secret, address: nil, epoch: 0, pairedAt: "bench")
+            var peer = PairedPeer(
+                role: .sender, name: sender.name, publicKey: sender.publicKey, secret: secret, address: nil, epoch: 0,
+                pairedAt: "bench")
             peer.algorithm = algorithm
             try store.save(peer)
             additional.append(sender.id)
-            return DatagramSealer(secret: secret, senderID: sender.id, receiverID: identity.id, epoch: nextEpoch(), algorithm: algorithm)
+            return DatagramSealer(
+                secret: secret, senderID: sender.id, receiverID: identity.id, epoch: nextEpoch(), algorithm: algorithm)
         }
     }
 
@@ -486,23 +566,31 @@ extension StreamBenchmark {
             defer { pairing.removeAdditionalSenders() }
             rows.append(try loadRun(executable: executable, senders: senders))
             let row = rows.last!
-            print("\(count) sealed senders × 1000 frames/s for \(seconds) s: sent \(row.sent), received \(row.received), lost \(row.lost); "
-                + "latency send→output:\(row.latency) (floor p99 \(fixed(row.floorP99, 0)) µs); receiver CPU \(fixed(row.receiverCPU, 1))% of a core, peak RSS \(fixed(Double(row.receiverRSS) / 1_048_576, 1)) MiB")
+            print(
+                "\(count) sealed senders × 1000 frames/s for \(seconds) s: sent \(row.sent), received \(row.received), lost \(row.lost); "
+                    + "latency send→output:\(row.latency) (floor p99 \(fixed(row.floorP99, 0)) µs); receiver CPU \(fixed(row.receiverCPU, 1))% of a core, peak RSS \(fixed(Double(row.receiverRSS) / 1_048_576, 1)) MiB"
+            )
         }
         print("")
-        print("| senders | frames/s | lost | p99 send→output | floor p99, same load | receiver CPU | receiver peak RSS |")
+        print(
+            "| senders | frames/s | lost | p99 send→output | floor p99, same load | receiver CPU | receiver peak RSS |")
         print("|---|---|---|---|---|---|---|")
         for row in rows {
-            print("| \(row.senders) | \(row.senders * 1000) | \(row.lost) of \(row.sent) | \(fixed(row.p99, 0)) µs | \(fixed(row.floorP99, 0)) µs "
-                + "| \(fixed(row.receiverCPU, 1))% | \(fixed(Double(row.receiverRSS) / 1_048_576, 1)) MiB |")
+            print(
+                "| \(row.senders) | \(row.senders * 1000) | \(row.lost) of \(row.sent) | \(fixed(row.p99, 0)) µs | \(fixed(row.floorP99, 0)) µs "
+                    + "| \(fixed(row.receiverCPU, 1))% | \(fixed(Double(row.receiverRSS) / 1_048_576, 1)) MiB |")
         }
-        print("floor: the same pacing from as many sockets into a minimal receiver blocked in recvfrom (bench floor-peer)")
+        print(
+            "floor: the same pacing from as many sockets into a minimal receiver blocked in recvfrom (bench floor-peer)"
+        )
     }
 
     /// Calls `send(i, tick)` for each of `count` senders once per millisecond, their phases spread
     /// evenly over it, for `seconds` plus a second of warm-up; `measuring` is called when the warm-up
     /// ends. Sleeps while more than 200 µs remain, then spins (sleep alone is too coarse at 64 kHz).
-    func pace(senders count: Int, seconds: Double, measuring: () throws -> Void, _ send: (Int, Int) throws -> Void) rethrows {
+    func pace(senders count: Int, seconds: Double, measuring: () throws -> Void, _ send: (Int, Int) throws -> Void)
+        rethrows
+    {
         let perFrame = 1_000_000 / UInt64(count)  // ns between two senders' frames
         let warmUp = 1000 * count
         let total = Int(seconds * 1000) * count + warmUp
@@ -520,11 +608,16 @@ extension StreamBenchmark {
         let (receiver, port) = try startReceiver(executable, ["--format", "text", "--latency"], format: .sealed)
         let target = try SocketAddress.resolve("127.0.0.1:\(port)", defaultPort: 0, passive: false)
         let streamers = try senders.map { try AttitudeStreamer(peers: [target], format: .sealed, sealers: [$0]) }
-        var cpu0 = 0.0, t0: UInt64 = 0, sent = 0
-        try pace(senders: streamers.count, seconds: seconds, measuring: {
-            cpu0 = try ProcessStatistics.cpuSeconds(pid: receiver.pid)
-            t0 = MonotonicClock.nanoseconds()
-        }) { i, tick in
+        var cpu0 = 0.0
+        var t0: UInt64 = 0
+        var sent = 0
+        try pace(
+            senders: streamers.count, seconds: seconds,
+            measuring: {
+                cpu0 = try ProcessStatistics.cpuSeconds(pid: receiver.pid)
+                t0 = MonotonicClock.nanoseconds()
+            }
+        ) { i, tick in
             let ramp = Float(tick % 2000) * 0.0003 - 0.3  // a slow sweep of ±0.3 rad
             let frame = AttitudeFrame(roll: ramp, pitch: -ramp * 0.5, yaw: Float(i) * 0.01)
             try streamers[i].send(frame, buttons: [], now: MonotonicClock.nanoseconds())
@@ -536,12 +629,15 @@ extension StreamBenchmark {
         let rss = try ProcessStatistics.peakResidentBytes(pid: receiver.pid)
         let report = try stop(receiver)
         let notDelivered = streamers.reduce(0) { $0 + Int($1.peers[0].notDelivered) }
-        let latency = report.split(separator: "\n").last { $0.contains("latency") }
+        let latency =
+            report.split(separator: "\n").last { $0.contains("latency") }
             .map { String($0.split(separator: ":", maxSplits: 2).last ?? "") } ?? " n/a"
         let received = max(0, summaryValue("frames", in: report))
         return LoadRow(
-            senders: streamers.count, sent: sent - notDelivered, received: received, lost: sent - notDelivered - received, latency: latency,
-            p99: Self.p99(in: latency), receiverCPU: cpu / elapsed * 100, receiverRSS: rss, floorP99: try floorLoad(executable: executable, senders: streamers.count))
+            senders: streamers.count, sent: sent - notDelivered, received: received,
+            lost: sent - notDelivered - received, latency: latency,
+            p99: Self.p99(in: latency), receiverCPU: cpu / elapsed * 100, receiverRSS: rss,
+            floorP99: try floorLoad(executable: executable, senders: streamers.count))
     }
 
     /// The machine's floor under the same load: the same pacing from as many sockets, each datagram
@@ -550,7 +646,9 @@ extension StreamBenchmark {
         let total = Int(seconds * 1000) * count + 1000 * count
         let receiver = try ChildProcess(
             executable: executable, arguments: ["bench", "floor-peer", "--role", "receiver", "--count", "\(total)"])
-        guard let port = try loopbackPort(announcedBy: receiver) else { throw ActionableError("the floor receiver did not start") }
+        guard let port = try loopbackPort(announcedBy: receiver) else {
+            throw ActionableError("the floor receiver did not start")
+        }
         let target = try SocketAddress.resolve("127.0.0.1:\(port)", defaultPort: 0, passive: false)
         let sockets = try (0..<count).map { _ in try UDPSocket(family: target.family) }
         var bytes = [UInt8](repeating: 0, count: AttitudeDatagram.byteCount)
@@ -566,7 +664,9 @@ extension StreamBenchmark {
     }
 
     static func p99(in latency: String) -> Double {
-        latency.firstRange(of: "p99 ").map { r in Double(latency[r.upperBound...].prefix { $0.isNumber || $0 == "." }) ?? 0 } ?? 0
+        latency.firstRange(of: "p99 ").map { r in
+            Double(latency[r.upperBound...].prefix { $0.isNumber || $0 == "." }) ?? 0
+        } ?? 0
     }
 }
 

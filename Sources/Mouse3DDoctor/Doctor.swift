@@ -33,13 +33,23 @@ public enum Doctor {
     /// The configuration files parse and every value is valid (what `config check` says).
     static func configurationCheck(files: [String]) -> (check: DoctorCheck, value: Configuration?) {
         do {
-            let layers = try files.compactMap { path throws(ConfigurationProblem) in try ConfigurationFile.load(path: path) }
+            let layers = try files.compactMap { path throws(ConfigurationProblem) in
+                try ConfigurationFile.load(path: path)
+            }
             let environment = try ConfigurationLayer.environment(FileSystem.environmentVariables)
             let read = files.filter { FileSystem.fileExists($0) }
-            return (DoctorCheck("configuration", .ok, read.isEmpty ? "no file; the built-in defaults" : "\(read.joined(separator: ", ")) valid"),
-                    Configuration(files: layers, overrides: [environment]))
+            return (
+                DoctorCheck(
+                    "configuration", .ok,
+                    read.isEmpty ? "no file; the built-in defaults" : "\(read.joined(separator: ", ")) valid"),
+                Configuration(files: layers, overrides: [environment])
+            )
         } catch {
-            return (DoctorCheck("configuration", .problem, "\(error)", fix: "correct that line (mouse3d config defaults shows every key)", blocking: true), nil)
+            return (
+                DoctorCheck(
+                    "configuration", .problem, "\(error)",
+                    fix: "correct that line (mouse3d config defaults shows every key)", blocking: true), nil
+            )
         }
     }
 
@@ -51,8 +61,10 @@ public enum Doctor {
         } catch {
             let advice = PermissionAdvice.uinputMessage(for: error).replacing("/dev/uinput", with: path)
             let (found, fix) = split(advice)
-            return DoctorCheck("uinput", needed ? .problem : .note, found + (needed ? "" : " (needed for --uinput only; receive.output is print)"),
-                               fix: fix, blocking: needed)
+            return DoctorCheck(
+                "uinput", needed ? .problem : .note,
+                found + (needed ? "" : " (needed for --uinput only; receive.output is print)"),
+                fix: fix, blocking: needed)
         }
     }
 
@@ -63,20 +75,34 @@ public enum Doctor {
             guard FileSystem.fileExists(path) else { continue }
             let text = String(decoding: (try? FileContents.read(path: path)) ?? [], as: UTF8.self)
             // Which applies is read from the uinput line: the seat's user (uaccess), or a group.
-            let uinput = text.split(separator: "\n").first { $0.contains("KERNEL==\"uinput\"") && !$0.hasPrefix("#") } ?? ""
+            let uinput =
+                text.split(separator: "\n").first { $0.contains("KERNEL==\"uinput\"") && !$0.hasPrefix("#") } ?? ""
             if uinput.contains("TAG+=\"uaccess\"") {
-                return DoctorCheck("udev rule", .ok, "\(path): the seat rule: /dev/uinput and motion sensors for the user at the active seat "
-                    + "(any program of that user can type into the session; \(groupRuleFile) restricts it to a group instead)")
+                return DoctorCheck(
+                    "udev rule", .ok,
+                    "\(path): the seat rule: /dev/uinput and motion sensors for the user at the active seat "
+                        + "(any program of that user can type into the session; \(groupRuleFile) restricts it to a group instead)"
+                )
             }
-            if let group = uinput.firstRange(of: "GROUP=\"").map({ uinput[$0.upperBound...].prefix { $0 != "\"" } }), !group.isEmpty {
-                return DoctorCheck("udev rule", .ok, "\(path): the group rule: /dev/uinput and motion sensors for the members of group '\(group)' "
-                    + "(any program of a member can type into the active session)")
+            if let group = uinput.firstRange(of: "GROUP=\"").map({ uinput[$0.upperBound...].prefix { $0 != "\"" } }),
+                !group.isEmpty
+            {
+                return DoctorCheck(
+                    "udev rule", .ok,
+                    "\(path): the group rule: /dev/uinput and motion sensors for the members of group '\(group)' "
+                        + "(any program of a member can type into the active session)")
             }
-            return DoctorCheck("udev rule", .problem, "\(path) does not grant /dev/uinput (an old or edited copy)",
-                               fix: "sudo install -m 644 \(PermissionAdvice.ruleFile) \(directory)/ && sudo udevadm control --reload && sudo udevadm trigger")
+            return DoctorCheck(
+                "udev rule", .problem, "\(path) does not grant /dev/uinput (an old or edited copy)",
+                fix:
+                    "sudo install -m 644 \(PermissionAdvice.ruleFile) \(directory)/ && sudo udevadm control --reload && sudo udevadm trigger"
+            )
         }
-        return DoctorCheck("udev rule", .problem, "\(ruleName) is not installed in \(directories.joined(separator: ", "))",
-                           fix: "sudo install -m 644 \(PermissionAdvice.ruleFile) /etc/udev/rules.d/ && sudo udevadm control --reload && sudo udevadm trigger")
+        return DoctorCheck(
+            "udev rule", .problem, "\(ruleName) is not installed in \(directories.joined(separator: ", "))",
+            fix:
+                "sudo install -m 644 \(PermissionAdvice.ruleFile) /etc/udev/rules.d/ && sudo udevadm control --reload && sudo udevadm trigger"
+        )
     }
 
     /// The alternative rule that grants the devices to group mouse3d instead of the seat.
@@ -87,17 +113,26 @@ public enum Doctor {
 
     /// Each motion source, and whether this user may read it.
     static func sources() -> [DoctorCheck] {
-        guard let udev = try? Udev() else { return [DoctorCheck("motion sources", .note, "udev is not available: cannot list them")] }
-        let found = ((try? MotionSourceEnumerator.evdevDevices(udev: udev)) ?? []) + ((try? MotionSourceEnumerator.iioDevices(udev: udev)) ?? [])
+        guard let udev = try? Udev() else {
+            return [DoctorCheck("motion sources", .note, "udev is not available: cannot list them")]
+        }
+        let found =
+            ((try? MotionSourceEnumerator.evdevDevices(udev: udev)) ?? [])
+            + ((try? MotionSourceEnumerator.iioDevices(udev: udev)) ?? [])
         guard !found.isEmpty else {
-            return [DoctorCheck("motion sources", .note, "none on this machine (fine for a receiver)",
-                                fix: "plug in a controller with motion sensors, or pair this machine as a receiver")]
+            return [
+                DoctorCheck(
+                    "motion sources", .note, "none on this machine (fine for a receiver)",
+                    fix: "plug in a controller with motion sensors, or pair this machine as a receiver")
+            ]
         }
         return found.map { info in
             let node = info.node ?? info.sysfsPath
             let readable = FileSystem.isReadable(node)
-            return DoctorCheck("motion source", readable ? .ok : .problem, "'\(info.name)' at \(node)" + (readable ? " is readable" : ": permission denied"),
-                               fix: readable ? nil : "install the udev rule (above): it grants the sensors to the user at the seat")
+            return DoctorCheck(
+                "motion source", readable ? .ok : .problem,
+                "'\(info.name)' at \(node)" + (readable ? " is readable" : ": permission denied"),
+                fix: readable ? nil : "install the udev rule (above): it grants the sensors to the user at the seat")
         }
     }
 
@@ -105,11 +140,14 @@ public enum Doctor {
     static func units(directories: [String]) -> DoctorCheck {
         var found: [String] = []
         for name in unitNames {
-            if let directory = directories.first(where: { FileSystem.fileExists($0 + "/" + name) }) { found.append(directory + "/" + name) }
+            if let directory = directories.first(where: { FileSystem.fileExists($0 + "/" + name) }) {
+                found.append(directory + "/" + name)
+            }
         }
         if found.isEmpty {
-            return DoctorCheck("systemd units", .note, "none installed (mouse3d runs without them)",
-                               fix: "scripts/install.sh --user installs them; then systemctl --user enable --now mouse3d-receive")
+            return DoctorCheck(
+                "systemd units", .note, "none installed (mouse3d runs without them)",
+                fix: "scripts/install.sh --user installs them; then systemctl --user enable --now mouse3d-receive")
         }
         return DoctorCheck("systemd units", .ok, found.joined(separator: ", "))
     }
@@ -138,19 +176,28 @@ public enum Doctor {
             var arrived = false
             while !arrived && MonotonicClock.nanoseconds() < deadline {
                 guard let got = try buffer.withUnsafeMutableBytes({ try socket.receive(into: $0) }) else { continue }
-                arrived = got.from == from && got.length == nonce.count && buffer.prefix(nonce.count).elementsEqual(nonce)
+                arrived =
+                    got.from == from && got.length == nonce.count && buffer.prefix(nonce.count).elementsEqual(nonce)
             }
             guard arrived else {
-                return DoctorCheck("stream port", .problem, "UDP \(port) is free, but a datagram sent to it on loopback did not arrive",
-                                   fix: "a firewall drops it: allow UDP \(port) (e.g. sudo nft add rule inet filter input udp dport \(port) accept)",
-                                   blocking: true)
+                return DoctorCheck(
+                    "stream port", .problem,
+                    "UDP \(port) is free, but a datagram sent to it on loopback did not arrive",
+                    fix:
+                        "a firewall drops it: allow UDP \(port) (e.g. sudo nft add rule inet filter input udp dport \(port) accept)",
+                    blocking: true)
             }
-            return DoctorCheck("stream port", .ok, "UDP \(port) is free and a loopback datagram arrives (other machines also need it open in the firewall)")
+            return DoctorCheck(
+                "stream port", .ok,
+                "UDP \(port) is free and a loopback datagram arrives (other machines also need it open in the firewall)"
+            )
         } catch let error as SystemCallError where error.errno == .addressInUse {
-            return DoctorCheck("stream port", .note, "UDP \(port) is in use (a receive already running?)",
-                               fix: "stop the other process, or choose another network.port")
+            return DoctorCheck(
+                "stream port", .note, "UDP \(port) is in use (a receive already running?)",
+                fix: "stop the other process, or choose another network.port")
         } catch {
-            return DoctorCheck("stream port", .problem, "UDP \(port): \(error)", fix: "choose another network.port", blocking: true)
+            return DoctorCheck(
+                "stream port", .problem, "UDP \(port): \(error)", fix: "choose another network.port", blocking: true)
         }
     }
 
@@ -158,38 +205,58 @@ public enum Doctor {
     static func avahi() -> DoctorCheck {
         do {
             _ = try ServiceDiscovery(announcing: nil, browsing: nil)  // connects, then lets go at once
-            return DoctorCheck("avahi", .ok, "the Avahi daemon answers: receivers announce themselves and senders find them")
+            return DoctorCheck(
+                "avahi", .ok, "the Avahi daemon answers: receivers announce themselves and senders find them")
         } catch {
-            return DoctorCheck("avahi", .note, "\(error): discovery is off (send --to HOST and pair HOST CODE still work)",
-                               fix: "sudo apt install avahi-daemon && sudo systemctl enable --now avahi-daemon")
+            return DoctorCheck(
+                "avahi", .note, "\(error): discovery is off (send --to HOST and pair HOST CODE still work)",
+                fix: "sudo apt install avahi-daemon && sudo systemctl enable --now avahi-daemon")
         }
     }
 
     /// Each receiver this machine is paired with, and whether it answers an authenticated link probe.
     static func peers(directory: String, port: UInt16) -> [DoctorCheck] {
         let (paired, problems) = PeerStore(base: directory, role: .receiver).load()
-        var checks = problems.map { DoctorCheck("pairing", .problem, "\($0)", fix: "pair again: mouse3d pair HOST CODE") }
-        guard !paired.isEmpty else {
-            return checks + [DoctorCheck("paired receivers", .note, "none (fine on a receiver)", fix: "on the receiver: mouse3d pair; here: mouse3d pair HOST CODE")]
+        var checks = problems.map {
+            DoctorCheck("pairing", .problem, "\($0)", fix: "pair again: mouse3d pair HOST CODE")
         }
-        guard FileSystem.fileExists(PeerIdentity.path(in: directory)), let identity = try? PeerIdentity.loadOrCreate(in: directory).identity else {
-            return checks + [DoctorCheck("paired receivers", .problem, "pairings without this machine's identity in \(directory)", fix: "pair again")]
+        guard !paired.isEmpty else {
+            return checks + [
+                DoctorCheck(
+                    "paired receivers", .note, "none (fine on a receiver)",
+                    fix: "on the receiver: mouse3d pair; here: mouse3d pair HOST CODE")
+            ]
+        }
+        guard FileSystem.fileExists(PeerIdentity.path(in: directory)),
+            let identity = try? PeerIdentity.loadOrCreate(in: directory).identity
+        else {
+            return checks + [
+                DoctorCheck(
+                    "paired receivers", .problem, "pairings without this machine's identity in \(directory)",
+                    fix: "pair again")
+            ]
         }
         let prober = LinkProber(senderID: identity.id)
         for peer in paired {
-            if let address = peer.address.flatMap({ try? SocketAddress.resolve($0, defaultPort: port, passive: false) }) {
+            if let address = peer.address.flatMap({ try? SocketAddress.resolve($0, defaultPort: port, passive: false) })
+            {
                 try? prober.track(peer.fingerprint, address: address, secret: peer.secret, receiverID: peer.id)
             }
         }
         try? prober.measure(probes: 3, spacingNanoseconds: 50_000_000, graceNanoseconds: 500_000_000)
         for peer in paired {
             if peer.address == nil {
-                checks.append(DoctorCheck("receiver '\(peer.name)'", .note, "paired, no address known yet (send --discover finds it)"))
+                checks.append(
+                    DoctorCheck(
+                        "receiver '\(peer.name)'", .note, "paired, no address known yet (send --discover finds it)"))
             } else if let quality = prober.quality(of: peer.fingerprint), !quality.roundTrips.isEmpty {
-                checks.append(DoctorCheck("receiver '\(peer.name)'", .ok, "\(peer.address!) answers: \(quality.summary)"))
+                checks.append(
+                    DoctorCheck("receiver '\(peer.name)'", .ok, "\(peer.address!) answers: \(quality.summary)"))
             } else {
-                checks.append(DoctorCheck("receiver '\(peer.name)'", .problem, "\(peer.address!) did not answer 3 link probes",
-                                          fix: "start mouse3d receive there, or check its firewall (UDP \(port))"))
+                checks.append(
+                    DoctorCheck(
+                        "receiver '\(peer.name)'", .problem, "\(peer.address!) did not answer 3 link probes",
+                        fix: "start mouse3d receive there, or check its firewall (UDP \(port))"))
             }
         }
         return checks
@@ -199,11 +266,17 @@ public enum Doctor {
     static func spacenavd(needed: Bool, processes: String) -> DoctorCheck {
         let running = ((try? DirectoryListing.names(in: processes)) ?? []).contains { entry in
             entry.allSatisfy(\.isNumber)
-                && String(decoding: (try? FileContents.read(path: processes + "/" + entry + "/comm")) ?? [], as: UTF8.self).hasPrefix("spacenavd")
+                && String(
+                    decoding: (try? FileContents.read(path: processes + "/" + entry + "/comm")) ?? [], as: UTF8.self
+                ).hasPrefix("spacenavd")
         }
-        if running { return DoctorCheck("spacenavd", .ok, "running: Blender and FreeCAD get the 6-DoF device through it") }
-        return DoctorCheck("spacenavd", needed ? .problem : .note, "not running" + (needed ? "" : " (needed for the spacemouse output only)"),
-                           fix: "sudo apt install spacenavd && sudo systemctl enable --now spacenavd", blocking: needed)
+        if running {
+            return DoctorCheck("spacenavd", .ok, "running: Blender and FreeCAD get the 6-DoF device through it")
+        }
+        return DoctorCheck(
+            "spacenavd", needed ? .problem : .note,
+            "not running" + (needed ? "" : " (needed for the spacemouse output only)"),
+            fix: "sudo apt install spacenavd && sudo systemctl enable --now spacenavd", blocking: needed)
     }
 
     /// "X does not exist: ... Load it with 'cmd'" → (what was found, the fix).
@@ -219,17 +292,23 @@ public enum Doctor {
     /// One line per check, with ✓, ✗ or –, and the fix on the next line.
     public static func text(_ checks: [DoctorCheck]) -> String {
         checks.map { c in
-            let mark = switch c.status { case .ok: "✓"; case .problem: "✗"; case .note: "–" }
+            let mark =
+                switch c.status {
+                case .ok: "✓"
+                case .problem: "✗"
+                case .note: "–"
+                }
             return "\(mark) \(c.name): \(c.detail)" + (c.fix.map { "\n    fix: \($0)" } ?? "")
         }.joined(separator: "\n")
     }
 
     /// The checks as a JSON array of {name, status, detail, fix, blocking}.
     public static func json(_ checks: [DoctorCheck]) -> String {
-        "[" + checks.map { c in
-            "{\"name\":\(JSONText.string(c.name)),\"status\":\"\(c.status.rawValue)\",\"detail\":\(JSONText.string(c.detail)),"
-                + "\"fix\":\(c.fix.map(JSONText.string) ?? "null"),\"blocking\":\(c.blocking)}"
-        }.joined(separator: ",\n ") + "]"
+        "["
+            + checks.map { c in
+                "{\"name\":\(JSONText.string(c.name)),\"status\":\"\(c.status.rawValue)\",\"detail\":\(JSONText.string(c.detail)),"
+                    + "\"fix\":\(c.fix.map(JSONText.string) ?? "null"),\"blocking\":\(c.blocking)}"
+            }.joined(separator: ",\n ") + "]"
     }
 }
 

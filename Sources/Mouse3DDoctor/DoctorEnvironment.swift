@@ -8,7 +8,9 @@ import SystemPackage
 public struct DoctorEnvironment: Sendable {
     public var uinputPath = "/dev/uinput"
     /// Where udev rules are installed.
-    public var ruleDirectories = ["/etc/udev/rules.d", "/usr/lib/udev/rules.d", "/lib/udev/rules.d", "/usr/local/lib/udev/rules.d"]
+    public var ruleDirectories = [
+        "/etc/udev/rules.d", "/usr/lib/udev/rules.d", "/lib/udev/rules.d", "/usr/local/lib/udev/rules.d"
+    ]
     /// Where systemd user units are installed.
     public var unitDirectories: [String]
     /// The configuration files, lowest precedence first.
@@ -27,7 +29,9 @@ public struct DoctorEnvironment: Sendable {
         self.configurationDirectory = configurationDirectory
         let home = FileSystem.environment("HOME") ?? "/root"
         let dataHome = FileSystem.environment("XDG_DATA_HOME") ?? home + "/.local/share"
-        unitDirectories = [FileSystem.userConfigurationDirectory.replacingSuffix("/mouse3d", with: "") + "/systemd/user",
-                           dataHome + "/systemd/user", "/etc/systemd/user", "/usr/lib/systemd/user", "/usr/local/lib/systemd/user"]
+        unitDirectories = [
+            FileSystem.userConfigurationDirectory.replacingSuffix("/mouse3d", with: "") + "/systemd/user",
+            dataHome + "/systemd/user", "/etc/systemd/user", "/usr/lib/systemd/user", "/usr/local/lib/systemd/user"
+        ]
     }
 }

@@ -6,122 +6,122 @@
 /// `window.mouse3dPhone` is the test hook: `{started, connected, readings, sent, rate, buttons}`.
 enum PhonePage {
     static let html = #"""
-<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>mouse3d phone</title>
-<meta name="viewport" content="width=device-width, initial-scale=1, user-scalable=no">
-<link rel="icon" href="data:,">
-<style>
-html,body{margin:0;height:100%;background:#111418;color:#dde3ea;font:16px system-ui,sans-serif;-webkit-user-select:none;user-select:none;touch-action:manipulation}
-main{display:flex;flex-direction:column;height:100%;box-sizing:border-box;padding:10px;gap:10px;max-width:600px;margin:0 auto}
-#status{font-size:15px;min-height:1.4em} #status.live{color:#60d080} #status.bad{color:#f07050}
-.grid{flex:1;display:grid;grid-template-columns:1fr 1fr;grid-template-rows:1fr 1fr 1.4fr;gap:10px}
-button{font:inherit;font-size:20px;color:#dde3ea;background:#222a35;border:1px solid #3a4656;border-radius:14px;touch-action:none;min-height:64px}
-button.down{background:#3d5a80}
-#start{font-size:24px;background:#2d6a4f;min-height:72px}
-#hold{grid-column:1 / span 2}
-</style></head>
-<body><main>
-<button id="start">Start</button>
-<div id="status">Tap Start, then allow motion access.</div>
-<div class="grid">
-<button id="left" data-bit="1">left click</button>
-<button id="right" data-bit="2">right click</button>
-<button id="recenter" data-bit="4">recenter</button>
-<button id="wake" aria-label="keep screen on" disabled>screen on</button>
-<button id="hold" data-bit="8">hold to move</button>
-</div>
-</main>
-<script>
-"use strict";
-const hook = window.mouse3dPhone = {started: false, connected: false, readings: 0, sent: 0, rate: 0, buttons: 0};
-const token = decodeURIComponent(location.hash.slice(1));
-const status = document.getElementById("status");
-// WebKit on iOS and iPadOS gives accelerationIncludingGravity with the opposite sign.
-const webkitIOS = /iPhone|iPad|iPod/.test(navigator.userAgent) || (navigator.platform === "MacIntel" && navigator.maxTouchPoints > 1);
-let socket = null, batch = [], buttons = 0, wakeLock = null, rateCount = 0, rateStart = performance.now();
+        <!doctype html>
+        <html lang="en"><head><meta charset="utf-8"><title>mouse3d phone</title>
+        <meta name="viewport" content="width=device-width, initial-scale=1, user-scalable=no">
+        <link rel="icon" href="data:,">
+        <style>
+        html,body{margin:0;height:100%;background:#111418;color:#dde3ea;font:16px system-ui,sans-serif;-webkit-user-select:none;user-select:none;touch-action:manipulation}
+        main{display:flex;flex-direction:column;height:100%;box-sizing:border-box;padding:10px;gap:10px;max-width:600px;margin:0 auto}
+        #status{font-size:15px;min-height:1.4em} #status.live{color:#60d080} #status.bad{color:#f07050}
+        .grid{flex:1;display:grid;grid-template-columns:1fr 1fr;grid-template-rows:1fr 1fr 1.4fr;gap:10px}
+        button{font:inherit;font-size:20px;color:#dde3ea;background:#222a35;border:1px solid #3a4656;border-radius:14px;touch-action:none;min-height:64px}
+        button.down{background:#3d5a80}
+        #start{font-size:24px;background:#2d6a4f;min-height:72px}
+        #hold{grid-column:1 / span 2}
+        </style></head>
+        <body><main>
+        <button id="start">Start</button>
+        <div id="status">Tap Start, then allow motion access.</div>
+        <div class="grid">
+        <button id="left" data-bit="1">left click</button>
+        <button id="right" data-bit="2">right click</button>
+        <button id="recenter" data-bit="4">recenter</button>
+        <button id="wake" aria-label="keep screen on" disabled>screen on</button>
+        <button id="hold" data-bit="8">hold to move</button>
+        </div>
+        </main>
+        <script>
+        "use strict";
+        const hook = window.mouse3dPhone = {started: false, connected: false, readings: 0, sent: 0, rate: 0, buttons: 0};
+        const token = decodeURIComponent(location.hash.slice(1));
+        const status = document.getElementById("status");
+        // WebKit on iOS and iPadOS gives accelerationIncludingGravity with the opposite sign.
+        const webkitIOS = /iPhone|iPad|iPod/.test(navigator.userAgent) || (navigator.platform === "MacIntel" && navigator.maxTouchPoints > 1);
+        let socket = null, batch = [], buttons = 0, wakeLock = null, rateCount = 0, rateStart = performance.now();
 
-function say(text, cls) { status.textContent = text; status.className = cls || ""; }
+        function say(text, cls) { status.textContent = text; status.className = cls || ""; }
 
-function connect() {
-  if (!token) { say("This address has no token: scan the QR code mouse3d shows.", "bad"); return; }
-  socket = new WebSocket(`wss://${location.host}/stream`);
-  socket.binaryType = "arraybuffer";
-  socket.onopen = () => {
-    socket.send(token);
-    socket.send(new Uint8Array([3, webkitIOS ? 1 : 0]));
-    socket.send(new Uint8Array([2, buttons]));
-    hook.connected = true;
-  };
-  socket.onclose = () => { hook.connected = false; say("reconnecting…", "bad"); setTimeout(connect, 500); };
-  socket.onerror = () => socket.close();
-}
+        function connect() {
+          if (!token) { say("This address has no token: scan the QR code mouse3d shows.", "bad"); return; }
+          socket = new WebSocket(`wss://${location.host}/stream`);
+          socket.binaryType = "arraybuffer";
+          socket.onopen = () => {
+            socket.send(token);
+            socket.send(new Uint8Array([3, webkitIOS ? 1 : 0]));
+            socket.send(new Uint8Array([2, buttons]));
+            hook.connected = true;
+          };
+          socket.onclose = () => { hook.connected = false; say("reconnecting…", "bad"); setTimeout(connect, 500); };
+          socket.onerror = () => socket.close();
+        }
 
-function onMotion(e) {
-  const r = e.rotationRate, a = e.accelerationIncludingGravity;
-  if (!r || !a || r.alpha === null || a.x === null) { say("This phone gives no gyroscope readings.", "bad"); return; }
-  batch.push([e.timeStamp, r.alpha, r.beta, r.gamma, a.x, a.y, a.z]);
-  hook.readings++; rateCount++;
-}
+        function onMotion(e) {
+          const r = e.rotationRate, a = e.accelerationIncludingGravity;
+          if (!r || !a || r.alpha === null || a.x === null) { say("This phone gives no gyroscope readings.", "bad"); return; }
+          batch.push([e.timeStamp, r.alpha, r.beta, r.gamma, a.x, a.y, a.z]);
+          hook.readings++; rateCount++;
+        }
 
-// Every 25 ms: the readings since the last batch, as one binary message (see PhoneMessage).
-setInterval(() => {
-  const now = performance.now();
-  if (now - rateStart >= 1000) { hook.rate = rateCount * 1000 / (now - rateStart); rateCount = 0; rateStart = now; }
-  if (hook.started && hook.connected) say(`live · ${hook.rate.toFixed(0)} readings/s`, "live");
-  if (!batch.length || !socket || socket.readyState !== 1) return;
-  while (batch.length) {
-    const part = batch.splice(0, 120);
-    const buffer = new ArrayBuffer(3 + part.length * 32), view = new DataView(buffer);
-    view.setUint8(0, 1); view.setUint16(1, part.length, true);
-    part.forEach((p, i) => {
-      const o = 3 + i * 32;
-      view.setFloat64(o, p[0], true);
-      for (let k = 1; k < 7; k++) view.setFloat32(o + 4 + 4 * k, p[k], true);
-    });
-    socket.send(buffer);
-    hook.sent += part.length;
-  }
-}, 25);
+        // Every 25 ms: the readings since the last batch, as one binary message (see PhoneMessage).
+        setInterval(() => {
+          const now = performance.now();
+          if (now - rateStart >= 1000) { hook.rate = rateCount * 1000 / (now - rateStart); rateCount = 0; rateStart = now; }
+          if (hook.started && hook.connected) say(`live · ${hook.rate.toFixed(0)} readings/s`, "live");
+          if (!batch.length || !socket || socket.readyState !== 1) return;
+          while (batch.length) {
+            const part = batch.splice(0, 120);
+            const buffer = new ArrayBuffer(3 + part.length * 32), view = new DataView(buffer);
+            view.setUint8(0, 1); view.setUint16(1, part.length, true);
+            part.forEach((p, i) => {
+              const o = 3 + i * 32;
+              view.setFloat64(o, p[0], true);
+              for (let k = 1; k < 7; k++) view.setFloat32(o + 4 + 4 * k, p[k], true);
+            });
+            socket.send(buffer);
+            hook.sent += part.length;
+          }
+        }, 25);
 
-async function keepScreenOn() {
-  try {
-    if ("wakeLock" in navigator && document.visibilityState === "visible") {
-      wakeLock = await navigator.wakeLock.request("screen");
-      document.getElementById("wake").textContent = "screen stays on";
-    }
-  } catch (e) { document.getElementById("wake").textContent = "screen may sleep"; }
-}
-document.addEventListener("visibilitychange", () => { if (hook.started && document.visibilityState === "visible") keepScreenOn(); });
+        async function keepScreenOn() {
+          try {
+            if ("wakeLock" in navigator && document.visibilityState === "visible") {
+              wakeLock = await navigator.wakeLock.request("screen");
+              document.getElementById("wake").textContent = "screen stays on";
+            }
+          } catch (e) { document.getElementById("wake").textContent = "screen may sleep"; }
+        }
+        document.addEventListener("visibilitychange", () => { if (hook.started && document.visibilityState === "visible") keepScreenOn(); });
 
-document.getElementById("start").addEventListener("click", async () => {
-  try {
-    if (typeof DeviceMotionEvent !== "undefined" && typeof DeviceMotionEvent.requestPermission === "function") {
-      const answer = await DeviceMotionEvent.requestPermission();
-      if (answer !== "granted") { say("Motion access was refused: allow it in the browser's settings and reload.", "bad"); return; }
-    }
-  } catch (e) { say("Motion access: " + e.message, "bad"); return; }
-  if (!window.isSecureContext) { say("Not a secure page: open the https:// address mouse3d shows.", "bad"); return; }
-  window.addEventListener("devicemotion", onMotion);
-  hook.started = true;
-  document.getElementById("start").textContent = "Started";
-  keepScreenOn();
-  if (!socket) connect();
-});
+        document.getElementById("start").addEventListener("click", async () => {
+          try {
+            if (typeof DeviceMotionEvent !== "undefined" && typeof DeviceMotionEvent.requestPermission === "function") {
+              const answer = await DeviceMotionEvent.requestPermission();
+              if (answer !== "granted") { say("Motion access was refused: allow it in the browser's settings and reload.", "bad"); return; }
+            }
+          } catch (e) { say("Motion access: " + e.message, "bad"); return; }
+          if (!window.isSecureContext) { say("Not a secure page: open the https:// address mouse3d shows.", "bad"); return; }
+          window.addEventListener("devicemotion", onMotion);
+          hook.started = true;
+          document.getElementById("start").textContent = "Started";
+          keepScreenOn();
+          if (!socket) connect();
+        });
 
-// The touch areas: pressed while a finger (or the mouse) is down on them.
-for (const b of document.querySelectorAll("button[data-bit]")) {
-  const bit = Number(b.dataset.bit);
-  const set = down => {
-    const next = down ? (buttons | bit) : (buttons & ~bit);
-    if (next === buttons) return;
-    buttons = next; hook.buttons = buttons; b.classList.toggle("down", down);
-    if (socket && socket.readyState === 1) socket.send(new Uint8Array([2, buttons]));
-  };
-  b.addEventListener("pointerdown", e => { b.setPointerCapture(e.pointerId); set(true); });
-  for (const up of ["pointerup", "pointercancel", "lostpointercapture"]) b.addEventListener(up, () => set(false));
-  b.addEventListener("contextmenu", e => e.preventDefault());
-}
-</script>
-</body></html>
-"""#
+        // The touch areas: pressed while a finger (or the mouse) is down on them.
+        for (const b of document.querySelectorAll("button[data-bit]")) {
+          const bit = Number(b.dataset.bit);
+          const set = down => {
+            const next = down ? (buttons | bit) : (buttons & ~bit);
+            if (next === buttons) return;
+            buttons = next; hook.buttons = buttons; b.classList.toggle("down", down);
+            if (socket && socket.readyState === 1) socket.send(new Uint8Array([2, buttons]));
+          };
+          b.addEventListener("pointerdown", e => { b.setPointerCapture(e.pointerId); set(true); });
+          for (const up of ["pointerup", "pointercancel", "lostpointercapture"]) b.addEventListener(up, () => set(false));
+          b.addEventListener("contextmenu", e => e.preventDefault());
+        }
+        </script>
+        </body></html>
+        """#
 }

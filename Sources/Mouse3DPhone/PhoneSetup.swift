@@ -12,21 +12,29 @@ public enum PhoneSetup {
     }
 
     /// The remembered phone's token (`--phone-remember`), in the configuration folder beside the keys.
-    public static func rememberedTokenPath(in configurationDirectory: String) -> String { configurationDirectory + "/phone.token" }
+    public static func rememberedTokenPath(in configurationDirectory: String) -> String {
+        configurationDirectory + "/phone.token"
+    }
 
     /// The stored certificate, or a new one (also when the stored one has less than 30 days left).
-    public static func certificate(in directory: String = directory) throws -> (certificate: SelfSignedCertificate, created: Bool) {
-        let certPath = directory + "/certificate.pem", keyPath = directory + "/key.pem"
+    public static func certificate(in directory: String = directory) throws -> (
+        certificate: SelfSignedCertificate, created: Bool
+    ) {
+        let certPath = directory + "/certificate.pem"
+        let keyPath = directory + "/key.pem"
         try SecretFile.checkFolder(directory)
         if let key = try SecretFile.read(path: keyPath), FileSystem.fileExists(certPath) {
             let stored = SelfSignedCertificate(certificatePEM: try FileContents.read(path: certPath), keyPEM: key)
-            if let left = try? stored.secondsLeft(), left > 30 * 86400, (try? TLSServerContext(certificate: stored)) != nil {
+            if let left = try? stored.secondsLeft(), left > 30 * 86400,
+                (try? TLSServerContext(certificate: stored)) != nil
+            {
                 return (stored, false)
             }
         }
         let host = FileSystem.hostName.lowercased()
         let made = try SelfSignedCertificate.make(
-            commonName: "mouse3d on \(host)", names: ["\(host).local", host, "localhost"], addresses: ["127.0.0.1", "::1"])
+            commonName: "mouse3d on \(host)", names: ["\(host).local", host, "localhost"],
+            addresses: ["127.0.0.1", "::1"])
         try SecretFile.makeDirectory(directory)
         try SecretFile.write(path: keyPath, bytes: made.keyPEM)
         try SecretFile.write(path: certPath, bytes: made.certificatePEM)
@@ -36,7 +44,8 @@ public enum PhoneSetup {
     /// The token: with `remember`, the stored one (made and stored on first use); else a fresh one.
     public static func token(remember: Bool, configurationDirectory: String) throws -> String {
         guard remember else { return ViewAccessPolicy.makeToken() }
-        return try SecretFile.loadOrCreateToken(path: rememberedTokenPath(in: configurationDirectory), in: configurationDirectory)
+        return try SecretFile.loadOrCreateToken(
+            path: rememberedTokenPath(in: configurationDirectory), in: configurationDirectory)
     }
 
     /// Forgets the remembered phone (`pair --revoke phone`): true if there was one.
@@ -55,7 +64,8 @@ public enum PhoneSetup {
         if let code = QRCodeEncoder.encode(source.url) {
             StandardError.write(QRText.lines(code, colours: StandardError.isTerminal).joined(separator: "\n") + "\n")
         }
-        diagnostics.say("phone: the browser warns once that the certificate is self-signed\(certificateCreated ? " (made now)" : ""): "
-            + "its SHA-256 fingerprint is \(source.fingerprint); accept it if the browser shows the same")
+        diagnostics.say(
+            "phone: the browser warns once that the certificate is self-signed\(certificateCreated ? " (made now)" : ""): "
+                + "its SHA-256 fingerprint is \(source.fingerprint); accept it if the browser shows the same")
     }
 }

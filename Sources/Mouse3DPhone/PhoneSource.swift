@@ -27,7 +27,8 @@ public final class PhoneSource: MotionSampleSource {
     public static let silenceNanoseconds: UInt64 = 1_000_000_000
 
     /// The `BTN_*` codes the page's touch areas arrive as: left click, right click, recenter, hold to move.
-    public static let leftCode: Int32 = 0x2C0, rightCode: Int32 = 0x2C1, recenterCode: Int32 = 0x2C2, holdToMoveCode: Int32 = 0x2C3
+    public static let leftCode: Int32 = 0x2C0, rightCode: Int32 = 0x2C1, recenterCode: Int32 = 0x2C2,
+        holdToMoveCode: Int32 = 0x2C3
 
     /// A refusal, counted by reason.
     public enum Refusal: String, Sendable, CaseIterable {
@@ -81,28 +82,34 @@ public final class PhoneSource: MotionSampleSource {
     public init(address: String, port: UInt16, token: String, certificate: SelfSignedCertificate) throws {
         let socketAddress: SocketAddress
         do {
-            socketAddress = try SocketAddress.resolve(SocketAddress.text(host: address, port: port), defaultPort: port, passive: false)
+            socketAddress = try SocketAddress.resolve(
+                SocketAddress.text(host: address, port: port), defaultPort: port, passive: false)
         } catch {
             throw PhoneSourceError(message: "cannot serve the phone page on \(address):\(port): \(error)")
         }
         do {
             listener = try TCPListener(listeningOn: socketAddress)
         } catch {
-            throw PhoneSourceError(message: "cannot serve the phone page on \(address):\(port): \(SystemCallError.describeBindFailure(error))")
+            throw PhoneSourceError(
+                message:
+                    "cannot serve the phone page on \(address):\(port): \(SystemCallError.describeBindFailure(error))")
         }
         context = try TLSServerContext(certificate: certificate)
         fingerprint = try certificate.fingerprint()
         self.address = address
         self.port = listener.localAddress.port
         self.token = token
-        policy = ViewAccessPolicy(address: address, port: self.port, token: token, hostName: FileSystem.hostName, scheme: "https")
+        policy = ViewAccessPolicy(
+            address: address, port: self.port, token: token, hostName: FileSystem.hostName, scheme: "https")
         page = Array(PhonePage.html.utf8)
-        sampleBudget = TokenBucket(ratePerSecond: Self.maximumSamplesPerSecond, burst: 2 * Self.maximumSamplesPerSecond, now: 0)
+        sampleBudget = TokenBucket(
+            ratePerSecond: Self.maximumSamplesPerSecond, burst: 2 * Self.maximumSamplesPerSecond, now: 0)
     }
 
     /// The host a phone uses: the address given, or on every address the machine's name on the LAN.
     public var host: String {
-        policy.isWildcard ? FileSystem.hostName.lowercased() + ".local" : address.contains(":") ? "[\(address)]" : address
+        policy.isWildcard
+            ? FileSystem.hostName.lowercased() + ".local" : address.contains(":") ? "[\(address)]" : address
     }
 
     /// The page's URL, the token in its fragment (never sent to the server in a request).
@@ -111,7 +118,10 @@ public final class PhoneSource: MotionSampleSource {
     public var summary: String { "phone at \(url)" }
 
     public var closingSummary: [String] {
-        ["phone: \(samples) readings in \(messages) messages" + (latencies.count == 0 ? "" : "; reading → fusion \(latencies.summary)")]
+        [
+            "phone: \(samples) readings in \(messages) messages"
+                + (latencies.count == 0 ? "" : "; reading → fusion \(latencies.summary)")
+        ]
             + (refusalSummary.map { [$0] } ?? [])
     }
 
@@ -128,7 +138,8 @@ public final class PhoneSource: MotionSampleSource {
         self.loop = loop
         self.sink = sink
         registrations.append(loop.watch(listener.descriptor) { [unowned self] in try acceptAll() })
-        registrations.append(loop.timer(deadline: { [unowned self] in nextDeadline }) { [unowned self] now in try tick(now: now) })
+        registrations.append(
+            loop.timer(deadline: { [unowned self] in nextDeadline }) { [unowned self] now in try tick(now: now) })
     }
 
     /// Stops serving: every connection closed, held buttons released.
@@ -183,20 +194,26 @@ public final class PhoneSource: MotionSampleSource {
             // oldest, never the phone and never one accepted this turn (it had no chance yet).
             let waiting = connections.filter { !$0.value.authenticated && $0.value.opened < firstThisTurn }
             let own = waiting.filter { $0.value.peer == peer }
-            if own.count >= Self.maximumUnauthenticatedPerAddress, let oldest = own.min(by: { $0.value.opened < $1.value.opened })?.key {
+            if own.count >= Self.maximumUnauthenticatedPerAddress,
+                let oldest = own.min(by: { $0.value.opened < $1.value.opened })?.key
+            {
                 refuse(.tooManyFromAddress)
                 close(oldest)
             } else if connections.count >= Self.maximumConnections {
                 refuse(.tooManyConnections)
                 let counts = Dictionary(grouping: waiting.values, by: \.peer).mapValues(\.count)
                 guard let busiest = counts.max(by: { $0.value < $1.value })?.key,
-                      let oldest = waiting.filter({ $0.value.peer == busiest }).min(by: { $0.value.opened < $1.value.opened })?.key
+                    let oldest = waiting.filter({ $0.value.peer == busiest }).min(by: {
+                        $0.value.opened < $1.value.opened
+                    })?.key
                 else { continue }  // closed as `stream` goes
                 close(oldest)
             }
             let fd = stream.descriptor.rawValue
             let arrivedAt = policy.isWildcard ? stream.localAddress()?.hostText : nil
-            let c = Connection(tls: try TLSConnection(stream: stream, context: context), deadline: MonotonicClock.nanoseconds() + Self.headTimeoutNanoseconds)
+            let c = Connection(
+                tls: try TLSConnection(stream: stream, context: context),
+                deadline: MonotonicClock.nanoseconds() + Self.headTimeoutNanoseconds)
             c.arrivedAt = arrivedAt
             c.peer = peer
             c.opened = nextOpened
@@ -232,7 +249,9 @@ public final class PhoneSource: MotionSampleSource {
         // more waits; what OpenSSL holds decrypted is read on the next tick.
         var budget = Self.readBudget
         for _ in 0..<Self.readsPerWakeUp where budget > 0 {
-            let outcome = chunk.withUnsafeMutableBytes { c.tls.read(into: UnsafeMutableRawBufferPointer(rebasing: $0.prefix(budget))) }
+            let outcome = chunk.withUnsafeMutableBytes {
+                c.tls.read(into: UnsafeMutableRawBufferPointer(rebasing: $0.prefix(budget)))
+            }
             switch outcome {
             case .wouldBlock: budget = 0
             case .closed: return close(fd)
@@ -262,15 +281,19 @@ public final class PhoneSource: MotionSampleSource {
 
     static let pageFields: [(String, String)] = [
         ("Content-Type", "text/html; charset=utf-8"),
-        ("Content-Security-Policy", "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; img-src data:; frame-ancestors 'none'"),
+        (
+            "Content-Security-Policy",
+            "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; img-src data:; frame-ancestors 'none'"
+        ),
         ("Cache-Control", "no-store"),
         ("X-Content-Type-Options", "nosniff"),
         ("Referrer-Policy", "no-referrer"),
-        ("Strict-Transport-Security", "max-age=0"),
+        ("Strict-Transport-Security", "max-age=0")
     ]
 
     func route(_ head: HTTPRequestHead, _ c: Connection, _ fd: Int32) throws {
-        let host = head.field("host"), origin = head.field("origin")
+        let host = head.field("host")
+        let origin = head.field("origin")
         guard policy.serves(host: host, arrivedAt: c.arrivedAt) else {
             refuse(.foreignHost)
             return respond(c, fd, .text(421, "Misdirected Request", "refused: foreign-host\n"))
@@ -286,7 +309,8 @@ public final class PhoneSource: MotionSampleSource {
                 return respond(c, fd, .text(403, "Forbidden", "refused: foreign-origin\n"))
             }
             guard head.field("upgrade", contains: "websocket"), head.field("connection", contains: "upgrade"),
-                  head.field("sec-websocket-version") == "13", let key = head.field("sec-websocket-key"), Base64.decode(key)?.count == 16
+                head.field("sec-websocket-version") == "13", let key = head.field("sec-websocket-key"),
+                Base64.decode(key)?.count == 16
             else {
                 refuse(.malformed)
                 return respond(c, fd, .text(400, "Bad Request", "a WebSocket upgrade (version 13) is expected here\n"))
@@ -294,7 +318,11 @@ public final class PhoneSource: MotionSampleSource {
             let accept = Base64.encode(SHA1.hash(Array((key + WebSocketFrame.handshakeGUID).utf8)))
             c.isSocket = true
             c.deadline = MonotonicClock.nanoseconds() + Self.headTimeoutNanoseconds  // for the token
-            write(c, fd, Array("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: \(accept)\r\n\r\n".utf8))
+            write(
+                c, fd,
+                Array(
+                    "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: \(accept)\r\n\r\n"
+                        .utf8))
             if c.inbound.count > c.consumed { try readFrames(c, fd) }
         default:
             respond(c, fd, .text(404, "Not Found", "not found\n"))
@@ -396,7 +424,8 @@ public final class PhoneSource: MotionSampleSource {
             // network's delay beyond the least seen, and this process's.
             for s in mapped {
                 let t = UInt64(clamping: max(0, s.timestampNanoseconds))
-                latencies.record(now >= t ? now - t : 0)  // the clock's estimate may put a reading a little after its arrival
+                // the clock's estimate may put a reading a little after its arrival
+                latencies.record(now >= t ? now - t : 0)
             }
             try sink?.samples(mapped)
         case .buttons(let state): try setButtons(state)
@@ -405,7 +434,10 @@ public final class PhoneSource: MotionSampleSource {
     }
 
     func setButtons(_ state: PhoneButtons) throws {
-        let codes: [(PhoneButtons, Int32)] = [(.left, Self.leftCode), (.right, Self.rightCode), (.recenter, Self.recenterCode), (.holdToMove, Self.holdToMoveCode)]
+        let codes: [(PhoneButtons, Int32)] = [
+            (.left, Self.leftCode), (.right, Self.rightCode), (.recenter, Self.recenterCode),
+            (.holdToMove, Self.holdToMoveCode)
+        ]
         for (button, code) in codes where state.contains(button) != pressed.contains(button) {
             try sink?.button(code, state.contains(button))
         }
@@ -441,7 +473,9 @@ public final class PhoneSource: MotionSampleSource {
 
     var nextDeadline: UInt64? {
         var earliest: UInt64?
-        let retry = connections.values.contains { $0.pending || $0.tls.pendingBytes > 0 } ? MonotonicClock.nanoseconds() + 5_000_000 : 0
+        let retry =
+            connections.values.contains { $0.pending || $0.tls.pendingBytes > 0 }
+            ? MonotonicClock.nanoseconds() + 5_000_000 : 0
         for c in connections.values {
             // An authenticated phone needs a deadline only while a button is held (to release it).
             var d = c.authenticated ? (pressed.isEmpty ? .max : c.lastMessage + Self.silenceNanoseconds) : c.deadline

@@ -71,14 +71,16 @@ public final class ViewServer {
     public init(address: String, port: UInt16, token: String, onRecenter: (() throws -> Void)? = nil) throws {
         let socketAddress: SocketAddress
         do {
-            socketAddress = try SocketAddress.resolve(SocketAddress.text(host: address, port: port), defaultPort: port, passive: false)
+            socketAddress = try SocketAddress.resolve(
+                SocketAddress.text(host: address, port: port), defaultPort: port, passive: false)
         } catch {
             throw ViewServerError(message: "cannot serve the view on \(address):\(port): \(error)")
         }
         do {
             listener = try TCPListener(listeningOn: socketAddress)
         } catch {
-            throw ViewServerError(message: "cannot serve the view on \(address):\(port): \(SystemCallError.describeBindFailure(error))")
+            throw ViewServerError(
+                message: "cannot serve the view on \(address):\(port): \(SystemCallError.describeBindFailure(error))")
         }
         self.address = address
         self.port = listener.localAddress.port
@@ -91,7 +93,9 @@ public final class ViewServer {
     /// The address to open the view at, with its token. On every address, the machine's name on the
     /// local network (`NAME.local`, Avahi's); any of its addresses serves as well.
     public var url: String {
-        let host = policy.isWildcard ? FileSystem.hostName.lowercased() + ".local" : address.contains(":") ? "[\(address)]" : address
+        let host =
+            policy.isWildcard
+            ? FileSystem.hostName.lowercased() + ".local" : address.contains(":") ? "[\(address)]" : address
         return "http://\(host):\(port)/?token=\(token)"
     }
 
@@ -99,7 +103,8 @@ public final class ViewServer {
     public func attach(to loop: EventLoop) {
         self.loop = loop
         registrations.append(loop.watch(listener.descriptor) { [unowned self] in try acceptAll() })
-        registrations.append(loop.timer(deadline: { [unowned self] in nextDeadline }) { [unowned self] now in try tick(now: now) })
+        registrations.append(
+            loop.timer(deadline: { [unowned self] in nextDeadline }) { [unowned self] now in try tick(now: now) })
     }
 
     /// Stops serving: every connection is closed.
@@ -113,14 +118,19 @@ public final class ViewServer {
 
     /// Takes the latest attitude of a stream (on the loop's thread; never waits on the network).
     public func publish(
-        label: String, sequence: UInt64, roll: Double, pitch: Double, yaw: Double, nanoseconds: UInt64, sentNanoseconds: UInt64? = nil
+        label: String, sequence: UInt64, roll: Double, pitch: Double, yaw: Double, nanoseconds: UInt64,
+        sentNanoseconds: UInt64? = nil
     ) {
         if streams[label] != nil {
-            streams[label]!.take(sequence: sequence, roll: roll, pitch: pitch, yaw: yaw, nanoseconds: nanoseconds, sentNanoseconds: sentNanoseconds)
+            streams[label]!.take(
+                sequence: sequence, roll: roll, pitch: pitch, yaw: yaw, nanoseconds: nanoseconds,
+                sentNanoseconds: sentNanoseconds)
         } else {
-            if streams.count >= Self.maximumStreams, let quietest = order.min(by: {
-                (streams[$0]?.receivedNanoseconds ?? 0) < (streams[$1]?.receivedNanoseconds ?? 0)
-            }) {
+            if streams.count >= Self.maximumStreams,
+                let quietest = order.min(by: {
+                    (streams[$0]?.receivedNanoseconds ?? 0) < (streams[$1]?.receivedNanoseconds ?? 0)
+                })
+            {
                 forget(quietest)  // a sender that restarted is a new stream; the newest is the one to show
             }
             streams[label] = ViewStreamState(
@@ -141,7 +151,9 @@ public final class ViewServer {
     func forgetSilentStreams(now: UInt64) {
         guard now >= lastStreamSweep + 1_000_000_000 else { return }
         lastStreamSweep = now
-        for label in order where now > (streams[label]?.receivedNanoseconds ?? 0) + Self.streamSilenceNanoseconds { forget(label) }
+        for label in order where now > (streams[label]?.receivedNanoseconds ?? 0) + Self.streamSilenceNanoseconds {
+            forget(label)
+        }
     }
 
     /// One line on what was refused, or nil if nothing was.
@@ -197,7 +209,8 @@ public final class ViewServer {
                 // page (pages held open by another program cannot keep a browser out: its page
                 // reconnects by itself). With none, the newcomer is closed.
                 let candidates = connections.filter { $0.value.opened < firstThisTurn }
-                let oldest = candidates.filter { $0.value.closesWhenSent }.min { $0.value.opened < $1.value.opened }
+                let oldest =
+                    candidates.filter { $0.value.closesWhenSent }.min { $0.value.opened < $1.value.opened }
                     ?? candidates.filter { !$0.value.isPage }.min { $0.value.opened < $1.value.opened }
                     ?? candidates.min { $0.value.opened < $1.value.opened }
                 refuse(.tooManyConnections)
@@ -232,7 +245,9 @@ public final class ViewServer {
         guard let c = connections[fd] else { return }
         var budget = Self.readBudget
         for _ in 0..<Self.readsPerWakeUp where budget > 0 {
-            let outcome = chunk.withUnsafeMutableBytes { (try? c.stream.read(into: UnsafeMutableRawBufferPointer(rebasing: $0.prefix(budget)))) ?? .closed }
+            let outcome = chunk.withUnsafeMutableBytes {
+                (try? c.stream.read(into: UnsafeMutableRawBufferPointer(rebasing: $0.prefix(budget)))) ?? .closed
+            }
             switch outcome {
             case .wouldBlock: budget = 0
             case .closed: return close(fd)
@@ -264,22 +279,29 @@ public final class ViewServer {
     }
 
     func route(_ head: HTTPRequestHead, _ c: Connection, _ fd: Int32) throws {
-        let host = head.field("host"), origin = head.field("origin"), token = head.query("token")
+        let host = head.field("host")
+        let origin = head.field("origin")
+        let token = head.query("token")
         switch (head.method, head.path) {
         case ("GET", "/"), ("GET", "/index.html"):
-            if let r = policy.check(host: host, origin: origin, token: token, stream: false, arrivedAt: c.arrivedAt) { return refused(r, c, fd) }
+            if let r = policy.check(host: host, origin: origin, token: token, stream: false, arrivedAt: c.arrivedAt) {
+                return refused(r, c, fd)
+            }
             respond(c, fd, HTTPResponse(status: 200, reason: "OK", fields: Self.pageFields, body: page))
         case ("GET", "/stream"):
-            if let r = policy.check(host: host, origin: origin, token: token, stream: true, arrivedAt: c.arrivedAt) { return refused(r, c, fd) }
+            if let r = policy.check(host: host, origin: origin, token: token, stream: true, arrivedAt: c.arrivedAt) {
+                return refused(r, c, fd)
+            }
             guard head.field("upgrade", contains: "websocket"), head.field("connection", contains: "upgrade"),
-                  head.field("sec-websocket-version") == "13", let key = head.field("sec-websocket-key"),
-                  Base64.decode(key)?.count == 16
+                head.field("sec-websocket-version") == "13", let key = head.field("sec-websocket-key"),
+                Base64.decode(key)?.count == 16
             else {
                 refuse(.malformed)
                 return respond(c, fd, .text(400, "Bad Request", "a WebSocket upgrade (version 13) is expected here\n"))
             }
             let accept = Base64.encode(SHA1.hash(Array((key + WebSocketFrame.handshakeGUID).utf8)))
-            let response = "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: \(accept)\r\n\r\n"
+            let response =
+                "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: \(accept)\r\n\r\n"
             c.isPage = true
             pages += 1
             write(c, fd, Array(response.utf8))
@@ -288,7 +310,8 @@ public final class ViewServer {
             if c.inbound.count > c.consumed { try readFrames(c, fd) }
         case ("POST", "/recenter"):
             if let r = policy.checkRecenter(
-                host: host, origin: origin, token: head.field("x-mouse3d-token").map { Substring($0) }, offered: onRecenter != nil,
+                host: host, origin: origin, token: head.field("x-mouse3d-token").map { Substring($0) },
+                offered: onRecenter != nil,
                 arrivedAt: c.arrivedAt)
             {
                 return refused(r, c, fd)
@@ -297,23 +320,31 @@ public final class ViewServer {
             recentres += 1
             respond(c, fd, HTTPResponse(status: 204, reason: "No Content"))
         default:
-            if let r = policy.check(host: host, origin: origin, token: token, stream: false, arrivedAt: c.arrivedAt) { return refused(r, c, fd) }
+            if let r = policy.check(host: host, origin: origin, token: token, stream: false, arrivedAt: c.arrivedAt) {
+                return refused(r, c, fd)
+            }
             respond(c, fd, .text(404, "Not Found", "not found\n"))
         }
     }
 
     static let pageFields: [(String, String)] = [
         ("Content-Type", "text/html; charset=utf-8"),
-        ("Content-Security-Policy", "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; img-src 'self' data:; frame-ancestors 'none'"),
+        (
+            "Content-Security-Policy",
+            "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; img-src 'self' data:; frame-ancestors 'none'"
+        ),
         ("Cache-Control", "no-store"),
         ("X-Content-Type-Options", "nosniff"),
-        ("Referrer-Policy", "no-referrer"),
+        ("Referrer-Policy", "no-referrer")
     ]
 
     func refused(_ reason: ViewAccessPolicy.Refusal, _ c: Connection, _ fd: Int32) {
         refuse(reason)
-        respond(c, fd, reason == .foreignHost
-            ? .text(421, "Misdirected Request", "refused: \(reason.rawValue)\n") : .text(403, "Forbidden", "refused: \(reason.rawValue)\n"))
+        respond(
+            c, fd,
+            reason == .foreignHost
+                ? .text(421, "Misdirected Request", "refused: \(reason.rawValue)\n")
+                : .text(403, "Forbidden", "refused: \(reason.rawValue)\n"))
     }
 
     /// How long a closing connection may take to read what is left for it.
@@ -378,7 +409,10 @@ public final class ViewServer {
         if !c.pending {
             c.outbound = bytes
             c.sent = 0
-            if !c.closesWhenSent { c.deadline = MonotonicClock.nanoseconds() + (c.isPage ? Self.stallNanoseconds : Self.headTimeoutNanoseconds) }
+            if !c.closesWhenSent {
+                c.deadline =
+                    MonotonicClock.nanoseconds() + (c.isPage ? Self.stallNanoseconds : Self.headTimeoutNanoseconds)
+            }
         } else if force {
             guard c.outbound.count - c.sent + bytes.count <= Self.maximumOutbound else {
                 refuse(.unread)
@@ -401,7 +435,10 @@ public final class ViewServer {
                 if written == 0 { return }
                 c.sent += written
                 // Progress moves a page's stall deadline; a closing connection keeps its own (1 s).
-                if !c.closesWhenSent { c.deadline = MonotonicClock.nanoseconds() + (c.isPage ? Self.stallNanoseconds : Self.headTimeoutNanoseconds) }
+                if !c.closesWhenSent {
+                    c.deadline =
+                        MonotonicClock.nanoseconds() + (c.isPage ? Self.stallNanoseconds : Self.headTimeoutNanoseconds)
+                }
             }
             c.outbound = []
             c.sent = 0

@@ -5,6 +5,9 @@ extension Mouse3D {
     struct Bench: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Measure fusion speed and accuracy.",
-            subcommands: [BenchFusion.self, BenchAccuracy.self, BenchGyroMouse.self, BenchStream.self, BenchSeal.self, BenchOutput.self, BenchDSU.self, BenchFloorPeer.self])
+            subcommands: [
+                BenchFusion.self, BenchAccuracy.self, BenchGyroMouse.self, BenchStream.self, BenchSeal.self,
+                BenchOutput.self, BenchDSU.self, BenchFloorPeer.self
+            ])
     }
 }

@@ -27,7 +27,10 @@ extension Mouse3D {
         @Option(help: "Python interpreter to run VQF with (pip install vqf); 'none' skips it.")
         var python = "python3"
 
-        @Option(help: "Also draw each trial's inclination and heading error over time against the ground truth as PNG (with its CSV) in this folder (needs gnuplot).")
+        @Option(
+            help:
+                "Also draw each trial's inclination and heading error over time against the ground truth as PNG (with its CSV) in this folder (needs gnuplot)."
+        )
         var plot: String?
 
         @OptionGroup var filter: FilterOptions
@@ -43,18 +46,21 @@ extension Mouse3D {
         func restFigures(_ parameters: AttitudeEstimatorParameters) {
             let points = RestDriftBenchmark.motion().generate()
             let b = RestDriftBenchmark.gyroBiasRadiansPerSecond * (180 / .pi)
-            print("rest after power-up (synthetic: \(points.count) samples at 250 Hz, 10 min still, tilted 20°, "
-                + "gyroscope bias \(fixed(b.x, 1))/\(fixed(b.y, 1))/\(fixed(b.z, 1)) °/s, noise 0.1 °/s):")
+            print(
+                "rest after power-up (synthetic: \(points.count) samples at 250 Hz, 10 min still, tilted 20°, "
+                    + "gyroscope bias \(fixed(b.x, 1))/\(fixed(b.y, 1))/\(fixed(b.z, 1)) °/s, noise 0.1 °/s):")
             func line(_ name: String, _ f: RestDriftBenchmark.Figures) -> String {
                 let converged = f.convergenceSeconds.map { fixed($0, 1) + " s" } ?? "never"
-                return name.rightPadded(to: 16) + " drift " + fixed(f.driftDegreesPerMinute, 4) + " °/min (minute 1 to 10), "
+                return name.rightPadded(to: 16) + " drift " + fixed(f.driftDegreesPerMinute, 4)
+                    + " °/min (minute 1 to 10), "
                     + "bias within 0.05 °/s after " + converged
             }
             print(line("mouse3d", RestDriftBenchmark.run(parameters, points: points)))
             guard python != "none" else { return }
             switch ReferenceFilter.trace(python: python, samples: points.map(\.sample)) {
             case .measured(let rows, let version):
-                let figures = RestDriftBenchmark.figures(points: points, attitudes: rows.map(\.0), biases: rows.map(\.1))
+                let figures = RestDriftBenchmark.figures(
+                    points: points, attitudes: rows.map(\.0), biases: rows.map(\.1))
                 print(line("VQF \(version)", figures))
             case .unavailable(let why):
                 print("VQF not run: \(why)")
@@ -97,11 +103,16 @@ extension Mouse3D {
                     do {
                         try Plot.draw(
                             directory: plot, name: String(name.dropLast(4)),
-                            title: "\(name.dropLast(4)): mouse3d against the ground truth (inclination RMS \(fixed(metrics.inclinationDegrees, 3))°, "
+                            title:
+                                "\(name.dropLast(4)): mouse3d against the ground truth (inclination RMS \(fixed(metrics.inclinationDegrees, 3))°, "
                                 + "heading \(fixed(metrics.headingDegrees, 3))°)",
-                            x: metrics.sampleIndices.map { Double(log.samples[$0].timestampNanoseconds - t0) / 1e9 }, xLabel: "time (s)",
+                            x: metrics.sampleIndices.map { Double(log.samples[$0].timestampNanoseconds - t0) / 1e9 },
+                            xLabel: "time (s)",
                             yLabel: "error (°)",
-                            series: [.init("inclination", metrics.inclinationSeriesDegrees), .init("heading (mean offset removed)", metrics.headingSeriesDegrees)])
+                            series: [
+                                .init("inclination", metrics.inclinationSeriesDegrees),
+                                .init("heading (mean offset removed)", metrics.headingSeriesDegrees)
+                            ])
                     } catch {
                         throw CommandFailure("--plot: \(error)")
                     }
@@ -114,7 +125,8 @@ extension Mouse3D {
             let mean = (
                 rows.reduce(0) { $0 + $1.1.inclinationDegrees } / n,
                 rows.reduce(0) { $0 + $1.1.headingDegrees } / n,
-                rows.reduce(0) { $0 + $1.1.totalDegrees } / n)
+                rows.reduce(0) { $0 + $1.1.totalDegrees } / n
+            )
             print(line("mean of \(rows.count)", OrientationErrorMetrics.Summary(mean.0, mean.1, mean.2)))
         }
 

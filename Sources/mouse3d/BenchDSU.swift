@@ -7,7 +7,9 @@ extension Mouse3D {
     struct BenchDSU: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "dsu",
-            abstract: "DSU server at 1 kHz with two subscribers on loopback: latency from a sample's arrival to its datagram (p50/p99) and CPU, against the same server with none.")
+            abstract:
+                "DSU server at 1 kHz with two subscribers on loopback: latency from a sample's arrival to its datagram (p50/p99) and CPU, against the same server with none."
+        )
 
         @Option(help: "Seconds per measurement.")
         var seconds: Double = 5

@@ -1,7 +1,7 @@
 import ArgumentParser
+import Mouse3DBench
 import Mouse3DCore
 import Mouse3DLinux
-import Mouse3DBench
 
 extension Mouse3D {
     /// The machine's floor for `bench stream`: the least a 1 kHz UDP sender and receiver can do here.

@@ -58,11 +58,15 @@ extension Mouse3D {
                 }
             }
             let nanosecondsPerSample = best / Double(samples.count) * 1e9
-            print("runs: \(runs), best: \(fixed(best * 1000, 2)) ms, \(fixed(nanosecondsPerSample, 1)) ns/sample (checksum \(fixed(checksum, 3)))")
+            print(
+                "runs: \(runs), best: \(fixed(best * 1000, 2)) ms, \(fixed(nanosecondsPerSample, 1)) ns/sample (checksum \(fixed(checksum, 3)))"
+            )
             print("\(Int(Double(samples.count) / best)) samples/s")
         }
 
-        func measure(_ samples: [MotionSample], _ parameters: AttitudeEstimatorParameters) -> (best: Double, runs: Int, checksum: Double) {
+        func measure(_ samples: [MotionSample], _ parameters: AttitudeEstimatorParameters) -> (
+            best: Double, runs: Int, checksum: Double
+        ) {
             FusionBenchmark.measure(samples, parameters, seconds: seconds)
         }
     }

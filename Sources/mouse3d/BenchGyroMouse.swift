@@ -7,7 +7,8 @@ extension Mouse3D {
     struct BenchGyroMouse: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "gyro-mouse",
-            abstract: "How good a gyro mouse the fusion and pointer settings make, on simulated motion with exact truth.",
+            abstract:
+                "How good a gyro mouse the fusion and pointer settings make, on simulated motion with exact truth.",
             discussion: """
                 A controller with a gyroscope bias of 0.6/-0.5/0.8 °/s and noise, at 250 Hz: drift at rest \
                 (°/min and px/min, with bias estimation and without it, as a tool that does not calibrate \
@@ -18,7 +19,10 @@ extension Mouse3D {
 
         @OptionGroup var pointer: PointerOptions
 
-        @Option(help: "Also draw the pointer's drift over the 10 minutes at rest, with and without bias estimation, as PNG (with its CSV) in this folder (needs gnuplot).")
+        @Option(
+            help:
+                "Also draw the pointer's drift over the 10 minutes at rest, with and without bias estimation, as PNG (with its CSV) in this folder (needs gnuplot)."
+        )
         var plot: String?
 
         @OptionGroup var filter: FilterOptions
@@ -33,20 +37,28 @@ extension Mouse3D {
             let configuration = try EffectiveConfiguration.load(flags: flags)
             let mapping = try PointerOptions.mapping(configuration)
             let parameters = try filter.parameters()
-            print("pointer: \(fixed(mapping.countsPerDegree, 2)) counts per degree, gyro space \(mapping.gyroSpace.rawValue), "
-                + "smoothing \(mapping.smoothingDegreesPerSecond > 0 ? "below \(fixed(mapping.smoothingDegreesPerSecond, 1)) °/s" : "off"), "
-                + "tightening \(mapping.tighteningDegreesPerSecond > 0 ? "below \(fixed(mapping.tighteningDegreesPerSecond, 1)) °/s" : "off")")
+            print(
+                "pointer: \(fixed(mapping.countsPerDegree, 2)) counts per degree, gyro space \(mapping.gyroSpace.rawValue), "
+                    + "smoothing \(mapping.smoothingDegreesPerSecond > 0 ? "below \(fixed(mapping.smoothingDegreesPerSecond, 1)) °/s" : "off"), "
+                    + "tightening \(mapping.tighteningDegreesPerSecond > 0 ? "below \(fixed(mapping.tighteningDegreesPerSecond, 1)) °/s" : "off")"
+            )
             for f in GyroMouseBenchmark.run(parameters: parameters, mapping: mapping) {
-                print(f.name.rightPadded(to: 44) + fixed(f.value, 4, width: 10) + " " + f.unit.rightPadded(to: 7) + "  " + f.detail)
+                print(
+                    f.name.rightPadded(to: 44) + fixed(f.value, 4, width: 10) + " " + f.unit.rightPadded(to: 7) + "  "
+                        + f.detail)
             }
             if let plot {
                 let traces = GyroMouseBenchmark.restTraces(parameters: parameters, mapping: mapping)
                 do {
                     let path = try Plot.draw(
                         directory: plot, name: "gyro-mouse-rest-drift",
-                        title: "Pointer drift at rest after power-up (gyroscope bias 0.6/-0.5/0.8 °/s): distance from its place at 60 s",
+                        title:
+                            "Pointer drift at rest after power-up (gyroscope bias 0.6/-0.5/0.8 °/s): distance from its place at 60 s",
                         x: traces.seconds, xLabel: "time after power-up (s)", yLabel: "pointer distance (px)",
-                        series: [.init("mouse3d (bias estimated)", traces.estimated), .init("without bias estimation", traces.blind)])
+                        series: [
+                            .init("mouse3d (bias estimated)", traces.estimated),
+                            .init("without bias estimation", traces.blind)
+                        ])
                     print("plot: \(path)")
                 } catch {
                     throw CommandFailure("--plot: \(error)")

@@ -1,7 +1,7 @@
 import ArgumentParser
+import Mouse3DBench
 import Mouse3DCore
 import Mouse3DLinux
-import Mouse3DBench
 
 extension Mouse3D {
     /// `mouse3d bench output`: latency from a received frame to the uinput write.
@@ -26,7 +26,9 @@ extension Mouse3D {
         }
 
         func run() throws {
-            print("frame received → uinput written (\(mode.rawValue)): \(try OutputBenchmark.run(mode: mode, frames: frames))")
+            print(
+                "frame received → uinput written (\(mode.rawValue)): \(try OutputBenchmark.run(mode: mode, frames: frames))"
+            )
         }
     }
 }

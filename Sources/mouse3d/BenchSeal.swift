@@ -15,7 +15,9 @@ extension Mouse3D {
         var count: Int = 200_000
 
         func validate() throws {
-            guard count >= 1000 && count <= 100_000_000 else { throw ValidationError("--count must be between 1000 and 100000000.") }
+            guard count >= 1000 && count <= 100_000_000 else {
+                throw ValidationError("--count must be between 1000 and 100000000.")
+            }
         }
 
         func run() throws {
@@ -35,8 +37,12 @@ extension Mouse3D {
             } catch {
                 throw CommandFailure("\(error)")
             }
-            print("\(algorithm.name) seal: \(fixed(f.sealNanoseconds, 0)) ns per datagram (\(fixed(1e3 / f.sealNanoseconds, 2)) M/s)")
-            print("\(algorithm.name) open: \(fixed(f.openNanoseconds, 0)) ns per datagram (\(fixed(1e3 / f.openNanoseconds, 2)) M/s)")
+            print(
+                "\(algorithm.name) seal: \(fixed(f.sealNanoseconds, 0)) ns per datagram (\(fixed(1e3 / f.sealNanoseconds, 2)) M/s)"
+            )
+            print(
+                "\(algorithm.name) open: \(fixed(f.openNanoseconds, 0)) ns per datagram (\(fixed(1e3 / f.openNanoseconds, 2)) M/s)"
+            )
         }
     }
 }

@@ -1,7 +1,7 @@
 import ArgumentParser
+import Mouse3DBench
 import Mouse3DCore
 import Mouse3DLinux
-import Mouse3DBench
 import Mouse3DNetwork
 
 extension Mouse3D {
@@ -9,7 +9,8 @@ extension Mouse3D {
     struct BenchStream: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "stream",
-            abstract: "Streaming on loopback: frames/s without loss, and latency, CPU and memory at 1000 frames/s; sealed against unsealed.",
+            abstract:
+                "Streaming on loopback: frames/s without loss, and latency, CPU and memory at 1000 frames/s; sealed against unsealed.",
             discussion: """
                 Throughput: this process sends datagrams at rising rates (in 1 ms bursts) to a real \
                 `mouse3d receive --print --format jsonl` writing to /dev/null; a step passes when the receiver \
@@ -31,19 +32,31 @@ extension Mouse3D {
         @Option(help: "Throughput rates to try, frames/s, comma-separated, ascending.")
         var rates: String = "25000,50000,100000,150000,200000,300000"
 
-        @Option(help: "Rounds of the receiver-CPU-per-frame measurement (each format once per round, 2 s each at 50,000 frames/s).")
+        @Option(
+            help:
+                "Rounds of the receiver-CPU-per-frame measurement (each format once per round, 2 s each at 50,000 frames/s)."
+        )
         var capacityRounds: Int = 5
 
         @Option(help: "Wire formats to measure, comma-separated: raw, plain, sealed.")
         var formats: String = "raw,plain,sealed"
 
-        @Option(help: "Instead of the above: the sealed receiver's p99 latency and CPU at 1000 frames/s with and without a live view page reading it (python3 stands in for the browser), in this many interleaved rounds of --seconds.")
+        @Option(
+            help:
+                "Instead of the above: the sealed receiver's p99 latency and CPU at 1000 frames/s with and without a live view page reading it (python3 stands in for the browser), in this many interleaved rounds of --seconds."
+        )
         var withView: Int?
 
-        @Option(help: "Instead of the above: this many paired senders (comma-separated counts, e.g. 1,8,64), each a sealed 1000 frames/s stream with its own identity and socket, into one receiver: loss, p99 send→output, receiver CPU and RSS per count, for --seconds each.")
+        @Option(
+            help:
+                "Instead of the above: this many paired senders (comma-separated counts, e.g. 1,8,64), each a sealed 1000 frames/s stream with its own identity and socket, into one receiver: loss, p99 send→output, receiver CPU and RSS per count, for --seconds each."
+        )
         var senders: String?
 
-        @Option(help: "Instead of the above: plain against sealed p99 latency at 1000 frames/s in this many interleaved rounds of --seconds (medians).")
+        @Option(
+            help:
+                "Instead of the above: plain against sealed p99 latency at 1000 frames/s in this many interleaved rounds of --seconds (medians)."
+        )
         var latencyRounds: Int?
 
         var senderCounts: [Int] { (senders ?? "").split(separator: ",").compactMap { Int($0.filter { $0 != " " }) } }
@@ -60,7 +73,9 @@ extension Mouse3D {
         }
 
         func validate() throws {
-            guard capacityRounds >= 1 && capacityRounds <= 50 else { throw ValidationError("--capacity-rounds must be between 1 and 50.") }
+            guard capacityRounds >= 1 && capacityRounds <= 50 else {
+                throw ValidationError("--capacity-rounds must be between 1 and 50.")
+            }
             guard !formatList.isEmpty, formatList.count == formats.split(separator: ",").count else {
                 throw ValidationError("--formats lists raw, plain and/or sealed, comma-separated.")
             }
@@ -68,35 +83,55 @@ extension Mouse3D {
                 throw ValidationError("--step-seconds must be in (0, 60] and --seconds in [2, 600].")
             }
             if senders != nil {
-                guard !senderCounts.isEmpty, senderCounts.count == senders!.split(separator: ",").count, senderCounts.allSatisfy({ (1...256).contains($0) }) else {
+                guard !senderCounts.isEmpty, senderCounts.count == senders!.split(separator: ",").count,
+                    senderCounts.allSatisfy({ (1...256).contains($0) })
+                else {
                     throw ValidationError("--senders lists counts from 1 to 256, comma-separated, e.g. 1,8,64.")
                 }
             }
-            guard !rateList.isEmpty else { throw ValidationError("--rates must list positive integers, e.g. 50000,100000.") }
+            guard !rateList.isEmpty else {
+                throw ValidationError("--rates must list positive integers, e.g. 50000,100000.")
+            }
         }
 
-        var rateList: [Int] { rates.split(separator: ",").compactMap { Int($0.filter { $0 != " " }) }.filter { $0 > 0 } }
+        var rateList: [Int] {
+            rates.split(separator: ",").compactMap { Int($0.filter { $0 != " " }) }.filter { $0 > 0 }
+        }
 
         func run() throws {
             if let latencyRounds {
-                guard latencyRounds >= 1 && latencyRounds <= 50 else { throw ValidationError("--latency-rounds takes 1 to 50 rounds.") }
-                try StreamBenchmark(stepSeconds: stepSeconds, seconds: seconds, rates: rateList, capacityRounds: capacityRounds, formats: [.sealed])
-                    .sealingLatency(rounds: latencyRounds)
+                guard latencyRounds >= 1 && latencyRounds <= 50 else {
+                    throw ValidationError("--latency-rounds takes 1 to 50 rounds.")
+                }
+                try StreamBenchmark(
+                    stepSeconds: stepSeconds, seconds: seconds, rates: rateList, capacityRounds: capacityRounds,
+                    formats: [.sealed]
+                )
+                .sealingLatency(rounds: latencyRounds)
                 return
             }
             if senders != nil {
-                try StreamBenchmark(stepSeconds: stepSeconds, seconds: seconds, rates: rateList, capacityRounds: capacityRounds, formats: [.sealed])
-                    .loadTable(counts: senderCounts)
+                try StreamBenchmark(
+                    stepSeconds: stepSeconds, seconds: seconds, rates: rateList, capacityRounds: capacityRounds,
+                    formats: [.sealed]
+                )
+                .loadTable(counts: senderCounts)
                 return
             }
             if let withView {
-                guard withView >= 1 && withView <= 20 else { throw ValidationError("--with-view takes 1 to 20 rounds.") }
-                try StreamBenchmark(stepSeconds: stepSeconds, seconds: seconds, rates: rateList, capacityRounds: capacityRounds, formats: [.sealed])
-                    .viewComparison(rounds: withView)
+                guard withView >= 1 && withView <= 20 else {
+                    throw ValidationError("--with-view takes 1 to 20 rounds.")
+                }
+                try StreamBenchmark(
+                    stepSeconds: stepSeconds, seconds: seconds, rates: rateList, capacityRounds: capacityRounds,
+                    formats: [.sealed]
+                )
+                .viewComparison(rounds: withView)
                 return
             }
             try StreamBenchmark(
-                stepSeconds: stepSeconds, seconds: seconds, rates: rateList, capacityRounds: capacityRounds, formats: formatList
+                stepSeconds: stepSeconds, seconds: seconds, rates: rateList, capacityRounds: capacityRounds,
+                formats: formatList
             ).run()
         }
     }

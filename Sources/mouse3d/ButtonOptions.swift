@@ -20,13 +20,21 @@ struct ButtonOptions: ParsableArguments {
     @Option(help: "Button sent as the secondary click, e.g. BTN_TR2.")
     var secondary: String?
 
-    @Option(help: "Button that measures the gyroscope bias anew: press it, put the controller down for 5 s; the result is stored as `mouse3d calibrate` stores it.")
+    @Option(
+        help:
+            "Button that measures the gyroscope bias anew: press it, put the controller down for 5 s; the result is stored as `mouse3d calibrate` stores it."
+    )
     var recalibrate: String?
 
     func validate() throws {
-        for (option, name) in [("--clutch", clutch), ("--recenter", recenter), ("--primary", primary), ("--secondary", secondary), ("--recalibrate", recalibrate)] {
+        for (option, name) in [
+            ("--clutch", clutch), ("--recenter", recenter), ("--primary", primary), ("--secondary", secondary),
+            ("--recalibrate", recalibrate)
+        ] {
             if let name, GamepadButtons.code(named: name) == nil {
-                throw ValidationError("\(option): '\(name)' is not a button name; use names such as BTN_SOUTH, BTN_TL, BTN_TR2, BTN_SELECT.")
+                throw ValidationError(
+                    "\(option): '\(name)' is not a button name; use names such as BTN_SOUTH, BTN_TL, BTN_TR2, BTN_SELECT."
+                )
             }
         }
     }
@@ -38,11 +46,13 @@ struct ButtonOptions: ParsableArguments {
         for (path, flag, value) in [
             ("send.clutch", "--clutch", clutch), ("send.recenter", "--recenter", recenter),
             ("send.primary", "--primary", primary), ("send.secondary", "--secondary", secondary),
-            ("send.recalibrate", "--recalibrate", recalibrate),
+            ("send.recalibrate", "--recalibrate", recalibrate)
         ] {
             if let value { try layer.set(path, .text(value), origin: .flag(flag)) }
         }
-        if let clutchMode { try layer.set("send.clutch_mode", .text(clutchMode.rawValue), origin: .flag("--clutch-mode")) }
+        if let clutchMode {
+            try layer.set("send.clutch_mode", .text(clutchMode.rawValue), origin: .flag("--clutch-mode"))
+        }
     }
 }
 
@@ -63,7 +73,9 @@ struct ButtonSettings: Equatable {
         func code(_ path: String) throws -> Int32? {
             guard let name = c.text(path) else { return nil }
             guard let code = GamepadButtons.code(named: name) else {
-                throw CommandFailure("\(c.invalid(path, "'\(name)' is not a button name; use names such as BTN_SOUTH, BTN_TL, BTN_TR2"))")
+                throw CommandFailure(
+                    "\(c.invalid(path, "'\(name)' is not a button name; use names such as BTN_SOUTH, BTN_TL, BTN_TR2"))"
+                )
             }
             return code
         }

@@ -16,7 +16,10 @@ extension Mouse3D {
                 A replayed log is calibrated under its path.
                 """)
 
-        @Option(help: "Motion source: auto, evdev:/dev/input/eventN, iio:NAME, or replay:LOG.csv (default: send.source, auto).")
+        @Option(
+            help:
+                "Motion source: auto, evdev:/dev/input/eventN, iio:NAME, or replay:LOG.csv (default: send.source, auto)."
+        )
         var source: SourceSpecifier?
 
         @Option(help: "How long it must stay still, in seconds.")
@@ -31,7 +34,9 @@ extension Mouse3D {
         var quiet = false
 
         func validate() throws {
-            guard seconds.isFinite, seconds >= 1, seconds <= 600 else { throw ValidationError("--seconds must be 1 to 600.") }
+            guard seconds.isFinite, seconds >= 1, seconds <= 600 else {
+                throw ValidationError("--seconds must be 1 to 600.")
+            }
             guard timeout.isFinite, timeout >= seconds, timeout <= 3600 else {
                 throw ValidationError("--timeout must be at least --seconds and at most 3600.")
             }
@@ -59,56 +64,69 @@ extension Mouse3D {
             let device: String
             switch chosen {
             case .replay(let path):
-                sampleSource = MotionLogPlayback(samples: try loadMotionLog(path: path).samples, path: path, loops: false, speed: nil)
+                sampleSource = MotionLogPlayback(
+                    samples: try loadMotionLog(path: path).samples, path: path, loops: false, speed: nil)
                 device = GyroCalibration.logKey(path: path)
             case .live(let request):
-                let follower = try LiveSourceOptions.follow(request, configuration: &configuration, watchingButtons: { _ in [] }, diagnostics: diagnostics)
+                let follower = try LiveSourceOptions.follow(
+                    request, configuration: &configuration, watchingButtons: { _ in [] }, diagnostics: diagnostics)
                 sampleSource = follower
                 device = follower.identity.calibrationKey
             case .phone(let address, let port):
-                sampleSource = try MotionSourceOptions.openPhone(address: address, port: port, remember: false, diagnostics: diagnostics)
+                sampleSource = try MotionSourceOptions.openPhone(
+                    address: address, port: port, remember: false, diagnostics: diagnostics)
                 device = "phone"
             }
             let progress = Progress(seconds: seconds)
-            diagnostics.say("calibrating \(sampleSource.summary) (\(device)): put it down on a steady surface and leave it still for \(fixed(seconds, 0)) s")
-            sampleSource.start(on: events, sink: MotionSampleSink(
-                samples: { batch in
-                    for sample in batch {
-                        switch progress.calibrator.add(sample) {
-                        case .moved: diagnostics.say("it moved: starting again; leave it still")
-                        case .done:
-                            events.stop()
-                            return
-                        case .collecting(let done):
-                            let quarter = Int(done * 4)
-                            if quarter > progress.reportedQuarter {
-                                progress.reportedQuarter = quarter
-                                if quarter < 4 { diagnostics.say("still for \(fixed(done * seconds, 1)) s") }
-                            } else if quarter < progress.reportedQuarter {
-                                progress.reportedQuarter = quarter
+            diagnostics.say(
+                "calibrating \(sampleSource.summary) (\(device)): put it down on a steady surface and leave it still for \(fixed(seconds, 0)) s"
+            )
+            sampleSource.start(
+                on: events,
+                sink: MotionSampleSink(
+                    samples: { batch in
+                        for sample in batch {
+                            switch progress.calibrator.add(sample) {
+                            case .moved: diagnostics.say("it moved: starting again; leave it still")
+                            case .done:
+                                events.stop()
+                                return
+                            case .collecting(let done):
+                                let quarter = Int(done * 4)
+                                if quarter > progress.reportedQuarter {
+                                    progress.reportedQuarter = quarter
+                                    if quarter < 4 { diagnostics.say("still for \(fixed(done * seconds, 1)) s") }
+                                } else if quarter < progress.reportedQuarter {
+                                    progress.reportedQuarter = quarter
+                                }
                             }
                         }
-                    }
-                },
-                ended: {
-                    progress.ended = true
-                    events.stop()
-                }))
+                    },
+                    ended: {
+                        progress.ended = true
+                        events.stop()
+                    }))
             let giveUp = MonotonicClock.nanoseconds() + UInt64(timeout * 1e9)
             _ = events.timer(deadline: { giveUp }) { _ in events.stop() }
             let ending = try events.run()
-            if case .signal = ending { throw CommandFailure("interrupted before it had been still for \(fixed(seconds, 0)) s; nothing stored") }
+            if case .signal = ending {
+                throw CommandFailure("interrupted before it had been still for \(fixed(seconds, 0)) s; nothing stored")
+            }
             guard let result = progress.calibrator.result else {
                 let moves = progress.calibrator.restarts
-throw CommandFailure(progress.ended
-                    ? "the log has no \(fixed(seconds, 0)) s of stillness (it moved \(moves) time\(moves == 1 ? "" : "s")); nothing stored"
-                    : "no \(fixed(seconds, 0)) s of stillness in \(fixed(timeout, 0)) s (it moved \(moves) time\(moves == 1 ? "" : "s")); "
-                        + "nothing stored: put it down where nothing shakes it and try again")
+                throw CommandFailure(
+                    progress.ended
+                        ? "the log has no \(fixed(seconds, 0)) s of stillness (it moved \(moves) time\(moves == 1 ? "" : "s")); nothing stored"
+                        : "no \(fixed(seconds, 0)) s of stillness in \(fixed(timeout, 0)) s (it moved \(moves) time\(moves == 1 ? "" : "s")); "
+                            + "nothing stored: put it down where nothing shakes it and try again")
             }
             let calibration = GyroCalibration(
-                device: device, biasRadiansPerSecond: result.bias, samples: result.samples, noiseRadiansPerSecond: result.noise)
+                device: device, biasRadiansPerSecond: result.bias, samples: result.samples,
+                noiseRadiansPerSecond: result.noise)
             let path = try CalibrationStore.save(calibration)
-            print("calibrated \(device): gyroscope bias \(calibration.summary), noise \(fixed(result.noise * 180 / .pi, 3)) °/s, from \(result.samples) samples; stored in \(path)")
+            print(
+                "calibrated \(device): gyroscope bias \(calibration.summary), noise \(fixed(result.noise * 180 / .pi, 3)) °/s, from \(result.samples) samples; stored in \(path)"
+            )
         }
     }
 }

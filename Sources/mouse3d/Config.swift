@@ -13,7 +13,8 @@ extension Mouse3D {
         /// `mouse3d config show`.
         struct Show: ParsableCommand {
             static let configuration = CommandConfiguration(
-                abstract: "Print every setting in effect and where it came from (default, file:line, environment, profile).")
+                abstract:
+                    "Print every setting in effect and where it came from (default, file:line, environment, profile).")
 
             @Option(help: "Also apply the profile that matches this device name (as `mouse3d list` shows it).")
             var device: String?
@@ -27,22 +28,32 @@ extension Mouse3D {
                     print("# \(path): \(FileSystem.fileExists(path) ? "read" : "not present")")
                 }
                 if let device {
-                    let matched = configuration.applyProfile(for: DeviceProfile.Device(name: device, id: deviceID, sysfsPath: ""))
-                    print("# device '\(device)': " + (matched.map { "profile '\($0.profile.name)' (matched by \($0.reason))" } ?? "no profile matches"))
+                    let matched = configuration.applyProfile(
+                        for: DeviceProfile.Device(name: device, id: deviceID, sysfsPath: ""))
+                    print(
+                        "# device '\(device)': "
+                            + (matched.map { "profile '\($0.profile.name)' (matched by \($0.reason))" }
+                                ?? "no profile matches"))
                 }
                 for line in configuration.listing { print(line) }
                 for profile in configuration.profiles {
-                    let match = [profile.matchName.map { "name '\($0)'" }, profile.matchID.map { "id \($0)" }, profile.matchPath.map { "sysfs path \($0)*" }]
-                        .compactMap { $0 }.joined(separator: ", ")
-                    print("# profile '\(profile.name)' (\(profile.path):\(profile.line)) for \(match): "
-                        + profile.values.keys.sorted().map { "\($0) = \(profile.values[$0]!.value)" }.joined(separator: ", "))
+                    let match = [
+                        profile.matchName.map { "name '\($0)'" }, profile.matchID.map { "id \($0)" },
+                        profile.matchPath.map { "sysfs path \($0)*" }
+                    ]
+                    .compactMap { $0 }.joined(separator: ", ")
+                    print(
+                        "# profile '\(profile.name)' (\(profile.path):\(profile.line)) for \(match): "
+                            + profile.values.keys.sorted().map { "\($0) = \(profile.values[$0]!.value)" }.joined(
+                                separator: ", "))
                 }
             }
         }
 
         /// `mouse3d config check FILE`.
         struct Check: ParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "Check a configuration file: syntax, keys, types and ranges.")
+            static let configuration = CommandConfiguration(
+                abstract: "Check a configuration file: syntax, keys, types and ranges.")
 
             @Argument(help: "The file to check.")
             var file: String
@@ -63,7 +74,8 @@ extension Mouse3D {
         /// `mouse3d config defaults`.
         struct Defaults: ParsableCommand {
             static let configuration = CommandConfiguration(
-                commandName: "defaults", abstract: "Print the documented default configuration (as installed in Config/mouse3d.toml).")
+                commandName: "defaults",
+                abstract: "Print the documented default configuration (as installed in Config/mouse3d.toml).")
 
             func run() throws {
                 Swift.print(Configuration.documentedDefaults, terminator: "")

@@ -5,15 +5,19 @@ import Mouse3DNetwork
 
 /// `--dsu` and `--dsu-calibrated`, shared by run and send.
 struct DSUOptions: ParsableArguments {
-    @Option(help: ArgumentHelp(
-        "Serve the motion to emulators as a DSU (cemuhook) server at [ADDR:]PORT (127.0.0.1 unless an address is given; conventionally 26760).",
-        valueName: "[ADDR:]PORT"))
+    @Option(
+        help: ArgumentHelp(
+            "Serve the motion to emulators as a DSU (cemuhook) server at [ADDR:]PORT (127.0.0.1 unless an address is given; conventionally 26760).",
+            valueName: "[ADDR:]PORT"))
     var dsu: String?
 
     @Flag(help: "With --dsu: send the gyroscope less the fusion's bias estimate (default: as the sensor reports it).")
     var dsuCalibrated = false
 
-    @Flag(help: ArgumentHelp("With --dsu: measure each datagram's latency from its sample's arrival and report it at the end (bench dsu).", visibility: .hidden))
+    @Flag(
+        help: ArgumentHelp(
+            "With --dsu: measure each datagram's latency from its sample's arrival and report it at the end (bench dsu).",
+            visibility: .hidden))
     var dsuLatency = false
 
     func validate() throws {
@@ -37,15 +41,20 @@ struct DSUOptions: ParsableArguments {
         }
         let server: DSUServer
         do {
-            server = try DSUServer(listeningOn: address, device: device, calibrated: dsuCalibrated, measuresLatency: dsuLatency)
+            server = try DSUServer(
+                listeningOn: address, device: device, calibrated: dsuCalibrated, measuresLatency: dsuLatency)
         } catch {
             throw CommandFailure("--dsu: cannot listen on \(address): \(SystemCallError.describeBindFailure(error))")
         }
         if !server.localAddress.isLoopback {
-            diagnostics.say("warning: --dsu on \(server.localAddress): DSU has no authentication; anyone who can reach it reads your motion, "
-                + "and each subscription costs one packet per sample (at most \(DSUServer.maximumClients) subscribers)")
+            diagnostics.say(
+                "warning: --dsu on \(server.localAddress): DSU has no authentication; anyone who can reach it reads your motion, "
+                    + "and each subscription costs one packet per sample (at most \(DSUServer.maximumClients) subscribers)"
+            )
         }
-        diagnostics.say("DSU server at \(server.localAddress) (slot 0, axes: \(server.mapping.name)\(dsuCalibrated ? ", gyroscope bias removed" : ""))")
+        diagnostics.say(
+            "DSU server at \(server.localAddress) (slot 0, axes: \(server.mapping.name)\(dsuCalibrated ? ", gyroscope bias removed" : ""))"
+        )
         return server
     }
 }

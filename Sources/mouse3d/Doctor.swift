@@ -23,23 +23,25 @@ extension Mouse3D {
 
         func run() throws {
             var environment = DoctorEnvironment(
-                configurationFiles: EffectiveConfiguration.filePaths, configurationDirectory: FileSystem.userConfigurationDirectory)
+                configurationFiles: EffectiveConfiguration.filePaths,
+                configurationDirectory: FileSystem.userConfigurationDirectory)
             environment.checksNetwork = !offline
-            let checks = Mouse3DDoctor.Doctor.run(environment, version: Mouse3D.configuration.version, build: Self.build)
+            let checks = Mouse3DDoctor.Doctor.run(
+                environment, version: Mouse3D.configuration.version, build: Self.build)
             print(json ? Mouse3DDoctor.Doctor.json(checks) : Mouse3DDoctor.Doctor.text(checks))
             if checks.contains(where: \.blocking) { throw ExitCode(1) }
         }
 
         static var build: String {
             #if DEBUG
-            let configuration = "debug build"
+                let configuration = "debug build"
             #else
-            let configuration = "release build"
+                let configuration = "release build"
             #endif
             #if compiler(>=6.3)
-            return configuration + ", Swift 6.3 or later"
+                return configuration + ", Swift 6.3 or later"
             #else
-            return configuration + ", Swift before 6.3"
+                return configuration + ", Swift before 6.3"
             #endif
         }
     }

@@ -10,12 +10,16 @@ enum EffectiveConfiguration {
     static var systemDirectory: String { FileSystem.environment("MOUSE3D_SYSTEM_CONFIG_DIR") ?? "/etc/mouse3d" }
 
     /// The files read, lowest precedence first.
-    static var filePaths: [String] { [systemDirectory + "/config.toml", FileSystem.userConfigurationDirectory + "/config.toml"] }
+    static var filePaths: [String] {
+        [systemDirectory + "/config.toml", FileSystem.userConfigurationDirectory + "/config.toml"]
+    }
 
     /// Loads every layer; throws a one-line message naming file, line and key.
     static func load(flags: ConfigurationLayer = ConfigurationLayer()) throws -> Configuration {
         do {
-            let files = try filePaths.compactMap { path throws(ConfigurationProblem) in try ConfigurationFile.load(path: path) }
+            let files = try filePaths.compactMap { path throws(ConfigurationProblem) in
+                try ConfigurationFile.load(path: path)
+            }
             let environment = try ConfigurationLayer.environment(FileSystem.environmentVariables)
             return Configuration(files: files, overrides: [environment, flags])
         } catch let problem as ConfigurationProblem {

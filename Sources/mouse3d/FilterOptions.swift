@@ -6,13 +6,22 @@ struct FilterOptions: ParsableArguments {
     @Option(help: "Accelerometer low-pass time constant in seconds (larger trusts the gyroscope longer; default 2).")
     var accelerometerTimeConstant: Double?
 
-    @Option(help: "Specific force above this many g is shortened to it before filtering (default 0: never; only for a sensor that glitches).")
+    @Option(
+        help:
+            "Specific force above this many g is shortened to it before filtering (default 0: never; only for a sensor that glitches)."
+    )
     var impactLimit: Double?
 
-    @Option(help: "Skip accelerometer corrections while filtered specific force differs from 1 g by more than this fraction (default 0.1).")
+    @Option(
+        help:
+            "Skip accelerometer corrections while filtered specific force differs from 1 g by more than this fraction (default 0.1)."
+    )
     var linearAccelerationRejection: Double?
 
-    @Option(help: "Skip accelerometer corrections while the force, averaged over --disturbance-time-constant, leans more than this many degrees from vertical (0 disables; default 15).")
+    @Option(
+        help:
+            "Skip accelerometer corrections while the force, averaged over --disturbance-time-constant, leans more than this many degrees from vertical (0 disables; default 15)."
+    )
     var disturbanceAngle: Double?
 
     @Option(help: "Time constant of that average, in seconds (default 2).")
@@ -28,7 +37,8 @@ struct FilterOptions: ParsableArguments {
     var adaptiveGain: Double?
     @Option(help: ArgumentHelp("Tuning (see Tools/fusion/tune.py): adaptive range low.", visibility: .hidden))
     var adaptiveLow: Double?
-    @Option(help: ArgumentHelp("Tuning (see Tools/fusion/tune.py): adaptive range high (0 disables).", visibility: .hidden))
+    @Option(
+        help: ArgumentHelp("Tuning (see Tools/fusion/tune.py): adaptive range high (0 disables).", visibility: .hidden))
     var adaptiveHigh: Double?
     @Option(help: ArgumentHelp("Tuning (see Tools/fusion/tune.py): statistics time constant.", visibility: .hidden))
     var motionStatistics: Double?
@@ -37,7 +47,10 @@ struct FilterOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Tuning (see Tools/fusion/tune.py): angular speed floor.", visibility: .hidden))
     var angularSpeedFloor: Double?
 
-    @Option(help: "The accelerometer's range per axis in g, so that saturated readings are cut alike on both sides (default 0: unknown).")
+    @Option(
+        help:
+            "The accelerometer's range per axis in g, so that saturated readings are cut alike on both sides (default 0: unknown)."
+    )
     var accelerometerRange: Double?
 
     /// The flags given, as a configuration layer (ranges are checked there, against the schema).
@@ -48,12 +61,14 @@ struct FilterOptions: ParsableArguments {
             ("filter.accelerometer_range", "--accelerometer-range", accelerometerRange),
             ("filter.linear_acceleration_rejection", "--linear-acceleration-rejection", linearAccelerationRejection),
             ("filter.disturbance_angle", "--disturbance-angle", disturbanceAngle),
-            ("filter.disturbance_time_constant", "--disturbance-time-constant", disturbanceTimeConstant),
+            ("filter.disturbance_time_constant", "--disturbance-time-constant", disturbanceTimeConstant)
         ]
         for (path, flag, value) in numbers {
             if let value { try layer.set(path, .number(value), origin: .flag(flag)) }
         }
-        if let motionBias { try layer.set("filter.motion_bias", .boolean(motionBias), origin: .flag("--[no-]motion-bias")) }
+        if let motionBias {
+            try layer.set("filter.motion_bias", .boolean(motionBias), origin: .flag("--[no-]motion-bias"))
+        }
         if let restBias { try layer.set("filter.rest_bias", .boolean(restBias), origin: .flag("--[no-]rest-bias")) }
     }
 
@@ -85,7 +100,8 @@ struct FilterOptions: ParsableArguments {
         if let angularSpeedFloor { p.angularSpeedFloorRadiansPerSecond = angularSpeedFloor }
         if adaptiveLow != nil || adaptiveHigh != nil {
             let r = p.adaptiveTimeConstantRangeSeconds ?? 1...8
-            p.adaptiveTimeConstantRangeSeconds = adaptiveHigh == 0 ? nil : (adaptiveLow ?? r.lowerBound)...(adaptiveHigh ?? r.upperBound)
+            p.adaptiveTimeConstantRangeSeconds =
+                adaptiveHigh == 0 ? nil : (adaptiveLow ?? r.lowerBound)...(adaptiveHigh ?? r.upperBound)
         }
         return p
     }

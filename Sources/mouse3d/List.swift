@@ -23,16 +23,22 @@ extension Mouse3D {
                 return
             }
             guard !sources.isEmpty else {
-                print("No motion sensors found: no evdev device with INPUT_PROP_ACCELEROMETER and no IIO accelerometer or gyroscope.")
-                print("Plug in a controller (DualShock 4, DualSense, Switch Pro, ...) or use a recorded log: mouse3d send --source replay:LOG.csv")
+                print(
+                    "No motion sensors found: no evdev device with INPUT_PROP_ACCELEROMETER and no IIO accelerometer or gyroscope."
+                )
+                print(
+                    "Plug in a controller (DualShock 4, DualSense, Switch Pro, ...) or use a recorded log: mouse3d send --source replay:LOG.csv"
+                )
                 return
             }
             for s in sources {
-                let sensors = [s.hasAccelerometer ? "accelerometer" : nil, s.hasGyroscope ? "gyroscope" : nil].compactMap { $0 }
+                let sensors = [s.hasAccelerometer ? "accelerometer" : nil, s.hasGyroscope ? "gyroscope" : nil]
+                    .compactMap { $0 }
                 print("\(s.kind.rawValue):\(s.kind == .evdev ? (s.node ?? "?") : s.name)  '\(s.name)'")
-                print("    \(s.node.map { "node \($0), \(Self.access($0))" } ?? "no device node"), sensors: \(sensors.joined(separator: " + "))"
-                      + (s.samplingFrequencyHertz.map { ", \(fixed($0, 0)) Hz" } ?? "")
-                      + (s.uniqueID.map { ", uniq \($0)" } ?? ""))
+                print(
+                    "    \(s.node.map { "node \($0), \(Self.access($0))" } ?? "no device node"), sensors: \(sensors.joined(separator: " + "))"
+                        + (s.samplingFrequencyHertz.map { ", \(fixed($0, 0)) Hz" } ?? "")
+                        + (s.uniqueID.map { ", uniq \($0)" } ?? ""))
                 print("    sysfs \(s.sysfsPath)")
             }
         }
@@ -45,7 +51,8 @@ extension Mouse3D {
         static func json(_ s: MotionSourceInfo) -> String {
             func str(_ v: String?) -> String { JSONText.string(v) }
             func num(_ v: Double?) -> String { v.map { "\($0)" } ?? "null" }
-            return "{\"kind\":\(str(s.kind.rawValue)),\"name\":\(str(s.name)),\"node\":\(str(s.node)),\"sysfs\":\(str(s.sysfsPath)),"
+            return
+                "{\"kind\":\(str(s.kind.rawValue)),\"name\":\(str(s.name)),\"node\":\(str(s.node)),\"sysfs\":\(str(s.sysfsPath)),"
                 + "\"accelerometer\":\(s.hasAccelerometer),\"gyroscope\":\(s.hasGyroscope),\"readable\":\(s.node.map(FileSystem.isReadable) ?? false),"
                 + "\"rate_hz\":\(num(s.samplingFrequencyHertz)),\"accelerometer_scale\":\(num(s.accelerometerScale)),"
                 + "\"gyroscope_scale\":\(num(s.gyroscopeScale)),\"uniq\":\(str(s.uniqueID))}"

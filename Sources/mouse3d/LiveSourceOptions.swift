@@ -15,7 +15,8 @@ struct LiveSourceOptions: ParsableArguments {
             throw ValidationError("--iio-poll must be between 0 and 2000 Hz.")
         }
         if let mountMatrix, MountMatrix(mountMatrix) == nil {
-            throw ValidationError("--mount-matrix must be nine numbers, rows separated by ';', e.g. '0,1,0;-1,0,0;0,0,1'.")
+            throw ValidationError(
+                "--mount-matrix must be nine numbers, rows separated by ';', e.g. '0,1,0;-1,0,0;0,0,1'.")
         }
     }
 
@@ -27,26 +28,33 @@ struct LiveSourceOptions: ParsableArguments {
     /// Applies the profile matching the device `request` would open (and says which, or that none
     /// did), then opens it with the resulting settings, ready to follow it through unplugging.
     static func follow(
-        _ request: MotionSourceRequest, configuration: inout Configuration, watchingButtons: (Configuration) throws -> Set<Int32>,
+        _ request: MotionSourceRequest, configuration: inout Configuration,
+        watchingButtons: (Configuration) throws -> Set<Int32>,
         axes: Set<Int32> = [], diagnostics: Diagnostics
     ) throws -> MotionSourceFollower {
         if let info = try? MotionSourceSelector.describe(request) {
             let device = DeviceProfile.Device(name: info.name, id: info.deviceID, sysfsPath: info.sysfsPath)
             if let (profile, reason) = configuration.applyProfile(for: device) {
-                diagnostics.say("profile '\(profile.name)' (\(profile.path):\(profile.line)) for '\(info.name)', matched by \(reason)")
+                diagnostics.say(
+                    "profile '\(profile.name)' (\(profile.path):\(profile.line)) for '\(info.name)', matched by \(reason)"
+                )
             } else if !configuration.profiles.isEmpty {
-                diagnostics.say("no profile matches '\(info.name)'\(info.deviceID.map { " (\($0))" } ?? ""); using the general settings")
+                diagnostics.say(
+                    "no profile matches '\(info.name)'\(info.deviceID.map { " (\($0))" } ?? ""); using the general settings"
+                )
             }
         }
         let poll = configuration.number("send.iio_poll")
         let mountText = configuration.text("send.mount_matrix")
         guard mountText == nil || MountMatrix(mountText!) != nil else {
-            throw CommandFailure("\(configuration.invalid("send.mount_matrix", "must be nine numbers, rows separated by ';'"))")
+            throw CommandFailure(
+                "\(configuration.invalid("send.mount_matrix", "must be nine numbers, rows separated by ';'"))")
         }
         let buttons = try watchingButtons(configuration)
         do {
             return try MotionSourceFollower(
-                request, iioPollHertz: poll > 0 ? poll : nil, mountOverride: mountText.flatMap(MountMatrix.init), watchingButtons: buttons,
+                request, iioPollHertz: poll > 0 ? poll : nil, mountOverride: mountText.flatMap(MountMatrix.init),
+                watchingButtons: buttons,
                 axes: axes, report: diagnostics.say)
         } catch {
             throw CommandFailure("\(error)")

@@ -9,10 +9,16 @@ import Mouse3DPhone
 /// command (not nested in this one: swift-argument-parser's debug builds check nested groups over
 /// and over, which made `run` take 0.27 s of CPU to start, half a minute under emulation).
 struct MotionSourceOptions: ParsableArguments {
-    @Option(help: "Motion source: auto (the best sensor found), evdev:/dev/input/eventN, iio:NAME, replay:LOG.csv, or phone[:[ADDR:]PORT] (a phone's browser: scan the QR code shown; port 24933) (default: send.source, auto).")
+    @Option(
+        help:
+            "Motion source: auto (the best sensor found), evdev:/dev/input/eventN, iio:NAME, replay:LOG.csv, or phone[:[ADDR:]PORT] (a phone's browser: scan the QR code shown; port 24933) (default: send.source, auto)."
+    )
     var source: SourceSpecifier?
 
-    @Flag(help: "With --source phone: remember this phone (its URL keeps its token across runs, so a bookmark works; 'mouse3d pair --revoke phone' forgets it).")
+    @Flag(
+        help:
+            "With --source phone: remember this phone (its URL keeps its token across runs, so a bookmark works; 'mouse3d pair --revoke phone' forgets it)."
+    )
     var phoneRemember = false
 
     @Flag(help: "Replay the log over and over until interrupted.")
@@ -33,15 +39,21 @@ struct MotionSourceOptions: ParsableArguments {
     /// Checks the source against the button flags given beside it.
     func validate(buttons: ButtonOptions) throws {
         if case .phone? = source, buttons.given {
-            throw ValidationError("--clutch, --recenter, --primary, --secondary and --recalibrate read a controller's buttons; the phone page has its own (left click, right click, recenter, hold to move).")
+            throw ValidationError(
+                "--clutch, --recenter, --primary, --secondary and --recalibrate read a controller's buttons; the phone page has its own (left click, right click, recenter, hold to move)."
+            )
         }
         if case .replay? = source, buttons.given {
-            throw ValidationError("--clutch, --recenter, --primary, --secondary and --recalibrate read a live controller's buttons; a replayed log has none (SIGUSR1 still recenters).")
+            throw ValidationError(
+                "--clutch, --recenter, --primary, --secondary and --recalibrate read a live controller's buttons; a replayed log has none (SIGUSR1 still recenters)."
+            )
         }
     }
 
     /// Adds these flags and those of the groups beside them to `layer`.
-    func addFlags(to layer: inout ConfigurationLayer, buttons: ButtonOptions, filter: FilterOptions, live: LiveSourceOptions) throws {
+    func addFlags(
+        to layer: inout ConfigurationLayer, buttons: ButtonOptions, filter: FilterOptions, live: LiveSourceOptions
+    ) throws {
         try filter.addFlags(to: &layer)
         try buttons.addFlags(to: &layer)
         try live.addFlags(to: &layer)
@@ -54,7 +66,9 @@ struct MotionSourceOptions: ParsableArguments {
     static func chosenSource(_ configuration: Configuration) throws -> SourceSpecifier {
         let text = configuration.text("send.source") ?? "auto"
         guard let source = SourceSpecifier(argument: text) else {
-            throw CommandFailure("\(configuration.invalid("send.source", "'\(text)' is not auto, evdev:PATH, iio:NAME, replay:LOG.csv or phone[:[ADDR:]PORT]"))")
+            throw CommandFailure(
+                "\(configuration.invalid("send.source", "'\(text)' is not auto, evdev:PATH, iio:NAME, replay:LOG.csv or phone[:[ADDR:]PORT]"))"
+            )
         }
         _ = try ButtonSettings(configuration)
         return source
@@ -75,22 +89,26 @@ struct MotionSourceOptions: ParsableArguments {
     /// through unplugging (its device profile applied to `configuration` first).
     /// `extraButtons`, `axes`: evdev codes read from the gamepad for outputs (a DSU server), besides the configured buttons.
     func open(
-        _ source: SourceSpecifier, configuration: inout Configuration, diagnostics: Diagnostics, extraButtons: Set<Int32> = [], axes: Set<Int32> = []
+        _ source: SourceSpecifier, configuration: inout Configuration, diagnostics: Diagnostics,
+        extraButtons: Set<Int32> = [], axes: Set<Int32> = []
     ) throws -> Opened {
         switch source {
         case .replay(let path):
             let log = try loadMotionLog(path: path)
             let speedFactor: Double? = if case .factor(let f) = speed { f } else { nil }
             return Opened(
-                source: MotionLogPlayback(samples: log.samples, path: path, loops: loop, speed: speedFactor), buttons: nil,
+                source: MotionLogPlayback(samples: log.samples, path: path, loops: loop, speed: speedFactor),
+                buttons: nil,
                 summary: source.description, isReplay: true, calibrationKey: GyroCalibration.logKey(path: path))
         case .phone(let address, let port):
-            let phone = try Self.openPhone(address: address, port: port, remember: phoneRemember, diagnostics: diagnostics)
+            let phone = try Self.openPhone(
+                address: address, port: port, remember: phoneRemember, diagnostics: diagnostics)
             let map = GamepadButtonMap(
                 clutch: PhoneSource.holdToMoveCode, recenter: PhoneSource.recenterCode, primary: PhoneSource.leftCode,
                 secondary: PhoneSource.rightCode)
             return Opened(
-                source: phone, buttons: ButtonSettings(map: map, clutchMode: .hold), summary: phone.summary, isReplay: false,
+                source: phone, buttons: ButtonSettings(map: map, clutchMode: .hold), summary: phone.summary,
+                isReplay: false,
                 calibrationKey: "phone")
         case .live(let request):
             var buttonSettings: ButtonSettings?
@@ -103,17 +121,20 @@ struct MotionSourceOptions: ParsableArguments {
                 }, axes: axes, diagnostics: diagnostics)
             return Opened(
                 source: follower, buttons: buttonSettings,
-                summary: follower.summary + (follower.buttonDeviceName.map { ", buttons from '\($0)'" } ?? ""), isReplay: false,
+                summary: follower.summary + (follower.buttonDeviceName.map { ", buttons from '\($0)'" } ?? ""),
+                isReplay: false,
                 calibrationKey: follower.identity.calibrationKey)
         }
     }
 
     /// The phone page's server on `address`:`port` (its certificate made or loaded, its token fresh
     /// or the remembered phone's), the URL, QR code and fingerprint said.
-    static func openPhone(address: String, port: UInt16, remember: Bool, diagnostics: Diagnostics) throws -> PhoneSource {
+    static func openPhone(address: String, port: UInt16, remember: Bool, diagnostics: Diagnostics) throws -> PhoneSource
+    {
         do {
             let (certificate, created) = try PhoneSetup.certificate()
-            let token = try PhoneSetup.token(remember: remember, configurationDirectory: FileSystem.userConfigurationDirectory)
+            let token = try PhoneSetup.token(
+                remember: remember, configurationDirectory: FileSystem.userConfigurationDirectory)
             let phone = try PhoneSource(address: address, port: port, token: token, certificate: certificate)
             phone.report = { diagnostics.say("phone: \($0)") }
             PhoneSetup.announce(phone, certificateCreated: created, diagnostics: diagnostics)
@@ -125,14 +146,19 @@ struct MotionSourceOptions: ParsableArguments {
 
     /// The fusion stage for `configuration` (its filter), the opened source's clutch and its stored
     /// gyroscope calibration, with the words the start-up line says about that calibration.
-    static func fusion(_ configuration: Configuration, _ opened: Opened) throws -> (fusion: MotionFusion, calibration: String) {
+    static func fusion(_ configuration: Configuration, _ opened: Opened) throws -> (
+        fusion: MotionFusion, calibration: String
+    ) {
         let calibration = try CalibrationStore.load(device: opened.calibrationKey)
         let fusion = MotionFusion(
             parameters: FilterOptions.parameters(configuration),
             clutchMode: opened.buttons?.map.clutch == nil ? nil : opened.buttons?.clutchMode,
             calibration: calibration, device: opened.calibrationKey)
-        return (fusion, calibration.map { "gyroscope bias \($0.summary) from calibration" }
-            ?? "gyroscope not calibrated (mouse3d calibrate), learning its bias")
+        return (
+            fusion,
+            calibration.map { "gyroscope bias \($0.summary) from calibration" }
+                ?? "gyroscope not calibrated (mouse3d calibrate), learning its bias"
+        )
     }
 
     /// The pace of the outputs (`send.rate`), nil for one update per sample.
@@ -146,7 +172,9 @@ struct MotionSourceOptions: ParsableArguments {
         pipeline.onCalibrated = { calibration in
             do {
                 let path = try CalibrationStore.save(calibration)
-                diagnostics.say("calibrated: gyroscope bias \(calibration.summary) from \(calibration.samples) samples, in use; stored in \(path)")
+                diagnostics.say(
+                    "calibrated: gyroscope bias \(calibration.summary) from \(calibration.samples) samples, in use; stored in \(path)"
+                )
             } catch {
                 diagnostics.say("calibrated: gyroscope bias \(calibration.summary), in use, but not stored: \(error)")
             }

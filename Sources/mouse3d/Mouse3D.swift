@@ -8,5 +8,8 @@ struct Mouse3D: ParsableCommand {
         abstract: "Turn a motion sensor into a 3D mouse: fuse gyroscope and accelerometer into an attitude, "
             + "stream it, and drive virtual input devices.",
         version: "0.1.0",
-        subcommands: [Run.self, Send.self, Receive.self, Pair.self, Peers.self, Calibrate.self, Config.self, Doctor.self, List.self, Record.self, Replay.self, Simulate.self, Bench.self])
+        subcommands: [
+            Run.self, Send.self, Receive.self, Pair.self, Peers.self, Calibrate.self, Config.self, Doctor.self,
+            List.self, Record.self, Replay.self, Simulate.self, Bench.self
+        ])
 }

@@ -5,9 +5,10 @@ import Mouse3DNetwork
 
 /// `--opentrack HOST[:PORT]`, shared by run and receive.
 struct OpentrackOption: ParsableArguments {
-    @Option(help: ArgumentHelp(
-        "Send each attitude to opentrack's 'UDP over network' input at HOST[:PORT] (port 4242 unless given): six doubles, yaw/pitch/roll in opentrack's signs.",
-        valueName: "HOST[:PORT]"))
+    @Option(
+        help: ArgumentHelp(
+            "Send each attitude to opentrack's 'UDP over network' input at HOST[:PORT] (port 4242 unless given): six doubles, yaw/pitch/roll in opentrack's signs.",
+            valueName: "HOST[:PORT]"))
     var opentrack: String?
 
     /// The output, if asked for.

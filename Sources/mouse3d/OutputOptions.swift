@@ -10,13 +10,22 @@ import Mouse3DView
 /// Printing is the default when no other output is asked for (a virtual device, the view, opentrack,
 /// DSU; for receive, `receive.output` names the default output).
 struct OutputOptions: ParsableArguments {
-    @Flag(help: "Print each attitude on standard output (the default when no other output is asked for; --format implies it).")
+    @Flag(
+        help:
+            "Print each attitude on standard output (the default when no other output is asked for; --format implies it)."
+    )
     var print = false
 
-    @Option(help: "Print format: text (degrees) or jsonl (radians; keys sender, stream, seq, time, roll, pitch, yaw, buttons). Default: receive.format, text.")
+    @Option(
+        help:
+            "Print format: text (degrees) or jsonl (radians; keys sender, stream, seq, time, roll, pitch, yaw, buttons). Default: receive.format, text."
+    )
     var format: PrintFormat?
 
-    @Option(help: "Drive a virtual input device (receive: one per sender): pointer (gyro mouse), joystick (absolute pose) or spacemouse (6-DoF rates for spacenavd).")
+    @Option(
+        help:
+            "Drive a virtual input device (receive: one per sender): pointer (gyro mouse), joystick (absolute pose) or spacemouse (6-DoF rates for spacenavd)."
+    )
     var uinput: UinputMode?
 
     @Option(
@@ -72,7 +81,8 @@ struct OutputOptions: ParsableArguments {
         let others = request.uinput != nil || built.view != nil || built.opentrack != nil || request.otherOutputs
         built.device = request.uinput.map { UinputOutput(mode: $0, mapping: request.mapping, diagnostics: diagnostics) }
         // An explicit --format asks for printing too.
-        built.printer = print || format != nil || (request.printsByDefault && !others) ? PrintOutput(format: request.format) : nil
+        built.printer =
+            print || format != nil || (request.printsByDefault && !others) ? PrintOutput(format: request.format) : nil
         if let device = built.device {
             built.all.append(request.wrap(device, .device))
             built.names.append("virtual \(device.mode.rawValue)")

@@ -19,7 +19,10 @@ extension Mouse3D {
                 picks up new pairings and revocations at once.
                 """)
 
-        @Argument(help: "On the sender: the receiver's host, HOST[:PORT] (PORT is its pairing port, default \(StreamDefaults.pairingPort)).")
+        @Argument(
+            help:
+                "On the sender: the receiver's host, HOST[:PORT] (PORT is its pairing port, default \(StreamDefaults.pairingPort))."
+        )
         var host: String?
 
         @Argument(help: "On the sender: the code the receiver shows.")
@@ -28,24 +31,41 @@ extension Mouse3D {
         @Flag(help: "List paired peers (senders this receiver accepts, receivers this sender streams to).")
         var list = false
 
-        @Option(help: "Revoke a pairing by name or fingerprint; a running receiver refuses that sender at once. 'phone' forgets the phone remembered with --phone-remember (its bookmark stops working).")
+        @Option(
+            help:
+                "Revoke a pairing by name or fingerprint; a running receiver refuses that sender at once. 'phone' forgets the phone remembered with --phone-remember (its bookmark stops working)."
+        )
         var revoke: String?
 
-        @Option(help: "On the receiver: where to wait for the sender, [ADDR]:PORT (default 0.0.0.0 on network.pairing_port, \(StreamDefaults.pairingPort)).")
+        @Option(
+            help:
+                "On the receiver: where to wait for the sender, [ADDR]:PORT (default 0.0.0.0 on network.pairing_port, \(StreamDefaults.pairingPort))."
+        )
         var listen: String?
 
-        @Option(help: "On the receiver: the port `mouse3d receive` listens on, told to the sender (default network.port, \(StreamDefaults.port)).")
+        @Option(
+            help:
+                "On the receiver: the port `mouse3d receive` listens on, told to the sender (default network.port, \(StreamDefaults.port))."
+        )
         var streamPort: UInt16?
 
         @Option(help: "On the receiver: seconds to wait for the sender.")
         var timeout: Double = 120
 
         func validate() throws {
-            if (host == nil) != (code == nil) { throw ValidationError("On the sender give both the receiver's host and the code: mouse3d pair HOST CODE.") }
-            if let code, PairingCode(parsing: code) == nil { throw ValidationError("The code is 8 digits, as shown by `mouse3d pair` on the receiver (for example 1234-5678).") }
+            if (host == nil) != (code == nil) {
+                throw ValidationError(
+                    "On the sender give both the receiver's host and the code: mouse3d pair HOST CODE.")
+            }
+            if let code, PairingCode(parsing: code) == nil {
+                throw ValidationError(
+                    "The code is 8 digits, as shown by `mouse3d pair` on the receiver (for example 1234-5678).")
+            }
             if list || revoke != nil, host != nil { throw ValidationError("--list and --revoke take no host or code.") }
             if list && revoke != nil { throw ValidationError("Choose --list or --revoke, not both.") }
-            guard timeout > 0 && timeout <= 3600 else { throw ValidationError("--timeout must be between 0 and 3600 seconds.") }
+            guard timeout > 0 && timeout <= 3600 else {
+                throw ValidationError("--timeout must be between 0 and 3600 seconds.")
+            }
         }
 
         func run() throws {
@@ -56,8 +76,10 @@ extension Mouse3D {
             let pairingPort = UInt16(configuration.integer("network.pairing_port"))
             let identity = try loadIdentity(base: base, say: { print($0) })
             if let host, let code, let parsed = PairingCode(parsing: code) {
-                let peer = try pairWithReceiver(host: host, code: parsed, identity: identity, base: base, pairingPort: pairingPort)
-                print("paired with receiver '\(peer.name)' (fingerprint \(peer.fingerprint)) at \(peer.address ?? host)")
+                let peer = try pairWithReceiver(
+                    host: host, code: parsed, identity: identity, base: base, pairingPort: pairingPort)
+                print(
+                    "paired with receiver '\(peer.name)' (fingerprint \(peer.fingerprint)) at \(peer.address ?? host)")
                 print("stream to it with: mouse3d send --to \(peer.address ?? host)")
             } else {
                 try waitForSender(
@@ -74,7 +96,9 @@ extension Mouse3D {
                 print(line)
                 StandardOutput.flush()
             }
-            print("paired with sender '\(peer.name)' (fingerprint \(peer.fingerprint)); a running `mouse3d receive` accepts it now")
+            print(
+                "paired with sender '\(peer.name)' (fingerprint \(peer.fingerprint)); a running `mouse3d receive` accepts it now"
+            )
         }
 
         func listPeers(base: String) throws {
@@ -84,7 +108,9 @@ extension Mouse3D {
                 print(role == .sender ? "senders this machine accepts:" : "receivers this machine streams to:")
                 if peers.isEmpty { print("  none") }
                 for p in peers {
-                    print("  \(p.fingerprint)  '\(p.name)'\(p.address.map { " at \($0)" } ?? "")  paired \(p.pairedAt), epoch \(p.epoch)")
+                    print(
+                        "  \(p.fingerprint)  '\(p.name)'\(p.address.map { " at \($0)" } ?? "")  paired \(p.pairedAt), epoch \(p.epoch)"
+                    )
                 }
             }
         }
@@ -92,19 +118,21 @@ extension Mouse3D {
         func revokePeers(_ selector: String, base: String) throws {
             if selector == "phone" {
                 guard try PhoneSetup.forgetRememberedPhone(configurationDirectory: base) else {
-                    throw CommandFailure("no phone is remembered here (run --source phone --phone-remember remembers one)")
+                    throw CommandFailure(
+                        "no phone is remembered here (run --source phone --phone-remember remembers one)")
                 }
-                return print("forgot the remembered phone: its URL no longer works; the next run --source phone shows a new one")
+                return print(
+                    "forgot the remembered phone: its URL no longer works; the next run --source phone shows a new one")
             }
             var removed: [PairedPeer] = []
             for role in [PairedPeer.Role.sender, .receiver] {
                 removed += try PeerStore(base: base, role: role).revoke(selector)
             }
             guard !removed.isEmpty else {
-                throw CommandFailure("no paired peer is named '\(selector)' or has that fingerprint; see `mouse3d pair --list`")
+                throw CommandFailure(
+                    "no paired peer is named '\(selector)' or has that fingerprint; see `mouse3d pair --list`")
             }
             for p in removed { print("revoked \(p.role.rawValue) '\(p.name)' (\(p.fingerprint))") }
         }
     }
 }
-

@@ -26,7 +26,9 @@ extension Mouse3D {
         var probes: Int = 5
 
         func validate() throws {
-            guard timeout.isFinite && timeout >= 0 && timeout <= 60 else { throw ValidationError("--timeout must be between 0 and 60 seconds.") }
+            guard timeout.isFinite && timeout >= 0 && timeout <= 60 else {
+                throw ValidationError("--timeout must be between 0 and 60 seconds.")
+            }
             guard (0...100).contains(probes) else { throw ValidationError("--probes must be between 0 and 100.") }
         }
 
@@ -52,16 +54,24 @@ extension Mouse3D {
             for problem in problems { StandardError.write("mouse3d: \(problem)\n") }
             let (directory, foundAfter) = browseReceivers(seconds: timeout, fallback: "listing paired receivers only")
             var rows = directory.receivers.map { r in
-                Row(name: r.announcement.name, instance: r.instance, hostName: r.hostName, addresses: r.addresses,
-                    fingerprint: r.announcement.fingerprint, paired: paired.first { $0.fingerprint == r.announcement.fingerprint },
-                    wire: r.announcement.wire, outputs: r.announcement.outputs, foundAfterMilliseconds: foundAfter[r.instance])
+                Row(
+                    name: r.announcement.name, instance: r.instance, hostName: r.hostName, addresses: r.addresses,
+                    fingerprint: r.announcement.fingerprint,
+                    paired: paired.first { $0.fingerprint == r.announcement.fingerprint },
+                    wire: r.announcement.wire, outputs: r.announcement.outputs,
+                    foundAfterMilliseconds: foundAfter[r.instance])
             }
             let port = UInt16(configuration.integer("network.port"))
             for peer in paired where !rows.contains(where: { $0.fingerprint == peer.fingerprint }) {
                 let stored = peer.address.flatMap { try? SocketAddress.resolve($0, defaultPort: port, passive: false) }
-                rows.append(Row(name: peer.name, addresses: stored.map { [$0] } ?? [], fingerprint: peer.fingerprint, paired: peer, outputs: []))
+                rows.append(
+                    Row(
+                        name: peer.name, addresses: stored.map { [$0] } ?? [], fingerprint: peer.fingerprint,
+                        paired: peer, outputs: []))
             }
-            if probes > 0, rows.contains(where: { $0.paired != nil && !$0.addresses.isEmpty }), FileSystem.fileExists(PeerIdentity.path(in: base)) {
+            if probes > 0, rows.contains(where: { $0.paired != nil && !$0.addresses.isEmpty }),
+                FileSystem.fileExists(PeerIdentity.path(in: base))
+            {
                 let identity = try loadIdentity(base: base, say: { _ in })
                 try measure(&rows, senderID: identity.id)
             }
@@ -70,14 +80,20 @@ extension Mouse3D {
                 return
             }
             guard !rows.isEmpty else {
-                print("No mouse3d receivers found, and none paired. On the receiving machine run `mouse3d receive` "
-                    + "(it announces itself), then pair: `mouse3d pair` there, `mouse3d pair HOST CODE` here.")
+                print(
+                    "No mouse3d receivers found, and none paired. On the receiving machine run `mouse3d receive` "
+                        + "(it announces itself), then pair: `mouse3d pair` there, `mouse3d pair HOST CODE` here.")
                 return
             }
             for row in rows {
-                let state = row.paired.map { "paired as '\($0.name)'" } ?? (row.wire == "sealed" ? "not paired" : "unauthenticated (\(row.wire ?? "?"))")
-                let place = row.addresses.isEmpty ? "no address" : row.addresses.map(\.description).joined(separator: ", ")
-                print("\(row.name)  \(place)  \(state)" + (row.instance == nil ? "  (not seen on the network; stored address)" : ""))
+                let state =
+                    row.paired.map { "paired as '\($0.name)'" }
+                    ?? (row.wire == "sealed" ? "not paired" : "unauthenticated (\(row.wire ?? "?"))")
+                let place =
+                    row.addresses.isEmpty ? "no address" : row.addresses.map(\.description).joined(separator: ", ")
+                print(
+                    "\(row.name)  \(place)  \(state)"
+                        + (row.instance == nil ? "  (not seen on the network; stored address)" : ""))
                 var details: [String] = []
                 if !row.fingerprint.isEmpty { details.append("fingerprint \(row.fingerprint)") }
                 if !row.outputs.isEmpty { details.append("outputs \(row.outputs.joined(separator: ","))") }
@@ -104,7 +120,8 @@ extension Mouse3D {
             let s = JSONText.string
             var link = "null"
             if let q = row.link {
-                link = "{\"rtt_ms\":\(q.medianRoundTrip.map { "\(Double($0) / 1e6)" } ?? "null"),"
+                link =
+                    "{\"rtt_ms\":\(q.medianRoundTrip.map { "\(Double($0) / 1e6)" } ?? "null"),"
                     + "\"jitter_ms\":\(q.roundTripJitter.map { "\(Double($0) / 1e6)" } ?? "null"),\"loss\":\(q.probeLoss.map { "\($0)" } ?? "null"),"
                     + "\"probes\":\(q.sent),\"replies\":\(q.answered),\"frames_accepted\":\(q.framesAccepted.map { "\($0)" } ?? "null")}"
             }

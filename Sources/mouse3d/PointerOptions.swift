@@ -13,7 +13,10 @@ struct PointerOptions: ParsableArguments {
     @Option(help: "The screen's width in pixels, for --screen-turn (default 1920).")
     var screenWidth: Double?
 
-    @Option(help: "Which turns move the pointer: local (the controller's own axes), player (sideways about gravity whatever the grip) or world (default).")
+    @Option(
+        help:
+            "Which turns move the pointer: local (the controller's own axes), player (sideways about gravity whatever the grip) or world (default)."
+    )
     var gyroSpace: GyroSpace?
 
     @Option(help: "Below this speed (°/s) motion is scaled down in proportion, to hide tremor (0: off).")
@@ -36,24 +39,35 @@ struct PointerOptions: ParsableArguments {
 
     func validate() throws {
         if let acceleration, PointerOptions.curve(acceleration) == nil {
-            throw ValidationError("--acceleration must be LOW:HIGH:FACTOR with 0 <= LOW < HIGH and FACTOR > 0, e.g. 20:200:3.")
+            throw ValidationError(
+                "--acceleration must be LOW:HIGH:FACTOR with 0 <= LOW < HIGH and FACTOR > 0, e.g. 20:200:3.")
         }
     }
 
     func addFlags(to layer: inout ConfigurationLayer) throws {
-        if let sensitivity { try layer.set("pointer.sensitivity", .number(sensitivity), origin: .flag("--sensitivity")) }
+        if let sensitivity {
+            try layer.set("pointer.sensitivity", .number(sensitivity), origin: .flag("--sensitivity"))
+        }
         if let screenTurn { try layer.set("pointer.screen_turn", .number(screenTurn), origin: .flag("--screen-turn")) }
-        if let screenWidth { try layer.set("pointer.screen_width", .number(screenWidth), origin: .flag("--screen-width")) }
-        if let gyroSpace { try layer.set("pointer.gyro_space", .text(gyroSpace.rawValue), origin: .flag("--gyro-space")) }
+        if let screenWidth {
+            try layer.set("pointer.screen_width", .number(screenWidth), origin: .flag("--screen-width"))
+        }
+        if let gyroSpace {
+            try layer.set("pointer.gyro_space", .text(gyroSpace.rawValue), origin: .flag("--gyro-space"))
+        }
         if let tightening { try layer.set("pointer.tightening", .number(tightening), origin: .flag("--tightening")) }
         if let smoothing { try layer.set("pointer.smoothing", .number(smoothing), origin: .flag("--smoothing")) }
-        if let acceleration { try layer.set("pointer.acceleration", .text(acceleration), origin: .flag("--acceleration")) }
+        if let acceleration {
+            try layer.set("pointer.acceleration", .text(acceleration), origin: .flag("--acceleration"))
+        }
         if let invertX { try layer.set("pointer.invert_x", .boolean(invertX), origin: .flag("--[no-]invert-x")) }
         if let invertY { try layer.set("pointer.invert_y", .boolean(invertY), origin: .flag("--[no-]invert-y")) }
         if let swapAxes { try layer.set("pointer.swap_axes", .boolean(swapAxes), origin: .flag("--[no-]swap-axes")) }
     }
 
-    static func curve(_ text: String) -> (low: Double, high: Double, factor: Double)? { PointerMapping.accelerationCurve(text) }
+    static func curve(_ text: String) -> (low: Double, high: Double, factor: Double)? {
+        PointerMapping.accelerationCurve(text)
+    }
 
     /// The pointer mapping of a configuration (an acceleration curve that does not parse is an
     /// error naming where it was set).
@@ -66,7 +80,9 @@ struct PointerOptions: ParsableArguments {
         m.smoothingDegreesPerSecond = c.number("pointer.smoothing")
         if let text = c.text("pointer.acceleration") {
             guard let curve = curve(text) else {
-                throw CommandFailure("\(c.invalid("pointer.acceleration", "'\(text)' is not LOW:HIGH:FACTOR with 0 <= LOW < HIGH and FACTOR > 0"))")
+                throw CommandFailure(
+                    "\(c.invalid("pointer.acceleration", "'\(text)' is not LOW:HIGH:FACTOR with 0 <= LOW < HIGH and FACTOR > 0"))"
+                )
             }
             m.accelerationLowDegreesPerSecond = curve.low
             m.accelerationHighDegreesPerSecond = curve.high

@@ -19,26 +19,38 @@ extension Mouse3D {
                 A summary goes to standard error at the end (SIGINT or SIGTERM).
                 """)
 
-        @Option(help: "Address to listen on, [ADDR]:PORT (default 0.0.0.0:\(StreamDefaults.port); with --insecure or --raw 127.0.0.1:\(StreamDefaults.port)).")
+        @Option(
+            help:
+                "Address to listen on, [ADDR]:PORT (default 0.0.0.0:\(StreamDefaults.port); with --insecure or --raw 127.0.0.1:\(StreamDefaults.port))."
+        )
         var listen: String?
 
         @OptionGroup var outputs: OutputOptions
 
-        @Flag(inversion: .prefixedNo, help: "Print per-sender statistics to standard error once a second (default: receive.stats, off).")
+        @Flag(
+            inversion: .prefixedNo,
+            help: "Print per-sender statistics to standard error once a second (default: receive.stats, off).")
         var stats: Bool?
 
-        @Flag(help: "Accept bare 12-byte frames (roll, pitch, yaw) from anyone instead of sealed datagrams (unauthenticated).")
+        @Flag(
+            help:
+                "Accept bare 12-byte frames (roll, pitch, yaw) from anyone instead of sealed datagrams (unauthenticated)."
+        )
         var raw = false
 
         @Flag(help: "Accept plain, unauthenticated datagrams from anyone instead of sealed ones from paired senders.")
         var insecure = false
 
-        @Flag(help: "Measure the latency from each frame's send call to its output (same machine only) and report it at the end.")
+        @Flag(
+            help:
+                "Measure the latency from each frame's send call to its output (same machine only) and report it at the end."
+        )
         var latency = false
 
-        @Option(help: ArgumentHelp(
-            "Predict through gaps in a sender's frames: carry the attitude on at its last angular velocity for at most MS milliseconds (1–250) for --uinput and --opentrack (off by default).",
-            valueName: "MS"))
+        @Option(
+            help: ArgumentHelp(
+                "Predict through gaps in a sender's frames: carry the attitude on at its last angular velocity for at most MS milliseconds (1–250) for --uinput and --opentrack (off by default).",
+                valueName: "MS"))
         var extrapolate: Int?
 
         @Flag(help: "Print nothing on standard error but errors.")
@@ -46,9 +58,13 @@ extension Mouse3D {
 
         func validate() throws {
             if let extrapolate, !(1...250).contains(extrapolate) {
-                throw ValidationError("--extrapolate takes 1 to 250 ms: longer than a frame gap, shorter than the 500 ms after which a sender counts as lost.")
+                throw ValidationError(
+                    "--extrapolate takes 1 to 250 ms: longer than a frame gap, shorter than the 500 ms after which a sender counts as lost."
+                )
             }
-            if raw && insecure { throw ValidationError("Choose --raw (bare frames) or --insecure (plain datagrams), not both.") }
+            if raw && insecure {
+                throw ValidationError("Choose --raw (bare frames) or --insecure (plain datagrams), not both.")
+            }
         }
 
         /// What is accepted.
@@ -60,14 +76,17 @@ extension Mouse3D {
             try EffectiveConfiguration.flags {
                 try outputs.addFlags(to: &flags)
                 if let stats { try flags.set("receive.stats", .boolean(stats), origin: .flag("--[no-]stats")) }
-                if let uinput = outputs.uinput { try flags.set("receive.output", .text(uinput.rawValue), origin: .flag("--uinput")) }
+                if let uinput = outputs.uinput {
+                    try flags.set("receive.output", .text(uinput.rawValue), origin: .flag("--uinput"))
+                }
             }
             var configuration = try EffectiveConfiguration.load(flags: flags)
             var settings = try ReceiveSettings(configuration, printFlag: outputs.print, uinputFlag: outputs.uinput)
             let address: SocketAddress
             let port = UInt16(configuration.integer("network.port"))
             // Unauthenticated modes listen on loopback unless an address is given (by flag or in a file).
-            let configuredListen = configuration.origin("receive.listen") == .builtIn && wireFormat != .sealed
+            let configuredListen =
+                configuration.origin("receive.listen") == .builtIn && wireFormat != .sealed
                 ? "127.0.0.1" : (configuration.text("receive.listen") ?? "0.0.0.0")
             let listenText = listen ?? SocketAddress.text(host: configuredListen, port: port)
             do {
@@ -79,7 +98,9 @@ extension Mouse3D {
             // not start, announce itself and fail hours later at its first frame.
             if settings.uinput != nil { try UinputOutput.checkAccess() }
             let diagnostics = Diagnostics(quiet: quiet)
-            let pairings = wireFormat == .sealed ? try ReceiverPairings(base: FileSystem.userConfigurationDirectory, diagnostics: diagnostics) : nil
+            let pairings =
+                wireFormat == .sealed
+                ? try ReceiverPairings(base: FileSystem.userConfigurationDirectory, diagnostics: diagnostics) : nil
             let receiver: AttitudeReceiver
             do {
                 receiver = try AttitudeReceiver(listeningOn: address, format: wireFormat, opener: pairings?.opener)
@@ -90,16 +111,19 @@ extension Mouse3D {
             case .sealed:
                 diagnostics.say("listening on \(receiver.localAddress) for sealed frames from paired senders")
             case .datagram, .raw:
-                diagnostics.say("listening on \(receiver.localAddress) for \(raw ? "raw 12-byte frames" : "plain datagrams")")
-                diagnostics.say("warning: --\(raw ? "raw" : "insecure"): frames are not authenticated; anyone who can reach "
-                    + "\(receiver.localAddress)\(receiver.localAddress.isLoopback ? " (any local user)" : "") can send it frames"
-                    + (settings.uinput == nil ? "" : ", and so move your pointer and click"))
+                diagnostics.say(
+                    "listening on \(receiver.localAddress) for \(raw ? "raw 12-byte frames" : "plain datagrams")")
+                diagnostics.say(
+                    "warning: --\(raw ? "raw" : "insecure"): frames are not authenticated; anyone who can reach "
+                        + "\(receiver.localAddress)\(receiver.localAddress.isLoopback ? " (any local user)" : "") can send it frames"
+                        + (settings.uinput == nil ? "" : ", and so move your pointer and click"))
             }
             // The pipeline: received frames → printed lines and/or one virtual device per sender, with
             // prediction through gaps for the outputs that drive something (not printing, not the view).
             let built = try outputs.assemble(
                 .init(
-                    uinput: settings.uinput, printsByDefault: settings.print, format: settings.format, mapping: settings.mapping,
+                    uinput: settings.uinput, printsByDefault: settings.print, format: settings.format,
+                    mapping: settings.mapping,
                     showsLatency: latency,
                     wrap: { output, kind in
                         guard let extrapolate, kind == .device || kind == .opentrack else { return output }
@@ -109,15 +133,21 @@ extension Mouse3D {
             if let opentrack = built.opentrack { diagnostics.say("sending poses to opentrack at \(opentrack.address)") }
             if let viewServer = built.view { diagnostics.say("view at \(viewServer.url)") }
             // Announced once the outputs are known (what is printed follows the outputs asked for).
-            let announcer = configuration.boolean("network.discovery")
+            let announcer =
+                configuration.boolean("network.discovery")
                 ? ReceiverAnnouncer(
                     ReceiverAnnouncement(
-                        name: pairings?.identity.name ?? FileSystem.hostName, fingerprint: pairings?.identity.fingerprint ?? "",
-                        wire: wireFormat.announced, outputs: (built.printer != nil ? ["print"] : []) + (built.device.map { [$0.mode.rawValue] } ?? []),
+                        name: pairings?.identity.name ?? FileSystem.hostName,
+                        fingerprint: pairings?.identity.fingerprint ?? "",
+                        wire: wireFormat.announced,
+                        outputs: (built.printer != nil ? ["print"] : [])
+                            + (built.device.map { [$0.mode.rawValue] } ?? []),
                         pairingPort: UInt16(configuration.integer("network.pairing_port"))),
-                    port: receiver.localAddress.port, loopbackOnly: receiver.localAddress.isLoopback, diagnostics: diagnostics)
+                    port: receiver.localAddress.port, loopbackOnly: receiver.localAddress.isLoopback,
+                    diagnostics: diagnostics)
                 : nil
-            let printer = built.printer, devices = built.device
+            let printer = built.printer
+            let devices = built.device
             let reception = StreamReception(
                 receiver: receiver, pairings: pairings, outputs: AttitudePipeline(outputs: built.all),
                 printsStatistics: settings.stats, measuresLatency: latency, diagnostics: diagnostics)
@@ -145,7 +175,10 @@ extension Mouse3D.Receive {
     /// On SIGHUP: rereads the configuration; if it loads, the pointer settings, print format and
     /// statistics switch to it at once (the listening address, port and output mode at the next
     /// start); if not, the running configuration stays and the problem is reported.
-    func reload(_ configuration: inout Configuration, _ settings: inout ReceiveSettings, flags: ConfigurationLayer, diagnostics: Diagnostics) {
+    func reload(
+        _ configuration: inout Configuration, _ settings: inout ReceiveSettings, flags: ConfigurationLayer,
+        diagnostics: Diagnostics
+    ) {
         let next: Configuration
         let nextSettings: ReceiveSettings
         do {
@@ -157,15 +190,19 @@ extension Mouse3D.Receive {
         }
         let changed = zip(configuration.listing, next.listing).filter { $0 != $1 }.map(\.1)
         var later: [String] = []
-        if nextSettings.uinput != settings.uinput || nextSettings.print != settings.print { later.append("receive.output") }
+        if nextSettings.uinput != settings.uinput || nextSettings.print != settings.print {
+            later.append("receive.output")
+        }
         for key in ["network.port", "receive.listen"] where next[key] != configuration[key] { later.append(key) }
         settings.mapping = nextSettings.mapping
         settings.format = nextSettings.format
         settings.stats = nextSettings.stats
         configuration = next
-        diagnostics.say(changed.isEmpty ? "SIGHUP: configuration reread, nothing changed"
-            : "SIGHUP: configuration reloaded: " + changed.joined(separator: "; ")
-                + (later.isEmpty ? "" : " (\(later.joined(separator: ", ")) at the next start)"))
+        diagnostics.say(
+            changed.isEmpty
+                ? "SIGHUP: configuration reread, nothing changed"
+                : "SIGHUP: configuration reloaded: " + changed.joined(separator: "; ")
+                    + (later.isEmpty ? "" : " (\(later.joined(separator: ", ")) at the next start)"))
     }
 }
 

@@ -25,8 +25,12 @@ extension Mouse3D {
         @OptionGroup var live: LiveSourceOptions
 
         func validate() throws {
-            if case .replay = source { throw ValidationError("record reads live sensors; a replay:LOG source is already a log.") }
-            if let duration, !(duration.isFinite && duration > 0) { throw ValidationError("--duration must be a positive number of seconds.") }
+            if case .replay = source {
+                throw ValidationError("record reads live sensors; a replay:LOG source is already a log.")
+            }
+            if let duration, !(duration.isFinite && duration > 0) {
+                throw ValidationError("--duration must be a positive number of seconds.")
+            }
         }
 
         func run() throws {
@@ -38,9 +42,11 @@ extension Mouse3D {
             let follower: MotionSampleSource
             switch source {
             case .live(let request):
-                follower = try LiveSourceOptions.follow(request, configuration: &configuration, watchingButtons: { _ in [] }, diagnostics: diagnostics)
+                follower = try LiveSourceOptions.follow(
+                    request, configuration: &configuration, watchingButtons: { _ in [] }, diagnostics: diagnostics)
             case .phone(let address, let port):
-                follower = try MotionSourceOptions.openPhone(address: address, port: port, remember: false, diagnostics: diagnostics)
+                follower = try MotionSourceOptions.openPhone(
+                    address: address, port: port, remember: false, diagnostics: diagnostics)
             case .replay: return  // refused in validate()
             }
             let writer: MotionLogRecorder
@@ -57,8 +63,10 @@ extension Mouse3D {
             var nextUpdate = started
             _ = events.timer(deadline: { nextUpdate }) { now in
                 let elapsed = Double(now - started) * 1e-9
-                progress.update("recording: \(fixed(elapsed, 1)) s" + (duration.map { " of \(fixed($0, 0)) s" } ?? " (Ctrl-C stops)")
-                    + ", \(writer.count) samples", now: now)
+                progress.update(
+                    "recording: \(fixed(elapsed, 1)) s"
+                        + (duration.map { " of \(fixed($0, 0)) s" } ?? " (Ctrl-C stops)")
+                        + ", \(writer.count) samples", now: now)
                 nextUpdate = now + 200_000_000
             }
             defer { progress.finish() }

@@ -20,7 +20,10 @@ extension Mouse3D {
         @Option(help: "Output format: table (degrees, readable), csv or jsonl (radians).")
         var output: ReplayOutputFormat = .table
 
-        @Flag(help: "With --output csv: add the filter's state (rest, accelerometer rejected, gyroscope bias in rad/s) to each row.")
+        @Flag(
+            help:
+                "With --output csv: add the filter's state (rest, accelerometer rejected, gyroscope bias in rad/s) to each row."
+        )
         var state = false
 
         @OptionGroup var filter: FilterOptions
@@ -39,7 +42,8 @@ extension Mouse3D {
                 var row = output.row(time: sample.timestampNanoseconds, attitude: estimator.attitude)
                 if state {
                     let b = estimator.gyroBiasRadiansPerSecond
-                    row += ",\(estimator.accelerometerTimeConstantSeconds),\(estimator.isAtRest ? 1 : 0),\(estimator.isRejectingAccelerometer ? 1 : 0),\(b.x),\(b.y),\(b.z)"
+                    row +=
+                        ",\(estimator.accelerometerTimeConstantSeconds),\(estimator.isAtRest ? 1 : 0),\(estimator.isRejectingAccelerometer ? 1 : 0),\(b.x),\(b.y),\(b.z)"
                 }
                 try out.writeLine(row)
             }
@@ -67,7 +71,8 @@ enum ReplayOutputFormat: String, ExpressibleByArgument, CaseIterable {
         let t = MotionLogWriter.formatSeconds(nanoseconds)
         switch self {
         case .csv:
-            return "\(t),\(q.w),\(q.x),\(q.y),\(q.z),\(attitude.rollRadians),\(attitude.pitchRadians),\(attitude.yawRadians)"
+            return
+                "\(t),\(q.w),\(q.x),\(q.y),\(q.z),\(attitude.rollRadians),\(attitude.pitchRadians),\(attitude.yawRadians)"
         case .jsonl:
             return "{\"t\":\(t),\"qw\":\(q.w),\"qx\":\(q.x),\"qy\":\(q.y),\"qz\":\(q.z),"
                 + "\"roll\":\(attitude.rollRadians),\"pitch\":\(attitude.pitchRadians),\"yaw\":\(attitude.yawRadians)}"

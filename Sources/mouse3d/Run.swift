@@ -44,10 +44,13 @@ extension Mouse3D {
             }
             var configuration = try EffectiveConfiguration.load(flags: flags)
             let source = try MotionSourceOptions.chosenSource(configuration)
-            if outputs.uinput != nil { try UinputOutput.checkAccess() }  // before the source is opened or anything listens
+            // before the source is opened or anything listens
+            if outputs.uinput != nil { try UinputOutput.checkAccess() }
 
             // The pipeline: source → fusion → printed lines and/or a virtual device.
-            let opened = try motion.open(source, configuration: &configuration, diagnostics: diagnostics, extraButtons: dsu.buttonCodes, axes: dsu.axisCodes)
+            let opened = try motion.open(
+                source, configuration: &configuration, diagnostics: diagnostics, extraButtons: dsu.buttonCodes,
+                axes: dsu.axisCodes)
             let dsuServer = try dsu.start(device: opened.calibrationKey, diagnostics: diagnostics)
             var recenter: () -> Void = {}
             let rate = MotionSourceOptions.rate(configuration)
@@ -66,14 +69,20 @@ extension Mouse3D {
             recenter = { [unowned pipeline] in pipeline.recenter(because: "the view's button") }
             MotionSourceOptions.storeCalibrations(of: pipeline, diagnostics: diagnostics)
             defer { pipeline.outputs.finish() }  // devices at rest on every way out
-            events.onReload = { diagnostics.say("SIGHUP: run keeps the settings it started with; restart it to apply changes") }
+            events.onReload = {
+                diagnostics.say("SIGHUP: run keeps the settings it started with; restart it to apply changes")
+            }
             let named = built.names + (dsuServer.map { ["DSU at \($0.localAddress)"] } ?? [])
-            let listed = named.count <= 1 ? named.joined() : named.dropLast().joined(separator: ", ") + " and " + named.last!
-            let pacing = rate.map { r in
-                "; " + (dsuServer == nil ? "updates" : "updates other than DSU's (every sample)") + " at \(fixed(r, r < 10 ? 1 : 0)) Hz"
-            } ?? ""
+            let listed =
+                named.count <= 1 ? named.joined() : named.dropLast().joined(separator: ", ") + " and " + named.last!
+            let pacing =
+                rate.map { r in
+                    "; " + (dsuServer == nil ? "updates" : "updates other than DSU's (every sample)")
+                        + " at \(fixed(r, r < 10 ? 1 : 0)) Hz"
+                } ?? ""
             diagnostics.say("running \(opened.summary) → \(listed)\(pacing); \(fusion.calibration)")
-            if let viewServer = built.view { diagnostics.say("view at \(viewServer.url)") }  // a line of its own, for scripts to read
+            // a line of its own, for scripts to read
+            if let viewServer = built.view { diagnostics.say("view at \(viewServer.url)") }
             pipeline.start(on: events)
             built.view?.attach(to: events)
             dsuServer?.attach(to: events)

@@ -19,13 +19,20 @@ extension Mouse3D {
                 goes away does not stop the stream. SIGINT or SIGTERM ends it cleanly.
                 """)
 
-        @Option(name: .customLong("to"), help: "A receiver, HOST[:PORT], [IPv6][:PORT] or a paired receiver's name; repeat for up to 8 (default port \(StreamDefaults.port); default: every paired receiver).")
+        @Option(
+            name: .customLong("to"),
+            help:
+                "A receiver, HOST[:PORT], [IPv6][:PORT] or a paired receiver's name; repeat for up to 8 (default port \(StreamDefaults.port); default: every paired receiver)."
+        )
         var peers: [String] = []
 
         @Option(help: "Pair with the --to receiver first, using the code its `mouse3d pair` shows.")
         var pair: String?
 
-        @Flag(help: "Find paired receivers on the local network (DNS-SD through Avahi) and follow them as they move or restart (the default without --to, unless network.discovery is off).")
+        @Flag(
+            help:
+                "Find paired receivers on the local network (DNS-SD through Avahi) and follow them as they move or restart (the default without --to, unless network.discovery is off)."
+        )
         var discover = false
 
         @Argument(help: "With --discover: stream only to the paired receiver of this name (or fingerprint).")
@@ -55,17 +62,38 @@ extension Mouse3D {
 
         func validate() throws {
             try motion.validate(buttons: buttons)
-            if raw && insecure { throw ValidationError("Choose --raw (bare frames) or --insecure (plain datagrams), not both.") }
-            if name != nil && !discover { throw ValidationError("A receiver name as an argument goes with --discover (mouse3d send --discover NAME); or give it with --to NAME.") }
-            if discover && !peers.isEmpty { throw ValidationError("--discover finds receivers by itself; it does not go with --to.") }
-            if discover && wireFormat != .sealed { throw ValidationError("--discover finds paired receivers, which take sealed frames; it does not go with --raw or --insecure.") }
+            if raw && insecure {
+                throw ValidationError("Choose --raw (bare frames) or --insecure (plain datagrams), not both.")
+            }
+            if name != nil && !discover {
+                throw ValidationError(
+                    "A receiver name as an argument goes with --discover (mouse3d send --discover NAME); or give it with --to NAME."
+                )
+            }
+            if discover && !peers.isEmpty {
+                throw ValidationError("--discover finds receivers by itself; it does not go with --to.")
+            }
+            if discover && wireFormat != .sealed {
+                throw ValidationError(
+                    "--discover finds paired receivers, which take sealed frames; it does not go with --raw or --insecure."
+                )
+            }
             if let pair {
-                guard wireFormat == .sealed else { throw ValidationError("--pair makes a pairing for sealed frames; it does not go with --raw or --insecure.") }
-                guard peers.count == 1 else { throw ValidationError("--pair needs exactly one receiver: --to HOST --pair CODE.") }
-                guard PairingCode(parsing: pair) != nil else { throw ValidationError("The code is 8 digits, as shown by `mouse3d pair` on the receiver (for example 1234-5678).") }
+                guard wireFormat == .sealed else {
+                    throw ValidationError(
+                        "--pair makes a pairing for sealed frames; it does not go with --raw or --insecure.")
+                }
+                guard peers.count == 1 else {
+                    throw ValidationError("--pair needs exactly one receiver: --to HOST --pair CODE.")
+                }
+                guard PairingCode(parsing: pair) != nil else {
+                    throw ValidationError(
+                        "The code is 8 digits, as shown by `mouse3d pair` on the receiver (for example 1234-5678).")
+                }
             }
             guard peers.count <= StreamDefaults.maximumPeers else {
-                throw ValidationError("At most \(StreamDefaults.maximumPeers) receivers (--to) at once; \(peers.count) were given.")
+                throw ValidationError(
+                    "At most \(StreamDefaults.maximumPeers) receivers (--to) at once; \(peers.count) were given.")
             }
         }
 
@@ -81,20 +109,25 @@ extension Mouse3D {
             let source = try MotionSourceOptions.chosenSource(configuration)
             let peers = configuration.textList("send.to")
             guard peers.count <= StreamDefaults.maximumPeers else {
-                throw CommandFailure("At most \(StreamDefaults.maximumPeers) receivers (--to) at once; \(peers.count) were given.")
+                throw CommandFailure(
+                    "At most \(StreamDefaults.maximumPeers) receivers (--to) at once; \(peers.count) were given.")
             }
             guard !peers.isEmpty || wireFormat == .sealed else {
-                throw CommandFailure("Give at least one receiver with --to HOST[:PORT] (or send.to in the configuration).")
+                throw CommandFailure(
+                    "Give at least one receiver with --to HOST[:PORT] (or send.to in the configuration).")
             }
             let port = UInt16(configuration.integer("network.port"))
             let addresses: [SocketAddress]
             var sealers: [DatagramSealer] = []
             var targets: [SealedTargets] = []
-            let discovering = wireFormat == .sealed && peers.isEmpty && (discover || configuration.boolean("network.discovery"))
+            let discovering =
+                wireFormat == .sealed && peers.isEmpty && (discover || configuration.boolean("network.discovery"))
             if wireFormat == .sealed {
                 targets = try SealedTargets.choose(
-                    peers, pairCode: pair.flatMap(PairingCode.init(parsing:)), base: FileSystem.userConfigurationDirectory, defaultPort: port,
-                    pairingPort: UInt16(configuration.integer("network.pairing_port")), discovering: discovering, discoverName: name,
+                    peers, pairCode: pair.flatMap(PairingCode.init(parsing:)),
+                    base: FileSystem.userConfigurationDirectory, defaultPort: port,
+                    pairingPort: UInt16(configuration.integer("network.pairing_port")), discovering: discovering,
+                    discoverName: name,
                     diagnostics: diagnostics)
                 // A receiver without a known address is paused until discovery finds it.
                 addresses = targets.map { $0.address ?? SocketAddress(addressBytes: [127, 0, 0, 1], port: port)! }
@@ -107,25 +140,35 @@ extension Mouse3D {
                         throw CommandFailure("bad receiver address \(error)")
                     }
                 }
-                diagnostics.say("warning: --\(raw ? "raw" : "insecure"): frames are not authenticated; a receiver must accept anyone to take them")
+                diagnostics.say(
+                    "warning: --\(raw ? "raw" : "insecure"): frames are not authenticated; a receiver must accept anyone to take them"
+                )
             }
             let streamer = try AttitudeStreamer(peers: addresses, format: wireFormat, sealers: sealers)
-            let finder = wireFormat == .sealed ? try SenderDiscovery(targets: targets, streamer: streamer, browse: discovering, diagnostics: diagnostics) : nil
-            let kind = switch wireFormat {
-            case .raw: "raw frames"
-            case .datagram: "plain stream \(String(streamer.streamID, radix: 16))"
-            case .sealed: "sealed stream \(String(streamer.streamID, radix: 16))"
-            }
-            let destination = "\(kind) to " + streamer.peers.enumerated().map { i, peer in
-                // "'desk' at 192.0.2.7:24930", "'desk' (to be found)", or a bare address given with --to.
-                guard targets.indices.contains(i) else { return "\(peer.address)" }
-                let who = "'\(targets[i].peer.name)'"
-                return peer.paused ? "\(who) (to be found)" : "\(who) at \(peer.address)"
-            }.joined(separator: ", ")
+            let finder =
+                wireFormat == .sealed
+                ? try SenderDiscovery(
+                    targets: targets, streamer: streamer, browse: discovering, diagnostics: diagnostics) : nil
+            let kind =
+                switch wireFormat {
+                case .raw: "raw frames"
+                case .datagram: "plain stream \(String(streamer.streamID, radix: 16))"
+                case .sealed: "sealed stream \(String(streamer.streamID, radix: 16))"
+                }
+            let destination =
+                "\(kind) to "
+                + streamer.peers.enumerated().map { i, peer in
+                    // "'desk' at 192.0.2.7:24930", "'desk' (to be found)", or a bare address given with --to.
+                    guard targets.indices.contains(i) else { return "\(peer.address)" }
+                    let who = "'\(targets[i].peer.name)'"
+                    return peer.paused ? "\(who) (to be found)" : "\(who) at \(peer.address)"
+                }.joined(separator: ", ")
             let following = discovering && finder?.discovery != nil ? ", following paired receivers on the network" : ""
 
             // The pipeline: source → fusion → the network stream.
-            let opened = try motion.open(source, configuration: &configuration, diagnostics: diagnostics, extraButtons: dsu.buttonCodes, axes: dsu.axisCodes)
+            let opened = try motion.open(
+                source, configuration: &configuration, diagnostics: diagnostics, extraButtons: dsu.buttonCodes,
+                axes: dsu.axisCodes)
             let dsuServer = try dsu.start(device: opened.calibrationKey, diagnostics: diagnostics)
             let fusion = try MotionSourceOptions.fusion(configuration, opened)
             diagnostics.say("sending \(destination) from \(opened.summary)\(following); \(fusion.calibration)")
@@ -139,9 +182,12 @@ extension Mouse3D {
             }
             let pipeline = MotionPipeline(
                 source: opened.source, fusion: fusion.fusion, buttons: opened.buttons?.map ?? GamepadButtonMap(),
-                outputs: AttitudePipeline(outputs: [
-                    paced(StreamerOutput(streamer: streamer, report: diagnostics.say), hertz: MotionSourceOptions.rate(configuration)),
-                ] + (dsuServer.map { [$0] } ?? [])),
+                outputs: AttitudePipeline(
+                    outputs: [
+                        paced(
+                            StreamerOutput(streamer: streamer, report: diagnostics.say),
+                            hertz: MotionSourceOptions.rate(configuration))
+                    ] + (dsuServer.map { [$0] } ?? [])),
                 report: diagnostics.say)
             MotionSourceOptions.storeCalibrations(of: pipeline, diagnostics: diagnostics)
             finder?.attach(to: events)
@@ -158,7 +204,9 @@ extension Mouse3D {
                     continue
                 }
                 let who = targets.indices.contains(i) ? "'\(targets[i].peer.name)' at " : ""
-                diagnostics.say("\(who)\(peer.address): sent \(peer.sent), not delivered \(peer.notDelivered)\(finder?.linkSummary(for: i) ?? "")")
+                diagnostics.say(
+                    "\(who)\(peer.address): sent \(peer.sent), not delivered \(peer.notDelivered)\(finder?.linkSummary(for: i) ?? "")"
+                )
             }
         }
     }
@@ -176,12 +224,12 @@ extension Mouse3D.Send {
                 _ = profile
             }
             let changed = zip(running.listing, next.listing).filter { $0 != $1 }.map(\.1)
-            diagnostics.say(changed.isEmpty
-                ? "SIGHUP: configuration reread, nothing changed"
-                : "SIGHUP: changed, effective at the next start of send: " + changed.joined(separator: "; "))
+            diagnostics.say(
+                changed.isEmpty
+                    ? "SIGHUP: configuration reread, nothing changed"
+                    : "SIGHUP: changed, effective at the next start of send: " + changed.joined(separator: "; "))
         } catch {
             diagnostics.say("SIGHUP: configuration not reloaded, the running one stays: \(error)")
         }
     }
 }
-

@@ -40,9 +40,15 @@ extension Mouse3D {
         var accelRange: Double?
 
         func validate() throws {
-            guard rate.isFinite, rate >= 1, rate <= 10_000 else { throw ValidationError("--rate must be 1 to 10000 Hz.") }
-            guard seconds.isFinite, seconds >= 10, seconds <= 3600 else { throw ValidationError("--seconds must be 10 to 3600.") }
-            if let shake, !(shake.isFinite && shake >= 2 && shake <= 16) { throw ValidationError("--shake must be 2 to 16 g.") }
+            guard rate.isFinite, rate >= 1, rate <= 10_000 else {
+                throw ValidationError("--rate must be 1 to 10000 Hz.")
+            }
+            guard seconds.isFinite, seconds >= 10, seconds <= 3600 else {
+                throw ValidationError("--seconds must be 10 to 3600.")
+            }
+            if let shake, !(shake.isFinite && shake >= 2 && shake <= 16) {
+                throw ValidationError("--shake must be 2 to 16 g.")
+            }
             if let accelRange, !(accelRange.isFinite && accelRange >= 2 && accelRange <= 32) {
                 throw ValidationError("--accel-range must be 2 to 32 g.")
             }

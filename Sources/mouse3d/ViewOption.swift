@@ -4,10 +4,14 @@ import Mouse3DView
 
 /// Starts the live view that `--view` names, saying so when it is reachable from other machines.
 /// `onRecenter` (a process that fuses) offers a recenter button on a loopback view.
-func startView(_ spec: ViewAddress, diagnostics: Diagnostics, onRecenter: (() throws -> Void)? = nil) throws -> ViewServer {
+func startView(_ spec: ViewAddress, diagnostics: Diagnostics, onRecenter: (() throws -> Void)? = nil) throws
+    -> ViewServer
+{
     let (address, port) = (spec.address, spec.port)
     if !ViewAccessPolicy.isLoopback(address) {
-        diagnostics.say("warning: --view on \(address): anyone who can reach that address and has the URL's token sees your motion (the view is read-only, plain HTTP)")
+        diagnostics.say(
+            "warning: --view on \(address): anyone who can reach that address and has the URL's token sees your motion (the view is read-only, plain HTTP)"
+        )
     }
     do {
         let token = try ViewToken.loadOrCreate(in: FileSystem.userConfigurationDirectory)

@@ -22,7 +22,8 @@ final class WireCapture: @unchecked Sendable {
         let thread = Thread { [lock, stopped] in
             var buffer = [UInt8](repeating: 0, count: 2048)
             while !stopped.isSet {
-                guard (try? EventLoop.waitUntilReadable([socket.descriptor], timeoutNanoseconds: 20_000_000)) == true else { continue }
+                guard (try? EventLoop.waitUntilReadable([socket.descriptor], timeoutNanoseconds: 20_000_000)) == true
+                else { continue }
                 while let (length, _) = try? buffer.withUnsafeMutableBytes({ try socket.receive(into: $0) }) {
                     let datagram = Array(buffer[0..<min(length, buffer.count)])
                     lock.withLock { self.captured.append(datagram) }
@@ -44,7 +45,9 @@ struct SealedHeader: Hashable {
     var sender: [UInt8], epoch: UInt32, stream: UInt32, sequence: UInt64
 
     init?(_ d: [UInt8]) {
-        guard d.count == SealedDatagramLayout.byteCount, d[0] == 0x4D, d[1] == 0x33, d[3] == 1 || d[3] == 2 else { return nil }
+        guard d.count == SealedDatagramLayout.byteCount, d[0] == 0x4D, d[1] == 0x33, d[3] == 1 || d[3] == 2 else {
+            return nil
+        }
         stream = d.withUnsafeBytes { UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: 4, as: UInt32.self)) }
         sequence = d.withUnsafeBytes { UInt64(littleEndian: $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self)) }
         sender = Array(d[16..<24])
@@ -62,7 +65,9 @@ struct AttackTests {
         return p
     }
 
-    @Test("Two senders of one identity started together: one clear error, and no (sender, epoch, sequence) twice on the wire")
+    @Test(
+        "Two senders of one identity started together: one clear error, and no (sender, epoch, sequence) twice on the wire"
+    )
     func concurrentSenders() throws {
         let capture = try WireCapture()
         let p = try pairedSender(streamingTo: capture)
@@ -81,7 +86,9 @@ struct AttackTests {
         #expect(Set(nonces).count == nonces.count, "a (sender, epoch, sequence) was sent twice")
     }
 
-    @Test("A deleted session state never brings an epoch back: the next run refuses with what to do, and a new pairing starts clean")
+    @Test(
+        "A deleted session state never brings an epoch back: the next run refuses with what to do, and a new pairing starts clean"
+    )
     func deletedState() throws {
         let capture = try WireCapture()
         let p = try pairedSender(streamingTo: capture)
@@ -93,7 +100,10 @@ struct AttackTests {
         #expect(states.count == 1)
         for state in states { try FileManager.default.removeItem(atPath: folder + state) }
         let run2 = try runMouse3D(arguments, configHome: p.senderHome)
-        #expect(run2.status == 1 && run2.errors.contains("is missing, so a new session could repeat an old one; pair again"), "\(run2.errors)")
+        #expect(
+            run2.status == 1
+                && run2.errors.contains("is missing, so a new session could repeat an old one; pair again"),
+            "\(run2.errors)")
         // Pairing again (a new secret) starts a new key space.
         try p.pair(streamPort: Int(capture.address.port))
         let run3 = try runMouse3D(arguments, configHome: p.senderHome)
@@ -112,10 +122,13 @@ struct ReplayAttackTests {
     /// A sealed session of the sample log, captured on its way to a receiver of `p`.
     func capturedSession(_ p: LoopbackPairing, capture: WireCapture) throws -> [[UInt8]] {
         let before = capture.datagrams.count
-        let run = try runMouse3D(["send", "--source", "replay:\(Mouse3DProcess.sampleLog)", "--speed", "max"], configHome: p.senderHome)
+        let run = try runMouse3D(
+            ["send", "--source", "replay:\(Mouse3DProcess.sampleLog)", "--speed", "max"], configHome: p.senderHome)
         #expect(run.status == 0, "\(run.errors)")
         let end = Date().addingTimeInterval(5)
-        while capture.datagrams[before...].filter({ SealedHeader($0) != nil }).count < 1201 && Date() < end { Thread.sleep(forTimeInterval: 0.02) }
+        while capture.datagrams[before...].filter({ SealedHeader($0) != nil }).count < 1201 && Date() < end {
+            Thread.sleep(forTimeInterval: 0.02)
+        }
         // Sealed frames only (the sender's link probes travel to the same port).
         return capture.datagrams[before...].filter { SealedHeader($0) != nil }
     }
@@ -135,7 +148,8 @@ struct ReplayAttackTests {
     }
 
     func startReceiver(_ p: LoopbackPairing) throws -> Mouse3DProcess {
-        let receiver = try Mouse3DProcess(["receive", "--listen", "127.0.0.1:0", "--print", "--format", "jsonl"], configHome: p.receiverHome)
+        let receiver = try Mouse3DProcess(
+            ["receive", "--listen", "127.0.0.1:0", "--print", "--format", "jsonl"], configHome: p.receiverHome)
         _ = try receiver.listeningPort()
         return receiver
     }
@@ -162,20 +176,25 @@ struct ReplayAttackTests {
         capture.stop()
     }
 
-    @Test("SIGKILL at random moments of a long session, while its epoch and its renewed reservations are stored in the background: three receivers in turn, and no captured datagram is output twice")
+    @Test(
+        "SIGKILL at random moments of a long session, while its epoch and its renewed reservations are stored in the background: three receivers in turn, and no captured datagram is output twice"
+    )
     func killedDuringBackgroundStores() throws {
         let capture = try WireCapture()
         let p = LoopbackPairing()
         try p.pair(streamPort: Int(capture.address.port))
         // 12 s at 1 kHz: 12000 datagrams, so renewals (every 2048) are asked for several times.
         let log = p.senderHome + "/long.csv"
-        let made = try runMouse3D(["simulate", "--motion", "hand", "--seconds", "12", "--rate", "1000", "--output", log])
+        let made = try runMouse3D(["simulate", "--motion", "hand", "--seconds", "12", "--rate", "1000", "--output", log]
+        )
         #expect(made.status == 0, "\(made.errors)")
         let before = capture.datagrams.count
         let run = try runMouse3D(["send", "--source", "replay:\(log)", "--speed", "10"], configHome: p.senderHome)
         #expect(run.status == 0, "\(run.errors)")
         let end = Date().addingTimeInterval(5)
-        while capture.datagrams[before...].filter({ SealedHeader($0) != nil }).count < 12000 && Date() < end { Thread.sleep(forTimeInterval: 0.05) }
+        while capture.datagrams[before...].filter({ SealedHeader($0) != nil }).count < 12000 && Date() < end {
+            Thread.sleep(forTimeInterval: 0.05)
+        }
         let session = capture.datagrams[before...].filter { SealedHeader($0) != nil }
         capture.stop()
         // (The capture may miss a few; what it has are distinct sequences all the same.)
@@ -185,7 +204,8 @@ struct ReplayAttackTests {
         // in flight); the third gets everything.
         let cuts = [Int.random(in: 1...1500), Int.random(in: 5000...10_000), session.count]
         print("SIGKILL after datagrams \(cuts[0]) and \(cuts[1]) of \(session.count)")
-        var seen = Set<String>(), counts: [Int] = []
+        var seen = Set<String>()
+        var counts: [Int] = []
         for (round, cut) in cuts.enumerated() {
             let receiver = try startReceiver(p)
             let port = try receiver.listeningPort()
@@ -204,11 +224,17 @@ struct ReplayAttackTests {
             }
             // Every frame output: stream and sequence (jsonl).
             let keys = receiver.output.split(separator: "\n").compactMap { line -> String? in
-                guard let s = line.firstRange(of: "\"stream\":"), let q = line.firstRange(of: ",\"seq\":") else { return nil }
-                return String(line[s.upperBound..<q.lowerBound]) + "#" + String(line[q.upperBound...].prefix { $0.isNumber })
+                guard let s = line.firstRange(of: "\"stream\":"), let q = line.firstRange(of: ",\"seq\":") else {
+                    return nil
+                }
+                return String(line[s.upperBound..<q.lowerBound]) + "#"
+                    + String(line[q.upperBound...].prefix { $0.isNumber })
             }
             let again = seen.intersection(keys)
-            #expect(again.count == 0, "receiver \(round + 1) output \(again.count) frames an earlier one had output: \(again.sorted().prefix(5))")
+            #expect(
+                again.count == 0,
+                "receiver \(round + 1) output \(again.count) frames an earlier one had output: \(again.sorted().prefix(5))"
+            )
             seen.formUnion(keys)
             counts.append(keys.count)
         }
@@ -218,7 +244,9 @@ struct ReplayAttackTests {
         #expect(counts[1] > 0, "the second accepted what came after the stored floor: \(counts)")
     }
 
-    @Test("SIGHUP, also with a sender paired meanwhile, keeps the floors: re-injection gives 0 frames; a fresh session is accepted")
+    @Test(
+        "SIGHUP, also with a sender paired meanwhile, keeps the floors: re-injection gives 0 frames; a fresh session is accepted"
+    )
     func replayAfterReload() throws {
         let capture = try WireCapture()
         let p = LoopbackPairing()
@@ -251,7 +279,8 @@ final class SpoofingSender: @unchecked Sendable {
 
     /// Nil without the privilege.
     init?() {
-        descriptor = socket(AF_INET, Int32(SOCK_RAW.rawValue), Int32(IPPROTO_RAW))  // IPPROTO_RAW: we write the IP header
+        // IPPROTO_RAW: we write the IP header
+        descriptor = socket(AF_INET, Int32(SOCK_RAW.rawValue), Int32(IPPROTO_RAW))
         if descriptor < 0 { return nil }
     }
 
@@ -260,21 +289,29 @@ final class SpoofingSender: @unchecked Sendable {
     static var available: Bool { SpoofingSender() != nil }
 
     /// Sends `payload` from `source` (a.b.c.d, port) to 127.0.0.1:`port`.
-    func send(from source: (address: [UInt8], port: UInt16), toLoopbackPort port: UInt16, _ payload: ArraySlice<UInt8>) {
+    func send(from source: (address: [UInt8], port: UInt16), toLoopbackPort port: UInt16, _ payload: ArraySlice<UInt8>)
+    {
         let udpLength = 8 + payload.count
         packet.withUnsafeMutableBytes { p in
-            p[0] = 0x45; p[1] = 0  // IPv4, 20-byte header; the kernel fills length, id and checksum
+            p[0] = 0x45
+            p[1] = 0  // IPv4, 20-byte header; the kernel fills length, id and checksum
             p.storeBytes(of: UInt16(28 + payload.count).bigEndian, toByteOffset: 2, as: UInt16.self)
             p.storeBytes(of: UInt32(0), toByteOffset: 4, as: UInt32.self)
-            p[8] = 64; p[9] = 17  // TTL, UDP
+            p[8] = 64
+            p[9] = 17  // TTL, UDP
             p.storeBytes(of: UInt16(0), toByteOffset: 10, as: UInt16.self)
             for i in 0..<4 { p[12 + i] = source.address[i] }
-            p[16] = 127; p[17] = 0; p[18] = 0; p[19] = 1
+            p[16] = 127
+            p[17] = 0
+            p[18] = 0
+            p[19] = 1
             p.storeBytes(of: source.port.bigEndian, toByteOffset: 20, as: UInt16.self)
             p.storeBytes(of: port.bigEndian, toByteOffset: 22, as: UInt16.self)
             p.storeBytes(of: UInt16(udpLength).bigEndian, toByteOffset: 24, as: UInt16.self)
             p.storeBytes(of: UInt16(0), toByteOffset: 26, as: UInt16.self)  // no UDP checksum (IPv4 allows it)
-            payload.withUnsafeBytes { p.baseAddress!.advanced(by: 28).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+            payload.withUnsafeBytes {
+                p.baseAddress!.advanced(by: 28).copyMemory(from: $0.baseAddress!, byteCount: $0.count)
+            }
         }
         var target = sockaddr_in()
         target.sin_family = sa_family_t(AF_INET)
@@ -282,7 +319,9 @@ final class SpoofingSender: @unchecked Sendable {
         _ = packet.withUnsafeBytes { raw in
             withUnsafePointer(to: &target) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    sendto(descriptor, raw.baseAddress, 28 + payload.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                    sendto(
+                        descriptor, raw.baseAddress, 28 + payload.count, 0, $0,
+                        socklen_t(MemoryLayout<sockaddr_in>.size))
                 }
             }
         }
@@ -293,7 +332,8 @@ final class SpoofingSender: @unchecked Sendable {
 /// were sent, on a thread of its own; returns (sent, seconds) through `done`.
 func flood(
     perSecond: UInt64, total: UInt64 = .max, stop: Flag, source: @escaping @Sendable (UInt64) -> ([UInt8], UInt16),
-    toLoopbackPort port: UInt16, make: @escaping @Sendable (UInt64, inout [UInt8]) -> Int, done: Counter, elapsed: Counter
+    toLoopbackPort port: UInt16, make: @escaping @Sendable (UInt64, inout [UInt8]) -> Int, done: Counter,
+    elapsed: Counter
 ) -> Thread {
     let thread = Thread {
         guard let raw = SpoofingSender() else { return }
@@ -318,8 +358,11 @@ func flood(
     return thread
 }
 
-@Suite("Floods against a sealed receiver, from spoofed sources (raw sockets)", .serialized,
-       .enabled(if: SpoofingSender.available, "spoofing source addresses needs a raw socket (root or CAP_NET_RAW); the VM and CI run it as root"))
+@Suite(
+    "Floods against a sealed receiver, from spoofed sources (raw sockets)", .serialized,
+    .enabled(
+        if: SpoofingSender.available,
+        "spoofing source addresses needs a raw socket (root or CAP_NET_RAW); the VM and CI run it as root"))
 struct FloodTests {
     /// Sealed-looking junk: mouse3d's magic and kind, then random bytes; every other one names the
     /// paired sender `id` with a random epoch (each would cost a key derivation if unbounded).
@@ -328,7 +371,10 @@ struct FloodTests {
         payload.withUnsafeMutableBytes { raw in
             for k in 0..<9 { raw.storeBytes(of: random.next(), toByteOffset: k * 8, as: UInt64.self) }
         }
-        payload[0] = 0x4D; payload[1] = 0x33; payload[2] = 1; payload[3] = 1
+        payload[0] = 0x4D
+        payload[1] = 0x33
+        payload[2] = 1
+        payload[3] = 1
         if i % 2 == 0 { for k in 0..<8 { payload[16 + k] = id[k] } }
         return i % 4 == 3 ? 40 : 68
     }
@@ -345,21 +391,32 @@ struct FloodTests {
 
     /// The paired sender's id in the receiver's home (its key file's name).
     static func senderID(_ home: String) throws -> [UInt8] {
-        let name = try #require(try FileManager.default.contentsOfDirectory(atPath: home + "/mouse3d/senders").first { $0.hasSuffix(".key") })
+        let name = try #require(
+            try FileManager.default.contentsOfDirectory(atPath: home + "/mouse3d/senders").first {
+                $0.hasSuffix(".key")
+            })
         return try #require(Hexadecimal.decode(String(name.dropLast(4))))
     }
 
-    @Test("Junk at 100,000 datagrams/s from the paired sender's own address and port: the stream keeps at least 95% of its frames")
+    @Test(
+        "Junk at 100,000 datagrams/s from the paired sender's own address and port: the stream keeps at least 95% of its frames"
+    )
     func spoofedFromTheSender() throws { try CPUHeavy.run { try spoofedFromTheSenderAlone() } }
 
     func spoofedFromTheSenderAlone() throws {
         let (p, receiver, port, id) = try pairedReceiver()
-        let sender = try Mouse3DProcess(["send", "--source", "replay:\(Mouse3DProcess.sampleLog)", "--speed", "1"], configHome: p.senderHome)
+        let sender = try Mouse3DProcess(
+            ["send", "--source", "replay:\(Mouse3DProcess.sampleLog)", "--speed", "1"], configHome: p.senderHome)
         #expect(receiver.waitForError(containing: "new stream"), "\(receiver.errors)")
         // "'name' (127.0.0.1:PORT) stream ID: new stream": the sender's own source port.
         let line = try #require(receiver.errors.split(separator: "\n").first { $0.contains("new stream") })
-        let sourcePort = try #require(line.split(separator: "(").last?.split(separator: ")").first?.split(separator: ":").last.flatMap { UInt16($0) })
-        let stop = Flag(), sent = Counter(), elapsed = Counter()
+        let sourcePort = try #require(
+            line.split(separator: "(").last?.split(separator: ")").first?.split(separator: ":").last.flatMap {
+                UInt16($0)
+            })
+        let stop = Flag()
+        let sent = Counter()
+        let elapsed = Counter()
         let thread = flood(
             perSecond: 100_000, stop: stop, source: { _ in ([127, 0, 0, 1], sourcePort) }, toLoopbackPort: UInt16(port),
             make: { i, payload in Self.junk(i, &payload, id: id) }, done: sent, elapsed: elapsed)
@@ -371,7 +428,9 @@ struct FloodTests {
         #expect(status == 0, "\(sender.errors)")
         let summary = try ReceiverSummary(receiver.errors)
         let rate = Double(sent.value) * 1e9 / Double(max(elapsed.value, 1))
-        print("spoofed flood from the sender's address: \(sent.value) junk datagrams (~\(Int(rate))/s); frames \(summary.frames) of 1201, dropped \(summary.dropped)")
+        print(
+            "spoofed flood from the sender's address: \(sent.value) junk datagrams (~\(Int(rate))/s); frames \(summary.frames) of 1201, dropped \(summary.dropped)"
+        )
         #expect(rate > 90_000, "the flood must reach ~100k/s for the test to mean anything")
         #expect(summary.frames >= 1141, "at least 95% of the paired stream: \(summary.frames)")
         #expect(!receiver.errors.contains("lost (no frames for 500 ms)"), "the paired stream never stalled")
@@ -382,28 +441,39 @@ struct FloodTests {
 
     func manySourcesAlone() throws {
         let (p, receiver, port, id) = try pairedReceiver()
-        let stop = Flag(), sent = Counter(), elapsed = Counter()
+        let stop = Flag()
+        let sent = Counter()
+        let elapsed = Counter()
         let thread = flood(
             perSecond: 100_000, total: 100_000, stop: stop,
-            source: { i in ([127, UInt8(1 + i % 200), UInt8(i / 200 % 250 + 1), UInt8(i / 50_000 + 1)], UInt16(1024 + i % 60_000)) },
-            toLoopbackPort: UInt16(port), make: { i, payload in Self.junk(i, &payload, id: id) }, done: sent, elapsed: elapsed)
+            source: { i in
+                ([127, UInt8(1 + i % 200), UInt8(i / 200 % 250 + 1), UInt8(i / 50_000 + 1)], UInt16(1024 + i % 60_000))
+            },
+            toLoopbackPort: UInt16(port), make: { i, payload in Self.junk(i, &payload, id: id) }, done: sent,
+            elapsed: elapsed)
         while !thread.isFinished { Thread.sleep(forTimeInterval: 0.05) }
         Thread.sleep(forTimeInterval: 0.5)
         // The paired stream still works afterwards.
-        let run = try runMouse3D(["send", "--source", "replay:\(Mouse3DProcess.sampleLog)", "--speed", "max"], configHome: p.senderHome)
+        let run = try runMouse3D(
+            ["send", "--source", "replay:\(Mouse3DProcess.sampleLog)", "--speed", "max"], configHome: p.senderHome)
         #expect(run.status == 0, "\(run.errors)")
         Thread.sleep(forTimeInterval: 0.3)
         let status = try String(contentsOfFile: "/proc/\(receiver.process.processIdentifier)/status", encoding: .utf8)
         let peakLine = try #require(status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") })
-        let peakKiB = try #require(Int(peakLine.split(separator: " ").dropFirst().first { !$0.isEmpty }.map(String.init) ?? ""))
+        let peakKiB = try #require(
+            Int(peakLine.split(separator: " ").dropFirst().first { !$0.isEmpty }.map(String.init) ?? ""))
         #expect(receiver.terminate() == 0)
         let lines = receiver.errors.split(separator: "\n").count
         let summary = try ReceiverSummary(receiver.errors)
-        print("flood from \(sent.value) distinct sources: receiver peak RSS \(peakKiB / 1024) MiB, \(lines) log lines, frames \(summary.frames), dropped \(summary.dropped)")
+        print(
+            "flood from \(sent.value) distinct sources: receiver peak RSS \(peakKiB / 1024) MiB, \(lines) log lines, frames \(summary.frames), dropped \(summary.dropped)"
+        )
         #expect(sent.value == 100_000)
         #expect(peakKiB < 40 * 1024, "peak RSS \(peakKiB) KiB")
         #expect(lines < 200, "log lines: \(lines)")
         #expect(summary.frames == 1201, "the paired stream afterwards")
-        #expect(receiver.errors.contains("other sources in the last 10 s"), "the rest is summed up: \(receiver.errors.suffix(2000))")
+        #expect(
+            receiver.errors.contains("other sources in the last 10 s"),
+            "the rest is summed up: \(receiver.errors.suffix(2000))")
     }
 }

@@ -12,30 +12,42 @@ struct CalibrateTests {
         }
     }
 
-    @Test("A still log with a known bias: calibrate measures it, run starts from it and drifts < 0.1 °/min; moving logs are refused")
+    @Test(
+        "A still log with a known bias: calibrate measures it, run starts from it and drifts < 0.1 °/min; moving logs are refused"
+    )
     func calibrateThenRun() throws {
         let home = Mouse3DProcess.makeConfigHome()
         let environment = ["HOME": home, "XDG_DATA_HOME": home + "/data"]
         let log = home + "/rest.csv"
-        let made = try runMouse3D(["simulate", "--motion", "rest", "--seconds", "70", "--rate", "100", "--output", log], configHome: home)
+        let made = try runMouse3D(
+            ["simulate", "--motion", "rest", "--seconds", "70", "--rate", "100", "--output", log], configHome: home)
         #expect(made.status == 0, "\(made.errors)")
 
         // Before: run says it is not calibrated.
-        let before = try runMouse3D(["run", "--source", "replay:\(log)", "--speed", "max", "--format", "jsonl"], configHome: home, environment: environment)
+        let before = try runMouse3D(
+            ["run", "--source", "replay:\(log)", "--speed", "max", "--format", "jsonl"], configHome: home,
+            environment: environment)
         #expect(before.status == 0 && before.errors.contains("not calibrated"), "\(before.errors)")
 
-        let calibrate = try runMouse3D(["calibrate", "--source", "replay:\(log)"], configHome: home, environment: environment)
+        let calibrate = try runMouse3D(
+            ["calibrate", "--source", "replay:\(log)"], configHome: home, environment: environment)
         #expect(calibrate.status == 0, "\(calibrate.errors)")
         // The known bias is 0.6/-0.5/0.8 °/s; 500 samples of 0.1 °/s noise measure it to about 0.005 °/s.
         let words = calibrate.output.split(separator: " ")
         let bias = try #require(words.firstIndex(of: "bias").map { words[$0 + 1] }, "\(calibrate.output)")
         let parts = bias.split(separator: "/").compactMap { Double($0) }
-        #expect(parts.count == 3 && abs(parts[0] - 0.6) < 0.02 && abs(parts[1] + 0.5) < 0.02 && abs(parts[2] - 0.8) < 0.02, "\(bias)")
+        #expect(
+            parts.count == 3 && abs(parts[0] - 0.6) < 0.02 && abs(parts[1] + 0.5) < 0.02 && abs(parts[2] - 0.8) < 0.02,
+            "\(bias)")
         let stored = try FileManager.default.contentsOfDirectory(atPath: home + "/data/mouse3d/calibration")
         #expect(stored.count == 1, "\(stored)")
 
-        let after = try runMouse3D(["run", "--source", "replay:\(log)", "--speed", "max", "--format", "jsonl"], configHome: home, environment: environment)
-        #expect(after.status == 0 && after.errors.contains("gyroscope bias \(bias) °/s from calibration"), "\(after.errors)")
+        let after = try runMouse3D(
+            ["run", "--source", "replay:\(log)", "--speed", "max", "--format", "jsonl"], configHome: home,
+            environment: environment)
+        #expect(
+            after.status == 0 && after.errors.contains("gyroscope bias \(bias) °/s from calibration"), "\(after.errors)"
+        )
         let yaw = yaws(after.output)
         #expect(yaw.count == 7001)
         // From 1 s on (after the level-up): the heading, which no accelerometer corrects, stays put.
@@ -44,7 +56,9 @@ struct CalibrateTests {
         let uncalibrated = yaws(before.output)
         let early = abs(uncalibrated[999] - uncalibrated[100]) * 180 / .pi / (9.0 / 60)
         let calibratedEarly = abs(yaw[999] - yaw[100]) * 180 / .pi / (9.0 / 60)
-        print("calibrate: bias \(bias); heading drift over 1–10 s: \(calibratedEarly) °/min calibrated, \(early) °/min learning; 1–70 s calibrated \(drift) °/min")
+        print(
+            "calibrate: bias \(bias); heading drift over 1–10 s: \(calibratedEarly) °/min calibrated, \(early) °/min learning; 1–70 s calibrated \(drift) °/min"
+        )
         #expect(calibratedEarly < early, "the calibration must help while the filter is still learning the bias")
     }
 
@@ -52,8 +66,12 @@ struct CalibrateTests {
     func refusesMotion() throws {
         let home = Mouse3DProcess.makeConfigHome()
         let environment = ["HOME": home, "XDG_DATA_HOME": home + "/data"]
-        let calibrate = try runMouse3D(["calibrate", "--source", "replay:\(Mouse3DProcess.sampleLog)", "--seconds", "5"], configHome: home, environment: environment)
-        #expect(calibrate.status != 0 && calibrate.errors.contains("nothing stored") && calibrate.errors.contains("it moved"), "\(calibrate.errors)")
+        let calibrate = try runMouse3D(
+            ["calibrate", "--source", "replay:\(Mouse3DProcess.sampleLog)", "--seconds", "5"], configHome: home,
+            environment: environment)
+        #expect(
+            calibrate.status != 0 && calibrate.errors.contains("nothing stored")
+                && calibrate.errors.contains("it moved"), "\(calibrate.errors)")
         #expect(!FileManager.default.fileExists(atPath: home + "/data/mouse3d/calibration"))
     }
 
@@ -62,15 +80,21 @@ struct CalibrateTests {
         let home = Mouse3DProcess.makeConfigHome()
         let environment = ["HOME": home, "XDG_DATA_HOME": home + "/data"]
         let log = home + "/rest.csv"
-        _ = try runMouse3D(["simulate", "--motion", "rest", "--seconds", "10", "--rate", "100", "--output", log], configHome: home)
-        let calibrate = try runMouse3D(["calibrate", "--source", "replay:\(log)", "--seconds", "2"], configHome: home, environment: environment)
+        _ = try runMouse3D(
+            ["simulate", "--motion", "rest", "--seconds", "10", "--rate", "100", "--output", log], configHome: home)
+        let calibrate = try runMouse3D(
+            ["calibrate", "--source", "replay:\(log)", "--seconds", "2"], configHome: home, environment: environment)
         #expect(calibrate.status == 0, "\(calibrate.errors)")
         let folder = home + "/data/mouse3d/calibration"
         let file = folder + "/" + (try #require(try FileManager.default.contentsOfDirectory(atPath: folder).first))
         var text = try String(contentsOfFile: file, encoding: .utf8)
-        text = text.replacingOccurrences(of: "gyro_bias_degrees_per_second = \"", with: "gyro_bias_degrees_per_second = \"x ")
+        text = text.replacingOccurrences(
+            of: "gyro_bias_degrees_per_second = \"", with: "gyro_bias_degrees_per_second = \"x ")
         try text.write(toFile: file, atomically: true, encoding: .utf8)
-        let run = try runMouse3D(["run", "--source", "replay:\(log)", "--speed", "max"], configHome: home, environment: environment)
-        #expect(run.status != 0 && run.errors.contains(file + ":") && run.errors.contains("run `mouse3d calibrate` again"), "\(run.errors)")
+        let run = try runMouse3D(
+            ["run", "--source", "replay:\(log)", "--speed", "max"], configHome: home, environment: environment)
+        #expect(
+            run.status != 0 && run.errors.contains(file + ":") && run.errors.contains("run `mouse3d calibrate` again"),
+            "\(run.errors)")
     }
 }

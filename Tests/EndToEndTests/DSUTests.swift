@@ -18,7 +18,11 @@ struct DSUClient {
         var local = sockaddr_in()
         local.sin_family = sa_family_t(AF_INET)
         local.sin_addr.s_addr = inet_addr(address)
-        let bound = withUnsafePointer(to: &local) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        let bound = withUnsafePointer(to: &local) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
         try #require(bound == 0, "bind \(address)")
         var size: Int32 = 1 << 20
         setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
@@ -37,12 +41,18 @@ struct DSUClient {
 
     static func u16(_ v: UInt16) -> [UInt8] { [UInt8(v & 0xff), UInt8(v >> 8)] }
     static func u32(_ v: UInt32) -> [UInt8] { [0, 8, 16, 24].map { UInt8((v >> $0) & 0xff) } }
-    static func readU32(_ b: [UInt8], _ o: Int) -> UInt32 { UInt32(b[o]) | UInt32(b[o + 1]) << 8 | UInt32(b[o + 2]) << 16 | UInt32(b[o + 3]) << 24 }
+    static func readU32(_ b: [UInt8], _ o: Int) -> UInt32 {
+        UInt32(b[o]) | UInt32(b[o + 1]) << 8 | UInt32(b[o + 2]) << 16 | UInt32(b[o + 3]) << 24
+    }
     static func readFloat(_ b: [UInt8], _ o: Int) -> Float { Float(bitPattern: readU32(b, o)) }
 
     /// A client packet: magic DSUC, version 1001, length, CRC, id, type, payload.
-    func packet(type: UInt32, payload: [UInt8], corruptCRC: Bool = false, magic: String = "DSUC", lengthDelta: Int = 0) -> [UInt8] {
-        var p = Array(magic.utf8) + Self.u16(1001) + Self.u16(UInt16(4 + payload.count + lengthDelta)) + [0, 0, 0, 0] + Self.u32(clientID)
+    func packet(type: UInt32, payload: [UInt8], corruptCRC: Bool = false, magic: String = "DSUC", lengthDelta: Int = 0)
+        -> [UInt8]
+    {
+        var p =
+            Array(magic.utf8) + Self.u16(1001) + Self.u16(UInt16(4 + payload.count + lengthDelta)) + [0, 0, 0, 0]
+            + Self.u32(clientID)
             + Self.u32(type) + payload
         var crc = Self.crc32(p)
         if corruptCRC { crc ^= 1 }
@@ -57,7 +67,9 @@ struct DSUClient {
         server.sin_addr.s_addr = inet_addr("127.0.0.1")
         _ = bytes.withUnsafeBytes { raw in
             withUnsafePointer(to: &server) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { sendto(fd, raw.baseAddress, raw.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    sendto(fd, raw.baseAddress, raw.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
             }
         }
     }
@@ -90,7 +102,8 @@ struct DSUClient {
     /// Whether a server packet is well-formed: magic, version, length, CRC.
     static func valid(_ p: [UInt8]) -> Bool {
         guard p.count >= 20, Array(p[0..<4]) == Array("DSUS".utf8), p[4] == 0xE9, p[5] == 0x03,
-              Int(p[6]) | Int(p[7]) << 8 == p.count - 16 else { return false }
+            Int(p[6]) | Int(p[7]) << 8 == p.count - 16
+        else { return false }
         var zeroed = p
         zeroed.replaceSubrange(8..<12, with: [0, 0, 0, 0])
         return crc32(zeroed) == readU32(p, 8)
@@ -115,14 +128,16 @@ struct DSUTests {
     /// The documented mapping from a log's (IIO) frame (x right, y forward, z up) to DSU (README
     /// "DSU"): accelerometer (X, Y, Z) = (-x, -z, y) in g; gyroscope (pitch, yaw, roll) = (x, -z, y) in °/s.
     static func expected(_ row: (t: Double, g: [Double], a: [Double])) -> [Float] {
-        let g = 9.80665, d = 180 / Double.pi
+        let g = 9.80665
+        let d = 180 / Double.pi
         return [-row.a[0] / g, -row.a[2] / g, row.a[1] / g, row.g[0] * d, -row.g[2] * d, row.g[1] * d].map { Float($0) }
     }
 
     static func runWithDSU() throws -> (Mouse3DProcess, UInt16) {
         let home = Mouse3DProcess.makeConfigHome()
         let run = try Mouse3DProcess(
-            ["run", "--source", "replay:\(Mouse3DProcess.sampleLog)", "--loop", "--dsu", "127.0.0.1:0"], configHome: home, environment: ["HOME": home])
+            ["run", "--source", "replay:\(Mouse3DProcess.sampleLog)", "--loop", "--dsu", "127.0.0.1:0"],
+            configHome: home, environment: ["HOME": home])
         #expect(run.waitForError(containing: "DSU server at 127.0.0.1:", seconds: 20), "\(run.errors)")
         let port = run.errors.split(separator: "\n").first { $0.contains("DSU server at") }
             .flatMap { UInt16($0.split(separator: "127.0.0.1:")[1].prefix { $0.isNumber }) }
@@ -130,7 +145,9 @@ struct DSUTests {
         return (run, try #require(port, "\(run.errors)"))
     }
 
-    @Test("Version and controller information; 5 s of pad data at the log's rate, valid and equal to the log; a second client; malformed requests unanswered")
+    @Test(
+        "Version and controller information; 5 s of pad data at the log's rate, valid and equal to the log; a second client; malformed requests unanswered"
+    )
     func stream() throws {
         let (run, port) = try Self.runWithDSU()
         defer { _ = run.terminate() }
@@ -139,8 +156,9 @@ struct DSUTests {
 
         client.send(client.packet(type: 0x100000, payload: []))
         let version = client.receive(seconds: 0.5)
-        #expect(version.count == 1 && DSUClient.valid(version[0]) && DSUClient.type(version[0]) == 0x100000
-            && version[0].count == 22 && version[0][20] == 0xE9 && version[0][21] == 0x03, "\(version)")
+        #expect(
+            version.count == 1 && DSUClient.valid(version[0]) && DSUClient.type(version[0]) == 0x100000
+                && version[0].count == 22 && version[0][20] == 0xE9 && version[0][21] == 0x03, "\(version)")
 
         client.send(client.packet(type: 0x100001, payload: DSUClient.u32(4) + [0, 1, 2, 3]))
         let info = client.receive(seconds: 0.5).filter { DSUClient.valid($0) && DSUClient.type($0) == 0x100001 }
@@ -152,9 +170,14 @@ struct DSUTests {
         #expect(info.filter { $0[20] != 0 }.allSatisfy { $0[21] == 0 }, "the other slots are not connected")
 
         // Malformed requests: none is answered.
-        for bad in [client.packet(type: 0x100000, payload: [], corruptCRC: true), client.packet(type: 0x100000, payload: [], magic: "DSUS"),
-                    client.packet(type: 0x100000, payload: [], lengthDelta: 9), Array(client.packet(type: 0x100000, payload: []).prefix(12)),
-                    client.packet(type: 0x100001, payload: DSUClient.u32(9) + [0]), client.packet(type: 0x110002, payload: [0, 0, 0, 0, 0, 0, 0, 0, 0, 255])] {
+        for bad in [
+            client.packet(type: 0x100000, payload: [], corruptCRC: true),
+            client.packet(type: 0x100000, payload: [], magic: "DSUS"),
+            client.packet(type: 0x100000, payload: [], lengthDelta: 9),
+            Array(client.packet(type: 0x100000, payload: []).prefix(12)),
+            client.packet(type: 0x100001, payload: DSUClient.u32(9) + [0]),
+            client.packet(type: 0x110002, payload: [0, 0, 0, 0, 0, 0, 0, 0, 0, 255])
+        ] {
             client.send(bad)
         }
         #expect(client.receive(seconds: 0.5).isEmpty, "a malformed request was answered")
@@ -162,7 +185,8 @@ struct DSUTests {
         // Two clients subscribe for all slots and renew every second.
         let second = try DSUClient(serverPort: port)
         defer { second.close() }
-        var packets: [[UInt8]] = [], secondPackets: [[UInt8]] = []
+        var packets: [[UInt8]] = []
+        var secondPackets: [[UInt8]] = []
         for _ in 0..<5 {
             client.subscribeAll()
             second.subscribeAll()
@@ -175,15 +199,22 @@ struct DSUTests {
         #expect(secondPackets.count >= 450, "the second client got \(secondPackets.count)")
         #expect(packets.allSatisfy { DSUClient.valid($0) && DSUClient.type($0) == 0x100002 && $0.count == 100 })
         let numbers = packets.map { DSUClient.readU32($0, 32) }
-        #expect(numbers.first == 0 && zip(numbers, numbers.dropFirst()).allSatisfy { $1 == $0 + 1 }, "packet numbers consecutive from 0")
+        #expect(
+            numbers.first == 0 && zip(numbers, numbers.dropFirst()).allSatisfy { $1 == $0 + 1 },
+            "packet numbers consecutive from 0")
         let times = packets.map { $0[68..<76].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) } }
         let gaps = zip(times, times.dropFirst()).map { Int64($1) - Int64($0) }
-        #expect(gaps.allSatisfy { abs($0 - 10_000) <= 1 }, "timestamps 10 ms apart like the log: \(Set(gaps).sorted().prefix(5))")
+        #expect(
+            gaps.allSatisfy { abs($0 - 10_000) <= 1 },
+            "timestamps 10 ms apart like the log: \(Set(gaps).sorted().prefix(5))")
 
         // The values are the log's, converted, within float precision.
         let rows = try Self.logRows()
         let values = packets.map { p in (0..<6).map { DSUClient.readFloat(p, 76 + 4 * $0) } }
-        guard let start = rows.indices.first(where: { i in zip(Self.expected(rows[i]), values[0]).allSatisfy { abs($0 - $1) <= 1e-4 * max(1, abs($0)) } })
+        guard
+            let start = rows.indices.first(where: { i in
+                zip(Self.expected(rows[i]), values[0]).allSatisfy { abs($0 - $1) <= 1e-4 * max(1, abs($0)) }
+            })
         else { return #expect(Bool(false), "the first packet matches no row of the log: \(values[0])") }
         var mismatches = 0
         for (k, v) in values.enumerated() {
@@ -196,11 +227,15 @@ struct DSUTests {
         _ = client.receive(seconds: 5.5)
         #expect(client.receive(seconds: 1).isEmpty, "still sending 5 s after the last request")
         _ = run.terminate()
-        #expect(run.errors.contains("bad-crc 1") && run.errors.contains("bad-magic 1") && run.errors.contains("bad-length 1")
-            && run.errors.contains("short 1") && run.errors.contains("malformed 1") && run.errors.contains("unsupported 1"), "\(run.errors)")
+        #expect(
+            run.errors.contains("bad-crc 1") && run.errors.contains("bad-magic 1")
+                && run.errors.contains("bad-length 1")
+                && run.errors.contains("short 1") && run.errors.contains("malformed 1")
+                && run.errors.contains("unsupported 1"), "\(run.errors)")
     }
 
-    @Test("Subscriptions from 40 addresses: at most 8 are served, 2 per address, and the first clients keep their stream")
+    @Test(
+        "Subscriptions from 40 addresses: at most 8 are served, 2 per address, and the first clients keep their stream")
     func bounded() throws {
         let (run, port) = try Self.runWithDSU()
         defer { _ = run.terminate() }
@@ -223,13 +258,18 @@ struct DSUTests {
         }
         let served = counts.filter { $0 > 0 }.count + 1
         let total = counts.reduce(0, +) + firstCount
-        print("dsu: \(served) of \(crowd.count + sameAddress.count + 1) subscribers served; \(total) packets in 2 s (bound \(8 * 100 * 2))")
+        print(
+            "dsu: \(served) of \(crowd.count + sameAddress.count + 1) subscribers served; \(total) packets in 2 s (bound \(8 * 100 * 2))"
+        )
         #expect(served == 8, "\(served) subscribers served")
-        #expect(counts.prefix(sameAddress.count).filter { $0 > 0 }.count == 1, "not exactly 2 from 127.0.0.1: \(counts.prefix(3))")
+        #expect(
+            counts.prefix(sameAddress.count).filter { $0 > 0 }.count == 1,
+            "not exactly 2 from 127.0.0.1: \(counts.prefix(3))")
         #expect(firstCount >= 150, "the first client lost its stream: \(firstCount) packets in 2 s")
         #expect(Double(total) <= 8 * 100 * 2 * 1.15, "the outgoing rate passed the bound: \(total)")
         _ = run.terminate()
-        #expect(run.errors.contains("too-many-clients") && run.errors.contains("too-many-from-address"), "\(run.errors)")
+        #expect(
+            run.errors.contains("too-many-clients") && run.errors.contains("too-many-from-address"), "\(run.errors)")
     }
 }
 
@@ -247,8 +287,12 @@ struct OpentrackListener {
         local.sin_family = sa_family_t(AF_INET)
         local.sin_addr.s_addr = inet_addr("127.0.0.1")
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &local) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
-        _ = withUnsafeMutablePointer(to: &local) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+        _ = withUnsafeMutablePointer(to: &local) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
+        }
+        _ = withUnsafeMutablePointer(to: &local) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
         var size: Int32 = 8 << 20
         setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
         port = UInt16(bigEndian: local.sin_port)
@@ -268,7 +312,11 @@ struct OpentrackListener {
                 wrongSize += 1
                 continue
             }
-            poses.append((0..<6).map { k in Double(bitPattern: (0..<8).reduce(UInt64(0)) { $0 | UInt64(buffer[8 * k + $1]) << (8 * UInt64($1)) }) })
+            poses.append(
+                (0..<6).map { k in
+                    Double(
+                        bitPattern: (0..<8).reduce(UInt64(0)) { $0 | UInt64(buffer[8 * k + $1]) << (8 * UInt64($1)) })
+                })
         }
     }
 }
@@ -282,7 +330,10 @@ struct OpentrackTests {
         let port = listener.port
         let home = Mouse3DProcess.makeConfigHome()
         let r = try runMouse3D(
-            ["run", "--source", "replay:\(Mouse3DProcess.sampleLog)", "--speed", "8", "--print", "--format", "jsonl", "--opentrack", "127.0.0.1:\(port)"],
+            [
+                "run", "--source", "replay:\(Mouse3DProcess.sampleLog)", "--speed", "8", "--print", "--format", "jsonl",
+                "--opentrack", "127.0.0.1:\(port)"
+            ],
             configHome: home, environment: ["HOME": home])
         #expect(r.status == 0, "\(r.errors)")
         let (poses, wrongSize) = listener.poses()
@@ -296,11 +347,14 @@ struct OpentrackTests {
             return [roll, pitch, yaw].map { $0 * 180 / .pi }
         }
         print("opentrack: \(poses.count) datagrams, \(printed.count) printed frames")
-        #expect(poses.count == printed.count && poses.count > 1000, "\(poses.count) datagrams for \(printed.count) frames")
+        #expect(
+            poses.count == printed.count && poses.count > 1000, "\(poses.count) datagrams for \(printed.count) frames")
         var mismatches = 0
         for (pose, frame) in zip(poses, printed) {
             // x, y, z zero; yaw = -yaw, pitch = -pitch, roll = -roll (printed floats have 9 digits).
-            let ok = pose[0] == 0 && pose[1] == 0 && pose[2] == 0 && abs(pose[3] + frame[2]) < 1e-4 && abs(pose[4] + frame[1]) < 1e-4
+            let ok =
+                pose[0] == 0 && pose[1] == 0 && pose[2] == 0 && abs(pose[3] + frame[2]) < 1e-4
+                && abs(pose[4] + frame[1]) < 1e-4
                 && abs(pose[5] + frame[0]) < 1e-4
             if !ok { mismatches += 1 }
         }

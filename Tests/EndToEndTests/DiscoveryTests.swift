@@ -23,9 +23,12 @@ final class AvahiLoopback: @unchecked Sendable {
     init() throws {
         directory = NSTemporaryDirectory() + "mouse3d-avahi-\(getpid())-\(UUID().uuidString.prefix(8))"
         let started = try Self.runScript(["start", directory])
-        guard started.status == 0, let line = started.output.split(separator: "\n").first(where: { $0.hasPrefix("DBUS_SYSTEM_BUS_ADDRESS=") })
+        guard started.status == 0,
+            let line = started.output.split(separator: "\n").first(where: { $0.hasPrefix("DBUS_SYSTEM_BUS_ADDRESS=") })
         else {
-            throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "avahi-loopback.sh start failed: \(started.output)"])
+            throw CocoaError(
+                .executableLoad,
+                userInfo: [NSLocalizedDescriptionKey: "avahi-loopback.sh start failed: \(started.output)"])
         }
         busAddress = String(line.dropFirst("DBUS_SYSTEM_BUS_ADDRESS=".count))
     }
@@ -69,38 +72,50 @@ func withAvahiLoopback(_ body: (AvahiLoopback) throws -> Void) throws {
 struct DiscoveryTests {
     /// Receivers' `_mouse3d._udp` entries from `peers --json`.
     func listedPeers(_ json: String) throws -> [[String: Any]] {
-        try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]], "not a JSON array: \(json)")
+        try #require(
+            try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]], "not a JSON array: \(json)")
     }
 
-    @Test("A receiver is found within 2 s of starting: `peers` started with it lists it, with its port, fingerprint and outputs")
+    @Test(
+        "A receiver is found within 2 s of starting: `peers` started with it lists it, with its port, fingerprint and outputs"
+    )
     func receiverFound() throws {
         try withAvahiLoopback { avahi in
             let home = Mouse3DProcess.makeConfigHome()
             let started = Date()
-            let receiver = try Mouse3DProcess(["receive", "--listen", "127.0.0.1:0"], configHome: home, environment: avahi.environment)
+            let receiver = try Mouse3DProcess(
+                ["receive", "--listen", "127.0.0.1:0"], configHome: home, environment: avahi.environment)
             let peersStarted = Date()
             let peers = try Mouse3DProcess(["peers", "--json", "--timeout", "2"], environment: avahi.environment)
             let port = try receiver.listeningPort()
             #expect(peers.waitForExit(seconds: 10) == 0, "peers: \(peers.errors)")
             let elapsed = Date().timeIntervalSince(started)
             let list = try listedPeers(peers.output)
-            let found = try #require(list.first { $0["port"] as? Int == port }, "receiver on port \(port) not in \(peers.output)")
+            let found = try #require(
+                list.first { $0["port"] as? Int == port }, "receiver on port \(port) not in \(peers.output)")
             #expect(found["addresses"] as? [String] == ["127.0.0.1"])
             #expect(found["paired"] as? Bool == false && found["announced"] as? Bool == true)
             #expect(found["outputs"] as? [String] == ["print"] && found["wire"] as? String == "sealed")
             let fingerprint = try #require(found["fingerprint"] as? String)
-            #expect(receiver.errors.contains("fingerprint \(fingerprint)"), "the announced fingerprint is the receiver's: \(receiver.errors)")
+            #expect(
+                receiver.errors.contains("fingerprint \(fingerprint)"),
+                "the announced fingerprint is the receiver's: \(receiver.errors)")
             #expect(receiver.waitForError(containing: "discovery: announced as"), "receiver: \(receiver.errors)")
             // Browsing starts a little after `peers` starts, so this bounds the time from the receiver's start.
-            let foundAfter = Double(try #require(found["found_after_ms"] as? Int)) / 1000 + peersStarted.timeIntervalSince(started)
-            print("discovery: receiver found \(String(format: "%.2f", foundAfter)) s after it started (peers done after \(String(format: "%.2f", elapsed)) s)")
+            let foundAfter =
+                Double(try #require(found["found_after_ms"] as? Int)) / 1000 + peersStarted.timeIntervalSince(started)
+            print(
+                "discovery: receiver found \(String(format: "%.2f", foundAfter)) s after it started (peers done after \(String(format: "%.2f", elapsed)) s)"
+            )
             #expect(foundAfter <= 2)
             #expect(elapsed < 2 + 1.5, "peers browses 2 s; it must not take much longer")
             #expect(receiver.terminate() == 0)
         }
     }
 
-    @Test("send --discover finds the paired receiver (its stored address is wrong), streams, and resumes within 3 s after a restart on another port; an unpaired receiver is offered pairing, never paired")
+    @Test(
+        "send --discover finds the paired receiver (its stored address is wrong), streams, and resumes within 3 s after a restart on another port; an unpaired receiver is offered pairing, never paired"
+    )
     func discoverAndFollow() throws {
         try withAvahiLoopback { avahi in
             let p = LoopbackPairing()
@@ -108,18 +123,26 @@ struct DiscoveryTests {
             let (r, s) = try p.pair(streamPort: 9)
             #expect(r.0 == 0 && s.status == 0, "pairing failed: \(r) \(s)")
             let first = try Mouse3DProcess(
-                ["receive", "--listen", "127.0.0.1:0", "--format", "jsonl"], configHome: p.receiverHome, environment: avahi.environment)
+                ["receive", "--listen", "127.0.0.1:0", "--format", "jsonl"], configHome: p.receiverHome,
+                environment: avahi.environment)
             let firstPort = try first.listeningPort()
             #expect(first.waitForError(containing: "discovery: announced as"), "receiver: \(first.errors)")
             let stranger = try Mouse3DProcess(["receive", "--listen", "127.0.0.1:0"], environment: avahi.environment)
             let strangerPort = try stranger.listeningPort()
 
             let sender = try Mouse3DProcess(
-                ["send", "--discover", "--source", "replay:\(Mouse3DProcess.sampleLog)", "--loop"], configHome: p.senderHome,
+                ["send", "--discover", "--source", "replay:\(Mouse3DProcess.sampleLog)", "--loop"],
+                configHome: p.senderHome,
                 environment: avahi.environment)
-            #expect(sender.waitForError(containing: "found at 127.0.0.1:\(firstPort)", seconds: 5), "sender: \(sender.errors)")
-            #expect(first.waitForOutput(containing: "\"seq\"", seconds: 3), "no frames reached the receiver: \(first.errors)")
-            #expect(sender.waitForError(containing: "127.0.0.1:\(strangerPort), fingerprint", seconds: 3), "the unpaired receiver is mentioned")
+            #expect(
+                sender.waitForError(containing: "found at 127.0.0.1:\(firstPort)", seconds: 5),
+                "sender: \(sender.errors)")
+            #expect(
+                first.waitForOutput(containing: "\"seq\"", seconds: 3),
+                "no frames reached the receiver: \(first.errors)")
+            #expect(
+                sender.waitForError(containing: "127.0.0.1:\(strangerPort), fingerprint", seconds: 3),
+                "the unpaired receiver is mentioned")
             #expect(sender.errors.contains("not paired: to stream to it, run `mouse3d pair` there"))
 
             // The receiver stops; a new one starts on another port.
@@ -127,12 +150,17 @@ struct DiscoveryTests {
             #expect(sender.waitForError(containing: "paused until it is back", seconds: 3), "sender: \(sender.errors)")
             let restarted = Date()
             let second = try Mouse3DProcess(
-                ["receive", "--listen", "127.0.0.1:0", "--format", "jsonl"], configHome: p.receiverHome, environment: avahi.environment)
+                ["receive", "--listen", "127.0.0.1:0", "--format", "jsonl"], configHome: p.receiverHome,
+                environment: avahi.environment)
             let secondPort = try second.listeningPort()
             #expect(secondPort != firstPort)
-            #expect(second.waitForOutput(containing: "\"seq\"", seconds: 3), "the stream did not resume within 3 s: \(sender.errors)")
+            #expect(
+                second.waitForOutput(containing: "\"seq\"", seconds: 3),
+                "the stream did not resume within 3 s: \(sender.errors)")
             let resumed = Date().timeIntervalSince(restarted)
-            print("discovery: stream resumed \(String(format: "%.2f", resumed)) s after the receiver restarted on port \(secondPort)")
+            print(
+                "discovery: stream resumed \(String(format: "%.2f", resumed)) s after the receiver restarted on port \(secondPort)"
+            )
             #expect(resumed <= 3)
             #expect(sender.errors.contains("found at 127.0.0.1:\(secondPort)"))
 
@@ -147,41 +175,55 @@ struct DiscoveryTests {
         }
     }
 
-    @Test("send follows a paired receiver that restarts at once on another port, with --discover and by default (no --to)", arguments: [["--discover"], []])
+    @Test(
+        "send follows a paired receiver that restarts at once on another port, with --discover and by default (no --to)",
+        arguments: [["--discover"], []])
     func followRestart(flags: [String]) throws {
         try withAvahiLoopback { avahi in
             let p = LoopbackPairing()
             let first = try Mouse3DProcess(
-                ["receive", "--listen", "127.0.0.1:0", "--format", "jsonl"], configHome: p.receiverHome, environment: avahi.environment)
+                ["receive", "--listen", "127.0.0.1:0", "--format", "jsonl"], configHome: p.receiverHome,
+                environment: avahi.environment)
             let firstPort = try first.listeningPort()
             // Paired at its real address: the sender streams there from the start.
             let (r, s) = try p.pair(streamPort: firstPort)
             #expect(r.0 == 0 && s.status == 0, "pairing failed: \(r) \(s)")
             #expect(first.waitForError(containing: "discovery: announced as"), "receiver: \(first.errors)")
             let sender = try Mouse3DProcess(
-                ["send"] + flags + ["--source", "replay:\(Mouse3DProcess.sampleLog)", "--loop"], configHome: p.senderHome, environment: avahi.environment)
-            #expect(first.waitForOutput(containing: "\"seq\"", seconds: 5), "no frames reached the receiver: \(sender.errors)")
+                ["send"] + flags + ["--source", "replay:\(Mouse3DProcess.sampleLog)", "--loop"],
+                configHome: p.senderHome, environment: avahi.environment)
+            #expect(
+                first.waitForOutput(containing: "\"seq\"", seconds: 5),
+                "no frames reached the receiver: \(sender.errors)")
             // Restarted at once on another port (a service manager's restart).
             #expect(first.terminate() == 0)
             let restarted = Date()
             let second = try Mouse3DProcess(
-                ["receive", "--listen", "127.0.0.1:0", "--format", "jsonl"], configHome: p.receiverHome, environment: avahi.environment)
+                ["receive", "--listen", "127.0.0.1:0", "--format", "jsonl"], configHome: p.receiverHome,
+                environment: avahi.environment)
             let secondPort = try second.listeningPort()
             #expect(secondPort != firstPort)
-            #expect(second.waitForOutput(containing: "\"seq\"", seconds: 3), "the stream did not resume within 3 s (\(flags)): \(sender.errors)")
-            print("discovery \(flags.isEmpty ? "(default)" : flags.joined()): stream resumed \(String(format: "%.2f", Date().timeIntervalSince(restarted))) s after an immediate restart")
+            #expect(
+                second.waitForOutput(containing: "\"seq\"", seconds: 3),
+                "the stream did not resume within 3 s (\(flags)): \(sender.errors)")
+            print(
+                "discovery \(flags.isEmpty ? "(default)" : flags.joined()): stream resumed \(String(format: "%.2f", Date().timeIntervalSince(restarted))) s after an immediate restart"
+            )
             // And it stays: a late "gone" for the old announcement must not pause the new address.
             Thread.sleep(forTimeInterval: 2)
             let before = second.output.split(separator: "\n").count
             Thread.sleep(forTimeInterval: 1)
-            #expect(second.output.split(separator: "\n").count > before + 50, "the stream stopped again: \(sender.errors)")
+            #expect(
+                second.output.split(separator: "\n").count > before + 50, "the stream stopped again: \(sender.errors)")
             #expect(second.terminate() == 0)
             sender.process.interrupt()
             #expect(sender.waitForExit(seconds: 10) == 0, "sender: \(sender.errors)")
         }
     }
 
-    @Test("An impostor announcing a paired receiver's fingerprint (its identity copied, not the pairing) gets no frames; the real one, back, gets them")
+    @Test(
+        "An impostor announcing a paired receiver's fingerprint (its identity copied, not the pairing) gets no frames; the real one, back, gets them"
+    )
     func impostor() throws {
         try withAvahiLoopback { avahi in
             let p = LoopbackPairing()
@@ -190,28 +232,41 @@ struct DiscoveryTests {
             // The impostor has the receiver's identity file (so it announces its fingerprint) but
             // not the pairing secret: it cannot answer the sender's authenticated probe.
             let impostorHome = Mouse3DProcess.makeConfigHome()
-            try FileManager.default.createDirectory(atPath: impostorHome + "/mouse3d", withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-            try FileManager.default.copyItem(atPath: p.receiverHome + "/mouse3d/identity.key", toPath: impostorHome + "/mouse3d/identity.key")
+            try FileManager.default.createDirectory(
+                atPath: impostorHome + "/mouse3d", withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700])
+            try FileManager.default.copyItem(
+                atPath: p.receiverHome + "/mouse3d/identity.key", toPath: impostorHome + "/mouse3d/identity.key")
             let impostor = try Mouse3DProcess(
-                ["receive", "--listen", "127.0.0.1:0", "--format", "jsonl"], configHome: impostorHome, environment: avahi.environment)
+                ["receive", "--listen", "127.0.0.1:0", "--format", "jsonl"], configHome: impostorHome,
+                environment: avahi.environment)
             let impostorPort = try impostor.listeningPort()
             #expect(impostor.waitForError(containing: "discovery: announced as"), "impostor: \(impostor.errors)")
             let sender = try Mouse3DProcess(
-                ["send", "--discover", "--source", "replay:\(Mouse3DProcess.sampleLog)", "--loop"], configHome: p.senderHome,
+                ["send", "--discover", "--source", "replay:\(Mouse3DProcess.sampleLog)", "--loop"],
+                configHome: p.senderHome,
                 environment: avahi.environment)
             Thread.sleep(forTimeInterval: 3)
-            #expect(!sender.errors.contains("found at 127.0.0.1:\(impostorPort)"), "redirected to the impostor: \(sender.errors)")
+            #expect(
+                !sender.errors.contains("found at 127.0.0.1:\(impostorPort)"),
+                "redirected to the impostor: \(sender.errors)")
             // The real receiver comes up: the stream goes there.
             let real = try Mouse3DProcess(
-                ["receive", "--listen", "127.0.0.1:0", "--format", "jsonl"], configHome: p.receiverHome, environment: avahi.environment)
+                ["receive", "--listen", "127.0.0.1:0", "--format", "jsonl"], configHome: p.receiverHome,
+                environment: avahi.environment)
             let realPort = try real.listeningPort()
-            #expect(sender.waitForError(containing: "found at 127.0.0.1:\(realPort)", seconds: 5), "sender: \(sender.errors)")
-            #expect(real.waitForOutput(containing: "\"seq\"", seconds: 3), "no frames reached the real receiver: \(real.errors)")
+            #expect(
+                sender.waitForError(containing: "found at 127.0.0.1:\(realPort)", seconds: 5),
+                "sender: \(sender.errors)")
+            #expect(
+                real.waitForOutput(containing: "\"seq\"", seconds: 3),
+                "no frames reached the real receiver: \(real.errors)")
             sender.process.interrupt()
             #expect(sender.waitForExit(seconds: 10) == 0, "sender: \(sender.errors)")
             #expect(real.terminate() == 0)
             #expect(impostor.terminate() == 0)
-            #expect(try ReceiverSummary(impostor.errors).frames == 0, "the impostor accepted frames: \(impostor.errors)")
+            #expect(
+                try ReceiverSummary(impostor.errors).frames == 0, "the impostor accepted frames: \(impostor.errors)")
             #expect(!impostor.output.contains("\"seq\""))
         }
     }
@@ -223,18 +278,25 @@ struct DiscoveryTests {
             let pairingPort = Int.random(in: 40000...50000)
             var environment = avahi.environment
             environment["MOUSE3D_NETWORK_PAIRING_PORT"] = "\(pairingPort)"
-            let receiver = try Mouse3DProcess(["receive", "--listen", "127.0.0.1:0"], configHome: p.receiverHome, environment: environment)
+            let receiver = try Mouse3DProcess(
+                ["receive", "--listen", "127.0.0.1:0"], configHome: p.receiverHome, environment: environment)
             let port = try receiver.listeningPort()
             #expect(receiver.waitForError(containing: "discovery: announced as"), "\(receiver.errors)")
-            let nameLine = try #require(receiver.errors.split(separator: "\n").first { $0.contains("this receiver: '") })
+            let nameLine = try #require(
+                receiver.errors.split(separator: "\n").first { $0.contains("this receiver: '") })
             let name = String(try #require(nameLine.split(separator: "'").dropFirst().first))
             let waiting = try Mouse3DProcess(
-                ["pair", "--listen", "127.0.0.1:\(pairingPort)", "--stream-port", "\(port)", "--timeout", "30"], configHome: p.receiverHome)
+                ["pair", "--listen", "127.0.0.1:\(pairingPort)", "--stream-port", "\(port)", "--timeout", "30"],
+                configHome: p.receiverHome)
             #expect(waiting.waitForOutput(containing: "pairing on"), "\(waiting.output) \(waiting.errors)")
             let codeLine = try #require(waiting.output.split(separator: "\n").first { $0.hasPrefix("pairing code: ") })
             let code = String(codeLine.dropFirst("pairing code: ".count).prefix(9))
-            let sender = try runMouse3D(["pair", "mouse3d-test-no-such-host-\(name)", code], configHome: p.senderHome, environment: avahi.environment)
-            #expect(sender.status == 1 && sender.errors.contains("no receiver announcing itself as"), "an unknown name fails plainly: \(sender.errors)")
+            let sender = try runMouse3D(
+                ["pair", "mouse3d-test-no-such-host-\(name)", code], configHome: p.senderHome,
+                environment: avahi.environment)
+            #expect(
+                sender.status == 1 && sender.errors.contains("no receiver announcing itself as"),
+                "an unknown name fails plainly: \(sender.errors)")
             let paired = try runMouse3D(["pair", name, code], configHome: p.senderHome, environment: avahi.environment)
             #expect(paired.status == 0, "\(paired.errors)")
             #expect(paired.errors.contains("'\(name)' found on the network at 127.0.0.1"), "\(paired.errors)")
@@ -248,12 +310,15 @@ struct DiscoveryTests {
     func linkQuality() throws {
         try withAvahiLoopback { avahi in
             let p = LoopbackPairing()
-            let receiver = try Mouse3DProcess(["receive", "--listen", "127.0.0.1:0"], configHome: p.receiverHome, environment: avahi.environment)
+            let receiver = try Mouse3DProcess(
+                ["receive", "--listen", "127.0.0.1:0"], configHome: p.receiverHome, environment: avahi.environment)
             let port = try receiver.listeningPort()
             try p.pair(streamPort: port)
             #expect(receiver.waitForError(containing: "added: accepting its frames"))
-            let peers = try runMouse3D(["peers", "--json", "--timeout", "1.5"], configHome: p.senderHome, environment: avahi.environment)
-            let found = try #require(try listedPeers(peers.output).first { $0["port"] as? Int == port }, "\(peers.output)")
+            let peers = try runMouse3D(
+                ["peers", "--json", "--timeout", "1.5"], configHome: p.senderHome, environment: avahi.environment)
+            let found = try #require(
+                try listedPeers(peers.output).first { $0["port"] as? Int == port }, "\(peers.output)")
             #expect(found["paired"] as? Bool == true)
             let link = try #require(found["link"] as? [String: Any], "no link figures: \(peers.output)")
             #expect(link["replies"] as? Int == 5 && (link["loss"] as? Double) == 0)
@@ -271,21 +336,30 @@ struct NoAvahiTests {
     @Test("Without a system bus: receive, peers and send each say so in one line, and --to still works")
     func noBus() throws {
         let p = LoopbackPairing()
-        let receiver = try Mouse3DProcess(["receive", "--listen", "127.0.0.1:0", "--format", "jsonl"], configHome: p.receiverHome)
+        let receiver = try Mouse3DProcess(
+            ["receive", "--listen", "127.0.0.1:0", "--format", "jsonl"], configHome: p.receiverHome)
         let port = try receiver.listeningPort()
         #expect(receiver.waitForError(containing: "discovery: Avahi is not available"), "\(receiver.errors)")
         #expect(receiver.errors.split(separator: "\n").filter { $0.contains("discovery") }.count == 1)
         try p.pair(streamPort: port)
         let peers = try runMouse3D(["peers"], configHome: p.senderHome)
         #expect(peers.status == 0)
-        #expect(peers.errors.split(separator: "\n").filter { $0.contains("Avahi is not available") }.count == 1, "\(peers.errors)")
+        #expect(
+            peers.errors.split(separator: "\n").filter { $0.contains("Avahi is not available") }.count == 1,
+            "\(peers.errors)")
         #expect(peers.output.contains("127.0.0.1:\(port)") && peers.output.contains("paired as"), "\(peers.output)")
         #expect(peers.output.contains("link rtt"), "the stored address is still probed: \(peers.output)")
-        let sender = try runMouse3D(["send", "--to", "127.0.0.1:\(port)", "--source", "replay:\(Mouse3DProcess.sampleLog)", "--speed", "4"], configHome: p.senderHome)
+        let sender = try runMouse3D(
+            ["send", "--to", "127.0.0.1:\(port)", "--source", "replay:\(Mouse3DProcess.sampleLog)", "--speed", "4"],
+            configHome: p.senderHome)
         #expect(sender.status == 0, "\(sender.errors)")
-        let discovering = try runMouse3D(["send", "--discover", "--source", "replay:\(Mouse3DProcess.sampleLog)", "--speed", "4"], configHome: p.senderHome)
+        let discovering = try runMouse3D(
+            ["send", "--discover", "--source", "replay:\(Mouse3DProcess.sampleLog)", "--speed", "4"],
+            configHome: p.senderHome)
         #expect(discovering.status == 0, "\(discovering.errors)")
-        #expect(discovering.errors.split(separator: "\n").filter { $0.contains("Avahi is not available") }.count == 1, "\(discovering.errors)")
+        #expect(
+            discovering.errors.split(separator: "\n").filter { $0.contains("Avahi is not available") }.count == 1,
+            "\(discovering.errors)")
         Thread.sleep(forTimeInterval: 0.3)
         #expect(receiver.terminate() == 0)
         // Both runs arrived: --to, and --discover falling back to the stored address.
@@ -294,8 +368,14 @@ struct NoAvahiTests {
 
     @Test("A system bus without the Avahi daemon: one line saying it is not running, and the receiver works")
     func busWithoutDaemon() throws {
-        guard let dbus = ["/usr/bin/dbus-daemon", "/bin/dbus-daemon"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
-            if ProcessInfo.processInfo.environment["CI"] != nil { Issue.record("dbus-daemon is not installed under CI") }
+        guard
+            let dbus = ["/usr/bin/dbus-daemon", "/bin/dbus-daemon"].first(where: {
+                FileManager.default.isExecutableFile(atPath: $0)
+            })
+        else {
+            if ProcessInfo.processInfo.environment["CI"] != nil {
+                Issue.record("dbus-daemon is not installed under CI")
+            }
             print("SKIPPED bus-without-Avahi test: dbus-daemon is not installed (Tests/setup-debian.sh installs it)")
             return
         }
@@ -313,17 +393,22 @@ struct NoAvahiTests {
             """
         try config.write(toFile: dir + "/bus.conf", atomically: true, encoding: .utf8)
         // posix_spawn and waitpid (Foundation's Process.waitUntilExit has been seen to hang here).
-        let bus = try ChildProcess(executable: dbus, arguments: ["--config-file=\(dir)/bus.conf", "--nofork"], standardOutputPath: "/dev/null")
+        let bus = try ChildProcess(
+            executable: dbus, arguments: ["--config-file=\(dir)/bus.conf", "--nofork"], standardOutputPath: "/dev/null")
         defer {
             try? bus.send(signal: SIGTERM)
             _ = try? bus.wait()
         }
-        for _ in 0..<100 where !FileManager.default.fileExists(atPath: dir + "/bus") { Thread.sleep(forTimeInterval: 0.05) }
-        let receiver = try Mouse3DProcess(["receive", "--listen", "127.0.0.1:0"], environment: ["DBUS_SYSTEM_BUS_ADDRESS": "unix:path=\(dir)/bus"])
+        for _ in 0..<100 where !FileManager.default.fileExists(atPath: dir + "/bus") {
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        let receiver = try Mouse3DProcess(
+            ["receive", "--listen", "127.0.0.1:0"], environment: ["DBUS_SYSTEM_BUS_ADDRESS": "unix:path=\(dir)/bus"])
         _ = try receiver.listeningPort()
         #expect(receiver.waitForError(containing: "discovery: the Avahi daemon is not running"), "\(receiver.errors)")
         Thread.sleep(forTimeInterval: 0.3)
-        #expect(receiver.errors.split(separator: "\n").filter { $0.contains("discovery") }.count == 1, "\(receiver.errors)")
+        #expect(
+            receiver.errors.split(separator: "\n").filter { $0.contains("discovery") }.count == 1, "\(receiver.errors)")
         #expect(receiver.terminate() == 0)
     }
 }

@@ -15,7 +15,8 @@ final class Mouse3DProcess: @unchecked Sendable {
     /// The executable under test: `MOUSE3D` if set, else `mouse3d` beside the test bundle.
     static var executable: URL {
         if let path = ProcessInfo.processInfo.environment["MOUSE3D"] { return URL(fileURLWithPath: path) }
-        return URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("mouse3d")
+        return URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(
+            "mouse3d")
     }
 
     /// A system bus address where no bus is.
@@ -135,7 +136,9 @@ final class Mouse3DProcess: @unchecked Sendable {
 }
 
 /// Runs `mouse3d` to completion and returns its standard output.
-func runMouse3D(_ arguments: [String], configHome: String? = nil, environment: [String: String] = [:]) throws -> (status: Int32, output: String, errors: String) {
+func runMouse3D(_ arguments: [String], configHome: String? = nil, environment: [String: String] = [:]) throws -> (
+    status: Int32, output: String, errors: String
+) {
     let p = try Mouse3DProcess(arguments, configHome: configHome, environment: environment)
     let status = p.waitForExit(seconds: 60)
     return (status, p.output, p.errors)
@@ -146,7 +149,8 @@ struct ReceiverSummary {
     var frames = 0, dropped = 0, lost = 0, reordered = 0
 
     init(_ errors: String) throws {
-        let line = try #require(errors.split(separator: "\n").last { $0.contains("summary:") }, "no summary in: \(errors)")
+        let line = try #require(
+            errors.split(separator: "\n").last { $0.contains("summary:") }, "no summary in: \(errors)")
         func value(_ name: String) -> Int {
             guard let r = line.range(of: "\(name) ") else { return -1 }
             return Int(line[r.upperBound...].prefix { $0.isNumber }) ?? -1

@@ -6,7 +6,8 @@ struct PlotTests {
     /// Width and height from a PNG's IHDR, or nil if it is not a PNG.
     static func pngSize(_ path: String) -> (Int, Int)? {
         guard let d = FileManager.default.contents(atPath: path), d.count > 24,
-              Array(d.prefix(8)) == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A], String(decoding: d[12..<16], as: UTF8.self) == "IHDR"
+            Array(d.prefix(8)) == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A],
+            String(decoding: d[12..<16], as: UTF8.self) == "IHDR"
         else { return nil }
         let be = { (o: Int) in d[o..<o + 4].reduce(0) { $0 << 8 | Int($1) } }
         return (be(16), be(20))
@@ -20,10 +21,13 @@ struct PlotTests {
     @Test("bench accuracy --plot: one picture per trial whose data is the error the table scores")
     func accuracy() throws {
         let home = Mouse3DProcess.makeConfigHome()
-        let logs = home + "/logs", plots = home + "/plots/new"
+        let logs = home + "/logs"
+        let plots = home + "/plots/new"
         try FileManager.default.createDirectory(atPath: logs, withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: Mouse3DProcess.sampleLog, toPath: logs + "/sample.csv")
-        let r = try runMouse3D(["bench", "accuracy", logs, "--python", "none", "--plot", plots], configHome: home, environment: ["HOME": home])
+        let r = try runMouse3D(
+            ["bench", "accuracy", logs, "--python", "none", "--plot", plots], configHome: home,
+            environment: ["HOME": home])
         #expect(r.status == 0, "\(r.errors)")
         let size = Self.pngSize(plots + "/sample.png")
         #expect(size.map { $0 == (1200, 500) } == true, "not a 1200×500 PNG: \(String(describing: size))")
@@ -31,7 +35,9 @@ struct PlotTests {
         #expect(data.count > 1000 && data.allSatisfy { $0.count == 3 }, "\(data.count) rows")
         // The plotted inclination errors are the ones the table's RMS is made of.
         let rms = (data.reduce(0) { $0 + $1[1] * $1[1] } / Double(max(1, data.count))).squareRoot()
-        let printed = r.output.split(separator: "\n").first { $0.hasPrefix("sample") }.flatMap { Double($0.split(separator: " ")[1]) }
+        let printed = r.output.split(separator: "\n").first { $0.hasPrefix("sample") }.flatMap {
+            Double($0.split(separator: " ")[1])
+        }
         let table = try #require(printed, "\(r.output)")
         #expect(abs(rms - table) < 0.002 + table * 0.01, "plotted RMS \(rms) against the table's \(table)")
         #expect(zip(data, data.dropFirst()).allSatisfy { $0[0] < $1[0] }, "time goes forward")
@@ -41,7 +47,10 @@ struct PlotTests {
     func gyroMouse() throws {
         let home = Mouse3DProcess.makeConfigHome()
         // Ten minutes of simulated rest, twice: CPU-bound for seconds.
-        let r = try CPUHeavy.run { try runMouse3D(["bench", "gyro-mouse", "--plot", home + "/p"], configHome: home, environment: ["HOME": home]) }
+        let r = try CPUHeavy.run {
+            try runMouse3D(
+                ["bench", "gyro-mouse", "--plot", home + "/p"], configHome: home, environment: ["HOME": home])
+        }
         #expect(r.status == 0, "\(r.errors)")
         #expect(Self.pngSize(home + "/p/gyro-mouse-rest-drift.png").map { $0 == (1200, 500) } == true)
         let data = Self.rows(home + "/p/gyro-mouse-rest-drift.csv")
@@ -53,8 +62,12 @@ struct PlotTests {
     @Test("Without gnuplot, --plot says what to install, before any work")
     func noGnuplot() throws {
         let home = Mouse3DProcess.makeConfigHome()
-        let r = try runMouse3D(["bench", "gyro-mouse", "--plot", home + "/p"], configHome: home, environment: ["HOME": home, "PATH": "/nonexistent"])
+        let r = try runMouse3D(
+            ["bench", "gyro-mouse", "--plot", home + "/p"], configHome: home,
+            environment: ["HOME": home, "PATH": "/nonexistent"])
         #expect(r.status != 0 && r.errors.contains("apt install gnuplot-nox"), "\(r.errors)")
-        #expect(!r.output.contains("drift at rest"), "the benchmark ran before the missing gnuplot was reported: \(r.output)")
+        #expect(
+            !r.output.contains("drift at rest"),
+            "the benchmark ran before the missing gnuplot was reported: \(r.output)")
     }
 }

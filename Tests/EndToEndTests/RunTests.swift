@@ -14,11 +14,14 @@ struct RunTests {
         (FileManager.default.enumerator(atPath: directory)?.allObjects as? [String]) ?? []
     }
 
-    @Test("With an empty home: one printed frame per sample, equal to replay's attitude, the same jsonl objects as receive; nothing written")
+    @Test(
+        "With an empty home: one printed frame per sample, equal to replay's attitude, the same jsonl objects as receive; nothing written"
+    )
     func printsEverySample() throws {
         let (home, environment) = try emptyHome()
         let run = try runMouse3D(
-            ["run", "--source", "replay:\(Mouse3DProcess.sampleLog)", "--speed", "max", "--format", "jsonl"], configHome: home,
+            ["run", "--source", "replay:\(Mouse3DProcess.sampleLog)", "--speed", "max", "--format", "jsonl"],
+            configHome: home,
             environment: environment)
         #expect(run.status == 0, "\(run.errors)")
         let streaming = StreamingTests()
@@ -26,11 +29,18 @@ struct RunTests {
         let printed = try streaming.receivedFrames(run.output)
         #expect(printed.count == expected.count && expected.count == 1201)
         #expect(printed.map(\.seq) == Array(0..<expected.count))
-        #expect(zip(printed.map(\.frame), expected).allSatisfy {
-            $0.roll.bitPattern == $1.roll.bitPattern && $0.pitch.bitPattern == $1.pitch.bitPattern && $0.yaw.bitPattern == $1.yaw.bitPattern
-        }, "run's attitude is replay's, bit for bit")
-        let keys = try #require(run.output.split(separator: "\n").first).split(separator: ",").map { $0.split(separator: ":")[0] }
-        #expect(keys == ["{\"sender\"", "\"stream\"", "\"seq\"", "\"time\"", "\"roll\"", "\"pitch\"", "\"yaw\"", "\"buttons\""])
+        #expect(
+            zip(printed.map(\.frame), expected).allSatisfy {
+                $0.roll.bitPattern == $1.roll.bitPattern && $0.pitch.bitPattern == $1.pitch.bitPattern
+                    && $0.yaw.bitPattern == $1.yaw.bitPattern
+            }, "run's attitude is replay's, bit for bit")
+        let keys = try #require(run.output.split(separator: "\n").first).split(separator: ",").map {
+            $0.split(separator: ":")[0]
+        }
+        #expect(
+            keys == [
+                "{\"sender\"", "\"stream\"", "\"seq\"", "\"time\"", "\"roll\"", "\"pitch\"", "\"yaw\"", "\"buttons\""
+            ])
         #expect(contents(home).isEmpty, "run wrote \(contents(home))")
     }
 
@@ -39,15 +49,21 @@ struct RunTests {
         let (home, environment) = try emptyHome()
         let started = Date()
         let run = try Mouse3DProcess(
-            ["run", "--source", "replay:\(Mouse3DProcess.sampleLog)", "--speed", "4", "--rate", "100", "--format", "jsonl"], configHome: home,
+            [
+                "run", "--source", "replay:\(Mouse3DProcess.sampleLog)", "--speed", "4", "--rate", "100", "--format",
+                "jsonl"
+            ], configHome: home,
             environment: environment)
         Thread.sleep(forTimeInterval: 1)
-        let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(run.process.processIdentifier)/fd")) ?? []
+        let descriptors =
+            (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(run.process.processIdentifier)/fd")) ?? []
         // Foundation's Process hands every child a socket of its own (seen in /bin/sleep started the
         // same way): the control. mouse3d run must not have more.
         func sockets(_ pid: Int32) -> [String] {
             let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []
-            return entries.compactMap { try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\($0)") }.filter { $0.hasPrefix("socket:") }
+            return entries.compactMap {
+                try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\($0)")
+            }.filter { $0.hasPrefix("socket:") }
         }
         let control = Process()
         control.executableURL = URL(fileURLWithPath: "/bin/sleep")
@@ -60,7 +76,8 @@ struct RunTests {
         control.waitUntilExit()
         let opened = sockets(run.process.processIdentifier)
         #expect(!descriptors.isEmpty, "could not look at the process's descriptors")
-        #expect(opened.count <= expected, "run opened sockets: \(opened) (a child started the same way has \(expected))")
+        #expect(
+            opened.count <= expected, "run opened sockets: \(opened) (a child started the same way has \(expected))")
         #expect(run.waitForExit(seconds: 20) == 0, "\(run.errors)")
         let seconds = Date().timeIntervalSince(started)
         let times = run.output.split(separator: "\n").compactMap { line -> Double? in
@@ -69,7 +86,9 @@ struct RunTests {
         }
         let span = try #require(times.last) - (try #require(times.first))
         let rate = Double(times.count - 1) / span
-        print("run --rate 100: \(times.count) frames over \(String(format: "%.2f", span)) s (\(String(format: "%.1f", rate))/s); run took \(String(format: "%.2f", seconds)) s")
+        print(
+            "run --rate 100: \(times.count) frames over \(String(format: "%.2f", span)) s (\(String(format: "%.1f", rate))/s); run took \(String(format: "%.2f", seconds)) s"
+        )
         #expect(abs(rate - 100) <= 3, "\(rate) frames/s")
         #expect(contents(home).isEmpty)
     }
@@ -77,10 +96,13 @@ struct RunTests {
     @Test("Bad input says what to do: an unknown source, a log that does not parse")
     func errors() throws {
         let (home, environment) = try emptyHome()
-        let missing = try runMouse3D(["run", "--source", "replay:/nonexistent.csv"], configHome: home, environment: environment)
+        let missing = try runMouse3D(
+            ["run", "--source", "replay:/nonexistent.csv"], configHome: home, environment: environment)
         #expect(missing.status != 0 && missing.errors.contains("cannot read the motion log"), "\(missing.errors)")
         let bad = try runMouse3D(["run", "--source", "bogus"], configHome: home, environment: environment)
-        #expect(bad.status != 0 && bad.errors.contains("'bogus' is invalid for '--source") && bad.errors.contains("auto (the best sensor found), evdev:"),
-                "\(bad.errors)")
+        #expect(
+            bad.status != 0 && bad.errors.contains("'bogus' is invalid for '--source")
+                && bad.errors.contains("auto (the best sensor found), evdev:"),
+            "\(bad.errors)")
     }
 }

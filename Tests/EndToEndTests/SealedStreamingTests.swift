@@ -17,9 +17,14 @@ struct LoopbackPairing {
     /// Runs `mouse3d pair` on the receiver side and `mouse3d pair HOST CODE` on the sender side.
     /// Returns both processes' results.
     @discardableResult
-    func pair(streamPort: Int, code override: String? = nil) throws -> (receiver: (Int32, String, String), sender: (status: Int32, output: String, errors: String)) {
-        let waiting = try Mouse3DProcess(["pair", "--listen", "127.0.0.1:0", "--stream-port", "\(streamPort)", "--timeout", "30"], configHome: receiverHome)
-        #expect(waiting.waitForOutput(containing: "pairing on"), "pair did not start: \(waiting.output) \(waiting.errors)")
+    func pair(streamPort: Int, code override: String? = nil) throws -> (
+        receiver: (Int32, String, String), sender: (status: Int32, output: String, errors: String)
+    ) {
+        let waiting = try Mouse3DProcess(
+            ["pair", "--listen", "127.0.0.1:0", "--stream-port", "\(streamPort)", "--timeout", "30"],
+            configHome: receiverHome)
+        #expect(
+            waiting.waitForOutput(containing: "pairing on"), "pair did not start: \(waiting.output) \(waiting.errors)")
         let lines = waiting.output.split(separator: "\n")
         let codeLine = try #require(lines.first { $0.hasPrefix("pairing code: ") })
         let code = String(codeLine.dropFirst("pairing code: ".count).prefix(9))
@@ -33,7 +38,9 @@ struct LoopbackPairing {
     /// A key file's path in `home`, in `folder` (senders, receivers), and its secret.
     func keyFiles(_ home: String, _ folder: String) -> [String] {
         let dir = home + "/mouse3d/" + folder
-        return ((try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []).filter { $0.hasSuffix(".key") }.map { dir + "/" + $0 }
+        return ((try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []).filter { $0.hasSuffix(".key") }.map {
+            dir + "/" + $0
+        }
     }
 }
 
@@ -42,12 +49,17 @@ struct SealedStreamingTests {
     @Test("Paired over loopback, the sample arrives sealed, bit for bit, in order, none lost; key files are 0600")
     func sealedEndToEnd() throws {
         let p = LoopbackPairing()
-        let receiver = try Mouse3DProcess(["receive", "--listen", "127.0.0.1:0", "--print", "--format", "jsonl", "--stats"], configHome: p.receiverHome)
+        let receiver = try Mouse3DProcess(
+            ["receive", "--listen", "127.0.0.1:0", "--print", "--format", "jsonl", "--stats"],
+            configHome: p.receiverHome)
         let port = try receiver.listeningPort()
         let (r, s) = try p.pair(streamPort: port)
         #expect(r.0 == 0 && s.status == 0, "pairing failed: \(r) \(s)")
-        #expect(receiver.waitForError(containing: "added: accepting its frames"), "a running receiver picks the pairing up: \(receiver.errors)")
-        let sender = try runMouse3D(["send", "--source", "replay:\(Mouse3DProcess.sampleLog)", "--speed", "2"], configHome: p.senderHome)
+        #expect(
+            receiver.waitForError(containing: "added: accepting its frames"),
+            "a running receiver picks the pairing up: \(receiver.errors)")
+        let sender = try runMouse3D(
+            ["send", "--source", "replay:\(Mouse3DProcess.sampleLog)", "--speed", "2"], configHome: p.senderHome)
         #expect(sender.status == 0, "sender: \(sender.errors)")
         #expect(sender.errors.contains("sealed stream"))
         Thread.sleep(forTimeInterval: 0.3)
@@ -56,10 +68,14 @@ struct SealedStreamingTests {
         let expected = try streaming.replayFrames()
         let received = try streaming.receivedFrames(receiver.output)
         #expect(received.count == expected.count && received.map(\.seq) == Array(0..<expected.count))
-        #expect(zip(received.map(\.frame), expected).allSatisfy { $0.roll.bitPattern == $1.roll.bitPattern && $0.yaw.bitPattern == $1.yaw.bitPattern })
+        #expect(
+            zip(received.map(\.frame), expected).allSatisfy {
+                $0.roll.bitPattern == $1.roll.bitPattern && $0.yaw.bitPattern == $1.yaw.bitPattern
+            })
 
         // Keys are 0600 and nothing secret reaches any output.
-        let files = p.keyFiles(p.receiverHome, "senders") + p.keyFiles(p.senderHome, "receivers")
+        let files =
+            p.keyFiles(p.receiverHome, "senders") + p.keyFiles(p.senderHome, "receivers")
             + [p.receiverHome + "/mouse3d/identity.key", p.senderHome + "/mouse3d/identity.key"]
         #expect(files.count == 4)
         for file in files {
@@ -67,9 +83,13 @@ struct SealedStreamingTests {
             #expect(mode == 0o600, "\(file) has mode \(String(mode, radix: 8))")
             let text = try String(contentsOfFile: file, encoding: .utf8)
             for key in ["secret", "private_key"] {
-                guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("\(key) = ") }) else { continue }
+                guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("\(key) = ") }) else {
+                    continue
+                }
                 let value = String(line.split(separator: "\"")[1])
-                for out in [receiver.output, receiver.errors, sender.output, sender.errors, r.1, r.2, s.output, s.errors] {
+                for out in [
+                    receiver.output, receiver.errors, sender.output, sender.errors, r.1, r.2, s.output, s.errors
+                ] {
                     #expect(!out.contains(value), "a secret appeared in output")
                 }
             }
@@ -97,7 +117,8 @@ struct SealedStreamingTests {
     /// Writes an identity named `name` into `home` (as a machine whose host name an attacker chose would have).
     static func writeIdentity(_ home: String, name: String) throws {
         let folder = home + "/mouse3d"
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try FileManager.default.createDirectory(
+            atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         var generator = SystemRandomNumberGenerator()
         let key = (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
         // TOML's escapes carry the control characters into the name (a raw one makes the file invalid).
@@ -105,18 +126,23 @@ struct SealedStreamingTests {
             c.value < 0x20 || c.value == 0x7F ? String(format: "\\u%04X", c.value) : String(c)
         }.joined()
         let path = folder + "/identity.key"
-        try "name = \"\(escapedForFile)\"\nprivate_key = \"\(key)\"\n".write(toFile: path, atomically: true, encoding: .utf8)
+        try "name = \"\(escapedForFile)\"\nprivate_key = \"\(key)\"\n".write(
+            toFile: path, atomically: true, encoding: .utf8)
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
     }
 
-    @Test("Names with C0 and C1 control characters (a wrong code's, a paired peer's) come out of pair, peers and the logs escaped")
+    @Test(
+        "Names with C0 and C1 control characters (a wrong code's, a paired peer's) come out of pair, peers and the logs escaped"
+    )
     func hostileNames() throws {
         let p = LoopbackPairing()
         try Self.writeIdentity(p.senderHome, name: Self.hostileName)
         try Self.writeIdentity(p.receiverHome, name: "receiver " + Self.hostileName)
         // A wrong code: the receiver's `pair` names the sender that tried.
         let (wrongR, wrongS) = try p.pair(streamPort: 1, code: "0000-0000")
-        #expect(wrongR.2.contains("used a wrong code") && wrongR.2.contains("evil\\x1b]0;pwned\\x07"), "receiver: \(wrongR.2)")
+        #expect(
+            wrongR.2.contains("used a wrong code") && wrongR.2.contains("evil\\x1b]0;pwned\\x07"),
+            "receiver: \(wrongR.2)")
         var outputs = [wrongR.1, wrongR.2, wrongS.output, wrongS.errors]
         // Paired: both sides print the other's name; the list, a running receiver and `peers` too.
         let receiver = try Mouse3DProcess(["receive", "--listen", "127.0.0.1:0", "--print"], configHome: p.receiverHome)
@@ -125,7 +151,8 @@ struct SealedStreamingTests {
         let (r, s) = try p.pair(streamPort: port)
         #expect(r.0 == 0 && s.status == 0, "pairing failed: \(r) \(s)")
         #expect(receiver.waitForError(containing: "added: accepting its frames"), "\(receiver.errors)")
-        let sender = try runMouse3D(["send", "--source", "replay:\(Mouse3DProcess.sampleLog)", "--speed", "20"], configHome: p.senderHome)
+        let sender = try runMouse3D(
+            ["send", "--source", "replay:\(Mouse3DProcess.sampleLog)", "--speed", "20"], configHome: p.senderHome)
         let listed = try runMouse3D(["pair", "--list"], configHome: p.receiverHome)
         let peers = try runMouse3D(["peers", "--timeout", "1"], configHome: p.senderHome)
         let peersJSON = try runMouse3D(["peers", "--json", "--timeout", "1"], configHome: p.senderHome)
@@ -134,15 +161,22 @@ struct SealedStreamingTests {
         #expect(r.1.contains("paired with sender 'evil\\x1b]0;pwned"), "\(r.1)")
         #expect(listed.output.contains("evil\\x1b]0;pwned"), "\(listed.output)")
         #expect(peers.output.contains("paired as 'receiver evil\\x1b]0;pwned"), "\(peers.output) \(peers.errors)")
-        outputs += [r.1, r.2, s.output, s.errors, sender.output, sender.errors, listed.output, listed.errors, peers.output, peers.errors,
-                    peersJSON.output, peersJSON.errors, receiver.errors]
+        outputs += [
+            r.1, r.2, s.output, s.errors, sender.output, sender.errors, listed.output, listed.errors, peers.output,
+            peers.errors,
+            peersJSON.output, peersJSON.errors, receiver.errors
+        ]
         for (i, out) in outputs.enumerated() {
-            #expect(Self.controls(out).isEmpty, "output \(i) holds control characters \(Self.controls(out)): \(out.debugDescription.prefix(400))")
+            #expect(
+                Self.controls(out).isEmpty,
+                "output \(i) holds control characters \(Self.controls(out)): \(out.debugDescription.prefix(400))")
         }
         #expect(!outputs.joined().contains("\nline'"), "a name forged a line of its own")
     }
 
-    @Test("A session state that cannot be stored: its frames are refused, and the receiver neither writes nor says so per datagram")
+    @Test(
+        "A session state that cannot be stored: its frames are refused, and the receiver neither writes nor says so per datagram"
+    )
     func storeFailureBounded() throws {
         let p = LoopbackPairing()
         let receiver = try Mouse3DProcess(["receive", "--listen", "127.0.0.1:0", "--print"], configHome: p.receiverHome)
@@ -155,12 +189,15 @@ struct SealedStreamingTests {
         let state = String(key.dropLast(".key".count)) + ".state"
         try? FileManager.default.removeItem(atPath: state)
         try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: false)
-        let sender = try runMouse3D(["send", "--source", "replay:\(Mouse3DProcess.sampleLog)", "--speed", "10"], configHome: p.senderHome)
+        let sender = try runMouse3D(
+            ["send", "--source", "replay:\(Mouse3DProcess.sampleLog)", "--speed", "10"], configHome: p.senderHome)
         #expect(sender.status == 0, "\(sender.errors)")
         Thread.sleep(forTimeInterval: 0.3)
         #expect(receiver.terminate() == 0)
         let said = receiver.errors.split(separator: "\n").filter { $0.contains("cannot store the session") }
-        print("store failing: \(said.count) lines for 1201 datagrams at 1 kHz; \(receiver.output.split(separator: "\n").count) frames output")
+        print(
+            "store failing: \(said.count) lines for 1201 datagrams at 1 kHz; \(receiver.output.split(separator: "\n").count) frames output"
+        )
         #expect(receiver.output.isEmpty, "nothing is accepted that could not be stored")
         #expect(!said.isEmpty && said.count <= 3, "\(said.count) lines: \(said.prefix(3))")
     }
@@ -170,14 +207,21 @@ struct SealedStreamingTests {
         let home = Mouse3DProcess.makeConfigHome()
         let receiver = try Mouse3DProcess(["receive", "--listen", "127.0.0.1:0", "--print"], configHome: home)
         let port = try receiver.listeningPort()
-        let plain = try runMouse3D(["send", "--insecure", "--source", "replay:\(Mouse3DProcess.sampleLog)", "--speed", "20", "--to", "127.0.0.1:\(port)"])
+        let plain = try runMouse3D([
+            "send", "--insecure", "--source", "replay:\(Mouse3DProcess.sampleLog)", "--speed", "20", "--to",
+            "127.0.0.1:\(port)"
+        ])
         #expect(plain.status == 0 && plain.errors.contains("warning: --insecure"))
-        let unpaired = try runMouse3D(["send", "--source", "replay:\(Mouse3DProcess.sampleLog)", "--to", "127.0.0.1:\(port)"])
+        let unpaired = try runMouse3D([
+            "send", "--source", "replay:\(Mouse3DProcess.sampleLog)", "--to", "127.0.0.1:\(port)"
+        ])
         #expect(unpaired.status != 0 && unpaired.errors.contains("no paired receivers"), "\(unpaired.errors)")
         Thread.sleep(forTimeInterval: 0.2)
         #expect(receiver.terminate() == 0)
         #expect(receiver.output.isEmpty, "injected: \(receiver.output.prefix(200))")
-        #expect(receiver.errors.contains("refused 1 datagram from 127.0.0.1:") && receiver.errors.contains("unsealed frames"), "\(receiver.errors)")
+        #expect(
+            receiver.errors.contains("refused 1 datagram from 127.0.0.1:")
+                && receiver.errors.contains("unsealed frames"), "\(receiver.errors)")
         let summary = try ReceiverSummary(receiver.errors)
         #expect(summary.frames == 0 && summary.dropped == 1201)
     }
@@ -187,7 +231,9 @@ struct SealedStreamingTests {
         for flag in ["--insecure", "--raw"] {
             let r = try Mouse3DProcess(["receive", flag, "--print"])
             #expect(r.waitForError(containing: "warning:"), "\(r.errors)")
-            #expect(r.errors.contains("listening on 127.0.0.1:24930") || r.errors.contains("Address already in use"), "\(r.errors)")
+            #expect(
+                r.errors.contains("listening on 127.0.0.1:24930") || r.errors.contains("Address already in use"),
+                "\(r.errors)")
             _ = r.terminate()
         }
     }
@@ -199,10 +245,12 @@ struct SealedStreamingTests {
         let port = try receiver.listeningPort()
         try p.pair(streamPort: port)
         #expect(receiver.waitForError(containing: "added"))
-        let sender = try Mouse3DProcess(["send", "--source", "replay:\(Mouse3DProcess.sampleLog)", "--loop"], configHome: p.senderHome)
+        let sender = try Mouse3DProcess(
+            ["send", "--source", "replay:\(Mouse3DProcess.sampleLog)", "--loop"], configHome: p.senderHome)
         #expect(receiver.waitForError(containing: "new stream", seconds: 20))
-        let fingerprint = try #require(receiver.errors.split(separator: "\n").first { $0.contains("added") }?
-            .split(separator: "(").last?.prefix(19))
+        let fingerprint = try #require(
+            receiver.errors.split(separator: "\n").first { $0.contains("added") }?
+                .split(separator: "(").last?.prefix(19))
         let revoked = try runMouse3D(["pair", "--revoke", String(fingerprint)], configHome: p.receiverHome)
         #expect(revoked.status == 0 && revoked.output.contains("revoked sender"), "\(revoked)")
         let linesAtRevocation = receiver.output.split(separator: "\n").count
@@ -213,7 +261,9 @@ struct SealedStreamingTests {
         let linesLater = receiver.output.split(separator: "\n").count
         #expect(linesAtRevocation > 0)
         #expect(linesLater == linesSoonAfter, "frames kept coming after revocation: \(linesSoonAfter) -> \(linesLater)")
-        print("revocation: \(linesSoonAfter - linesAtRevocation) frames printed between the revoke command's exit and 250 ms later (200 Hz stream)")
+        print(
+            "revocation: \(linesSoonAfter - linesAtRevocation) frames printed between the revoke command's exit and 250 ms later (200 Hz stream)"
+        )
         #expect(receiver.waitForError(containing: "is not paired here"))
         _ = sender.terminate()
         #expect(receiver.terminate() == 0)
@@ -227,10 +277,13 @@ struct SealedStreamingTests {
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: key)
         let receiver = try Mouse3DProcess(["receive", "--listen", "127.0.0.1:0", "--print"], configHome: p.receiverHome)
         #expect(receiver.waitForError(containing: "listening on"))
-        #expect(receiver.errors.contains("permissions 644") && receiver.errors.contains("chmod 600 \(key)") && receiver.errors.contains("ignored"), "\(receiver.errors)")
+        #expect(
+            receiver.errors.contains("permissions 644") && receiver.errors.contains("chmod 600 \(key)")
+                && receiver.errors.contains("ignored"), "\(receiver.errors)")
         #expect(receiver.errors.contains("no paired senders yet"))
         _ = receiver.terminate()
-        try FileManager.default.setAttributes([.posixPermissions: 0o640], ofItemAtPath: p.receiverHome + "/mouse3d/identity.key")
+        try FileManager.default.setAttributes(
+            [.posixPermissions: 0o640], ofItemAtPath: p.receiverHome + "/mouse3d/identity.key")
         let refused = try runMouse3D(["receive", "--print"], configHome: p.receiverHome)
         #expect(refused.status != 0 && refused.errors.contains("identity.key: permissions 640"), "\(refused.errors)")
     }
@@ -245,9 +298,12 @@ struct SealedStreamingTests {
         let target = try SocketAddress.resolve("127.0.0.1:\(port)", defaultPort: 0, passive: false)
         let flooderAddress = try SocketAddress.resolve("127.0.0.2:0", defaultPort: 0, passive: false)
         let stop = Flag()
-        let flooded = Counter(), floodNanoseconds = Counter()
+        let flooded = Counter()
+        let floodNanoseconds = Counter()
         let thread = Thread {
-            guard let flooder = try? UDPSocket(family: AF_INET, blocking: true), (try? flooder.bind(to: flooderAddress)) != nil else { return }
+            guard let flooder = try? UDPSocket(family: AF_INET, blocking: true),
+                (try? flooder.bind(to: flooderAddress)) != nil
+            else { return }
             // Sealed-looking junk: the magic, version and kind 1, random sender ids and bytes.
             var junk = [UInt8](repeating: 0, count: 72)
             var random = SplitMix64(seed: 99)
@@ -260,8 +316,13 @@ struct SealedStreamingTests {
                     junk.withUnsafeMutableBytes { raw in
                         for i in 0..<9 { raw.storeBytes(of: random.next(), toByteOffset: i * 8, as: UInt64.self) }
                     }
-                    junk[0] = 0x4D; junk[1] = 0x33; junk[2] = 1; junk[3] = 1
-                    _ = try? junk.withUnsafeBytes { try flooder.send(UnsafeRawBufferPointer(rebasing: $0[0..<68]), to: target) }
+                    junk[0] = 0x4D
+                    junk[1] = 0x33
+                    junk[2] = 1
+                    junk[3] = 1
+                    _ = try? junk.withUnsafeBytes {
+                        try flooder.send(UnsafeRawBufferPointer(rebasing: $0[0..<68]), to: target)
+                    }
                     sent += 1
                     batch += 1
                 }
@@ -272,14 +333,17 @@ struct SealedStreamingTests {
         }
         thread.start()
         Thread.sleep(forTimeInterval: 0.5)
-        let sender = try runMouse3D(["send", "--source", "replay:\(Mouse3DProcess.sampleLog)", "--speed", "1"], configHome: p.senderHome)
+        let sender = try runMouse3D(
+            ["send", "--source", "replay:\(Mouse3DProcess.sampleLog)", "--speed", "1"], configHome: p.senderHome)
         stop.set()
         Thread.sleep(forTimeInterval: 0.3)
         #expect(sender.status == 0, "\(sender.errors)")
         #expect(receiver.terminate() == 0)
         let summary = try ReceiverSummary(receiver.errors)
         let rate = Double(flooded.value) * 1e9 / Double(max(floodNanoseconds.value, 1))
-        print("flood: \(flooded.value) junk datagrams (~\(Int(rate)) /s); receiver: frames \(summary.frames) of 1201, dropped \(summary.dropped), lost \(summary.lost)")
+        print(
+            "flood: \(flooded.value) junk datagrams (~\(Int(rate)) /s); receiver: frames \(summary.frames) of 1201, dropped \(summary.dropped), lost \(summary.lost)"
+        )
         #expect(rate > 90_000, "the flood must reach ~100k/s for the test to mean anything")
         // Alone, 1201 of 1201 arrive; with the other suites' processes competing for two cores, the
         // kernel's socket buffer can overflow while the receiver waits for a CPU (1048 seen).

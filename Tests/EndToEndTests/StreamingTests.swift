@@ -32,13 +32,19 @@ struct StreamingTests {
         }
     }
 
-    @Test("The sample log streamed at speed 1 arrives equal to replay, bit for bit, in order, none lost",
-          arguments: ["127.0.0.1", "[::1]"])
+    @Test(
+        "The sample log streamed at speed 1 arrives equal to replay, bit for bit, in order, none lost",
+        arguments: ["127.0.0.1", "[::1]"])
     func endToEnd(host: String) throws {
         let expected = try replayFrames()
-        let receiver = try Mouse3DProcess(["receive", "--insecure", "--listen", "\(host):0", "--print", "--format", "jsonl"])
+        let receiver = try Mouse3DProcess([
+            "receive", "--insecure", "--listen", "\(host):0", "--print", "--format", "jsonl"
+        ])
         let port = try receiver.listeningPort()
-        let sender = try runMouse3D(["send", "--insecure", "--source", "replay:\(Mouse3DProcess.sampleLog)", "--to", "\(host):\(port)", "--speed", "1"])
+        let sender = try runMouse3D([
+            "send", "--insecure", "--source", "replay:\(Mouse3DProcess.sampleLog)", "--to", "\(host):\(port)",
+            "--speed", "1"
+        ])
         #expect(sender.status == 0, "sender: \(sender.errors)")
         Thread.sleep(forTimeInterval: 0.3)
         #expect(receiver.terminate() == 0, "receiver ends cleanly on SIGTERM")
@@ -59,14 +65,17 @@ struct StreamingTests {
 
     @Test("Thousands of random datagrams (0–1500 bytes) are all dropped and counted; nothing printed")
     func garbage() throws {
-        let receiver = try Mouse3DProcess(["receive", "--insecure", "--listen", "127.0.0.1:0", "--print", "--format", "jsonl"])
+        let receiver = try Mouse3DProcess([
+            "receive", "--insecure", "--listen", "127.0.0.1:0", "--print", "--format", "jsonl"
+        ])
         let port = try receiver.listeningPort()
         let socket = try UDPSocket(family: AF_INET)
         let target = try SocketAddress.resolve("127.0.0.1:\(port)", defaultPort: 0, passive: false)
         var random = SplitMix64(seed: 4242)
         let count = 5000
         let valid = AttitudeDatagram(
-            streamID: 1, sequence: 0, sentNanoseconds: 0, buttons: [], frame: AttitudeFrame(roll: 0, pitch: 0, yaw: 0)).encoded
+            streamID: 1, sequence: 0, sentNanoseconds: 0, buttons: [], frame: AttitudeFrame(roll: 0, pitch: 0, yaw: 0)
+        ).encoded
         for i in 0..<count {
             let size = Int(random.next() % 1501)
             var bytes = (0..<size).map { _ in UInt8(truncatingIfNeeded: random.next()) }
@@ -75,12 +84,21 @@ struct StreamingTests {
             // and a NaN, infinite or out-of-range angle.
             switch i % 6 {
             case 0: if size > 0 { bytes[0] = 0x00 }
-            case 1: bytes = Array(valid.prefix(min(size, 39))) + (size > 40 ? bytes.suffix(size - 40) : [])
-                    if bytes.count == 40 { bytes.append(0) }
-            case 2: bytes = valid; bytes[2] = UInt8.random(in: 2...255)
-            case 3: bytes = valid; bytes[3] = UInt8.random(in: 1...255)
-            case 4: bytes = valid; bytes.replaceSubrange(28..<32, with: Float.nan.encodedBytes)
-            default: bytes = valid; bytes.replaceSubrange(32..<36, with: (i % 2 == 0 ? Float.infinity : 1.6).encodedBytes)
+            case 1:
+                bytes = Array(valid.prefix(min(size, 39))) + (size > 40 ? bytes.suffix(size - 40) : [])
+                if bytes.count == 40 { bytes.append(0) }
+            case 2:
+                bytes = valid
+                bytes[2] = UInt8.random(in: 2...255)
+            case 3:
+                bytes = valid
+                bytes[3] = UInt8.random(in: 1...255)
+            case 4:
+                bytes = valid
+                bytes.replaceSubrange(28..<32, with: Float.nan.encodedBytes)
+            default:
+                bytes = valid
+                bytes.replaceSubrange(32..<36, with: (i % 2 == 0 ? Float.infinity : 1.6).encodedBytes)
             }
             let outcome = try bytes.withUnsafeBytes { try socket.send($0, to: target) }
             #expect(outcome == .sent)
@@ -96,10 +114,13 @@ struct StreamingTests {
 
     @Test("One sender fans out to 8 receivers, each receiving every frame")
     func fanOut() throws {
-        let receivers = try (0..<8).map { _ in try Mouse3DProcess(["receive", "--insecure", "--listen", "127.0.0.1:0", "--print", "--format", "jsonl"]) }
+        let receivers = try (0..<8).map { _ in
+            try Mouse3DProcess(["receive", "--insecure", "--listen", "127.0.0.1:0", "--print", "--format", "jsonl"])
+        }
         let ports = try receivers.map { try $0.listeningPort() }
         let sender = try runMouse3D(
-            ["send", "--insecure", "--source", "replay:\(Mouse3DProcess.sampleLog)", "--speed", "10"] + ports.flatMap { ["--to", "127.0.0.1:\($0)"] })
+            ["send", "--insecure", "--source", "replay:\(Mouse3DProcess.sampleLog)", "--speed", "10"]
+                + ports.flatMap { ["--to", "127.0.0.1:\($0)"] })
         #expect(sender.status == 0, "sender: \(sender.errors)")
         Thread.sleep(forTimeInterval: 0.3)
         for r in receivers {
@@ -112,21 +133,28 @@ struct StreamingTests {
 
     @Test("Nine receivers are refused with a clear message")
     func tooManyPeers() throws {
-        let result = try runMouse3D(["send", "--insecure", "--source", "replay:\(Mouse3DProcess.sampleLog)"] + (1...9).flatMap { ["--to", "127.0.0.1:\(30000 + $0)"] })
+        let result = try runMouse3D(
+            ["send", "--insecure", "--source", "replay:\(Mouse3DProcess.sampleLog)"]
+                + (1...9).flatMap { ["--to", "127.0.0.1:\(30000 + $0)"] })
         #expect(result.status != 0)
         #expect(result.errors.contains("At most 8 receivers"))
     }
 
     @Test("The sender keeps going when nobody listens and ends cleanly on SIGTERM")
     func nobodyListening() throws {
-        let sender = try Mouse3DProcess(["send", "--insecure", "--source", "replay:\(Mouse3DProcess.sampleLog)", "--to", "127.0.0.1:9", "--loop", "--speed", "5"])
+        let sender = try Mouse3DProcess([
+            "send", "--insecure", "--source", "replay:\(Mouse3DProcess.sampleLog)", "--to", "127.0.0.1:9", "--loop",
+            "--speed", "5"
+        ])
         Thread.sleep(forTimeInterval: 1.0)
         #expect(sender.process.isRunning)
         #expect(sender.terminate() == 0)
         #expect(sender.errors.contains("stopping on SIGTERM"))
     }
 
-    @Test("A stream from each of 500 source addresses: every frame printed, at most 64 streams kept, and the log stays short")
+    @Test(
+        "A stream from each of 500 source addresses: every frame printed, at most 64 streams kept, and the log stays short"
+    )
     func manyStreamsShortLog() throws {
         let receiver = try Mouse3DProcess(["receive", "--insecure", "--listen", "127.0.0.1:0", "--print"])
         let port = try receiver.listeningPort()
@@ -134,17 +162,23 @@ struct StreamingTests {
         for i in 0..<500 {
             let socket = try UDPSocket(family: AF_INET, blocking: true)
             try socket.bind(to: SocketAddress(addressBytes: [127, 0, UInt8(1 + i / 250), UInt8(1 + i % 250)], port: 0)!)
-            let d = AttitudeDatagram(streamID: 7, sequence: 0, sentNanoseconds: 0, buttons: [], frame: AttitudeFrame(roll: 0, pitch: 0, yaw: 0))
+            let d = AttitudeDatagram(
+                streamID: 7, sequence: 0, sentNanoseconds: 0, buttons: [],
+                frame: AttitudeFrame(roll: 0, pitch: 0, yaw: 0))
             _ = try d.encoded.withUnsafeBytes { try socket.send($0, to: target) }
         }
         Thread.sleep(forTimeInterval: 0.5)
         #expect(receiver.terminate() == 0)
         let summary = try ReceiverSummary(receiver.errors)
         let lines = receiver.errors.split(separator: "\n")
-        print("500 streams: \(summary.frames) frames printed, \(lines.count) log lines; \(lines.last { $0.contains("not shown") } ?? "")")
+        print(
+            "500 streams: \(summary.frames) frames printed, \(lines.count) log lines; \(lines.last { $0.contains("not shown") } ?? "")"
+        )
         #expect(summary.frames == 500 && receiver.output.split(separator: "\n").count == 500)
         #expect(lines.count < 40, "the log stays short: \(lines.count) lines")
-        #expect(lines.contains { $0.contains("436 streams pushed out by newer ones") }, "drops are counted: \(lines.suffix(3))")
+        #expect(
+            lines.contains { $0.contains("436 streams pushed out by newer ones") },
+            "drops are counted: \(lines.suffix(3))")
     }
 
     @Test("A receiver reports a sender lost after 500 ms of silence and back when it resumes")
@@ -154,7 +188,9 @@ struct StreamingTests {
         let socket = try UDPSocket(family: AF_INET)
         let target = try SocketAddress.resolve("127.0.0.1:\(port)", defaultPort: 0, passive: false)
         func send(_ seq: UInt64) throws {
-            let d = AttitudeDatagram(streamID: 7, sequence: seq, sentNanoseconds: 0, buttons: [], frame: AttitudeFrame(roll: 0, pitch: 0, yaw: 0))
+            let d = AttitudeDatagram(
+                streamID: 7, sequence: seq, sentNanoseconds: 0, buttons: [],
+                frame: AttitudeFrame(roll: 0, pitch: 0, yaw: 0))
             _ = try d.encoded.withUnsafeBytes { try socket.send($0, to: target) }
         }
         try send(0)

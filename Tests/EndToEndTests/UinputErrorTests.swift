@@ -5,7 +5,9 @@ import Testing
 
 @Suite("Virtual-device errors on the host")
 struct UinputErrorTests {
-    @Test("Without /dev/uinput, receive --uinput and run --uinput say to load the module and exit 1 before they listen or open anything")
+    @Test(
+        "Without /dev/uinput, receive --uinput and run --uinput say to load the module and exit 1 before they listen or open anything"
+    )
     func missingUinput() throws {
         guard !FileManager.default.fileExists(atPath: "/dev/uinput") else {
             // This host has uinput: the message cannot be provoked here. The VM suite covers real
@@ -16,7 +18,9 @@ struct UinputErrorTests {
         // Before: receive listened, announced itself, and died at the first frame (a service hours later).
         let receive = try runMouse3D(["receive", "--insecure", "--listen", "127.0.0.1:0", "--uinput", "pointer"])
         #expect(receive.status == 1)
-        #expect(receive.errors.contains("/dev/uinput does not exist") && receive.errors.contains("modprobe uinput"), "said: \(receive.errors)")
+        #expect(
+            receive.errors.contains("/dev/uinput does not exist") && receive.errors.contains("modprobe uinput"),
+            "said: \(receive.errors)")
         #expect(!receive.errors.contains("listening on"), "it listened first: \(receive.errors)")
         let run = try runMouse3D(["run", "--source", "replay:\(Mouse3DProcess.sampleLog)", "--uinput", "joystick"])
         #expect(run.status == 1 && run.errors.contains("/dev/uinput does not exist"), "said: \(run.errors)")

@@ -1,8 +1,8 @@
 import Foundation
 import Glibc
-import Testing
 import Mouse3DCore
 import Mouse3DLinux
+import Testing
 
 /// A plain TCP client for the view's HTTP and WebSocket, so the test sees the bytes a browser would.
 struct TCPExchange {
@@ -12,13 +12,17 @@ struct TCPExchange {
     static func connected(port: Int, request: String, receiveBuffer: Int32? = nil) throws -> Int32 {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         try #require(fd >= 0)
-        if var size = receiveBuffer { setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size)) }
+        if var size = receiveBuffer {
+            setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         let ok = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         if ok != 0 { close(fd) }
         try #require(ok == 0, "cannot connect to the view on port \(port)")
@@ -45,9 +49,13 @@ struct TCPExchange {
 
     /// The text messages of a WebSocket response (server frames are not masked).
     static func webSocketTexts(_ bytes: [UInt8]) -> (status: String, texts: [String], head: String) {
-        guard let end = bytes.indices.dropLast(3).first(where: { bytes[$0] == 13 && bytes[$0 + 1] == 10 && bytes[$0 + 2] == 13 && bytes[$0 + 3] == 10 })
+        guard
+            let end = bytes.indices.dropLast(3).first(where: {
+                bytes[$0] == 13 && bytes[$0 + 1] == 10 && bytes[$0 + 2] == 13 && bytes[$0 + 3] == 10
+            })
         else { return (String(decoding: bytes.prefix(200), as: UTF8.self), [], "") }
-        let status = String(decoding: bytes[..<end], as: UTF8.self).split(separator: "\r\n").first.map(String.init) ?? ""
+        let status =
+            String(decoding: bytes[..<end], as: UTF8.self).split(separator: "\r\n").first.map(String.init) ?? ""
         var texts: [String] = []
         var i = end + 4
         while i + 2 <= bytes.count {
@@ -56,10 +64,12 @@ struct TCPExchange {
             var start = i + 2
             if length == 126 {
                 guard start + 2 <= bytes.count else { break }
-                length = Int(bytes[start]) << 8 | Int(bytes[start + 1]); start += 2
+                length = Int(bytes[start]) << 8 | Int(bytes[start + 1])
+                start += 2
             } else if length == 127 {
                 guard start + 8 <= bytes.count else { break }
-                length = bytes[start..<start + 8].reduce(0) { $0 << 8 | Int($1) }; start += 8
+                length = bytes[start..<start + 8].reduce(0) { $0 << 8 | Int($1) }
+                start += 8
             }
             guard start + length <= bytes.count else { break }
             if opcode == 1 { texts.append(String(decoding: bytes[start..<start + length], as: UTF8.self)) }
@@ -73,15 +83,17 @@ struct TCPExchange {
 struct ViewTests {
     static func upgrade(port: Int, host: String, origin: String?, token: String?) -> String {
         "GET /stream\(token.map { "?token=\($0)" } ?? "") HTTP/1.1\r\nHost: \(host)\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n"
-            + "Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n" + (origin.map { "Origin: \($0)\r\n" } ?? "") + "\r\n"
+            + "Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+            + (origin.map { "Origin: \($0)\r\n" } ?? "") + "\r\n"
     }
 
     /// The port and token of the view URL a process printed (`view at http://ADDR:PORT/?token=T`).
     static func viewURL(_ errors: String) -> (port: Int, token: String)? {
         guard let line = errors.split(separator: "\n").first(where: { $0.contains("view at http://") }),
-              let url = line.split(separator: " ").first(where: { $0.hasPrefix("http://") }),
-              let colon = url.dropFirst(7).lastIndex(of: ":"), let port = Int(url[url.index(after: colon)...].prefix { $0.isNumber }),
-              let t = url.range(of: "?token=")
+            let url = line.split(separator: " ").first(where: { $0.hasPrefix("http://") }),
+            let colon = url.dropFirst(7).lastIndex(of: ":"),
+            let port = Int(url[url.index(after: colon)...].prefix { $0.isNumber }),
+            let t = url.range(of: "?token=")
         else { return nil }
         return (port, String(url[t.upperBound...].prefix { $0.isHexDigit }))
     }
@@ -90,7 +102,9 @@ struct ViewTests {
     static func runWithView(_ extra: [String], view: String = "0") throws -> (Mouse3DProcess, Int, String) {
         let home = Mouse3DProcess.makeConfigHome()
         let run = try Mouse3DProcess(
-            ["run", "--source", "replay:\(Mouse3DProcess.sampleLog)", "--loop"] + extra + ["--print", "--format", "jsonl", "--view", view],
+            ["run", "--source", "replay:\(Mouse3DProcess.sampleLog)", "--loop"] + extra + [
+                "--print", "--format", "jsonl", "--view", view
+            ],
             configHome: home, environment: ["HOME": home])
         #expect(run.waitForError(containing: "view at http://", seconds: 20), "\(run.errors)")
         let url = viewURL(run.errors)
@@ -100,45 +114,72 @@ struct ViewTests {
         return (run, port, token)
     }
 
-    @Test("The page is served whole from the binary; the stream carries what --print shows; foreign Host and Origin are refused and counted")
+    @Test(
+        "The page is served whole from the binary; the stream carries what --print shows; foreign Host and Origin are refused and counted"
+    )
     func view() throws {
         let (run, port, token) = try Self.runWithView([])
         defer { _ = run.terminate() }
         let host = "127.0.0.1:\(port)"
 
-        let page = String(decoding: try TCPExchange.run(
-            port: port, request: "GET /?token=\(token) HTTP/1.1\r\nHost: \(host)\r\nConnection: close\r\n\r\n", seconds: 1), as: UTF8.self)
+        let page = String(
+            decoding: try TCPExchange.run(
+                port: port, request: "GET /?token=\(token) HTTP/1.1\r\nHost: \(host)\r\nConnection: close\r\n\r\n",
+                seconds: 1), as: UTF8.self)
         #expect(page.hasPrefix("HTTP/1.1 200"), "\(page.prefix(200))")
         #expect(page.contains("window.mouse3dView") && page.contains("Content-Security-Policy"))
         let external = ["http://", "https://", "//cdn", "src=\""].filter { page.contains($0) }
         #expect(external.isEmpty, "the page names another host: \(external)")
 
-        let rebound = String(decoding: try TCPExchange.run(
-            port: port, request: "GET /?token=\(token) HTTP/1.1\r\nHost: attacker.example:\(port)\r\nConnection: close\r\n\r\n", seconds: 1), as: UTF8.self)
+        let rebound = String(
+            decoding: try TCPExchange.run(
+                port: port,
+                request: "GET /?token=\(token) HTTP/1.1\r\nHost: attacker.example:\(port)\r\nConnection: close\r\n\r\n",
+                seconds: 1), as: UTF8.self)
         #expect(rebound.hasPrefix("HTTP/1.1 421"), "DNS rebinding: \(rebound.prefix(120))")
-        let foreign = TCPExchange.webSocketTexts(try TCPExchange.run(
-            port: port, request: Self.upgrade(port: port, host: host, origin: "http://attacker.example", token: token), seconds: 1))
+        let foreign = TCPExchange.webSocketTexts(
+            try TCPExchange.run(
+                port: port,
+                request: Self.upgrade(port: port, host: host, origin: "http://attacker.example", token: token),
+                seconds: 1))
         #expect(foreign.status.hasPrefix("HTTP/1.1 403") && foreign.texts.isEmpty, "foreign origin: \(foreign.status)")
         // Without the token (as another local user would be: right Host and Origin, no token),
         // neither the page nor the stream.
         for target in ["/", "/?token=", "/?token=\(String(repeating: "0", count: 32))"] {
-            let refused = String(decoding: try TCPExchange.run(
-                port: port, request: "GET \(target) HTTP/1.1\r\nHost: \(host)\r\nConnection: close\r\n\r\n", seconds: 1), as: UTF8.self)
-            #expect(refused.hasPrefix("HTTP/1.1 403") && !refused.contains("mouse3dView"), "\(target): \(refused.prefix(120))")
+            let refused = String(
+                decoding: try TCPExchange.run(
+                    port: port, request: "GET \(target) HTTP/1.1\r\nHost: \(host)\r\nConnection: close\r\n\r\n",
+                    seconds: 1), as: UTF8.self)
+            #expect(
+                refused.hasPrefix("HTTP/1.1 403") && !refused.contains("mouse3dView"),
+                "\(target): \(refused.prefix(120))")
         }
-        let tokenless = TCPExchange.webSocketTexts(try TCPExchange.run(
-            port: port, request: Self.upgrade(port: port, host: host, origin: "http://\(host)", token: nil), seconds: 1))
-        #expect(tokenless.status.hasPrefix("HTTP/1.1 403") && tokenless.texts.isEmpty, "no token, no stream: \(tokenless.status)")
+        let tokenless = TCPExchange.webSocketTexts(
+            try TCPExchange.run(
+                port: port, request: Self.upgrade(port: port, host: host, origin: "http://\(host)", token: nil),
+                seconds: 1))
+        #expect(
+            tokenless.status.hasPrefix("HTTP/1.1 403") && tokenless.texts.isEmpty,
+            "no token, no stream: \(tokenless.status)")
 
         let printedBefore = run.output.split(separator: "\n").count
-        let live = TCPExchange.webSocketTexts(try TCPExchange.run(
-            port: port, request: Self.upgrade(port: port, host: host, origin: "http://\(host)", token: token), seconds: 2))
+        let live = TCPExchange.webSocketTexts(
+            try TCPExchange.run(
+                port: port, request: Self.upgrade(port: port, host: host, origin: "http://\(host)", token: token),
+                seconds: 2))
         #expect(live.status.hasPrefix("HTTP/1.1 101"), "\(live.status)")
-        #expect(live.head.contains("Sec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo="), "RFC 6455's example key: \(live.head)")
+        #expect(
+            live.head.contains("Sec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo="),
+            "RFC 6455's example key: \(live.head)")
         print("view: \(live.texts.count) messages in 2 s over the WebSocket")
-        #expect(live.texts.count >= 80, "\(live.texts.count) messages in 2 s: the page would not see 40 updates a second")
-        #expect(live.texts.last?.contains("\"foreign-host\":1,\"foreign-origin\":1,\"no-token\":3,\"bad-token\":1") == true, "\(live.texts.last ?? "")")
-        #expect(run.output.split(separator: "\n").count > printedBefore + 100, "the printed stream went on while the view was watched")
+        #expect(
+            live.texts.count >= 80, "\(live.texts.count) messages in 2 s: the page would not see 40 updates a second")
+        #expect(
+            live.texts.last?.contains("\"foreign-host\":1,\"foreign-origin\":1,\"no-token\":3,\"bad-token\":1") == true,
+            "\(live.texts.last ?? "")")
+        #expect(
+            run.output.split(separator: "\n").count > printedBefore + 100,
+            "the printed stream went on while the view was watched")
 
         // The view's attitude is what --print printed for the same sequence number, to 0.01°.
         var printed: [Int: (Double, Double, Double)] = [:]
@@ -158,9 +199,12 @@ struct ViewTests {
                 return Double(text[r.upperBound...].prefix { $0 != "," && $0 != "}" })
             }
             guard let s = number("seq"), let r = number("roll"), let p = number("pitch"), let y = number("yaw"),
-                  let expected = printed[Int(s)] else { continue }
+                let expected = printed[Int(s)]
+            else { continue }
             // A looped log repeats sequence numbers' attitudes only by coincidence: seq keeps growing.
-            #expect(abs(r - expected.0) < 0.01 && abs(p - expected.1) < 0.01 && abs(y - expected.2) < 0.01, "seq \(s): view \(r), \(p), \(y); print \(expected)")
+            #expect(
+                abs(r - expected.0) < 0.01 && abs(p - expected.1) < 0.01 && abs(y - expected.2) < 0.01,
+                "seq \(s): view \(r), \(p), \(y); print \(expected)")
             compared += 1
         }
         #expect(compared >= 50, "only \(compared) view messages matched a printed frame")
@@ -176,14 +220,18 @@ struct ViewTests {
         var sockets: [Int32] = []
         defer { for fd in sockets { close(fd) } }
         for _ in 0..<20 {
-            sockets.append(try TCPExchange.connected(
-                port: port, request: Self.upgrade(port: port, host: "127.0.0.1:\(port)", origin: nil, token: token), receiveBuffer: 4096))
+            sockets.append(
+                try TCPExchange.connected(
+                    port: port, request: Self.upgrade(port: port, host: "127.0.0.1:\(port)", origin: nil, token: token),
+                    receiveBuffer: 4096))
         }
         let printedBefore = run.output.split(separator: "\n").count
         Thread.sleep(forTimeInterval: 8)
         let printed = run.output.split(separator: "\n").count - printedBefore
         let after = rssKiB()
-        print("view: 20 stalled sockets for 8 s: RSS \(before) KiB -> \(after) KiB; \(printed) frames printed meanwhile (400/s expected)")
+        print(
+            "view: 20 stalled sockets for 8 s: RSS \(before) KiB -> \(after) KiB; \(printed) frames printed meanwhile (400/s expected)"
+        )
         #expect(printed >= 8 * 400 * 9 / 10, "the stream slowed: \(printed) frames in 8 s")
         #expect(after - before < 16 * 1024, "memory grew by \(after - before) KiB with stalled browsers")
     }
@@ -191,20 +239,28 @@ struct ViewTests {
     @Test("After 70 sender restarts (each a new stream), the live stream is shown and the oldest are not")
     func restartsShowTheLiveStream() throws {
         let home = Mouse3DProcess.makeConfigHome()
-        let receiver = try Mouse3DProcess(["receive", "--insecure", "--listen", "127.0.0.1:0", "--print", "--view", "0"],
-                                          configHome: home, environment: ["HOME": home])
+        let receiver = try Mouse3DProcess(
+            ["receive", "--insecure", "--listen", "127.0.0.1:0", "--print", "--view", "0"],
+            configHome: home, environment: ["HOME": home])
         defer { _ = receiver.terminate() }
         let port = try receiver.listeningPort()
         #expect(receiver.waitForError(containing: "view at http://"), "\(receiver.errors)")
         let (viewPort, token) = try #require(Self.viewURL(receiver.errors), "\(receiver.errors)")
         let target = try SocketAddress.resolve("127.0.0.1:\(port)", defaultPort: 0, passive: false)
         func datagram(_ stream: UInt32, _ sequence: UInt64) -> [UInt8] {
-            AttitudeDatagram(streamID: stream, sequence: sequence, sentNanoseconds: 0, buttons: [], frame: AttitudeFrame(roll: 0, pitch: 0, yaw: 0)).encoded
+            AttitudeDatagram(
+                streamID: stream, sequence: sequence, sentNanoseconds: 0, buttons: [],
+                frame: AttitudeFrame(roll: 0, pitch: 0, yaw: 0)
+            ).encoded
         }
         // 70 senders, one after another: each a new process (a new port and stream id), a few frames, then gone.
         for restart in 0..<70 {
             let socket = try UDPSocket(family: AF_INET, blocking: true)
-            for sequence in 0..<3 { _ = try datagram(UInt32(restart + 1), UInt64(sequence)).withUnsafeBytes { try socket.send($0, to: target) } }
+            for sequence in 0..<3 {
+                _ = try datagram(UInt32(restart + 1), UInt64(sequence)).withUnsafeBytes {
+                    try socket.send($0, to: target)
+                }
+            }
             usleep(2000)
         }
         let live = try UDPSocket(family: AF_INET, blocking: true)
@@ -212,10 +268,17 @@ struct ViewTests {
             _ = try datagram(0x777, UInt64(sequence)).withUnsafeBytes { try live.send($0, to: target) }
             usleep(10_000)
         }
-        let message = TCPExchange.webSocketTexts(try TCPExchange.run(
-            port: viewPort, request: Self.upgrade(port: viewPort, host: "127.0.0.1:\(viewPort)", origin: nil, token: token), seconds: 0.3)).texts.last ?? ""
+        let message =
+            TCPExchange.webSocketTexts(
+                try TCPExchange.run(
+                    port: viewPort,
+                    request: Self.upgrade(port: viewPort, host: "127.0.0.1:\(viewPort)", origin: nil, token: token),
+                    seconds: 0.3)
+            ).texts.last ?? ""
         let shown = message.components(separatedBy: "\"label\":").count - 1
-        print("view after 70 sender restarts: \(shown) streams shown; live stream shown: \(message.contains("stream 777"))")
+        print(
+            "view after 70 sender restarts: \(shown) streams shown; live stream shown: \(message.contains("stream 777"))"
+        )
         #expect(message.contains("stream 777\""), "the live stream is shown: \(message.prefix(300))")
         #expect(shown <= 64 && !message.contains("stream 1\""), "the first restart's stream made room: \(shown) shown")
     }
@@ -223,11 +286,15 @@ struct ViewTests {
     @Test("--view takes [ADDR:]PORT and says what is wrong otherwise")
     func badAddress() throws {
         let home = Mouse3DProcess.makeConfigHome()
-        let bad = try runMouse3D(["run", "--source", "replay:\(Mouse3DProcess.sampleLog)", "--view", "nonsense"], configHome: home, environment: ["HOME": home])
+        let bad = try runMouse3D(
+            ["run", "--source", "replay:\(Mouse3DProcess.sampleLog)", "--view", "nonsense"], configHome: home,
+            environment: ["HOME": home])
         #expect(bad.status != 0 && bad.errors.contains("is not [ADDR:]PORT"), "\(bad.errors)")
     }
 
-    @Test("A port in use, or an address not on this machine, is named with what to do: --view, --dsu and receive --listen")
+    @Test(
+        "A port in use, or an address not on this machine, is named with what to do: --view, --dsu and receive --listen"
+    )
     func listenFailures() throws {
         let home = Mouse3DProcess.makeConfigHome()
         let taken = try TCPListener(listeningOn: SocketAddress.resolve("127.0.0.1:0", defaultPort: 0, passive: false))
@@ -236,34 +303,54 @@ struct ViewTests {
         let udpPort = try busyUDP.localAddress().port
         let log = "replay:\(Mouse3DProcess.sampleLog)"
         let cases: [([String], String)] = [
-            (["run", "--source", log, "--view", "127.0.0.1:\(taken.localAddress.port)"], "--view: cannot serve the view on 127.0.0.1:\(taken.localAddress.port)"),
+            (
+                ["run", "--source", log, "--view", "127.0.0.1:\(taken.localAddress.port)"],
+                "--view: cannot serve the view on 127.0.0.1:\(taken.localAddress.port)"
+            ),
             (["run", "--source", log, "--dsu", "127.0.0.1:\(udpPort)"], "--dsu: cannot listen on 127.0.0.1:\(udpPort)"),
-            (["receive", "--insecure", "--print", "--listen", "127.0.0.1:\(udpPort)"], "cannot listen on 127.0.0.1:\(udpPort)"),
+            (
+                ["receive", "--insecure", "--print", "--listen", "127.0.0.1:\(udpPort)"],
+                "cannot listen on 127.0.0.1:\(udpPort)"
+            )
         ]
         for (arguments, said) in cases {
             let r = try runMouse3D(arguments, configHome: home, environment: ["HOME": home])
-            #expect(r.status != 0 && r.errors.contains(said) && r.errors.contains("another program (another mouse3d?) listens there; choose another port"),
-                    "\(arguments): \(r.errors)")
+            #expect(
+                r.status != 0 && r.errors.contains(said)
+                    && r.errors.contains("another program (another mouse3d?) listens there; choose another port"),
+                "\(arguments): \(r.errors)")
         }
         // 192.0.2.1 (TEST-NET-1, never assigned to a machine): bind fails at once, nothing is sent.
-        let elsewhere = try runMouse3D(["run", "--source", log, "--dsu", "192.0.2.1:26760"], configHome: home, environment: ["HOME": home])
-        #expect(elsewhere.status != 0 && elsewhere.errors.contains("that address is not one of this machine's"), "\(elsewhere.errors)")
+        let elsewhere = try runMouse3D(
+            ["run", "--source", log, "--dsu", "192.0.2.1:26760"], configHome: home, environment: ["HOME": home])
+        #expect(
+            elsewhere.status != 0 && elsewhere.errors.contains("that address is not one of this machine's"),
+            "\(elsewhere.errors)")
     }
 
-    @Test("Recenter from the page: refused without the token, from another origin or with none; done with both; the stream goes on")
+    @Test(
+        "Recenter from the page: refused without the token, from another origin or with none; done with both; the stream goes on"
+    )
     func recenter() throws {
         let (run, port, token) = try Self.runWithView([])
         defer { _ = run.terminate() }
         let host = "127.0.0.1:\(port)"
         func post(origin: String?, token: String?) throws -> String {
-            let request = "POST /recenter HTTP/1.1\r\nHost: \(host)\r\nContent-Length: 0\r\n" + (origin.map { "Origin: \($0)\r\n" } ?? "")
+            let request =
+                "POST /recenter HTTP/1.1\r\nHost: \(host)\r\nContent-Length: 0\r\n"
+                + (origin.map { "Origin: \($0)\r\n" } ?? "")
                 + (token.map { "X-Mouse3D-Token: \($0)\r\n" } ?? "") + "\r\n"
-            return String(decoding: try TCPExchange.run(port: port, request: request, seconds: 1).prefix(40), as: UTF8.self)
+            return String(
+                decoding: try TCPExchange.run(port: port, request: request, seconds: 1).prefix(40), as: UTF8.self)
         }
-        let page = String(decoding: try TCPExchange.run(
-            port: port, request: "GET /?token=\(token) HTTP/1.1\r\nHost: \(host)\r\n\r\n", seconds: 1), as: UTF8.self)
-        #expect(page.contains("name=\"mouse3d-token\" content=\"\(token)\"") && page.contains("name=\"mouse3d-recenter\" content=\"1\""),
-                "the page carries the token and offers recenter")
+        let page = String(
+            decoding: try TCPExchange.run(
+                port: port, request: "GET /?token=\(token) HTTP/1.1\r\nHost: \(host)\r\n\r\n", seconds: 1),
+            as: UTF8.self)
+        #expect(
+            page.contains("name=\"mouse3d-token\" content=\"\(token)\"")
+                && page.contains("name=\"mouse3d-recenter\" content=\"1\""),
+            "the page carries the token and offers recenter")
         let own = "http://\(host)"
         #expect(try post(origin: own, token: nil).hasPrefix("HTTP/1.1 403"))
         #expect(try post(origin: own, token: String(repeating: "0", count: 32)).hasPrefix("HTTP/1.1 403"))
@@ -273,13 +360,19 @@ struct ViewTests {
         let printedBefore = run.output.split(separator: "\n").count
         #expect(try post(origin: own, token: String(token)).hasPrefix("HTTP/1.1 204"))
         #expect(run.waitForError(containing: "recentred (the view's button)", seconds: 5), "\(run.errors)")
-        let live = TCPExchange.webSocketTexts(try TCPExchange.run(port: port, request: Self.upgrade(port: port, host: host, origin: own, token: token), seconds: 0.5))
-        #expect(live.texts.last?.contains(#""foreign-origin":2,"no-token":1,"bad-token":1"#) == true, "refusals counted: \(live.texts.last ?? "")")
+        let live = TCPExchange.webSocketTexts(
+            try TCPExchange.run(
+                port: port, request: Self.upgrade(port: port, host: host, origin: own, token: token), seconds: 0.5))
+        #expect(
+            live.texts.last?.contains(#""foreign-origin":2,"no-token":1,"bad-token":1"#) == true,
+            "refusals counted: \(live.texts.last ?? "")")
         Thread.sleep(forTimeInterval: 1.5)
         #expect(run.output.split(separator: "\n").count > printedBefore + 100, "the stream went on (100 frames/s)")
     }
 
-    @Test("An attacker's connections: silent, half-sent, endless and flooding ones are closed and counted; the page still loads; the stream goes on")
+    @Test(
+        "An attacker's connections: silent, half-sent, endless and flooding ones are closed and counted; the page still loads; the stream goes on"
+    )
     func hostileConnections() throws {
         let (run, port, token) = try Self.runWithView([])
         defer { _ = run.terminate() }
@@ -287,16 +380,27 @@ struct ViewTests {
         var hostile: [Int32] = []
         defer { for fd in hostile { close(fd) } }
         // 40 connections that never finish their head (more than the 32 served at once)...
-        for i in 0..<40 { hostile.append(try TCPExchange.connected(port: port, request: i % 2 == 0 ? "" : "GET / HTTP/1.1\r\nHost: \(host)\r\n")) }
+        for i in 0..<40 {
+            hostile.append(
+                try TCPExchange.connected(port: port, request: i % 2 == 0 ? "" : "GET / HTTP/1.1\r\nHost: \(host)\r\n"))
+        }
         // ...and one whose head never ends.
         let endless = try TCPExchange.connected(port: port, request: "GET / HTTP/1.1\r\n")
         hostile.append(endless)
         let line = Array(("X-Padding: " + String(repeating: "a", count: 1000) + "\r\n").utf8)
         var flooded = 0
-        for _ in 0..<64 { flooded += line.withUnsafeBytes { max(0, send(endless, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))) } }
-        let printedBefore = run.output.split(separator: "\n").count, started = Date()
+        for _ in 0..<64 {
+            flooded += line.withUnsafeBytes {
+                max(0, send(endless, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)))
+            }
+        }
+        let printedBefore = run.output.split(separator: "\n").count
+        let started = Date()
         // The page still loads while they hold on (the oldest half-sent connections make room).
-        let page = String(decoding: try TCPExchange.run(port: port, request: "GET /?token=\(token) HTTP/1.1\r\nHost: \(host)\r\n\r\n", seconds: 1), as: UTF8.self)
+        let page = String(
+            decoding: try TCPExchange.run(
+                port: port, request: "GET /?token=\(token) HTTP/1.1\r\nHost: \(host)\r\n\r\n", seconds: 1),
+            as: UTF8.self)
         #expect(page.hasPrefix("HTTP/1.1 200"), "the page did not load under attack: \(page.prefix(80))")
         // After the head time-out (5 s) every hostile connection has been closed by the view.
         Thread.sleep(forTimeInterval: 6)
@@ -310,12 +414,16 @@ struct ViewTests {
                 break
             }
         }
-        let printed = run.output.split(separator: "\n").count - printedBefore, elapsed = Date().timeIntervalSince(started)
-        print("view under attack: \(closedByView)/\(hostile.count) hostile connections closed by the view; \(flooded) bytes of endless head sent; "
-            + "\(printed) frames printed in \(String(format: "%.1f", elapsed)) s (100/s expected)")
+        let printed = run.output.split(separator: "\n").count - printedBefore
+        let elapsed = Date().timeIntervalSince(started)
+        print(
+            "view under attack: \(closedByView)/\(hostile.count) hostile connections closed by the view; \(flooded) bytes of endless head sent; "
+                + "\(printed) frames printed in \(String(format: "%.1f", elapsed)) s (100/s expected)")
         #expect(closedByView == hostile.count, "\(hostile.count - closedByView) hostile connections still held")
         #expect(Double(printed) >= elapsed * 100 * 0.9, "the stream slowed: \(printed) frames in \(elapsed) s")
-        let live = TCPExchange.webSocketTexts(try TCPExchange.run(port: port, request: Self.upgrade(port: port, host: host, origin: nil, token: token), seconds: 0.5))
+        let live = TCPExchange.webSocketTexts(
+            try TCPExchange.run(
+                port: port, request: Self.upgrade(port: port, host: host, origin: nil, token: token), seconds: 0.5))
         let last = live.texts.last ?? ""
         #expect(last.contains("\"too-many-connections\":") && !last.contains("\"too-many-connections\":0"), "\(last)")
         #expect(last.contains("\"too-slow\":") && !last.contains("\"too-slow\":0"), "\(last)")
@@ -353,7 +461,9 @@ final class PageAttacker: @unchecked Sendable {
         self.mode = mode
     }
 
-    var figures: (bytes: Int, connections: Int, closedByView: Int) { lock.withLock { (_bytes, _connections, _closedByView) } }
+    var figures: (bytes: Int, connections: Int, closedByView: Int) {
+        lock.withLock { (_bytes, _connections, _closedByView) }
+    }
 
     func start() {
         let t = Thread { [self] in run() }
@@ -368,7 +478,11 @@ final class PageAttacker: @unchecked Sendable {
 
     static func maskedFrame(opcode: UInt8, payload: Int) -> [UInt8] {
         var f: [UInt8] = [0x80 | opcode]
-        if payload < 126 { f.append(0x80 | UInt8(payload)) } else { f += [0x80 | 126, UInt8(payload >> 8), UInt8(payload & 0xFF)] }
+        if payload < 126 {
+            f.append(0x80 | UInt8(payload))
+        } else {
+            f += [0x80 | 126, UInt8(payload >> 8), UInt8(payload & 0xFF)]
+        }
         f += [0x12, 0x34, 0x56, 0x78]
         f += (0..<payload).map { UInt8($0 & 0xFF) ^ [0x12, 0x34, 0x56, 0x78][$0 & 3] }
         return f
@@ -386,7 +500,10 @@ final class PageAttacker: @unchecked Sendable {
         var scratch = [UInt8](repeating: 0, count: 65536)
         while !stopped.isSet {
             let request = ViewTests.upgrade(port: port, host: "127.0.0.1:\(port)", origin: nil, token: token)
-            guard let fd = try? TCPExchange.connected(port: port, request: request, receiveBuffer: mode == .pingsReading ? nil : 4096) else {
+            guard
+                let fd = try? TCPExchange.connected(
+                    port: port, request: request, receiveBuffer: mode == .pingsReading ? nil : 4096)
+            else {
                 usleep(1000)
                 continue
             }
@@ -437,19 +554,25 @@ struct ViewFloodTests {
     }
 
     static func lastMessage(port: Int, token: String) throws -> String {
-        TCPExchange.webSocketTexts(try TCPExchange.run(
-            port: port, request: ViewTests.upgrade(port: port, host: "127.0.0.1:\(port)", origin: nil, token: token), seconds: 0.3)).texts.last ?? ""
+        TCPExchange.webSocketTexts(
+            try TCPExchange.run(
+                port: port,
+                request: ViewTests.upgrade(port: port, host: "127.0.0.1:\(port)", origin: nil, token: token),
+                seconds: 0.3)
+        ).texts.last ?? ""
     }
 
-    @Test("run --print keeps >= 90% of 100 frames/s while a page floods the view for 5 s (6-byte frames, 4 KiB frames, pings while reading)",
-          arguments: [PageAttacker.Mode.smallFrames, .largeFrames, .pingsReading])
+    @Test(
+        "run --print keeps >= 90% of 100 frames/s while a page floods the view for 5 s (6-byte frames, 4 KiB frames, pings while reading)",
+        arguments: [PageAttacker.Mode.smallFrames, .largeFrames, .pingsReading])
     func runUnderFlood(mode: PageAttacker.Mode) throws {
         try CPUHeavy.run {
             let (run, port, token) = try ViewTests.runWithView([])
             defer { _ = run.terminate() }
             Thread.sleep(forTimeInterval: 0.5)
             let attacker = PageAttacker(port: port, token: token, mode: mode)
-            let printedBefore = run.output.split(separator: "\n").count, started = Date()
+            let printedBefore = run.output.split(separator: "\n").count
+            let started = Date()
             attacker.start()
             Thread.sleep(forTimeInterval: 5)
             attacker.stop()
@@ -457,31 +580,41 @@ struct ViewFloodTests {
             let printed = run.output.split(separator: "\n").count - printedBefore
             let f = attacker.figures
             let last = try Self.lastMessage(port: port, token: token)
-            print("view flood (\(mode.rawValue)): \(f.bytes / 1024) KiB taken by the kernel over \(f.connections) connections (\(f.closedByView) closed by the view); "
-                + "\(printed) frames printed in \(String(format: "%.1f", elapsed)) s (100/s expected); too-many-frames \(Self.count("too-many-frames", in: last))")
+            print(
+                "view flood (\(mode.rawValue)): \(f.bytes / 1024) KiB taken by the kernel over \(f.connections) connections (\(f.closedByView) closed by the view); "
+                    + "\(printed) frames printed in \(String(format: "%.1f", elapsed)) s (100/s expected); too-many-frames \(Self.count("too-many-frames", in: last))"
+            )
             #expect(Double(printed) >= elapsed * 100 * 0.9, "the stream slowed: \(printed) frames in \(elapsed) s")
             #expect(Self.count("too-many-frames", in: last) >= 1, "the flooding page was closed and counted: \(last)")
             #expect(f.closedByView >= 1, "the view closed the flooding connection")
         }
     }
 
-    @Test("A sealed receive at 1 kHz keeps >= 95% of its frames, with no 'lost' event, while pages flood its view for 10 s")
+    @Test(
+        "A sealed receive at 1 kHz keeps >= 95% of its frames, with no 'lost' event, while pages flood its view for 10 s"
+    )
     func sealedReceiveUnderFlood() throws {
         try CPUHeavy.run {
             let p = LoopbackPairing()
             let log = NSTemporaryDirectory() + "mouse3d-view-flood-\(getpid()).csv"
             defer { try? FileManager.default.removeItem(atPath: log) }
-            let made = try runMouse3D(["simulate", "--motion", "hand", "--seconds", "10", "--rate", "1000", "--output", log])
+            let made = try runMouse3D([
+                "simulate", "--motion", "hand", "--seconds", "10", "--rate", "1000", "--output", log
+            ])
             try #require(made.status == 0, "\(made.errors)")
-            let receiver = try Mouse3DProcess(["receive", "--listen", "127.0.0.1:0", "--print", "--view", "0"], configHome: p.receiverHome,
-                                              environment: ["HOME": p.receiverHome])
+            let receiver = try Mouse3DProcess(
+                ["receive", "--listen", "127.0.0.1:0", "--print", "--view", "0"], configHome: p.receiverHome,
+                environment: ["HOME": p.receiverHome])
             defer { _ = receiver.terminate() }
             let port = try receiver.listeningPort()
             #expect(receiver.waitForError(containing: "view at http://"), "\(receiver.errors)")
             let (viewPort, token) = try #require(ViewTests.viewURL(receiver.errors), "\(receiver.errors)")
             try p.pair(streamPort: port)
             #expect(receiver.waitForError(containing: "added"))
-            let attackers = [PageAttacker(port: viewPort, token: token, mode: .smallFrames), PageAttacker(port: viewPort, token: token, mode: .pingsReading)]
+            let attackers = [
+                PageAttacker(port: viewPort, token: token, mode: .smallFrames),
+                PageAttacker(port: viewPort, token: token, mode: .pingsReading)
+            ]
             for a in attackers { a.start() }
             Thread.sleep(forTimeInterval: 0.3)
             let sender = try runMouse3D(["send", "--source", "replay:\(log)", "--speed", "1"], configHome: p.senderHome)
@@ -492,23 +625,29 @@ struct ViewFloodTests {
             let summary = try ReceiverSummary(receiver.errors)
             let sentFrames = 10001
             let figures = attackers.map(\.figures)
-            print("view flood beside a sealed 1 kHz receive: \(figures.map { "\($0.bytes / 1024) KiB over \($0.connections) connections" }); "
-                + "receiver: frames \(summary.frames) of ~\(sentFrames), lost \(summary.lost); too-many-frames \(Self.count("too-many-frames", in: last))")
+            print(
+                "view flood beside a sealed 1 kHz receive: \(figures.map { "\($0.bytes / 1024) KiB over \($0.connections) connections" }); "
+                    + "receiver: frames \(summary.frames) of ~\(sentFrames), lost \(summary.lost); too-many-frames \(Self.count("too-many-frames", in: last))"
+            )
             #expect(Double(summary.frames) >= Double(sentFrames) * 0.95, "frames \(summary.frames) of ~\(sentFrames)")
-            #expect(!receiver.errors.contains("lost (no frames for 500 ms)"), "no spurious lost event: \(receiver.errors.suffix(600))")
+            #expect(
+                !receiver.errors.contains("lost (no frames for 500 ms)"),
+                "no spurious lost event: \(receiver.errors.suffix(600))")
             #expect(Self.count("too-many-frames", in: last) >= 2, "the flooding pages were closed and counted: \(last)")
         }
     }
 
-    @Test("Pings flat out for 30 s from a page that never reads, and from one that reads a trickle: RSS grows < 16 MB; closed and counted",
-          arguments: [PageAttacker.Mode.pingsNeverReading, .pingsTrickle])
+    @Test(
+        "Pings flat out for 30 s from a page that never reads, and from one that reads a trickle: RSS grows < 16 MB; closed and counted",
+        arguments: [PageAttacker.Mode.pingsNeverReading, .pingsTrickle])
     func pingBacklog(mode: PageAttacker.Mode) throws {
         let (run, port, token) = try ViewTests.runWithView([])
         defer { _ = run.terminate() }
         func rssKiB() -> Int { run.residentKiB }
         Thread.sleep(forTimeInterval: 1)
         let before = rssKiB()
-        let printedBefore = run.output.split(separator: "\n").count, started = Date()
+        let printedBefore = run.output.split(separator: "\n").count
+        let started = Date()
         let attacker = PageAttacker(port: port, token: token, mode: mode)
         attacker.start()
         var peak = before
@@ -521,10 +660,14 @@ struct ViewFloodTests {
         let printed = run.output.split(separator: "\n").count - printedBefore
         let last = try Self.lastMessage(port: port, token: token)
         let f = attacker.figures
-        print("view ping flood (\(mode.rawValue)) for 30 s: RSS \(before) KiB -> peak \(peak) KiB; \(f.bytes / 1024) KiB of pings over \(f.connections) connections; "
-            + "too-many-frames \(Self.count("too-many-frames", in: last)), unread \(Self.count("unread", in: last)); \(printed) frames printed in \(Int(elapsed)) s")
+        print(
+            "view ping flood (\(mode.rawValue)) for 30 s: RSS \(before) KiB -> peak \(peak) KiB; \(f.bytes / 1024) KiB of pings over \(f.connections) connections; "
+                + "too-many-frames \(Self.count("too-many-frames", in: last)), unread \(Self.count("unread", in: last)); \(printed) frames printed in \(Int(elapsed)) s"
+        )
         #expect(peak - before < 16 * 1024, "memory grew by \(peak - before) KiB")
-        #expect(Self.count("too-many-frames", in: last) + Self.count("unread", in: last) >= 1, "closed and counted: \(last)")
+        #expect(
+            Self.count("too-many-frames", in: last) + Self.count("unread", in: last) >= 1, "closed and counted: \(last)"
+        )
         #expect(Double(printed) >= elapsed * 100 * 0.9, "the stream slowed: \(printed) frames in \(elapsed) s")
     }
 }

@@ -4,7 +4,9 @@ import Testing
 
 @Suite("bench gyro-mouse figures")
 struct GyroMouseBenchmarkTests {
-    @Test("The figures say what the mapping does: full scale, leakage only in local space, smoothing lag only when slow, drift only without bias estimation")
+    @Test(
+        "The figures say what the mapping does: full scale, leakage only in local space, smoothing lag only when slow, drift only without bias estimation"
+    )
     func figures() {
         var mapping = PointerMapping()
         mapping.smoothingDegreesPerSecond = 5

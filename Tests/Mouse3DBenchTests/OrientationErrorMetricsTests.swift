@@ -20,7 +20,8 @@ struct OrientationErrorMetricsTests {
     @Test("A constant heading offset costs neither inclination nor heading")
     func headingOffset() {
         let turn = Quaternion(axis: SIMD3(0, 0, 1), angleRadians: 40 * degree)
-        let m = OrientationErrorMetrics(estimates: truth.map { turn * $0 }, truth: truth, counted: nil, sampleRateHertz: 100)
+        let m = OrientationErrorMetrics(
+            estimates: truth.map { turn * $0 }, truth: truth, counted: nil, sampleRateHertz: 100)
         #expect(m.inclinationDegrees < 1e-6)
         #expect(m.headingDegrees < 1e-6)
         #expect(m.totalDegrees < 1e-6)
@@ -29,7 +30,8 @@ struct OrientationErrorMetricsTests {
     @Test("A 5° tilt error shows as 5° inclination")
     func tilt() {
         let tilt = Quaternion(axis: SIMD3(1, 0, 0), angleRadians: 5 * degree)
-        let m = OrientationErrorMetrics(estimates: truth.map { tilt * $0 }, truth: truth, counted: nil, sampleRateHertz: 100)
+        let m = OrientationErrorMetrics(
+            estimates: truth.map { tilt * $0 }, truth: truth, counted: nil, sampleRateHertz: 100)
         #expect(abs(m.inclinationDegrees - 5) < 1e-6)
     }
 

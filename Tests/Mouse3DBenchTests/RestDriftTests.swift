@@ -10,7 +10,8 @@ struct RestDriftTests {
         let truth = RestDriftBenchmark.gyroBiasRadiansPerSecond
         // Turning steadily at 0.5 °/min about z; the bias estimate is off until 42 s, then exact.
         let attitudes = points.map { p in
-            Quaternion(axis: SIMD3(0, 0, 1), angleRadians: Double(p.sample.timestampNanoseconds) * 1e-9 / 60 * 0.5 * .pi / 180)
+            Quaternion(
+                axis: SIMD3(0, 0, 1), angleRadians: Double(p.sample.timestampNanoseconds) * 1e-9 / 60 * 0.5 * .pi / 180)
         }
         let biases = points.map { p in p.sample.timestampNanoseconds < 42_000_000_000 ? truth * 0.5 : truth }
         let f = RestDriftBenchmark.figures(points: points, attitudes: attitudes, biases: biases)
@@ -20,12 +21,15 @@ struct RestDriftTests {
         #expect(never.convergenceSeconds == nil)
     }
 
-    @Test("mouse3d learns a 1 °/s bias at rest within 10 s and then drifts less than 0.1 °/min; without bias estimation it drifts")
+    @Test(
+        "mouse3d learns a 1 °/s bias at rest within 10 s and then drifts less than 0.1 °/min; without bias estimation it drifts"
+    )
     func filterAtRest() {
         let points = RestDriftBenchmark.motion(seconds: 180, hertz: 100).generate()
         let f = RestDriftBenchmark.run(AttitudeEstimatorParameters(), points: points)
         #expect(f.driftDegreesPerMinute < 0.1)
-        #expect((f.convergenceSeconds ?? .infinity) < 10, "converged after \(String(describing: f.convergenceSeconds)) s")
+        #expect(
+            (f.convergenceSeconds ?? .infinity) < 10, "converged after \(String(describing: f.convergenceSeconds)) s")
         var blind = AttitudeEstimatorParameters()
         blind.restBiasEstimation = false
         blind.motionBiasEstimation = false

@@ -30,52 +30,73 @@ struct ConfigurationTests {
 
     @Test("Layers: defaults < system file < user file < environment < flags, each value with its origin")
     func layering() throws {
-        let system = try parse("[pointer]\nsensitivity = 10\ninvert_x = true\n[network]\nport = 25000\n", path: "/etc/mouse3d/config.toml")
+        let system = try parse(
+            "[pointer]\nsensitivity = 10\ninvert_x = true\n[network]\nport = 25000\n", path: "/etc/mouse3d/config.toml")
         let user = try parse("# mine\n[pointer]\nsensitivity = 30.5\n", path: "/u/config.toml")
-        let environment = try ConfigurationLayer.environment(["MOUSE3D_NETWORK_PORT": "26000", "HOME": "/u", "MOUSE3D": "/bin/x"])
+        let environment = try ConfigurationLayer.environment([
+            "MOUSE3D_NETWORK_PORT": "26000", "HOME": "/u", "MOUSE3D": "/bin/x"
+        ])
         var flags = ConfigurationLayer()
         try flags.set("receive.format", .text("jsonl"), origin: .flag("--format"))
         let c = Configuration(files: [system, user], overrides: [environment, flags])
-        #expect(c.number("pointer.sensitivity") == 30.5 && c.origin("pointer.sensitivity") == .file(path: "/u/config.toml", line: 3))
-        #expect(c.boolean("pointer.invert_x") && c.origin("pointer.invert_x") == .file(path: "/etc/mouse3d/config.toml", line: 3))
+        #expect(
+            c.number("pointer.sensitivity") == 30.5
+                && c.origin("pointer.sensitivity") == .file(path: "/u/config.toml", line: 3))
+        #expect(
+            c.boolean("pointer.invert_x")
+                && c.origin("pointer.invert_x") == .file(path: "/etc/mouse3d/config.toml", line: 3))
         #expect(c.integer("network.port") == 26000 && c.origin("network.port") == .environment("MOUSE3D_NETWORK_PORT"))
         #expect(c.text("receive.format") == "jsonl" && c.origin("receive.format") == .flag("--format"))
         #expect(c.number("filter.impact_limit") == 0 && c.origin("filter.impact_limit") == .builtIn)
         #expect(c.listing.contains("pointer.sensitivity = 30.5  # /u/config.toml:3"))
     }
 
-    @Test("Errors name the file, the line and the key", arguments: [
-        ("[pointer]\nsensitivty = 3\n", 2, "pointer.sensitivty", "unknown key"),
-        ("[pointer]\n\nsensitivity = \"fast\"\n", 3, "pointer.sensitivity", "expected a number, found a string"),
-        ("[network]\nport = 70000\n", 2, "network.port", "outside 1 to 65535"),
-        ("[receive]\noutput = \"mouse\"\n", 2, "receive.output", "not one of print, pointer, joystick, spacemouse"),
-        ("[pointr]\nx = 1\n", 1, "pointr", "unknown key"),
-        ("[filter]\nimpact_limit = -1.0\n", 2, "filter.impact_limit", "outside"),
-        ("[filter]\nimpact_limit = 0.5\n", 2, "filter.impact_limit", "outside 0 (off) and 1.5 to 1000"),
-        ("[filter]\naccelerometer_range = 1\n", 2, "filter.accelerometer_range", "outside 0 (off) and 2 to 1000"),
-        ("[send]\nto = [\"a\", 3]\n", 2, "send.to", "list of strings"),
-        ("[send]\nrate = \n", 2, "", "not valid TOML"),
-        ("[[profile]]\nname = \"x\"\n", 1, "profile", "needs match_name, match_id or match_path"),
-        ("[[profile]]\nname = \"x\"\nmatch_id = \"54c:ce6\"\n", 3, "profile.match_id", "vendor:product"),
-        ("[[profile]]\nname = \"x\"\nmatch_name = \"y\"\n[profile.pointer]\nsensitivity = 3\n", 4, "profile.pointer", "unknown key"),
-        ("[[profile]]\nname = \"x\"\nmatch_name = \"y\"\n[profile.send]\nto = [\"h\"]\n", 5, "profile.send.to", "not a per-device setting"),
-        ("[[profile]]\nname = \"x\"\nmatch_name = \"y\"\n[profile.filter]\nimpact_limit = 2000\n", 5, "profile.filter.impact_limit", "outside"),
-        // Values checked the way the commands that use them check them.
-        ("[send]\nmount_matrix = \"1,0,0;0,1\"\n", 2, "send.mount_matrix", "not a mount matrix"),
-        ("[send]\n\nmount_matrix = \"1,0,0;0,2,0;0,0,1\"\n", 3, "send.mount_matrix", "not a rotation"),
-        ("[send]\nmount_matrix = \"1,0,0;1,0,0;0,0,1\"\n", 2, "send.mount_matrix", "not a rotation"),
-        ("[send]\nclutch = \"BTN_NOPE\"\n", 2, "send.clutch", "not a button name"),
-        ("[send]\nrecenter = \"south\"\n", 2, "send.recenter", "not a button name"),
-        ("[[profile]]\nname = \"x\"\nmatch_name = \"y\"\n[profile.send]\nprimary = \"BTN_X1\"\n", 5, "profile.send.primary", "not a button name"),
-        ("[pointer]\nacceleration = \"10:5:2\"\n", 2, "pointer.acceleration", "not LOW:HIGH:FACTOR"),
-        ("[pointer]\nacceleration = \"10:50\"\n", 2, "pointer.acceleration", "not LOW:HIGH:FACTOR"),
-        ("[send]\nsource = \"usb:3\"\n", 2, "send.source", "not a source"),
-        ("[send]\nsource = \"replay:\"\n", 2, "send.source", "not a source"),
-        ("[receive]\nlisten = \"300.1.1.1\"\n", 2, "receive.listen", "not an address"),
-        ("[receive]\nlisten = \"host name\"\n", 2, "receive.listen", "not an address"),
-        ("[send]\nto = [\"pc.local:24930\", \"pc.local:99999\"]\n", 2, "send.to", "outside 1 to 65535"),
-        ("[send]\nto = [\"pc.local:\"]\n", 2, "send.to", "no port"),
-    ])
+    @Test(
+        "Errors name the file, the line and the key",
+        arguments: [
+            ("[pointer]\nsensitivty = 3\n", 2, "pointer.sensitivty", "unknown key"),
+            ("[pointer]\n\nsensitivity = \"fast\"\n", 3, "pointer.sensitivity", "expected a number, found a string"),
+            ("[network]\nport = 70000\n", 2, "network.port", "outside 1 to 65535"),
+            ("[receive]\noutput = \"mouse\"\n", 2, "receive.output", "not one of print, pointer, joystick, spacemouse"),
+            ("[pointr]\nx = 1\n", 1, "pointr", "unknown key"),
+            ("[filter]\nimpact_limit = -1.0\n", 2, "filter.impact_limit", "outside"),
+            ("[filter]\nimpact_limit = 0.5\n", 2, "filter.impact_limit", "outside 0 (off) and 1.5 to 1000"),
+            ("[filter]\naccelerometer_range = 1\n", 2, "filter.accelerometer_range", "outside 0 (off) and 2 to 1000"),
+            ("[send]\nto = [\"a\", 3]\n", 2, "send.to", "list of strings"),
+            ("[send]\nrate = \n", 2, "", "not valid TOML"),
+            ("[[profile]]\nname = \"x\"\n", 1, "profile", "needs match_name, match_id or match_path"),
+            ("[[profile]]\nname = \"x\"\nmatch_id = \"54c:ce6\"\n", 3, "profile.match_id", "vendor:product"),
+            (
+                "[[profile]]\nname = \"x\"\nmatch_name = \"y\"\n[profile.pointer]\nsensitivity = 3\n", 4,
+                "profile.pointer", "unknown key"
+            ),
+            (
+                "[[profile]]\nname = \"x\"\nmatch_name = \"y\"\n[profile.send]\nto = [\"h\"]\n", 5, "profile.send.to",
+                "not a per-device setting"
+            ),
+            (
+                "[[profile]]\nname = \"x\"\nmatch_name = \"y\"\n[profile.filter]\nimpact_limit = 2000\n", 5,
+                "profile.filter.impact_limit", "outside"
+            ),
+            // Values checked the way the commands that use them check them.
+            ("[send]\nmount_matrix = \"1,0,0;0,1\"\n", 2, "send.mount_matrix", "not a mount matrix"),
+            ("[send]\n\nmount_matrix = \"1,0,0;0,2,0;0,0,1\"\n", 3, "send.mount_matrix", "not a rotation"),
+            ("[send]\nmount_matrix = \"1,0,0;1,0,0;0,0,1\"\n", 2, "send.mount_matrix", "not a rotation"),
+            ("[send]\nclutch = \"BTN_NOPE\"\n", 2, "send.clutch", "not a button name"),
+            ("[send]\nrecenter = \"south\"\n", 2, "send.recenter", "not a button name"),
+            (
+                "[[profile]]\nname = \"x\"\nmatch_name = \"y\"\n[profile.send]\nprimary = \"BTN_X1\"\n", 5,
+                "profile.send.primary", "not a button name"
+            ),
+            ("[pointer]\nacceleration = \"10:5:2\"\n", 2, "pointer.acceleration", "not LOW:HIGH:FACTOR"),
+            ("[pointer]\nacceleration = \"10:50\"\n", 2, "pointer.acceleration", "not LOW:HIGH:FACTOR"),
+            ("[send]\nsource = \"usb:3\"\n", 2, "send.source", "not a source"),
+            ("[send]\nsource = \"replay:\"\n", 2, "send.source", "not a source"),
+            ("[receive]\nlisten = \"300.1.1.1\"\n", 2, "receive.listen", "not an address"),
+            ("[receive]\nlisten = \"host name\"\n", 2, "receive.listen", "not an address"),
+            ("[send]\nto = [\"pc.local:24930\", \"pc.local:99999\"]\n", 2, "send.to", "outside 1 to 65535"),
+            ("[send]\nto = [\"pc.local:\"]\n", 2, "send.to", "no port")
+        ])
     func errors(text: String, line: Int, key: String, message: String) {
         guard let p = problem(text) else {
             Issue.record("accepted: \(text)")
@@ -88,7 +109,8 @@ struct ConfigurationTests {
 
     @Test("Good values of the checked settings pass")
     func goodValues() throws {
-        let text = "[send]\nmount_matrix = \"0,-1,0;1,0,0;0,0,1\"\nclutch = \"BTN_TL\"\nsource = \"evdev:/dev/input/event3\"\n"
+        let text =
+            "[send]\nmount_matrix = \"0,-1,0;1,0,0;0,0,1\"\nclutch = \"BTN_TL\"\nsource = \"evdev:/dev/input/event3\"\n"
             + "to = [\"desk\", \"192.168.1.5:24930\", \"[::1]:9\"]\n[pointer]\nacceleration = \"5:60:2.5\"\n[receive]\nlisten = \"::\"\n"
         #expect(problem(text) == nil, "\(problem(text).map(String.init(describing:)) ?? "")")
         #expect(problem("[send]\nmount_matrix = \"-1,0,0;0,1,0;0,0,1\"\n") == nil, "a mirror is allowed")
@@ -97,7 +119,9 @@ struct ConfigurationTests {
 
     @Test("Environment values are parsed per type; bad ones and unknown keys are errors naming the variable")
     func environment() throws {
-        let layer = try ConfigurationLayer.environment(["MOUSE3D_SEND_TO": "a, b:1", "MOUSE3D_FILTER_MOTION_BIAS": "false"])
+        let layer = try ConfigurationLayer.environment([
+            "MOUSE3D_SEND_TO": "a, b:1", "MOUSE3D_FILTER_MOTION_BIAS": "false"
+        ])
         #expect(layer.values["send.to"]?.value == .textList(["a", "b:1"]))
         #expect(layer.values["filter.motion_bias"]?.value == .boolean(false))
         #expect(throws: ConfigurationProblem.self) { try ConfigurationLayer.environment(["MOUSE3D_NETWORK_PORT": "x"]) }
@@ -109,16 +133,20 @@ struct ConfigurationTests {
         }
     }
 
-    @Test("Profiles match by name, id or sysfs path prefix (all given must match); later files win; env and flags still override")
+    @Test(
+        "Profiles match by name, id or sysfs path prefix (all given must match); later files win; env and flags still override"
+    )
     func profiles() throws {
-        let system = try parse("""
+        let system = try parse(
+            """
             [[profile]]
             name = "any Sony"
             match_id = "054c:0ce6"
             [profile.send]
             clutch = "BTN_TR"
             """, path: "/etc/mouse3d/config.toml")
-        let user = try parse("""
+        let user = try parse(
+            """
             [send]
             clutch = "BTN_WEST"
 
@@ -136,19 +164,25 @@ struct ConfigurationTests {
             match_path = "/sys/devices/pci0000:00/0000:00:13.0"
             send.mount_matrix = "0,1,0;1,0,0;0,0,1"
             """, path: "/u/config.toml")
-        var c = Configuration(files: [system, user], overrides: [try ConfigurationLayer.environment(["MOUSE3D_FILTER_IMPACT_LIMIT": "6"])])
+        var c = Configuration(
+            files: [system, user], overrides: [try ConfigurationLayer.environment(["MOUSE3D_FILTER_IMPACT_LIMIT": "6"])]
+        )
         #expect(c.text("send.clutch") == "BTN_WEST")
-        let pad = DeviceProfile.Device(name: "DualSense Motion Sensors", id: "054c:0ce6", sysfsPath: "/sys/devices/virtual/x")
+        let pad = DeviceProfile.Device(
+            name: "DualSense Motion Sensors", id: "054c:0ce6", sysfsPath: "/sys/devices/virtual/x")
         let applied = c.applyProfile(for: pad)
         let matched = try #require(applied)
         #expect(matched.profile.name == "DualSense" && matched.reason.contains("id 054C:0CE6"))
-        #expect(c.text("send.clutch") == "BTN_TL" && c.origin("send.clutch") == .profile(name: "DualSense", path: "/u/config.toml", line: 9))
+        #expect(
+            c.text("send.clutch") == "BTN_TL"
+                && c.origin("send.clutch") == .profile(name: "DualSense", path: "/u/config.toml", line: 9))
         #expect(c.number("filter.impact_limit") == 6, "the environment still overrides a profile")
         let other = DeviceProfile.Device(name: "Other Sony", id: "054c:0ce6", sysfsPath: "/x")
         let sony = c.applyProfile(for: other)
         #expect(sony?.profile.name == "any Sony")
         #expect(c.text("send.clutch") == "BTN_TR")
-        let laptop = DeviceProfile.Device(name: "accel_3d", id: nil, sysfsPath: "/sys/devices/pci0000:00/0000:00:13.0/iio:device0")
+        let laptop = DeviceProfile.Device(
+            name: "accel_3d", id: nil, sysfsPath: "/sys/devices/pci0000:00/0000:00:13.0/iio:device0")
         let lap = c.applyProfile(for: laptop)
         #expect(lap?.profile.name == "laptop")
         #expect(c.text("send.mount_matrix") == "0,1,0;1,0,0;0,0,1")

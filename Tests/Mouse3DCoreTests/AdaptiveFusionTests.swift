@@ -26,7 +26,9 @@ struct AdaptiveFusionTests {
         for p in points[0..<1000] { restMean += p.sample.angularVelocityRadiansPerSecond / 1000 }
         var attitude = points[1000].truth
         for i in 1001..<points.count {
-            let omega = (points[i].sample.angularVelocityRadiansPerSecond + points[i - 1].sample.angularVelocityRadiansPerSecond) / 2 - restMean
+            let omega =
+                (points[i].sample.angularVelocityRadiansPerSecond + points[i - 1].sample.angularVelocityRadiansPerSecond)
+                / 2 - restMean
             let rate = length(omega)
             if rate > 0 { attitude = (attitude * Quaternion(axis: omega / rate, angleRadians: rate / 200)).normalized }
         }
@@ -64,9 +66,11 @@ struct AdaptiveFusionTests {
             p.accelerometerTimeConstantSeconds = tau
             return p
         }
-        return (inclinationRMS(points, AttitudeEstimatorParameters()),
-                inclinationRMS(points, fixed(range.lowerBound)),
-                inclinationRMS(points, fixed(range.upperBound)))
+        return (
+            inclinationRMS(points, AttitudeEstimatorParameters()),
+            inclinationRMS(points, fixed(range.lowerBound)),
+            inclinationRMS(points, fixed(range.upperBound))
+        )
     }
 
     @Test("Hand motion with translation: the adaptive filter is within 10% of the long end, far better than the short")

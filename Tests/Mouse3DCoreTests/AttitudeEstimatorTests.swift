@@ -3,9 +3,11 @@ import Testing
 
 @Suite("Fusion against exact truth")
 struct AttitudeEstimatorTests {
-    @Test("A static tilt gives roll and pitch within 0.5° after 1 s", arguments: [
-        (20.0, -15.0), (-60.0, 30.0), (170.0, 5.0), (0.0, 80.0),
-    ])
+    @Test(
+        "A static tilt gives roll and pitch within 0.5° after 1 s",
+        arguments: [
+            (20.0, -15.0), (-60.0, 30.0), (170.0, 5.0), (0.0, 80.0)
+        ])
     func staticTilt(rollDegrees: Double, pitchDegrees: Double) {
         let start = Attitude(rollRadians: rollDegrees * degree, pitchRadians: pitchDegrees * degree, yawRadians: 0)
         let motion = noisy(SyntheticMotion(initialAttitude: start, segments: [.init(seconds: 1)], sampleRateHertz: 200))
@@ -71,7 +73,7 @@ struct AttitudeEstimatorTests {
             SyntheticMotion(
                 segments: [
                     .init(seconds: 1), .init(seconds: 0.5, linearAcceleration: SIMD3(5, 0, 0)),
-                    .init(seconds: 0.5, linearAcceleration: SIMD3(-5, 0, 0)), .init(seconds: 0.01),
+                    .init(seconds: 0.5, linearAcceleration: SIMD3(-5, 0, 0)), .init(seconds: 0.01)
                 ], sampleRateHertz: 200))
         var worst = 0.0
         run(motion) { _, estimator, point in
@@ -101,7 +103,9 @@ struct AttitudeEstimatorTests {
         #expect(rejecting < 0.5 * following, "rejecting \(rejecting)°, following \(following)°")
     }
 
-    @Test("A 50 g glitch in one sample: the opt-in impact limit keeps the tilt under 0.5°, and without it the glitch tilts far more")
+    @Test(
+        "A 50 g glitch in one sample: the opt-in impact limit keeps the tilt under 0.5°, and without it the glitch tilts far more"
+    )
     func impactLimitAgainstGlitches() {
         var points = noisy(SyntheticMotion(segments: [.init(seconds: 5)], sampleRateHertz: 200)).generate()
         points[600].sample.specificForceMetersPerSecondSquared = SIMD3(500, 0, 0)

@@ -9,11 +9,14 @@ struct AttitudeFrameTests {
         #expect(frame.encoded == [0, 0, 0x80, 0x3F, 0, 0, 0, 0xC0, 0, 0, 0, 0x3F])
     }
 
-    @Test("Frames round-trip bit for bit", arguments: [
-        AttitudeFrame(roll: 0, pitch: 0, yaw: 0), AttitudeFrame(roll: -0.0, pitch: 1.5, yaw: -3),
-        AttitudeFrame(roll: AttitudeFrame.rollYawLimit, pitch: -AttitudeFrame.pitchLimit, yaw: -AttitudeFrame.rollYawLimit),
-        AttitudeFrame(roll: .leastNonzeroMagnitude, pitch: 1e-30, yaw: 3.1),
-    ])
+    @Test(
+        "Frames round-trip bit for bit",
+        arguments: [
+            AttitudeFrame(roll: 0, pitch: 0, yaw: 0), AttitudeFrame(roll: -0.0, pitch: 1.5, yaw: -3),
+            AttitudeFrame(
+                roll: AttitudeFrame.rollYawLimit, pitch: -AttitudeFrame.pitchLimit, yaw: -AttitudeFrame.rollYawLimit),
+            AttitudeFrame(roll: .leastNonzeroMagnitude, pitch: 1e-30, yaw: 3.1)
+        ])
     func roundTrip(frame: AttitudeFrame) throws {
         let decoded = try #require(AttitudeFrame.decode(frame.encoded))
         #expect(decoded.roll.bitPattern == frame.roll.bitPattern)
@@ -29,12 +32,14 @@ struct AttitudeFrameTests {
         }
     }
 
-    @Test("NaN, infinite and out-of-range angles are refused", arguments: [
-        AttitudeFrame(roll: .nan, pitch: 0, yaw: 0), AttitudeFrame(roll: 0, pitch: .infinity, yaw: 0),
-        AttitudeFrame(roll: 0, pitch: 0, yaw: -.infinity), AttitudeFrame(roll: 3.2, pitch: 0, yaw: 0),
-        AttitudeFrame(roll: 0, pitch: 1.58, yaw: 0), AttitudeFrame(roll: 0, pitch: 0, yaw: -3.15),
-        AttitudeFrame(roll: .signalingNaN, pitch: 0, yaw: 0),
-    ])
+    @Test(
+        "NaN, infinite and out-of-range angles are refused",
+        arguments: [
+            AttitudeFrame(roll: .nan, pitch: 0, yaw: 0), AttitudeFrame(roll: 0, pitch: .infinity, yaw: 0),
+            AttitudeFrame(roll: 0, pitch: 0, yaw: -.infinity), AttitudeFrame(roll: 3.2, pitch: 0, yaw: 0),
+            AttitudeFrame(roll: 0, pitch: 1.58, yaw: 0), AttitudeFrame(roll: 0, pitch: 0, yaw: -3.15),
+            AttitudeFrame(roll: .signalingNaN, pitch: 0, yaw: 0)
+        ])
     func invalid(frame: AttitudeFrame) {
         #expect(AttitudeFrame.decode(frame.encoded) == nil)
     }
@@ -76,7 +81,8 @@ struct AttitudeFrameTests {
         bytes[3] = 1
         #expect(AttitudeDatagram.decode(bytes) == .failure(.unsupportedKind(1)))
         bytes = datagram.encoded
-        bytes[39] = 0x7F; bytes[38] = 0xC0  // yaw NaN
+        bytes[39] = 0x7F
+        bytes[38] = 0xC0  // yaw NaN
         #expect(AttitudeDatagram.decode(bytes) == .failure(.invalidFrame))
     }
 

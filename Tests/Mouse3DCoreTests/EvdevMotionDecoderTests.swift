@@ -4,12 +4,15 @@ import Testing
 @Suite("evdev motion decoding")
 struct EvdevMotionDecoderTests {
     typealias C = EvdevMotionDecoder.Code
-    let axes = [EvdevMotionDecoder.Axis](repeating: .init(center: 0, resolution: 8192), count: 3)
+    let axes =
+        [EvdevMotionDecoder.Axis](repeating: .init(center: 0, resolution: 8192), count: 3)
         + [EvdevMotionDecoder.Axis](repeating: .init(center: 0, resolution: 1024), count: 3)
 
     func frame(_ d: inout EvdevMotionDecoder, abs: [(Int32, Int32)], stamp: UInt32?, time: Int64) -> MotionSample? {
         for (code, value) in abs { _ = d.feed(type: C.evAbs, code: code, value: value, eventTimeNanoseconds: time) }
-        if let stamp { _ = d.feed(type: C.evMsc, code: C.mscTimestamp, value: Int32(bitPattern: stamp), eventTimeNanoseconds: time) }
+        if let stamp {
+            _ = d.feed(type: C.evMsc, code: C.mscTimestamp, value: Int32(bitPattern: stamp), eventTimeNanoseconds: time)
+        }
         return d.feed(type: C.evSyn, code: C.synReport, value: 0, eventTimeNanoseconds: time)
     }
 
@@ -40,7 +43,8 @@ struct EvdevMotionDecoderTests {
         for i in 0..<4 {
             let stamp = start &+ UInt32(i * 2000)
             let eventTime = 7_000_000_000 + Int64(i) * 2_100_000  // event times jitter; device times do not
-            times.append(try #require(frame(&d, abs: [(3, Int32(i))], stamp: stamp, time: eventTime)).timestampNanoseconds)
+            times.append(
+                try #require(frame(&d, abs: [(3, Int32(i))], stamp: stamp, time: eventTime)).timestampNanoseconds)
         }
         #expect(times == [7_000_000_000, 7_002_000_000, 7_004_000_000, 7_006_000_000])
     }

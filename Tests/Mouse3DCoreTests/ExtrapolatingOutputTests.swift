@@ -15,7 +15,8 @@ struct ExtrapolatingOutputTests {
         let t = UInt64(k) * 10_000_000
         let yaw = Double(k) * 0.01 * .pi / 2
         return AttitudeUpdate(
-            stream: label, sequence: UInt64(k), buttons: .clutch, frame: AttitudeFrame(Attitude(rollRadians: 0.1, pitchRadians: 0.2, yawRadians: yaw)),
+            stream: label, sequence: UInt64(k), buttons: .clutch,
+            frame: AttitudeFrame(Attitude(rollRadians: 0.1, pitchRadians: 0.2, yawRadians: yaw)),
             sentNanoseconds: t + 5_000_000_000, receivedNanoseconds: t)
     }
 
@@ -32,12 +33,18 @@ struct ExtrapolatingOutputTests {
             now += 1_000_000
         }
         let predicted = inner.updates.dropFirst(21)
-        #expect(predicted.count == 4 && output.predicted == 4, "predictions at 215, 225, 235, 245 ms: \(predicted.map(\.receivedNanoseconds))")
+        #expect(
+            predicted.count == 4 && output.predicted == 4,
+            "predictions at 215, 225, 235, 245 ms: \(predicted.map(\.receivedNanoseconds))")
         for p in predicted {
             let elapsed = min(Double(p.receivedNanoseconds) * 1e-9 - 0.2, 0.05)
             let expected = 0.2 * .pi / 2 + elapsed * .pi / 2
-            #expect(abs(Double(p.frame.yaw) - expected) < 1e-4, "yaw \(p.frame.yaw) at \(p.receivedNanoseconds): \(expected)")
-            #expect(abs(Double(p.frame.roll) - 0.1) < 1e-4 && abs(Double(p.frame.pitch) - 0.2) < 1e-4 && p.buttons == .clutch)
+            #expect(
+                abs(Double(p.frame.yaw) - expected) < 1e-4,
+                "yaw \(p.frame.yaw) at \(p.receivedNanoseconds): \(expected)")
+            #expect(
+                abs(Double(p.frame.roll) - 0.1) < 1e-4 && abs(Double(p.frame.pitch) - 0.2) < 1e-4
+                    && p.buttons == .clutch)
         }
         // Frames return: the real one goes straight through.
         try output.write(Self.frame(40, label: label))

@@ -51,7 +51,10 @@ struct ForwardingOutputTests {
         let inner = CallLog()
         let bare = Bare(inner)
         #expect(try Self.passThrough(bare, inner) == Self.expected)
-        try bare.write(AttitudeUpdate(stream: .local, sequence: 0, buttons: [], frame: AttitudeFrame(roll: 0, pitch: 0, yaw: 0), receivedNanoseconds: 0))
+        try bare.write(
+            AttitudeUpdate(
+                stream: .local, sequence: 0, buttons: [], frame: AttitudeFrame(roll: 0, pitch: 0, yaw: 0),
+                receivedNanoseconds: 0))
         try bare.endOfBatch()
         try bare.tick(now: 1)
         #expect(inner.calls.suffix(2) == ["write", "endOfBatch"])

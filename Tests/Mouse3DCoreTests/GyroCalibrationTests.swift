@@ -3,7 +3,9 @@ import Testing
 
 @Suite("Gyroscope calibration at rest")
 struct GyroCalibrationTests {
-    static func still(seconds: Double, bias: SIMD3<Double>, noise: Double = 0.002, from start: Double = 0) -> [MotionSample] {
+    static func still(seconds: Double, bias: SIMD3<Double>, noise: Double = 0.002, from start: Double = 0)
+        -> [MotionSample]
+    {
         var motion = SyntheticMotion(segments: [.init(seconds: seconds)], sampleRateHertz: 100)
         motion.gyroBiasRadiansPerSecond = bias
         motion.gyroNoiseRadiansPerSecond = noise
@@ -35,7 +37,8 @@ struct GyroCalibrationTests {
     func motionRestarts() {
         let bias = SIMD3(0.01, 0, -0.01)
         var samples = Self.still(seconds: 3, bias: bias)
-        var turning = SyntheticMotion(segments: [.init(seconds: 1, radiansPerSecond: SIMD3(0, 0, 1))], sampleRateHertz: 100)
+        var turning = SyntheticMotion(
+            segments: [.init(seconds: 1, radiansPerSecond: SIMD3(0, 0, 1))], sampleRateHertz: 100)
         turning.gyroBiasRadiansPerSecond = bias
         samples += turning.generate().dropFirst().map { p in
             var s = p.sample
@@ -53,11 +56,15 @@ struct GyroCalibrationTests {
 
     @Test("The file round-trips; a bad bias names the file and line")
     func file() throws {
-        let c = GyroCalibration(device: "evdev 054c:0ce6:a0:b1:c2:d3:e4:f5", biasRadiansPerSecond: SIMD3(0.01, -0.002, 0.0005),
-                                samples: 1250, noiseRadiansPerSecond: 0.0017)
+        let c = GyroCalibration(
+            device: "evdev 054c:0ce6:a0:b1:c2:d3:e4:f5", biasRadiansPerSecond: SIMD3(0.01, -0.002, 0.0005),
+            samples: 1250, noiseRadiansPerSecond: 0.0017)
         let back = try GyroCalibration(parsing: c.text, file: "f")
-        #expect(back.device == c.device && back.samples == 1250 && length(back.biasRadiansPerSecond - c.biasRadiansPerSecond) < 1e-12)
-        let bad = c.text.replacingOccurrences(of: "gyro_bias_degrees_per_second = \"", with: "gyro_bias_degrees_per_second = \"x ")
+        #expect(
+            back.device == c.device && back.samples == 1250
+                && length(back.biasRadiansPerSecond - c.biasRadiansPerSecond) < 1e-12)
+        let bad = c.text.replacingOccurrences(
+            of: "gyro_bias_degrees_per_second = \"", with: "gyro_bias_degrees_per_second = \"x ")
         #expect(throws: KeyValueText.ParseError.self) { try GyroCalibration(parsing: bad, file: "f") }
         do {
             _ = try GyroCalibration(parsing: bad, file: "f")
@@ -68,11 +75,14 @@ struct GyroCalibrationTests {
 
     @Test("Device keys: a gamepad by vendor, product and unique id; IIO by name and path; file names safe and distinct")
     func keys() {
-        let pad = GyroCalibration.deviceKey(kind: "evdev", name: "DualSense", deviceID: "054c:0ce6", uniqueID: "a0:b1:c2:d3:e4:f5", sysfsPath: nil)
+        let pad = GyroCalibration.deviceKey(
+            kind: "evdev", name: "DualSense", deviceID: "054c:0ce6", uniqueID: "a0:b1:c2:d3:e4:f5", sysfsPath: nil)
         #expect(pad == "evdev 054c:0ce6:a0:b1:c2:d3:e4:f5")
-        let iio = GyroCalibration.deviceKey(kind: "iio", name: "gyro_3d", deviceID: nil, uniqueID: nil, sysfsPath: "/sys/bus/iio/devices/iio:device1")
+        let iio = GyroCalibration.deviceKey(
+            kind: "iio", name: "gyro_3d", deviceID: nil, uniqueID: nil, sysfsPath: "/sys/bus/iio/devices/iio:device1")
         #expect(iio == "iio gyro_3d /sys/bus/iio/devices/iio:device1")
-        let a = GyroCalibration.fileName(for: "log /tmp/a b.csv"), b = GyroCalibration.fileName(for: "log /tmp/a_b.csv")
+        let a = GyroCalibration.fileName(for: "log /tmp/a b.csv")
+        let b = GyroCalibration.fileName(for: "log /tmp/a_b.csv")
         #expect(a != b && !a.contains("/") && !a.contains(" ") && a.hasSuffix(".calibration"))
     }
 }
@@ -98,9 +108,14 @@ struct RecalibrateButtonTests {
                 break
             }
         }
-        guard case .done(let c)? = event else { Issue.record("no calibration: \(String(describing: event))"); return }
+        guard case .done(let c)? = event else {
+            Issue.record("no calibration: \(String(describing: event))")
+            return
+        }
         #expect(at == 500 && c.device == "evdev 054c:0ce6:aa" && length(c.biasRadiansPerSecond - bias) < 0.0005)
-        #expect(length(fusion.gyroBiasRadiansPerSecond - c.biasRadiansPerSecond) < 1e-9, "the fusion starts from it at once")
+        #expect(
+            length(fusion.gyroBiasRadiansPerSecond - c.biasRadiansPerSecond) < 1e-9, "the fusion starts from it at once"
+        )
         #expect(!fusion.isCalibrating && fusion.takeCalibrationEvent() == nil)
         #expect(map.apply(code: button, pressed: false, to: &fusion) == .none)
     }

@@ -3,20 +3,26 @@ import Testing
 
 @Suite("IIO scan element formats and record layout")
 struct IIODecodingTests {
-    @Test("Type strings parse as the ABI describes", arguments: [
-        ("le:s16/16>>0", false, true, 16, 16, 1, 0), ("be:s12/16>>4", true, true, 12, 16, 1, 4),
-        ("le:u24/32>>8", false, false, 24, 32, 1, 8), ("le:s64/64>>0", false, true, 64, 64, 1, 0),
-        ("le:s16/16", false, true, 16, 16, 1, 0), ("be:u8/8>>0", true, false, 8, 8, 1, 0),
-        ("le:s16/16X3>>0", false, true, 16, 16, 3, 0),
-    ])
+    @Test(
+        "Type strings parse as the ABI describes",
+        arguments: [
+            ("le:s16/16>>0", false, true, 16, 16, 1, 0), ("be:s12/16>>4", true, true, 12, 16, 1, 4),
+            ("le:u24/32>>8", false, false, 24, 32, 1, 8), ("le:s64/64>>0", false, true, 64, 64, 1, 0),
+            ("le:s16/16", false, true, 16, 16, 1, 0), ("be:u8/8>>0", true, false, 8, 8, 1, 0),
+            ("le:s16/16X3>>0", false, true, 16, 16, 3, 0)
+        ])
     func parse(text: String, be: Bool, signed: Bool, bits: Int, storage: Int, repeats: Int, shift: Int) throws {
         let t = try #require(IIOScanType(text))
         #expect(t.bigEndian == be && t.signed == signed && t.realBits == bits && t.storageBits == storage)
         #expect(t.repeatCount == repeats && t.shift == shift)
     }
 
-    @Test("Malformed type strings are refused", arguments: ["", "xe:s16/16>>0", "le:x16/16>>0", "le:s16/12>>0", "le:s20/16>>0",
-                                                          "le:s16/16>>", "le:s12/16>>8", "le:s16", "le:s0/16>>0"])
+    @Test(
+        "Malformed type strings are refused",
+        arguments: [
+            "", "xe:s16/16>>0", "le:x16/16>>0", "le:s16/12>>0", "le:s20/16>>0",
+            "le:s16/16>>", "le:s12/16>>8", "le:s16", "le:s0/16>>0"
+        ])
     func malformed(text: String) {
         #expect(IIOScanType(text) == nil)
     }
@@ -44,7 +50,8 @@ struct IIODecodingTests {
 
     @Test("Records follow the kernel's alignment: each element on its own size, padded to the largest")
     func layout() throws {
-        let s16 = try #require(IIOScanType("le:s16/16>>0")), s32 = try #require(IIOScanType("le:s32/32>>0"))
+        let s16 = try #require(IIOScanType("le:s16/16>>0"))
+        let s32 = try #require(IIOScanType("le:s32/32>>0"))
         let ts = try #require(IIOScanType("le:s64/64>>0"))
         // Three s16 and a timestamp: 6 bytes, then the s64 at 8, 16 bytes in all.
         let a = IIOScanLayout([("timestamp", 3, ts), ("accel_y", 1, s16), ("accel_x", 0, s16), ("accel_z", 2, s16)])

@@ -5,27 +5,32 @@ import Testing
 struct KeyFileFormatTests {
     @Test("Key files parse strings and integers, skip comments, and round-trip what render writes")
     func roundTrip() throws {
-        let text = KeyValueText.render(comment: ["a comment"], [("name", .string("a \"quoted\" \\ name")), ("epoch", .integer(42))])
+        let text = KeyValueText.render(
+            comment: ["a comment"], [("name", .string("a \"quoted\" \\ name")), ("epoch", .integer(42))])
         let d = try KeyValueText.parse(text, file: "f")
         #expect(try d.string("name") == "a \"quoted\" \\ name")
         #expect(try d.integer("epoch") == 42)
         #expect(try d.integer("missing", default: 7) == 7)
     }
 
-    @Test("Errors name the file, the line and the key", arguments: [
-        ("name = \"x\"\nname = \"y\"", 2, "given twice"),
-        ("# c\nname \"x\"", 2, "expected key = value"),
-        ("Name = \"x\"", 1, "bad key"),
-        ("name = \"x", 1, "unterminated"),
-        ("name = x", 1, "quoted string or a whole number"),
-        ("name = \"x\" y", 1, "expected the end of the line"),
-    ])
+    @Test(
+        "Errors name the file, the line and the key",
+        arguments: [
+            ("name = \"x\"\nname = \"y\"", 2, "given twice"),
+            ("# c\nname \"x\"", 2, "expected key = value"),
+            ("Name = \"x\"", 1, "bad key"),
+            ("name = \"x", 1, "unterminated"),
+            ("name = x", 1, "quoted string or a whole number"),
+            ("name = \"x\" y", 1, "expected the end of the line")
+        ])
     func errors(text: String, line: Int, message: String) {
         do {
             _ = try KeyValueText.parse(text, file: "/k/peer.key")
             Issue.record("accepted: \(text)")
         } catch {
-            #expect(error.line == line && error.description.hasPrefix("/k/peer.key:\(line): ") && error.description.contains(message), "\(error)")
+            #expect(
+                error.line == line && error.description.hasPrefix("/k/peer.key:\(line): ")
+                    && error.description.contains(message), "\(error)")
         }
     }
 
@@ -51,7 +56,9 @@ struct KeyFileFormatTests {
     func codes() throws {
         #expect(PairingCode(parsing: "1234-5678")?.digits == "12345678")
         #expect(PairingCode(parsing: " 1234 5678 ")?.description == "1234-5678")
-        for bad in ["1234-567", "123456789", "1234-567a", "", "١٢٣٤٥٦٧٨"] { #expect(PairingCode(parsing: bad) == nil, "\(bad)") }
+        for bad in ["1234-567", "123456789", "1234-567a", "", "١٢٣٤٥٦٧٨"] {
+            #expect(PairingCode(parsing: bad) == nil, "\(bad)")
+        }
         var seen = Set<String>()
         for _ in 0..<200 { seen.insert(PairingCode.random().digits) }
         #expect(seen.count > 190 && seen.allSatisfy { $0.count == 8 })

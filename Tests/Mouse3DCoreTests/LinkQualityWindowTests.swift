@@ -20,10 +20,15 @@ struct LinkQualityWindowTests {
         #expect(w.figures(now: 16 * s).reordered == 0)
     }
 
-    @Test("Jitter follows RFC 3550: zero for a steady link whatever the clock offset, about the mean deviation otherwise")
+    @Test(
+        "Jitter follows RFC 3550: zero for a steady link whatever the clock offset, about the mean deviation otherwise")
     func jitter() {
         var steady = LinkQualityWindow()
-        for k in 0..<1000 { steady.accepted(now: 123_456_789 + UInt64(k) * 1_000_000, lostBefore: 0, sent: 9_000_000_000_000 + UInt64(k) * 1_000_000) }
+        for k in 0..<1000 {
+            steady.accepted(
+                now: 123_456_789 + UInt64(k) * 1_000_000, lostBefore: 0, sent: 9_000_000_000_000 + UInt64(k) * 1_000_000
+            )
+        }
         #expect(steady.jitterNanoseconds == 0)
         // Transit alternating 1 ms and 3 ms: |D| = 2 ms each time; J converges to 2 ms.
         var bumpy = LinkQualityWindow()

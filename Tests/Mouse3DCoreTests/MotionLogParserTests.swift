@@ -1,3 +1,4 @@
+import Foundation
 import Mouse3DCore
 import Testing
 
@@ -17,7 +18,8 @@ struct MotionLogParserTests {
 
     @Test("Truth and movement columns are read, nan allowed there")
     func truthColumns() throws {
-        let text = "t,gx,gy,gz,ax,ay,az,qw,qx,qy,qz,movement\n0,0,0,0,0,0,9.8,1,0,0,0,0\n0.1,0,0,0,0,0,9.8,nan,nan,nan,nan,1\n"
+        let text =
+            "t,gx,gy,gz,ax,ay,az,qw,qx,qy,qz,movement\n0,0,0,0,0,0,9.8,1,0,0,0,0\n0.1,0,0,0,0,0,9.8,nan,nan,nan,nan,1\n"
         let log = try MotionLogParser.parse(text: text, file: "t.csv")
         #expect(log.truth?.count == 2)
         #expect(log.truth?[0] == .identity)
@@ -31,14 +33,18 @@ struct MotionLogParserTests {
         ("t,gx,gy,gz,ax,ay\n", .missingColumns(["az"]), 1, "a.csv:1: the header lacks column 'az'"),
         ("t,gx,gy,gz,ax,ay,az,t\n", .duplicateColumn("t"), 1, "names column 't' twice"),
         ("t,gx,gy,gz,ax,ay,az\n", .noSamples, nil, "no samples"),
-        ("t,gx,gy,gz,ax,ay,az\n0,0,0,0,0,0,9.8\n0.1,0,abc,0,0,0,9.8\n",
-         .notANumber(column: "gy", text: "abc"), 3, "a.csv:3: column 'gy': 'abc' is not a number"),
+        (
+            "t,gx,gy,gz,ax,ay,az\n0,0,0,0,0,0,9.8\n0.1,0,abc,0,0,0,9.8\n",
+            .notANumber(column: "gy", text: "abc"), 3, "a.csv:3: column 'gy': 'abc' is not a number"
+        ),
         ("t,gx,gy,gz,ax,ay,az\n0,0,0,0,nan,0,9.8\n", .notFinite(column: "ax", text: "nan"), 2, "column 'ax'"),
         ("t,gx,gy,gz,ax,ay,az\n0,0,0,0,0,0,inf\n", .notFinite(column: "az", text: "inf"), 2, "not a finite number"),
         ("t,gx,gy,gz,ax,ay,az\n0,0,0,0,0,0\n", .missingCell(column: "az"), 2, "row ends"),
-        ("t,gx,gy,gz,ax,ay,az\n1,0,0,0,0,0,9.8\n0.5,0,0,0,0,0,9.8\n",
-         .timeWentBackwards(previousSeconds: 1, seconds: 0.5), 3, "a.csv:3: column 't': time goes backwards"),
-        ("t,gx,gy,gz,ax,ay,az\n,0,0,0,0,0,9.8\n", .notANumber(column: "t", text: ""), 2, "'' is not a number"),
+        (
+            "t,gx,gy,gz,ax,ay,az\n1,0,0,0,0,0,9.8\n0.5,0,0,0,0,0,9.8\n",
+            .timeWentBackwards(previousSeconds: 1, seconds: 0.5), 3, "a.csv:3: column 't': time goes backwards"
+        ),
+        ("t,gx,gy,gz,ax,ay,az\n,0,0,0,0,0,9.8\n", .notANumber(column: "t", text: ""), 2, "'' is not a number")
     ]
 
     @Test("Bad logs name the file, line and column", arguments: errorCases)
@@ -54,9 +60,13 @@ struct MotionLogParserTests {
 
     @Test("Writer and parser round-trip every bit")
     func roundTrip() throws {
-        let points = noisy(SyntheticMotion(segments: [.init(seconds: 0.5, radiansPerSecond: SIMD3(1, 2, 3))],
-                                           sampleRateHertz: 333)).generate()
-        let text = ([MotionLogWriter.header + ",qw,qx,qy,qz"] + points.map { MotionLogWriter.row($0.sample, truth: $0.truth) })
+        let points = noisy(
+            SyntheticMotion(
+                segments: [.init(seconds: 0.5, radiansPerSecond: SIMD3(1, 2, 3))],
+                sampleRateHertz: 333)
+        ).generate()
+        let text =
+            ([MotionLogWriter.header + ",qw,qx,qy,qz"] + points.map { MotionLogWriter.row($0.sample, truth: $0.truth) })
             .joined(separator: "\n")
         let log = try MotionLogParser.parse(text: text, file: "r.csv")
         #expect(log.samples == points.map(\.sample))
@@ -81,20 +91,21 @@ struct MotionLogParserTests {
         #expect { try parseInChunks(bad) } throws: { ($0 as? MotionLogError)?.line == 4 }
     }
 
-    @Test("Timestamps print as exact decimal seconds", arguments: [
-        (Int64(0), "0.0"), (3_500_000, "0.0035"), (1_000_000_001, "1.000000001"), (-1_500_000_000, "-1.5"),
-    ])
+    @Test(
+        "Timestamps print as exact decimal seconds",
+        arguments: [
+            (Int64(0), "0.0"), (3_500_000, "0.0035"), (1_000_000_001, "1.000000001"), (-1_500_000_000, "-1.5")
+        ])
     func secondsFormat(nanoseconds: Int64, text: String) {
         #expect(MotionLogWriter.formatSeconds(nanoseconds) == text)
     }
 
     @Test("The bundled sample log parses and carries truth")
     func bundledSample() throws {
-        let url = try #require(Bundle.module.url(forResource: "sample-motion", withExtension: "csv", subdirectory: "Fixtures"))
+        let url = try #require(
+            Bundle.module.url(forResource: "sample-motion", withExtension: "csv", subdirectory: "Fixtures"))
         let log = try MotionLogParser.parse(Array(try Data(contentsOf: url)), file: url.path)
         #expect(log.samples.count > 1000)
         #expect(log.truth?.count == log.samples.count)
     }
 }
-
-import Foundation

@@ -5,11 +5,15 @@ import Testing
 struct PhoneTests {
     static func readings(_ count: Int, from start: Double = 1000) -> [PhoneReading] {
         (0..<count).map { i in
-            PhoneReading(milliseconds: start + Double(i) * 16.7, rotationRate: SIMD3(1.5, -2, 90), accelerationIncludingGravity: SIMD3(0.25, -0.5, 9.75))
+            PhoneReading(
+                milliseconds: start + Double(i) * 16.7, rotationRate: SIMD3(1.5, -2, 90),
+                accelerationIncludingGravity: SIMD3(0.25, -0.5, 9.75))
         }
     }
 
-    func decode(_ bytes: [UInt8]) -> Result<PhoneMessage, PhoneMessage.Problem> { bytes.withUnsafeBytes { PhoneMessage.decode($0) } }
+    func decode(_ bytes: [UInt8]) -> Result<PhoneMessage, PhoneMessage.Problem> {
+        bytes.withUnsafeBytes { PhoneMessage.decode($0) }
+    }
 
     @Test("Readings and buttons round-trip; every malformed message is refused whole, by reason")
     func messages() {
@@ -26,21 +30,33 @@ struct PhoneTests {
         #expect(decode([2]) == .failure(.badLength))
         let many = PhoneMessage.readings(Self.readings(PhoneMessage.maximumReadings + 1)).encoded
         #expect(decode(many) == .failure(.tooManyReadings))
-        #expect(decode(PhoneMessage.readings(Self.readings(PhoneMessage.maximumReadings)).encoded).map { _ in true } == .success(true))
+        #expect(
+            decode(PhoneMessage.readings(Self.readings(PhoneMessage.maximumReadings)).encoded).map { _ in true }
+                == .success(true))
         var nan = PhoneMessage.readings(Self.readings(1, from: .nan)).encoded
         #expect(decode(nan) == .failure(.notFinite))
-        nan = PhoneMessage.readings([PhoneReading(milliseconds: 1, rotationRate: SIMD3(1e9, 0, 0), accelerationIncludingGravity: .zero)]).encoded
+        nan =
+            PhoneMessage.readings([
+                PhoneReading(milliseconds: 1, rotationRate: SIMD3(1e9, 0, 0), accelerationIncludingGravity: .zero)
+            ]).encoded
         #expect(decode(nan) == .failure(.outOfRange))
-        #expect(decode(PhoneMessage.readings([PhoneReading(milliseconds: -5, rotationRate: .zero, accelerationIncludingGravity: .zero)]).encoded)
-            == .failure(.outOfRange))
+        #expect(
+            decode(
+                PhoneMessage.readings([
+                    PhoneReading(milliseconds: -5, rotationRate: .zero, accelerationIncludingGravity: .zero)
+                ]).encoded)
+                == .failure(.outOfRange))
         // Times that would trap a conversion or poison the clock: too late, backward, or spread too far.
         func at(_ times: [Double]) -> [UInt8] {
-            PhoneMessage.readings(times.map { PhoneReading(milliseconds: $0, rotationRate: .zero, accelerationIncludingGravity: .zero) }).encoded
+            PhoneMessage.readings(
+                times.map { PhoneReading(milliseconds: $0, rotationRate: .zero, accelerationIncludingGravity: .zero) }
+            ).encoded
         }
         #expect(decode(at([1e13])) == .failure(.outOfRange))
         #expect(decode(at([9e11, 0])) == .failure(.badTimes))
         #expect(decode(at([10, 5011])) == .failure(.badTimes))
-        #expect(decode(at([10, 10, 5010])).map { _ in true } == .success(true), "equal times and a 5 s span are a phone's")
+        #expect(
+            decode(at([10, 10, 5010])).map { _ in true } == .success(true), "equal times and a 5 s span are a phone's")
     }
 
     /// A phone at 60 Hz whose clock is `offset` from this machine's and runs `ppm` fast, batching every
@@ -51,7 +67,9 @@ struct PhoneTests {
         var random = SplitMix64(seed: seed)
         func uniform() -> Double { Double(random.next() >> 11) / Double(1 << 53) }
         var clock = PhoneClock()
-        var phone: [Int64] = [], local: [Int64] = [], truth: [Int64] = []
+        var phone: [Int64] = []
+        var local: [Int64] = []
+        var truth: [Int64] = []
         let count = Int(seconds * 60)
         var i = 0
         while i < count {
@@ -71,17 +89,25 @@ struct PhoneTests {
         return (phone, local, truth, clock)
     }
 
-    @Test("Over 40 seeds of jitter (up to 50 ms, bursts of 200 ms) and drift (±100 ppm): intervals are the phone's within 0.2 % after the first 2 s, times only increase, local times settle within 5 ms of the truth")
+    @Test(
+        "Over 40 seeds of jitter (up to 50 ms, bursts of 200 ms) and drift (±100 ppm): intervals are the phone's within 0.2 % after the first 2 s, times only increase, local times settle within 5 ms of the truth"
+    )
     func clockUnderJitter() {
-        var worstRate = 0.0, worstLag: Int64 = 0
+        var worstRate = 0.0
+        var worstLag: Int64 = 0
         for seed in 0..<40 as Range<UInt64> {
             let ppm = Double(Int(seed % 5) - 2) * 50
-            let r = Self.run(seed: seed, offset: Int64(seed) * 1_234_567_891, ppm: ppm, jitterMilliseconds: 5 + Double(seed % 10) * 5, seconds: 30)
+            let r = Self.run(
+                seed: seed, offset: Int64(seed) * 1_234_567_891, ppm: ppm,
+                jitterMilliseconds: 5 + Double(seed % 10) * 5, seconds: 30)
             for k in 1..<r.local.count {
-                let dPhone = Double(r.phone[k] - r.phone[k - 1]), dLocal = Double(r.local[k] - r.local[k - 1])
+                let dPhone = Double(r.phone[k] - r.phone[k - 1])
+                let dLocal = Double(r.local[k] - r.local[k - 1])
                 #expect(r.local[k] > r.local[k - 1])
                 // The first 2 s may move faster (the first message's delay is unknown).
-                if r.phone[k] - r.phone[0] > PhoneClock.startNanoseconds + 100_000_000 { worstRate = max(worstRate, abs(dLocal / dPhone - 1)) }
+                if r.phone[k] - r.phone[0] > PhoneClock.startNanoseconds + 100_000_000 {
+                    worstRate = max(worstRate, abs(dLocal / dPhone - 1))
+                }
             }
             // After 20 s, local times sit within a few ms (the least delay, 1 ms, and the drift's
             // lag behind the slew) of the truth.
@@ -90,7 +116,9 @@ struct PhoneTests {
             }
             #expect(r.clock.steps == 0)
         }
-        print("phone clock, 40 seeds × 30 s: worst interval error after 2 s \(worstRate * 100) %, worst |local − truth| after 20 s \(Double(worstLag) / 1e6) ms")
+        print(
+            "phone clock, 40 seeds × 30 s: worst interval error after 2 s \(worstRate * 100) %, worst |local − truth| after 20 s \(Double(worstLag) / 1e6) ms"
+        )
         #expect(worstRate <= PhoneClock.maximumSlew + 0.0002, "intervals changed by \(worstRate)")
         #expect(worstLag < 5_000_000, "\(Double(worstLag) / 1e6) ms off the truth")
     }
@@ -108,17 +136,25 @@ struct PhoneTests {
         #expect(clock.steps == 2 && late[0] - jump[1] == 16_700_000, "\(late[0] - jump[1])")
     }
 
-    @Test("Readings become samples: °/s to rad/s about the same axes, the specification's signs kept, WebKit's negated; every reading a sample")
+    @Test(
+        "Readings become samples: °/s to rad/s about the same axes, the specification's signs kept, WebKit's negated; every reading a sample"
+    )
     func mapping() {
         var mapper = PhoneSampleMapper()
-        let flat = PhoneReading(milliseconds: 10, rotationRate: SIMD3(0, 0, 90), accelerationIncludingGravity: SIMD3(0, 0, 9.8))
+        let flat = PhoneReading(
+            milliseconds: 10, rotationRate: SIMD3(0, 0, 90), accelerationIncludingGravity: SIMD3(0, 0, 9.8))
         let s = mapper.samples([flat, flat], arrival: 1_000_000_000)
-        #expect(s.count == 2 && abs(s[0].angularVelocityRadiansPerSecond.z - .pi / 2) < 1e-12 && s[0].specificForceMetersPerSecondSquared.z == 9.8)
+        #expect(
+            s.count == 2 && abs(s[0].angularVelocityRadiansPerSecond.z - .pi / 2) < 1e-12
+                && s[0].specificForceMetersPerSecondSquared.z == 9.8)
         var ios = PhoneSampleMapper()
         ios.platform = .webKit
-        let flatIOS = PhoneReading(milliseconds: 10, rotationRate: SIMD3(90, 0, 0), accelerationIncludingGravity: SIMD3(0, 0, -9.8))
+        let flatIOS = PhoneReading(
+            milliseconds: 10, rotationRate: SIMD3(90, 0, 0), accelerationIncludingGravity: SIMD3(0, 0, -9.8))
         let t = ios.samples([flatIOS], arrival: 1_000_000_000)
-        #expect(abs(t[0].angularVelocityRadiansPerSecond.x - .pi / 2) < 1e-12 && t[0].specificForceMetersPerSecondSquared.z == 9.8)
+        #expect(
+            abs(t[0].angularVelocityRadiansPerSecond.x - .pi / 2) < 1e-12
+                && t[0].specificForceMetersPerSecondSquared.z == 9.8)
     }
 }
 
@@ -131,7 +167,9 @@ struct QRTextTests {
         let lines = QRText.lines(code)
         #expect(lines.count == 3, "6 rows of modules (2 + 2 quiet each side) in 3 lines: \(lines)")
         #expect(lines[0] == String(repeating: "█", count: 6), "the quiet zone above is light: \(lines[0])")
-        #expect(lines[1] == "██▄▀██", "row 0 dark/light over row 1 light/dark: a light lower half, then a light upper half: '\(lines[1])'")
+        #expect(
+            lines[1] == "██▄▀██",
+            "row 0 dark/light over row 1 light/dark: a light lower half, then a light upper half: '\(lines[1])'")
         #expect(lines[2] == String(repeating: "█", count: 6))
         let coloured = QRText.lines(code, colours: true)
         #expect(coloured[1].hasPrefix("\u{1B}[97;40m") && coloured[1].hasSuffix("\u{1B}[0m"))

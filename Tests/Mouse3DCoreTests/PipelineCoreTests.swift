@@ -1,5 +1,6 @@
-@testable import Mouse3DCore
 import Testing
+
+@testable import Mouse3DCore
 
 @Suite("Refusals, outputs and fusion stage")
 struct PipelineCoreTests {
@@ -36,9 +37,13 @@ struct PipelineCoreTests {
 
     @Test("A pipeline feeds its outputs in order, ticks only those due, and finishes once")
     func pipelineFanOut() throws {
-        let a = Recorder("a", deadline: 50), b = Recorder("b", deadline: 20)
+        let a = Recorder("a", deadline: 50)
+        let b = Recorder("b", deadline: 20)
         let pipeline = AttitudePipeline(outputs: [a, b])
-        try pipeline.write(AttitudeUpdate(stream: .local, sequence: 1, buttons: [], frame: AttitudeFrame(roll: 0, pitch: 0, yaw: 0), receivedNanoseconds: 0))
+        try pipeline.write(
+            AttitudeUpdate(
+                stream: .local, sequence: 1, buttons: [], frame: AttitudeFrame(roll: 0, pitch: 0, yaw: 0),
+                receivedNanoseconds: 0))
         #expect(pipeline.nextDeadline == 20)
         try pipeline.tick(now: 30)
         #expect(a.log == ["a write 1"] && b.log == ["b write 1", "b tick"])
@@ -54,7 +59,8 @@ struct PipelineCoreTests {
         #expect(map.codes == [310, 304, 311, 313])
         var fusion = MotionFusion(parameters: AttitudeEstimatorParameters(), clutchMode: .hold)
         let turning = MotionSample(
-            timestampNanoseconds: 0, angularVelocityRadiansPerSecond: SIMD3(0, 0, 1), specificForceMetersPerSecondSquared: SIMD3(0, 0, 9.81))
+            timestampNanoseconds: 0, angularVelocityRadiansPerSecond: SIMD3(0, 0, 1),
+            specificForceMetersPerSecondSquared: SIMD3(0, 0, 9.81))
         var sample = turning
         func step() -> AttitudeUpdate {
             sample.timestampNanoseconds += 10_000_000

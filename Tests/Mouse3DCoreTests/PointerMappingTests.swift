@@ -4,17 +4,21 @@ import Testing
 @Suite("Gyro mouse and joystick mapping")
 struct PointerMappingTests {
     /// Feeds yaw/pitch (degrees) at 100 Hz; returns the summed counts.
-    func run(_ mapping: PointerMapping, yaw: [Double], pitch: [Double]? = nil, enabled: [Bool]? = nil) -> (Int32, Int32) {
+    func run(_ mapping: PointerMapping, yaw: [Double], pitch: [Double]? = nil, enabled: [Bool]? = nil) -> (Int32, Int32)
+    {
         let moves = steps(mapping, yaw: yaw, pitch: pitch, enabled: enabled)
         return (moves.reduce(0) { $0 + $1.0 }, moves.reduce(0) { $0 + $1.1 })
     }
 
     /// The counts of every event.
-    func steps(_ mapping: PointerMapping, yaw: [Double], pitch: [Double]? = nil, enabled: [Bool]? = nil) -> [(Int32, Int32)] {
+    func steps(_ mapping: PointerMapping, yaw: [Double], pitch: [Double]? = nil, enabled: [Bool]? = nil) -> [(
+        Int32, Int32
+    )] {
         var m = PointerMotion(mapping: mapping)
         return yaw.indices.map { i in
-            let r = m.update(yawRadians: yaw[i] * degree, pitchRadians: (pitch?[i] ?? 0) * degree,
-                             timeNanoseconds: UInt64(i) * 10_000_000, enabled: enabled?[i] ?? true)
+            let r = m.update(
+                yawRadians: yaw[i] * degree, pitchRadians: (pitch?[i] ?? 0) * degree,
+                timeNanoseconds: UInt64(i) * 10_000_000, enabled: enabled?[i] ?? true)
             return (r.dx, r.dy)
         }
     }
@@ -126,7 +130,9 @@ struct HeldValueDitherTests {
 
 @Suite("Natural sensitivity")
 struct NaturalSensitivityTests {
-    @Test("A screen turn of 40° on a 1920-pixel screen: 48 counts per degree, and a slow 40° turn crosses the screen to the pixel", arguments: [0.05, 0.5, 2.0])
+    @Test(
+        "A screen turn of 40° on a 1920-pixel screen: 48 counts per degree, and a slow 40° turn crosses the screen to the pixel",
+        arguments: [0.05, 0.5, 2.0])
     func screenTurn(stepDegrees: Double) {
         var mapping = PointerMapping()
         mapping.setScreen(turnDegrees: 40, widthPixels: 1920)
@@ -138,7 +144,8 @@ struct NaturalSensitivityTests {
         let steps = Int((40 / stepDegrees).rounded())
         for i in 0...steps {
             // Turning right: yaw decreasing.
-            let (dx, _) = motion.update(yawRadians: -Double(i) * stepDegrees * .pi / 180, pitchRadians: 0, timeNanoseconds: t, enabled: true)
+            let (dx, _) = motion.update(
+                yawRadians: -Double(i) * stepDegrees * .pi / 180, pitchRadians: 0, timeNanoseconds: t, enabled: true)
             x += dx
             t += 4_000_000
         }
@@ -150,15 +157,19 @@ struct NaturalSensitivityTests {
 struct GyroSpaceTests {
     /// Counts moved by turning `turnDegrees` about the world's vertical, in 0.5° steps, with the grip
     /// rolled by `rollDegrees` and the nose at `pitchDegrees`.
-    func moved(_ space: GyroSpace, rollDegrees: Double, pitchDegrees: Double = 0, turnDegrees: Double = 20) -> (x: Double, y: Double) {
+    func moved(_ space: GyroSpace, rollDegrees: Double, pitchDegrees: Double = 0, turnDegrees: Double = 20) -> (
+        x: Double, y: Double
+    ) {
         var mapping = PointerMapping()
         mapping.gyroSpace = space
         var motion = PointerMotion(mapping: mapping)
-        var x = 0.0, y = 0.0
+        var x = 0.0
+        var y = 0.0
         let steps = Int(turnDegrees / 0.5)
         for i in 0...steps {
             let (dx, dy) = motion.update(
-                rollRadians: rollDegrees * .pi / 180, pitchRadians: pitchDegrees * .pi / 180, yawRadians: -Double(i) * 0.5 * .pi / 180,
+                rollRadians: rollDegrees * .pi / 180, pitchRadians: pitchDegrees * .pi / 180,
+                yawRadians: -Double(i) * 0.5 * .pi / 180,
                 timeNanoseconds: UInt64(i + 1) * 4_000_000, enabled: true)
             x += Double(dx)
             y += Double(dy)
@@ -166,13 +177,16 @@ struct GyroSpaceTests {
         return (x, y)
     }
 
-    @Test("Level, every space agrees: a 20° right turn is 400 counts right, none vertical", arguments: GyroSpace.allCases)
+    @Test(
+        "Level, every space agrees: a 20° right turn is 400 counts right, none vertical", arguments: GyroSpace.allCases)
     func level(space: GyroSpace) {
         let m = moved(space, rollDegrees: 0)
         #expect(abs(m.x - 400) <= 1 && abs(m.y) <= 1, "\(space): \(m)")
     }
 
-    @Test("Grip rolled 30°: player and world space keep a turn about gravity horizontal; local space sees it on the controller's axes")
+    @Test(
+        "Grip rolled 30°: player and world space keep a turn about gravity horizontal; local space sees it on the controller's axes"
+    )
     func tiltedGrip() {
         for space in [GyroSpace.player, .world] {
             let m = moved(space, rollDegrees: 30)
@@ -192,7 +206,8 @@ struct GyroSpaceTests {
             var y = 0.0
             for i in 0...20 {
                 let (_, dy) = motion.update(
-                    rollRadians: 0, pitchRadians: Double(i) * .pi / 180, yawRadians: 0, timeNanoseconds: UInt64(i + 1) * 4_000_000, enabled: true)
+                    rollRadians: 0, pitchRadians: Double(i) * .pi / 180, yawRadians: 0,
+                    timeNanoseconds: UInt64(i + 1) * 4_000_000, enabled: true)
                 y += Double(dy)
             }
             #expect(abs(y - 400) <= 1, "\(space): 20° nose down moved \(y)")

@@ -1,5 +1,7 @@
-@testable import Mouse3DCore
+import RealModule
 import Testing
+
+@testable import Mouse3DCore
 
 @Suite("Quaternions and the attitude convention")
 struct QuaternionTests {
@@ -22,9 +24,11 @@ struct QuaternionTests {
         #expect(length(a.quaternion.rotate(SIMD3(1, 0, 0)) - SIMD3(0, 0, -1)) < 1e-12)
     }
 
-    @Test("Euler angles round-trip through the quaternion", arguments: [
-        (10.0, 20.0, 30.0), (-170.0, 45.0, 179.0), (0.0, -89.0, -90.0), (120.0, 0.0, 0.0),
-    ])
+    @Test(
+        "Euler angles round-trip through the quaternion",
+        arguments: [
+            (10.0, 20.0, 30.0), (-170.0, 45.0, 179.0), (0.0, -89.0, -90.0), (120.0, 0.0, 0.0)
+        ])
     func eulerRoundTrip(roll: Double, pitch: Double, yaw: Double) {
         let a = Attitude(rollRadians: roll * degree, pitchRadians: pitch * degree, yawRadians: yaw * degree)
         #expect(abs(a.rollRadians - roll * degree) < 1e-9)
@@ -64,9 +68,11 @@ struct QuaternionTests {
 
 @Suite("Series sine and cosine of the gyroscope's half-angle step")
 struct SinCosTests {
-    @Test("Agree with the library functions to 1e-15 across the switch-over", arguments: [
-        0.0, 1e-9, -0.001, 0.01, 0.0499, -0.0499, 0.05, 0.3, -2.0,
-    ])
+    @Test(
+        "Agree with the library functions to 1e-15 across the switch-over",
+        arguments: [
+            0.0, 1e-9, -0.001, 0.01, 0.0499, -0.0499, 0.05, 0.3, -2.0
+        ])
     func agree(x: Double) {
         // A half-angle of x: 2x rad turned in 1 s.
         // Past 180° turned (|x| > π/2) the step comes negated: the same rotation.
@@ -85,8 +91,6 @@ struct SinCosTests {
     }
 }
 
-import RealModule
-
 @Suite("Renormalization")
 struct RenormalizationTests {
     @Test("A near-unit quaternion comes back to unit norm in one step")
@@ -100,9 +104,10 @@ struct RenormalizationTests {
 
     @Test("200,000 filter steps keep the attitude unit")
     func longRun() {
-        var motion = SyntheticMotion(segments: (0..<20).map { i in
-            .init(seconds: 10, radiansPerSecond: SIMD3(Double(i % 3) - 1, 0.7, Double(i % 5) * 0.3))
-        }, sampleRateHertz: 1000)
+        var motion = SyntheticMotion(
+            segments: (0..<20).map { i in
+                .init(seconds: 10, radiansPerSecond: SIMD3(Double(i % 3) - 1, 0.7, Double(i % 5) * 0.3))
+            }, sampleRateHertz: 1000)
         motion.gyroNoiseRadiansPerSecond = 0.01
         var estimator = AttitudeEstimator()
         for point in motion.generate() { estimator.update(point.sample) }

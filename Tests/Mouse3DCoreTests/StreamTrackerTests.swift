@@ -41,8 +41,9 @@ struct StreamTrackerTests {
 @Suite("Log player")
 struct MotionLogPlayerTests {
     let samples = (0..<3).map {
-        MotionSample(timestampNanoseconds: 1_000 + Int64($0) * 10_000_000, angularVelocityRadiansPerSecond: .zero,
-                     specificForceMetersPerSecondSquared: SIMD3(0, 0, 9.8))
+        MotionSample(
+            timestampNanoseconds: 1_000 + Int64($0) * 10_000_000, angularVelocityRadiansPerSecond: .zero,
+            specificForceMetersPerSecondSquared: SIMD3(0, 0, 9.8))
     }
 
     @Test("Due times follow the log at the given speed")

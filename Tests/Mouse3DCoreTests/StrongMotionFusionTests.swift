@@ -6,7 +6,9 @@ struct StrongMotionFusionTests {
     /// A hand shaking the controller along a diagonal (45° from vertical) at 2 Hz, ±3.5 g, for 20 s
     /// after 5 s still, then 5 s still again. Going up, the force reaches 4.3 g; going down, 2.9 g. The
     /// hand's velocity swings around zero (it starts and ends with a quarter period), as a hand's does.
-    static func diagonalShake(hertz: Double = 200, start: Attitude = Attitude(quaternion: .identity)) -> [SyntheticMotion.Point] {
+    static func diagonalShake(hertz: Double = 200, start: Attitude = Attitude(quaternion: .identity))
+        -> [SyntheticMotion.Point]
+    {
         let g = standardGravityMetersPerSecondSquared
         let push = SIMD3(1.0, 0, 1) / 2.0.squareRoot() * 3.5 * g
         var segments: [SyntheticMotion.Segment] = [.init(seconds: 5), .init(seconds: 0.125, linearAcceleration: push)]
@@ -19,7 +21,8 @@ struct StrongMotionFusionTests {
     }
 
     /// The largest inclination error over `points`, in degrees.
-    static func worstInclination(_ points: [SyntheticMotion.Point], _ parameters: AttitudeEstimatorParameters) -> Double {
+    static func worstInclination(_ points: [SyntheticMotion.Point], _ parameters: AttitudeEstimatorParameters) -> Double
+    {
         var estimator = AttitudeEstimator(parameters: parameters)
         var worst = 0.0
         for p in points {
@@ -64,11 +67,12 @@ struct StrongMotionFusionTests {
     @Test("A tap and its rebound (zero mean) barely tilt the estimate without any limit")
     func tapWithReboundAveragesOut() {
         let g = standardGravityMetersPerSecondSquared
-        let motion = noisy(SyntheticMotion(
-            segments: [
-                .init(seconds: 3), .init(seconds: 0.005, linearAcceleration: SIMD3(0, 20 * g, 0)),
-                .init(seconds: 0.02, linearAcceleration: SIMD3(0, -5 * g, 0)), .init(seconds: 3),
-            ], sampleRateHertz: 1000))
+        let motion = noisy(
+            SyntheticMotion(
+                segments: [
+                    .init(seconds: 3), .init(seconds: 0.005, linearAcceleration: SIMD3(0, 20 * g, 0)),
+                    .init(seconds: 0.02, linearAcceleration: SIMD3(0, -5 * g, 0)), .init(seconds: 3)
+                ], sampleRateHertz: 1000))
         let worst = Self.worstInclination(motion.generate(), AttitudeEstimatorParameters())
         #expect(worst < 0.5, "a 20 g tap with its rebound tilted \(worst)°")
     }

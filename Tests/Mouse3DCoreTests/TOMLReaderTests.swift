@@ -24,7 +24,8 @@ struct TOMLReaderTests {
         for name in valid {
             let bytes = Array(try Data(contentsOf: root.appendingPathComponent(name)))
             let jsonURL = root.appendingPathComponent(String(name.dropLast(5)) + ".json")
-            let expected = try JSONSerialization.jsonObject(with: Data(contentsOf: jsonURL), options: [.fragmentsAllowed])
+            let expected = try JSONSerialization.jsonObject(
+                with: Data(contentsOf: jsonURL), options: [.fragmentsAllowed])
             do {
                 let table = try TOMLReader.parse(bytes: bytes)
                 if let difference = Self.difference(.table(table), expected, at: "") {
@@ -34,7 +35,9 @@ struct TOMLReaderTests {
                 failures.append("\(name): refused: \(error)")
             }
         }
-        #expect(failures.isEmpty, Comment(rawValue: "\(failures.count) of \(valid.count):\n" + failures.joined(separator: "\n")))
+        #expect(
+            failures.isEmpty,
+            Comment(rawValue: "\(failures.count) of \(valid.count):\n" + failures.joined(separator: "\n")))
     }
 
     @Test("Every invalid TOML 1.0 case of toml-test is refused with a line inside the file")
@@ -53,12 +56,15 @@ struct TOMLReaderTests {
                 if !(1...lines).contains(error.line) { failures.append("\(name): line \(error.line) of \(lines)") }
             }
         }
-        #expect(failures.isEmpty, Comment(rawValue: "\(failures.count) of \(invalid.count):\n" + failures.joined(separator: "\n")))
+        #expect(
+            failures.isEmpty,
+            Comment(rawValue: "\(failures.count) of \(invalid.count):\n" + failures.joined(separator: "\n")))
     }
 
     @Test("Keys carry the line they were written on, [[array]] elements their header's")
     func lines() throws {
-        let text = "# comment\nname = \"x\"\n\n[send]\nclutch = \"BTN_TL\"\nrate = [\n  1,\n  2,\n]\n[[profile]]\nname = \"a\"\n[[profile]]\nname = \"b\"\n"
+        let text =
+            "# comment\nname = \"x\"\n\n[send]\nclutch = \"BTN_TL\"\nrate = [\n  1,\n  2,\n]\n[[profile]]\nname = \"a\"\n[[profile]]\nname = \"b\"\n"
         let table = try TOMLReader.parse(text)
         #expect(table.line(of: "name") == 2)
         guard case .table(let send)? = table["send"], case .array(let profiles)? = table["profile"] else {
@@ -68,15 +74,20 @@ struct TOMLReaderTests {
         #expect(table.line(of: "send") == 4)
         #expect(send.line(of: "clutch") == 5)
         #expect(send.line(of: "rate") == 6)
-        guard case .table(let second) = profiles[1] else { Issue.record("profile 2 not a table"); return }
+        guard case .table(let second) = profiles[1] else {
+            Issue.record("profile 2 not a table")
+            return
+        }
         #expect(second.line == 12)
         #expect(second.line(of: "name") == 13)
     }
 
-    @Test("A refusal names the line where the fault is", arguments: [
-        ("a = 1\nb = 2\na = 3\n", 3), ("[x]\n[y]\n[x]\n", 3), ("a = \"open\n", 1), ("a = [1,\n2\n3]\n", 3),
-        ("\n\nk = 0x\n", 3), ("a = 1\nb = 1979-13-01\n", 2), ("ok = 1\nbad = \"\\q\"\n", 2),
-    ])
+    @Test(
+        "A refusal names the line where the fault is",
+        arguments: [
+            ("a = 1\nb = 2\na = 3\n", 3), ("[x]\n[y]\n[x]\n", 3), ("a = \"open\n", 1), ("a = [1,\n2\n3]\n", 3),
+            ("\n\nk = 0x\n", 3), ("a = 1\nb = 1979-13-01\n", 2), ("ok = 1\nbad = \"\\q\"\n", 2)
+        ])
     func errorLines(text: String, line: Int) {
         #expect(throws: TOMLError.self) { try TOMLReader.parse(text) }
         do {
@@ -110,15 +121,17 @@ struct TOMLReaderTests {
             let text = leaf["value"] as? String
         {
             switch (type, value) {
-            case ("string", .string(let s)): return s == text ? nil : "\(path): \(s.debugDescription) != \(text.debugDescription)"
+            case ("string", .string(let s)):
+                return s == text ? nil : "\(path): \(s.debugDescription) != \(text.debugDescription)"
             case ("integer", .integer(let i)): return Int64(text) == i ? nil : "\(path): \(i) != \(text)"
             case ("float", .float(let d)):
-                let want: Double? = switch text {
-                case "nan", "+nan", "-nan": .nan
-                case "inf", "+inf": .infinity
-                case "-inf": -.infinity
-                default: Double(text)
-                }
+                let want: Double? =
+                    switch text {
+                    case "nan", "+nan", "-nan": .nan
+                    case "inf", "+inf": .infinity
+                    case "-inf": -.infinity
+                    default: Double(text)
+                    }
                 guard let want else { return "\(path): expected float \(text)" }
                 return (want.isNaN && d.isNaN) || want == d ? nil : "\(path): \(d) != \(text)"
             case ("bool", .boolean(let b)): return "\(b)" == text ? nil : "\(path): \(b) != \(text)"
@@ -141,7 +154,9 @@ struct TOMLReaderTests {
         }
         if let object = expected as? [String: Any] {
             guard case .table(let table) = value else { return "\(path): \(value.noun), expected a table" }
-            guard Set(table.keys) == Set(object.keys) else { return "\(path): keys \(table.keys.sorted()) != \(object.keys.sorted())" }
+            guard Set(table.keys) == Set(object.keys) else {
+                return "\(path): keys \(table.keys.sorted()) != \(object.keys.sorted())"
+            }
             for key in table.keys {
                 if let d = difference(table[key]!, object[key]!, at: "\(path).\(key)") { return d }
             }

@@ -3,7 +3,8 @@ import Testing
 
 @Suite("Names from outside, made safe for a terminal")
 struct TerminalTextTests {
-    @Test("C0, DEL and C1 become \\xHH; other text (accents, emoji, backslashes) is kept; escaping twice changes nothing")
+    @Test(
+        "C0, DEL and C1 become \\xHH; other text (accents, emoji, backslashes) is kept; escaping twice changes nothing")
     func escaping() {
         let hostile = "a\u{1B}]0;t\u{07}b\u{1B}[31mc\u{9B}d\r\n\u{7F}\u{80}\u{9F}\u{0}é😀\\"
         let safe = TerminalText.escaped(hostile)
@@ -17,7 +18,8 @@ struct TerminalTextTests {
     func announcement() throws {
         let txt = ["v": String(ReceiverAnnouncement.version), "name": "evil\u{1B}[2J"]
         #expect(try ReceiverAnnouncement.parse(txt, instanceName: "x").get().name == "evil\\x1b[2J")
-        #expect(try ReceiverAnnouncement.parse(["v": txt["v"]!], instanceName: "inst\u{9B}x").get().name == "inst\\x9bx")
+        #expect(
+            try ReceiverAnnouncement.parse(["v": txt["v"]!], instanceName: "inst\u{9B}x").get().name == "inst\\x9bx")
         guard case .failure(let problem) = ReceiverAnnouncement.parse(["v": "9\u{1B}[2J"], instanceName: "x") else {
             Issue.record("a bad version was taken")
             return

@@ -11,7 +11,8 @@ struct TimestampHandlingTests {
         var start = Attitude(quaternion: .identity)
         for (seconds, hertz) in [(3.0, 100.0), (3.0, 1000.0), (3.0, 50.0)] {
             let part = SyntheticMotion(
-                initialAttitude: start, segments: [.init(seconds: seconds, radiansPerSecond: rate)], sampleRateHertz: hertz
+                initialAttitude: start, segments: [.init(seconds: seconds, radiansPerSecond: rate)],
+                sampleRateHertz: hertz
             ).generate()
             for var p in part.dropFirst(points.isEmpty ? 0 : 1) {
                 p.sample.timestampNanoseconds += offset

@@ -1,8 +1,9 @@
 import Glibc
-@testable import Mouse3DDoctor
 import Mouse3DLinux
 import Mouse3DNetwork
 import Testing
+
+@testable import Mouse3DDoctor
 
 /// Each check of `mouse3d doctor`, passing and failing, against files and sockets made for it.
 @Suite("doctor: every check, passing and failing")
@@ -16,11 +17,15 @@ struct DoctorTests {
         try SecretFile.write(path: path, bytes: Array(text.utf8))
     }
 
-    @Test("uinput: a missing node is a problem that names the module and blocks when a device output is configured; a note otherwise")
+    @Test(
+        "uinput: a missing node is a problem that names the module and blocks when a device output is configured; a note otherwise"
+    )
     func uinputMissing() {
         let needed = Doctor.uinput(path: directory + "/uinput", needed: true)
         #expect(needed.status == .problem && needed.blocking)
-        #expect(needed.detail.contains(directory + "/uinput does not exist") && (needed.fix ?? "").contains("modprobe uinput"), "\(needed)")
+        #expect(
+            needed.detail.contains(directory + "/uinput does not exist")
+                && (needed.fix ?? "").contains("modprobe uinput"), "\(needed)")
         let notNeeded = Doctor.uinput(path: directory + "/uinput", needed: false)
         #expect(notNeeded.status == .note && !notNeeded.blocking)
     }
@@ -43,14 +48,19 @@ struct DoctorTests {
         #expect(missing.status == .problem && (missing.fix ?? "").contains("udevadm control --reload"))
         try write(rules + "/" + Doctor.ruleName, "# emptied\n")
         #expect(Doctor.udevRule(directories: [rules]).detail.contains("does not grant"))
-        let shipped = String(decoding: try FileContents.read(path: Self.repository + "/udev/70-mouse3d.rules"), as: UTF8.self)
+        let shipped = String(
+            decoding: try FileContents.read(path: Self.repository + "/udev/70-mouse3d.rules"), as: UTF8.self)
         try write(rules + "/" + Doctor.ruleName, shipped)
         let seat = Doctor.udevRule(directories: [rules])
         #expect(seat.status == .ok && seat.detail.contains("the seat rule"), "\(seat)")
-        let group = String(decoding: try FileContents.read(path: Self.repository + "/udev/70-mouse3d-group.rules.example"), as: UTF8.self)
+        let group = String(
+            decoding: try FileContents.read(path: Self.repository + "/udev/70-mouse3d-group.rules.example"),
+            as: UTF8.self)
         try write(rules + "/" + Doctor.ruleName, group)
         let grouped = Doctor.udevRule(directories: [rules])
-        #expect(grouped.status == .ok && grouped.detail.contains("group 'mouse3d'"), "doctor says which rule applies: \(grouped)")
+        #expect(
+            grouped.status == .ok && grouped.detail.contains("group 'mouse3d'"),
+            "doctor says which rule applies: \(grouped)")
     }
 
     @Test("configuration: a broken file is a blocking problem with its file and line; a good one is ok")
@@ -58,7 +68,9 @@ struct DoctorTests {
         let file = directory + "/config.toml"
         try write(file, "[pointer]\nsensitivity = \"fast\"\n")
         let broken = Doctor.configurationCheck(files: [file])
-        #expect(broken.check.status == .problem && broken.check.blocking && broken.check.detail.contains("\(file):2: pointer.sensitivity"), "\(broken.check)")
+        #expect(
+            broken.check.status == .problem && broken.check.blocking
+                && broken.check.detail.contains("\(file):2: pointer.sensitivity"), "\(broken.check)")
         try write(file, "[receive]\noutput = \"spacemouse\"\n")
         let good = Doctor.configurationCheck(files: [file])
         #expect(good.check.status == .ok && good.value?.text("receive.output") == "spacemouse")
@@ -76,7 +88,8 @@ struct DoctorTests {
 
     @Test("stream port: a free port takes a loopback datagram; a port in use is said, without blocking")
     func streamPort() throws {
-        let holder = try UDPSocket(family: try SocketAddress.resolve("127.0.0.1:0", defaultPort: 0, passive: false).family)
+        let holder = try UDPSocket(
+            family: try SocketAddress.resolve("127.0.0.1:0", defaultPort: 0, passive: false).family)
         try holder.bind(to: try SocketAddress.resolve("0.0.0.0:0", defaultPort: 0, passive: true))
         let taken = try holder.localAddress().port
         let busy = Doctor.streamPort(taken)
@@ -123,22 +136,33 @@ struct DoctorTests {
         let me = try PeerIdentity.loadOrCreate(in: base).identity
         let other = PeerIdentity.generate(name: "desk")
         // A receiver that will not answer: a bound socket that never reads.
-        let silent = try UDPSocket(family: try SocketAddress.resolve("127.0.0.1:0", defaultPort: 0, passive: false).family)
+        let silent = try UDPSocket(
+            family: try SocketAddress.resolve("127.0.0.1:0", defaultPort: 0, passive: false).family)
         try silent.bind(to: try SocketAddress.resolve("127.0.0.1:0", defaultPort: 0, passive: false))
-        let record = PairedPeer(role: .receiver, name: "desk", publicKey: other.publicKey, secret: [UInt8](repeating: 7, count: 32),
-                                address: "127.0.0.1:\(try silent.localAddress().port)", epoch: 0, pairedAt: "test")
+        let record = PairedPeer(
+            role: .receiver, name: "desk", publicKey: other.publicKey, secret: [UInt8](repeating: 7, count: 32),
+            address: "127.0.0.1:\(try silent.localAddress().port)", epoch: 0, pairedAt: "test")
         try PeerStore(base: base, role: .receiver).save(record)
         let checks = Doctor.peers(directory: base, port: 24930)
-        #expect(checks.count == 1 && checks[0].status == .problem && checks[0].detail.contains("did not answer"), "\(checks)")
+        #expect(
+            checks.count == 1 && checks[0].status == .problem && checks[0].detail.contains("did not answer"),
+            "\(checks)")
         _ = me
     }
 
     @Test("Output: one line per check with its mark and fix; JSON that parses with every field")
     func output() {
-        let checks = [DoctorCheck("uinput", .problem, "/dev/uinput does not exist", fix: "sudo modprobe uinput", blocking: true),
-                      DoctorCheck("avahi", .note, "not \"running\"\n")]
-        #expect(Doctor.text(checks) == "✗ uinput: /dev/uinput does not exist\n    fix: sudo modprobe uinput\n– avahi: not \"running\"\n")
-        #expect(Doctor.json(checks) == "[{\"name\":\"uinput\",\"status\":\"problem\",\"detail\":\"/dev/uinput does not exist\",\"fix\":\"sudo modprobe uinput\",\"blocking\":true},\n {\"name\":\"avahi\",\"status\":\"note\",\"detail\":\"not \\\"running\\\"\\n\",\"fix\":null,\"blocking\":false}]")
+        let checks = [
+            DoctorCheck("uinput", .problem, "/dev/uinput does not exist", fix: "sudo modprobe uinput", blocking: true),
+            DoctorCheck("avahi", .note, "not \"running\"\n")
+        ]
+        #expect(
+            Doctor.text(checks)
+                == "✗ uinput: /dev/uinput does not exist\n    fix: sudo modprobe uinput\n– avahi: not \"running\"\n")
+        #expect(
+            Doctor.json(checks)
+                == "[{\"name\":\"uinput\",\"status\":\"problem\",\"detail\":\"/dev/uinput does not exist\",\"fix\":\"sudo modprobe uinput\",\"blocking\":true},\n {\"name\":\"avahi\",\"status\":\"note\",\"detail\":\"not \\\"running\\\"\\n\",\"fix\":null,\"blocking\":false}]"
+        )
     }
 
     static var repository: String {

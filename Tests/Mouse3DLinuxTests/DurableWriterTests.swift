@@ -9,7 +9,9 @@ struct DurableWriterTests {
         return String(cString: mkdtemp(&template)!)
     }()
 
-    @Test("Writes finish in the order submitted, each reported once with its tag; the file holds the last; the caller's thread never wrote")
+    @Test(
+        "Writes finish in the order submitted, each reported once with its tag; the file holds the last; the caller's thread never wrote"
+    )
     func ordered() throws {
         let writer = try DurableFileWriter<Int>()
         defer { writer.stop() }
@@ -49,7 +51,9 @@ struct DurableWriterTests {
         defer { writer.stop() }
         writer.submit(path: directory + "/0011223344556677.state", bytes: Array("epoch 1\n".utf8), tag: 0)
         writer.waitUntilIdle()
-        #expect(try watcher.drain(relevant: { $0.hasSuffix(".key") }) == false, "a state file (and its temporary) is not a pairing")
+        #expect(
+            try watcher.drain(relevant: { $0.hasSuffix(".key") }) == false,
+            "a state file (and its temporary) is not a pairing")
         writer.submit(path: directory + "/0011223344556677.state", bytes: Array("epoch 2\n".utf8), tag: 1)
         writer.submit(path: directory + "/0011223344556677.key", bytes: Array("key\n".utf8), tag: 2)
         writer.waitUntilIdle()

@@ -35,7 +35,8 @@ struct EventLoopTests {
     @Test("A readable descriptor runs its handler, in registration order, and stop() ends run()")
     func readable() throws {
         let loop = try EventLoop(signals: [])
-        let a = try TestPipe(), b = try TestPipe()
+        let a = try TestPipe()
+        let b = try TestPipe()
         var seen: [String] = []
         loop.watch(b.read) {
             seen.append("b\(try b.take())")
@@ -70,7 +71,8 @@ struct EventLoopTests {
     @Test("A cancelled registration is not called again, also when cancelled by another handler in the same pass")
     func cancel() throws {
         let loop = try EventLoop(signals: [])
-        let a = try TestPipe(), b = try TestPipe()
+        let a = try TestPipe()
+        let b = try TestPipe()
         var calls = 0
         var bRegistration: EventLoop.Registration?
         loop.watch(a.read) {
@@ -142,14 +144,16 @@ struct MotionPipelineTests {
         }
     }
 
-    @Test("A log at maximum speed: every sample fused once, in order, in batches of at most 256; the loop ends by itself")
+    @Test(
+        "A log at maximum speed: every sample fused once, in order, in batches of at most 256; the loop ends by itself")
     func replayToOutputs() throws {
         let loop = try EventLoop(signals: [])
         let output = Collected()
         let input = samples(1000)
         let pipeline = MotionPipeline(
             source: MotionLogPlayback(samples: input, path: "test.csv", loops: false, speed: nil),
-            fusion: MotionFusion(parameters: AttitudeEstimatorParameters()), outputs: AttitudePipeline(outputs: [output]), report: { _ in })
+            fusion: MotionFusion(parameters: AttitudeEstimatorParameters()),
+            outputs: AttitudePipeline(outputs: [output]), report: { _ in })
         pipeline.start(on: loop)
         #expect(try loop.run() == .requested)
         #expect(output.updates.count == 1000)
@@ -167,7 +171,8 @@ struct MotionPipelineTests {
         let output = Collected()
         let pipeline = MotionPipeline(
             source: MotionLogPlayback(samples: samples(11), path: "test.csv", loops: false, speed: 1),
-            fusion: MotionFusion(parameters: AttitudeEstimatorParameters()), outputs: AttitudePipeline(outputs: [output]), report: { _ in })
+            fusion: MotionFusion(parameters: AttitudeEstimatorParameters()),
+            outputs: AttitudePipeline(outputs: [output]), report: { _ in })
         let start = MonotonicClock.nanoseconds()
         pipeline.start(on: loop)
         _ = try loop.run()
@@ -181,7 +186,8 @@ struct MotionPipelineTests {
         let output = Collected()
         let pipeline = MotionPipeline(
             source: MotionLogPlayback(samples: samples(200), path: "test.csv", loops: false, speed: 4),
-            fusion: MotionFusion(parameters: AttitudeEstimatorParameters()), outputs: AttitudePipeline(outputs: [output]), report: { _ in })
+            fusion: MotionFusion(parameters: AttitudeEstimatorParameters()),
+            outputs: AttitudePipeline(outputs: [output]), report: { _ in })
         pipeline.start(on: loop)
         _ = try loop.run(until: MonotonicClock.nanoseconds() + 5_000_000_000) { output.updates.count >= 100 }
         #expect(abs(output.updates.last!.frame.yaw) > 0.5)

@@ -54,10 +54,12 @@ struct FileAndProcessTests {
         #expect(try killed.wait() == 128 + SIGTERM)
     }
 
-    @Test("Sysfs bitmasks: INPUT_PROP_ACCELEROMETER and ABS axes", arguments: [
-        ("40", 6, true), ("3f", 6, false), ("3f", 5, true), ("30000003f", 32, true),
-        ("3 0", 64, true), ("3 0", 0, false), ("0", 200, false), ("", 1, false),
-    ])
+    @Test(
+        "Sysfs bitmasks: INPUT_PROP_ACCELEROMETER and ABS axes",
+        arguments: [
+            ("40", 6, true), ("3f", 6, false), ("3f", 5, true), ("30000003f", 32, true),
+            ("3 0", 64, true), ("3 0", 0, false), ("0", 200, false), ("", 1, false)
+        ])
     func bitmask(text: String, bit: Int, set: Bool) {
         #expect(MotionSourceEnumerator.hasBit(bit, inHexBitmask: text) == set)
     }
@@ -65,7 +67,9 @@ struct FileAndProcessTests {
 
 @Suite("Absolute axes")
 struct AbsoluteAxisTests {
-    @Test("A raw value becomes -1...1 over its range: the ends, the middle, a hat's three values, clamped, an empty range 0")
+    @Test(
+        "A raw value becomes -1...1 over its range: the ends, the middle, a hat's three values, clamped, an empty range 0"
+    )
     func normalized() {
         let stick = AbsoluteAxisInfo(value: 0, minimum: 0, maximum: 255, fuzz: 0, flat: 0, resolution: 0)
         #expect(stick.normalized(0) == -1 && stick.normalized(255) == 1)
@@ -83,11 +87,16 @@ struct AbsoluteAxisTests {
 struct PermissionAdviceTests {
     @Test("Permission denied names the node and the udev rule that fixes it")
     func permission() {
-        let text = PermissionAdvice.message(for: SystemCallError(call: "open", subject: "/dev/input/event7", errno: .permissionDenied), node: "/dev/input/event7")
-        #expect(text.contains("/dev/input/event7") && text.contains("udev/70-mouse3d.rules") && text.contains("udevadm"))
+        let text = PermissionAdvice.message(
+            for: SystemCallError(call: "open", subject: "/dev/input/event7", errno: .permissionDenied),
+            node: "/dev/input/event7")
+        #expect(
+            text.contains("/dev/input/event7") && text.contains("udev/70-mouse3d.rules") && text.contains("udevadm"))
     }
 
-    @Test("The rule is named by a full path the user can copy from anywhere: here the checkout's, found from the running binary in .build")
+    @Test(
+        "The rule is named by a full path the user can copy from anywhere: here the checkout's, found from the running binary in .build"
+    )
     func ruleByFullPath() throws {
         // This test binary runs from .build inside the checkout, whose udev/ holds the rule.
         let checkout = String(#filePath.split(separator: "/Tests/", maxSplits: 1)[0])
@@ -97,7 +106,8 @@ struct PermissionAdviceTests {
 
     @Test("A vanished device says so and points at mouse3d list")
     func gone() {
-        let text = PermissionAdvice.message(for: SystemCallError(call: "open", subject: "x", errno: .noSuchFileOrDirectory), node: "/dev/input/event9")
+        let text = PermissionAdvice.message(
+            for: SystemCallError(call: "open", subject: "x", errno: .noSuchFileOrDirectory), node: "/dev/input/event9")
         #expect(text.contains("/dev/input/event9") && text.contains("mouse3d list"))
     }
 }

@@ -4,14 +4,16 @@ import Testing
 
 @Suite("Socket addresses")
 struct SocketAddressTests {
-    @Test("Forms of HOST:PORT resolve", arguments: [
-        ("127.0.0.1:5000", AF_INET, UInt16(5000), "127.0.0.1:5000"),
-        ("[::1]:6000", AF_INET6, 6000, "[::1]:6000"),
-        ("[::1]", AF_INET6, 24930, "[::1]:24930"),
-        ("127.0.0.1", AF_INET, 24930, "127.0.0.1:24930"),
-        ("::1", AF_INET6, 24930, "[::1]:24930"),
-        ("localhost:7", AF_INET, 7, "127.0.0.1:7"),
-    ])
+    @Test(
+        "Forms of HOST:PORT resolve",
+        arguments: [
+            ("127.0.0.1:5000", AF_INET, UInt16(5000), "127.0.0.1:5000"),
+            ("[::1]:6000", AF_INET6, 6000, "[::1]:6000"),
+            ("[::1]", AF_INET6, 24930, "[::1]:24930"),
+            ("127.0.0.1", AF_INET, 24930, "127.0.0.1:24930"),
+            ("::1", AF_INET6, 24930, "[::1]:24930"),
+            ("localhost:7", AF_INET, 7, "127.0.0.1:7")
+        ])
     func resolve(text: String, family: Int32, port: UInt16, description: String) throws {
         let address = try SocketAddress.resolve(text, defaultPort: 24930, passive: false)
         #expect(address.family == family)
@@ -27,11 +29,13 @@ struct SocketAddressTests {
         #expect(try SocketAddress.resolve("0.0.0.0:9000", defaultPort: 1, passive: true).isWildcard)
     }
 
-    @Test("Bad addresses say what is wrong", arguments: [
-        ("127.0.0.1:99999", "not a port number"), ("127.0.0.1:http", "not a port number"),
-        ("[::1:5000", "needs its ']'"), ("[::1]x", "expected ':PORT'"),
-        ("no-such-host.invalid:5000", "cannot resolve host"),
-    ])
+    @Test(
+        "Bad addresses say what is wrong",
+        arguments: [
+            ("127.0.0.1:99999", "not a port number"), ("127.0.0.1:http", "not a port number"),
+            ("[::1:5000", "needs its ']'"), ("[::1]x", "expected ':PORT'"),
+            ("no-such-host.invalid:5000", "cannot resolve host")
+        ])
     func bad(text: String, problem: String) {
         #expect { try SocketAddress.resolve(text, defaultPort: 1, passive: false) } throws: { error in
             "\(error)".contains(problem) && "\(error)".contains(text)
@@ -51,9 +55,11 @@ struct SocketAddressTests {
 
 @Suite("HOST:PORT text")
 struct HostPortTextTests {
-    @Test("Writing and reading back HOST:PORT, IPv6 literals in brackets", arguments: [
-        ("desk", "desk:24930"), ("192.0.2.7", "192.0.2.7:24930"), ("::1", "[::1]:24930"), ("[::1]", "[::1]:24930"),
-    ])
+    @Test(
+        "Writing and reading back HOST:PORT, IPv6 literals in brackets",
+        arguments: [
+            ("desk", "desk:24930"), ("192.0.2.7", "192.0.2.7:24930"), ("::1", "[::1]:24930"), ("[::1]", "[::1]:24930")
+        ])
     func roundTrip(host: String, text: String) throws {
         #expect(SocketAddress.text(host: host, port: 24930) == text)
         #expect(SocketAddress.host(of: text) == host.filter { $0 != "[" && $0 != "]" })

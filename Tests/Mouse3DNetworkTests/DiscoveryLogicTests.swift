@@ -5,7 +5,9 @@ import Testing
 
 @Suite("Receiver announcements (TXT records)")
 struct ReceiverAnnouncementTests {
-    let sample = ReceiverAnnouncement(name: "desk", fingerprint: "0123-4567-89ab-cdef", wire: "sealed", outputs: ["pointer", "print"], pairingPort: 24931)
+    let sample = ReceiverAnnouncement(
+        name: "desk", fingerprint: "0123-4567-89ab-cdef", wire: "sealed", outputs: ["pointer", "print"],
+        pairingPort: 24931)
 
     func txt(_ entries: [String]) -> [String: String] {
         var d: [String: String] = [:]
@@ -37,18 +39,25 @@ struct ReceiverAnnouncementTests {
         #expect(ReceiverAnnouncement.parse(t, instanceName: "x") == .failure(.badFingerprint("not-a-fingerprint")))
     }
 
-    @Test("Missing optional keys take defaults; the instance name stands in for a missing name; unknown keys are ignored")
+    @Test(
+        "Missing optional keys take defaults; the instance name stands in for a missing name; unknown keys are ignored")
     func defaults() throws {
         let parsed = try ReceiverAnnouncement.parse(["v": "1", "future": "x"], instanceName: "desk #2").get()
-        #expect(parsed.name == "desk #2" && parsed.fingerprint == "" && parsed.wire == "sealed" && parsed.pairingPort == 24931 && parsed.outputs == [])
+        #expect(
+            parsed.name == "desk #2" && parsed.fingerprint == "" && parsed.wire == "sealed"
+                && parsed.pairingPort == 24931 && parsed.outputs == [])
     }
 }
 
 @Suite("The directory of discovered receivers")
 struct ReceiverDirectoryTests {
-    let record = ["v": "1", "name": "desk", "fp": "0123-4567-89ab-cdef", "wire": "sealed", "out": "print", "pp": "24931"]
+    let record = [
+        "v": "1", "name": "desk", "fp": "0123-4567-89ab-cdef", "wire": "sealed", "out": "print", "pp": "24931"
+    ]
 
-    func service(_ address: String, interface: Int32 = 1, txt: [String: String]? = nil, name: String = "desk") throws -> DiscoveredService {
+    func service(_ address: String, interface: Int32 = 1, txt: [String: String]? = nil, name: String = "desk") throws
+        -> DiscoveredService
+    {
         DiscoveredService(
             name: name, interface: interface, hostName: "desk.local",
             address: try SocketAddress.resolve(address, defaultPort: 0, passive: false), txt: txt ?? record)
@@ -57,15 +66,23 @@ struct ReceiverDirectoryTests {
     @Test("Found, moved to another port, gone: each reported once, with the preferred address")
     func lifecycle() throws {
         var d = ReceiverDirectory()
-        guard case .reachable(let r)? = d.apply(.found(try service("127.0.0.1:40000"))) else { Issue.record("not reachable"); return }
+        guard case .reachable(let r)? = d.apply(.found(try service("127.0.0.1:40000"))) else {
+            Issue.record("not reachable")
+            return
+        }
         #expect(r.preferred.description == "127.0.0.1:40000" && r.announcement.name == "desk")
         #expect(d.apply(.found(try service("127.0.0.1:40000"))) == nil, "the same again changes nothing")
         #expect(d.receiver(fingerprint: "0123-4567-89ab-cdef")?.instance == "desk")
         #expect(d.receiver(named: "desk") != nil && d.receiver(named: "other") == nil)
-        #expect(d.apply(.removed(name: "desk", interface: 1, ipv6: false)) == .gone(instance: "desk", fingerprint: "0123-4567-89ab-cdef"))
+        #expect(
+            d.apply(.removed(name: "desk", interface: 1, ipv6: false))
+                == .gone(instance: "desk", fingerprint: "0123-4567-89ab-cdef"))
         #expect(d.receivers.isEmpty)
         #expect(d.apply(.removed(name: "desk", interface: 1, ipv6: false)) == nil, "gone once")
-        guard case .reachable(let back)? = d.apply(.found(try service("127.0.0.1:40002"))) else { Issue.record("not back"); return }
+        guard case .reachable(let back)? = d.apply(.found(try service("127.0.0.1:40002"))) else {
+            Issue.record("not back")
+            return
+        }
         #expect(back.preferred.port == 40002)
     }
 
@@ -73,9 +90,15 @@ struct ReceiverDirectoryTests {
     func families() throws {
         var d = ReceiverDirectory()
         _ = d.apply(.found(try service("[::1]:40000")))
-        guard case .reachable(let both)? = d.apply(.found(try service("127.0.0.1:40000"))) else { Issue.record("no change"); return }
+        guard case .reachable(let both)? = d.apply(.found(try service("127.0.0.1:40000"))) else {
+            Issue.record("no change")
+            return
+        }
         #expect(both.addresses.map(\.description) == ["127.0.0.1:40000", "[::1]:40000"])
-        guard case .reachable(let v6)? = d.apply(.removed(name: "desk", interface: 1, ipv6: false)) else { Issue.record("no change"); return }
+        guard case .reachable(let v6)? = d.apply(.removed(name: "desk", interface: 1, ipv6: false)) else {
+            Issue.record("no change")
+            return
+        }
         #expect(v6.preferred.description == "[::1]:40000")
     }
 
@@ -85,9 +108,14 @@ struct ReceiverDirectoryTests {
         _ = d.apply(.found(try service("127.0.0.1:40000", interface: 1)))
         var other = record
         other["fp"] = "ffff-ffff-ffff-ffff"
-        guard case .reachable(let r)? = d.apply(.found(try service("127.0.0.1:40001", interface: 2, txt: other))) else { Issue.record("no change"); return }
+        guard case .reachable(let r)? = d.apply(.found(try service("127.0.0.1:40001", interface: 2, txt: other))) else {
+            Issue.record("no change")
+            return
+        }
         #expect(r.addresses.count == 1 && r.announcement.fingerprint == "ffff-ffff-ffff-ffff")
-        #expect(d.apply(.found(try service("127.0.0.1:1", txt: ["v": "9"], name: "new"))) == .unusable(instance: "new", problem: "protocol version 9, this mouse3d speaks 1"))
+        #expect(
+            d.apply(.found(try service("127.0.0.1:1", txt: ["v": "9"], name: "new")))
+                == .unusable(instance: "new", problem: "protocol version 9, this mouse3d speaks 1"))
         #expect(d.receivers.map(\.instance) == ["desk"])
     }
 }
@@ -101,14 +129,22 @@ struct LinkProbeTests {
         let key = LinkProbeKey(secret: pair.secret, senderID: pair.sender.id, receiverID: pair.receiver.id)
         let now = WallClock.nanoseconds()
         func probe(_ challenge: UInt8, at time: UInt64) -> [UInt8] {
-            key.seal(LinkProbe(isReply: false, id: pair.sender.id, challenge: Array(repeating: challenge, count: 16), sentNanoseconds: time))
+            key.seal(
+                LinkProbe(
+                    isReply: false, id: pair.sender.id, challenge: Array(repeating: challenge, count: 16),
+                    sentNanoseconds: time))
         }
         let fresh = probe(1, at: now - 1_000_000_000)
         #expect(fresh.withUnsafeBytes { opener.answerProbe($0, now: now) } != nil)
-        #expect(fresh.withUnsafeBytes { opener.answerProbe($0, now: now + 1_000_000) } == nil, "a replay is not answered")
+        #expect(
+            fresh.withUnsafeBytes { opener.answerProbe($0, now: now + 1_000_000) } == nil, "a replay is not answered")
         #expect(probe(2, at: now - 31_000_000_000).withUnsafeBytes { opener.answerProbe($0, now: now) } == nil, "stale")
-        #expect(probe(3, at: now + 31_000_000_000).withUnsafeBytes { opener.answerProbe($0, now: now) } == nil, "from the future")
-        #expect(probe(4, at: now + 29_000_000_000).withUnsafeBytes { opener.answerProbe($0, now: now) } != nil, "within the skew allowed")
+        #expect(
+            probe(3, at: now + 31_000_000_000).withUnsafeBytes { opener.answerProbe($0, now: now) } == nil,
+            "from the future")
+        #expect(
+            probe(4, at: now + 29_000_000_000).withUnsafeBytes { opener.answerProbe($0, now: now) } != nil,
+            "within the skew allowed")
     }
 
     @Test("A probe verifies under its key only; every single-bit flip is refused")
@@ -119,7 +155,8 @@ struct LinkProbeTests {
         let bytes = key.seal(probe)
         #expect(bytes.count == LinkProbe.byteCount)
         #expect(bytes.withUnsafeBytes { key.open($0) } == probe)
-        let wrong = LinkProbeKey(secret: pair.secret.map { $0 ^ 1 }, senderID: pair.sender.id, receiverID: pair.receiver.id)
+        let wrong = LinkProbeKey(
+            secret: pair.secret.map { $0 ^ 1 }, senderID: pair.sender.id, receiverID: pair.receiver.id)
         #expect(bytes.withUnsafeBytes { wrong.open($0) } == nil)
         for bit in 0..<(bytes.count * 8) {
             var flipped = bytes
@@ -128,11 +165,14 @@ struct LinkProbeTests {
         }
     }
 
-    @Test("A sealed receiver answers a paired sender's probes with the frames it accepted, refuses others, and counts nothing as a frame")
+    @Test(
+        "A sealed receiver answers a paired sender's probes with the frames it accepted, refuses others, and counts nothing as a frame"
+    )
     func answered() throws {
         let pair = SealedPair()
         let receiver = try AttitudeReceiver(
-            listeningOn: SocketAddress.resolve("127.0.0.1:0", defaultPort: 0, passive: false), format: .sealed, opener: pair.opener())
+            listeningOn: SocketAddress.resolve("127.0.0.1:0", defaultPort: 0, passive: false), format: .sealed,
+            opener: pair.opener())
         var sealer = pair.sealer()
         let socket = try UDPSocket(family: receiver.localAddress.family)
         for sequence in 0..<3 as Range<UInt64> {
@@ -155,7 +195,8 @@ struct LinkProbeTests {
         try EventLoop.waitUntilReadable(stranger.descriptors, timeoutNanoseconds: 100_000_000)
         try stranger.readReplies(now: MonotonicClock.nanoseconds())
         let quality = try #require(prober.quality(of: "desk"))
-        #expect(quality.sent == 1 && quality.answered == 1 && quality.framesAccepted == 3 && quality.medianRoundTrip != nil)
+        #expect(
+            quality.sent == 1 && quality.answered == 1 && quality.framesAccepted == 3 && quality.medianRoundTrip != nil)
         #expect(stranger.quality(of: "desk")?.answered == 0, "an unpaired sender's probe gets no reply")
         #expect(frames == 3 && receiver.totals.frames == 3 && receiver.probesAnswered == 1)
         #expect(receiver.refusals[.badLinkProbe] == 1)

@@ -1,8 +1,9 @@
 import Glibc
 import Mouse3DCore
 import Mouse3DLinux
-@testable import Mouse3DNetwork
 import Testing
+
+@testable import Mouse3DNetwork
 
 @Suite("Pairing exchange (CPace) in memory")
 struct PairingTests {
@@ -15,7 +16,9 @@ struct PairingTests {
     {
         let responder = PairingResponder(identity: receiver, code: receiverCode, streamPort: 24930)
         let initiator = PairingInitiator(identity: sender, code: senderCode)
-        guard var reply = responder.handle(initiator.hello, from: "s", pairedAt: "t").answer else { return (nil, .ignore) }
+        guard var reply = responder.handle(initiator.hello, from: "s", pairedAt: "t").answer else {
+            return (nil, .ignore)
+        }
         if let tamper { reply = tamper(reply) }
         let step = initiator.handle(reply, pairedAt: "t")
         guard case .send(let confirm) = step else {
@@ -40,8 +43,11 @@ struct PairingTests {
         let wellFormed = senderRecord.secret.count == 32 && Set(senderRecord.secret).count > 8
         #expect(same, "the two sides derived different secrets")
         #expect(wellFormed, "the secret is not 32 varied bytes")
-        #expect(senderRecord.publicKey == sender.publicKey && senderRecord.name == "deck" && senderRecord.role == .sender)
-        #expect(receiverRecord.publicKey == receiver.publicKey && receiverRecord.name == "desk" && receiverRecord.address == ":24930")
+        #expect(
+            senderRecord.publicKey == sender.publicKey && senderRecord.name == "deck" && senderRecord.role == .sender)
+        #expect(
+            receiverRecord.publicKey == receiver.publicKey && receiverRecord.name == "desk"
+                && receiverRecord.address == ":24930")
         #expect(receiverRecord.fingerprint == receiver.fingerprint)
     }
 
@@ -50,7 +56,9 @@ struct PairingTests {
         let code = try #require(PairingCode(parsing: "1234-5678"))
         var secrets: [[UInt8]] = []
         for _ in 0..<2 {
-            if case .paired(let p)? = exchange(receiverCode: code, senderCode: code).responder { secrets.append(p.secret) }
+            if case .paired(let p)? = exchange(receiverCode: code, senderCode: code).responder {
+                secrets.append(p.secret)
+            }
         }
         let distinct = secrets.count == 2 && secrets[0] != secrets[1]
         #expect(distinct, "two pairings derived the same secret")
@@ -58,7 +66,9 @@ struct PairingTests {
 
     @Test("A wrong code fails on both sides and yields no secret")
     func wrongCode() throws {
-        let (outcome, step) = exchange(receiverCode: try #require(PairingCode(parsing: "11112222")), senderCode: try #require(PairingCode(parsing: "11112223")))
+        let (outcome, step) = exchange(
+            receiverCode: try #require(PairingCode(parsing: "11112222")),
+            senderCode: try #require(PairingCode(parsing: "11112223")))
         guard case .wrongCode(let name, _)? = outcome else {
             Issue.record("receiver outcome: \(String(describing: outcome))")
             return
@@ -71,7 +81,9 @@ struct PairingTests {
         #expect(reason.contains("wrong code"))
     }
 
-    @Test("A reply altered on the way (element, key, port, ciphers or proof) is refused by the sender", arguments: [20, 52, 84, 86, 87, 118])
+    @Test(
+        "A reply altered on the way (element, key, port, ciphers or proof) is refused by the sender",
+        arguments: [20, 52, 84, 86, 87, 118])
     func tamperedReply(offset: Int) throws {
         let code = PairingCode.random()
         let (_, step) = exchange(receiverCode: code, senderCode: code) { reply in
@@ -115,25 +127,34 @@ struct PairingTests {
     func malformed() {
         let hello = PairingInitiator(identity: sender, code: PairingCode.random()).hello
         #expect(PairingMessage.decode(hello) != nil)
-        for cut in [0, 4, 19, 20, 84, hello.count - 1] { #expect(PairingMessage.decode(Array(hello.prefix(cut))) == nil) }
+        for cut in [0, 4, 19, 20, 84, hello.count - 1] {
+            #expect(PairingMessage.decode(Array(hello.prefix(cut))) == nil)
+        }
         #expect(PairingMessage.decode(hello + [0]) == nil)
         var badLength = hello
         badLength[84] = 200
         #expect(PairingMessage.decode(badLength) == nil)
     }
 
-    @Test("A peer name with a newline, quotes or control characters round-trips through its key and state files and adds no line")
+    @Test(
+        "A peer name with a newline, quotes or control characters round-trips through its key and state files and adds no line"
+    )
     func hostileNames() throws {
         let name = "deck\nepoch = 0\nsecret = \"00\"\r\u{7f}\"\\"
-        var peer = PairedPeer(role: .sender, name: name, publicKey: sender.publicKey, secret: [UInt8](repeating: 5, count: 32), address: nil, epoch: 7, pairedAt: "t")
+        var peer = PairedPeer(
+            role: .sender, name: name, publicKey: sender.publicKey, secret: [UInt8](repeating: 5, count: 32),
+            address: nil, epoch: 7, pairedAt: "t")
         peer.nextSequence = 99
         var read = try PairedPeer(role: .sender, fileText: peer.fileText, path: "key")
         try read.applyState(peer.stateText, path: "state")
         #expect(read.epoch == 7 && read.nextSequence == 99, "the name did not change the state")
-        let expected = String(String.UnicodeScalarView(name.unicodeScalars.map { $0 == "\r" || $0 == "\u{7f}" ? "?" : $0 }))
+        let expected = String(
+            String.UnicodeScalarView(name.unicodeScalars.map { $0 == "\r" || $0 == "\u{7f}" ? "?" : $0 }))
         #expect(read.name == TerminalText.escaped(expected), "loaded names are escaped for the terminal: \(read.name)")
         #expect(!read.name.contains("\n"))
-        let keyLines = peer.fileText.split(separator: "\n").filter { !$0.hasPrefix("#") }.map { $0.split(separator: " ").first ?? "" }
+        let keyLines = peer.fileText.split(separator: "\n").filter { !$0.hasPrefix("#") }.map {
+            $0.split(separator: " ").first ?? ""
+        }
         #expect(Set(keyLines).count == keyLines.count, "no key appears twice: \(keyLines)")
         #expect(peer.stateText.split(separator: "\n").filter { !$0.hasPrefix("#") }.count == 3)
     }
@@ -145,8 +166,11 @@ struct PairingTests {
         let initiator = PairingInitiator(identity: sender, code: code)
         #expect(initiator.hello.count == PairingMessage.helloBytes)
         let reply = try #require(responder.handle(initiator.hello, from: "a", pairedAt: "t").answer)
-        #expect(reply.count <= initiator.hello.count, "reply \(reply.count) bytes for a \(initiator.hello.count)-byte hello")
-        let intruder = PairingInitiator(identity: PeerIdentity.generate(name: String(repeating: "x", count: 64)), code: code)
+        #expect(
+            reply.count <= initiator.hello.count, "reply \(reply.count) bytes for a \(initiator.hello.count)-byte hello"
+        )
+        let intruder = PairingInitiator(
+            identity: PeerIdentity.generate(name: String(repeating: "x", count: 64)), code: code)
         let busy = try #require(responder.handle(intruder.hello, from: "b", pairedAt: "t").answer)
         #expect(busy.count <= intruder.hello.count)
         guard case .send(let confirm) = initiator.handle(reply, pairedAt: "t") else {
@@ -170,7 +194,8 @@ struct PairingTests {
         let start = MonotonicClock.nanoseconds()
         do {
             _ = try PairingService.respond(
-                on: socket, responder: PairingResponder(identity: receiver, code: code, streamPort: 1), timeoutNanoseconds: 10_000_000_000,
+                on: socket, responder: PairingResponder(identity: receiver, code: code, streamPort: 1),
+                timeoutNanoseconds: 10_000_000_000,
                 exchangeTimeoutNanoseconds: 300_000_000, loop: loop, now: { "t" })
             Issue.record("paired with a silent sender")
         } catch let failure as PairingService.Failure {
@@ -188,23 +213,33 @@ struct PairingTests {
         let ci = hex("0b415f696e69746961746f720b425f726573706f6e646572")
         let sid = hex("7e4b4791d6a8ef019b936c79fb7f2c57")
         let generatorString = CPace.generatorString(prs: prs, channel: ci, sid: sid)
-        #expect(Hexadecimal.encode(generatorString) == "11435061636552697374726574746f3235350850617373776f726464"
-            + String(repeating: "00", count: 100) + "180b415f696e69746961746f720b425f726573706f6e646572107e4b4791d6a8ef019b936c79fb7f2c57")
+        #expect(
+            Hexadecimal.encode(generatorString) == "11435061636552697374726574746f3235350850617373776f726464"
+                + String(repeating: "00", count: 100)
+                + "180b415f696e69746961746f720b425f726573706f6e646572107e4b4791d6a8ef019b936c79fb7f2c57")
         let g = CPace.generator(prs: prs, channel: ci, sid: sid)
         #expect(Hexadecimal.encode(g) == "222b6b195fe84b1652badb6f6a3ae3d24341e7306967f0b8115b40d5698c7e56")
         let a = CPace(scalar: hex("da3d23700a9e5699258aef94dc060dfda5ebb61f02a5ea77fad53f4ff0976d08"), generator: g)
         let b = CPace(scalar: hex("d2316b454718c35362d83d69df6320f38578ed5984651435e2949762d900b80d"), generator: g)
         #expect(Hexadecimal.encode(a.share) == "d6bac480f2c386c394efc7c47adb9925dcd2630b64f240c50f8d0eec482b9157")
         #expect(Hexadecimal.encode(b.share) == "3ea7e0b19560d7c0b0f5734f63b955286dfa8232b5ebe63324e2d9e7433f7258")
-        let isk = "b69effbf61b51d56401c0f65601abe428de8206feaaf0e32198896dcae7b35cd2b38950a39dfd5d4a79164614c2984f7daa460b588c1e80c3fa2068af7900447"
-        let ada = Array("ADa".utf8), adb = Array("ADb".utf8)
-        let initiator = try #require(a.intermediateKey(sid: sid, peerShare: b.share, ownData: ada, peerData: adb, isInitiator: true))
-        let responder = try #require(b.intermediateKey(sid: sid, peerShare: a.share, ownData: adb, peerData: ada, isInitiator: false))
+        let isk =
+            "b69effbf61b51d56401c0f65601abe428de8206feaaf0e32198896dcae7b35cd2b38950a39dfd5d4a79164614c2984f7daa460b588c1e80c3fa2068af7900447"
+        let ada = Array("ADa".utf8)
+        let adb = Array("ADb".utf8)
+        let initiator = try #require(
+            a.intermediateKey(sid: sid, peerShare: b.share, ownData: ada, peerData: adb, isInitiator: true))
+        let responder = try #require(
+            b.intermediateKey(sid: sid, peerShare: a.share, ownData: adb, peerData: ada, isInitiator: false))
         #expect(Hexadecimal.encode(initiator) == isk)
         #expect(Hexadecimal.encode(responder) == isk)
         // The draft's invalid elements: one that does not decode, and the identity, are refused.
-        for invalid in ["2b3c6b8c4f3800e7aef6864025b4ed79bd599117e427c41bd47d93d654b4a51c", String(repeating: "00", count: 32)] {
-            #expect(a.intermediateKey(sid: sid, peerShare: hex(invalid), ownData: ada, peerData: adb, isInitiator: true) == nil)
+        for invalid in [
+            "2b3c6b8c4f3800e7aef6864025b4ed79bd599117e427c41bd47d93d654b4a51c", String(repeating: "00", count: 32)
+        ] {
+            #expect(
+                a.intermediateKey(sid: sid, peerShare: hex(invalid), ownData: ada, peerData: adb, isInitiator: true)
+                    == nil)
         }
     }
 }

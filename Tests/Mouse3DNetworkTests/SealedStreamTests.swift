@@ -1,3 +1,5 @@
+import Crypto
+import FoundationEssentials
 import Glibc
 import Mouse3DCore
 import Mouse3DLinux
@@ -11,11 +13,16 @@ struct SealedPair {
     let secret: [UInt8] = (0..<32).map { _ in UInt8.random(in: 0...255) }
 
     var senderRecord: PairedPeer {
-        PairedPeer(role: .sender, name: "deck", publicKey: sender.publicKey, secret: secret, address: nil, epoch: 0, pairedAt: "t")
+        PairedPeer(
+            role: .sender, name: "deck", publicKey: sender.publicKey, secret: secret, address: nil, epoch: 0,
+            pairedAt: "t")
     }
 
-    func sealer(epoch: UInt32 = 1, secret other: [UInt8]? = nil, algorithm: SealingAlgorithm = .chacha20Poly1305) -> DatagramSealer {
-        DatagramSealer(secret: other ?? secret, senderID: sender.id, receiverID: receiver.id, epoch: epoch, algorithm: algorithm)
+    func sealer(epoch: UInt32 = 1, secret other: [UInt8]? = nil, algorithm: SealingAlgorithm = .chacha20Poly1305)
+        -> DatagramSealer
+    {
+        DatagramSealer(
+            secret: other ?? secret, senderID: sender.id, receiverID: receiver.id, epoch: epoch, algorithm: algorithm)
     }
 
     func opener(floors: [[UInt8]: UInt64] = [:], epoch: UInt32 = 0) -> SealedStreamOpener {
@@ -25,11 +32,15 @@ struct SealedPair {
     }
 
     static func plain(_ sequence: UInt64, stream: UInt32 = 9, roll: Float = 0.25) -> [UInt8] {
-        AttitudeDatagram(streamID: stream, sequence: sequence, sentNanoseconds: 1234 + sequence, buttons: [.clutch],
-                         frame: AttitudeFrame(roll: roll, pitch: -0.5, yaw: 1)).encoded
+        AttitudeDatagram(
+            streamID: stream, sequence: sequence, sentNanoseconds: 1234 + sequence, buttons: [.clutch],
+            frame: AttitudeFrame(roll: roll, pitch: -0.5, yaw: 1)
+        ).encoded
     }
 
-    static func seal(_ sealer: inout DatagramSealer, _ sequence: UInt64, roll: Float = 0.25, stream: UInt32 = 9) throws -> [UInt8] {
+    static func seal(_ sealer: inout DatagramSealer, _ sequence: UInt64, roll: Float = 0.25, stream: UInt32 = 9) throws
+        -> [UInt8]
+    {
         var out: [UInt8] = []
         sealer.seal(plain(sequence, stream: stream, roll: roll), into: &out)
         return out
@@ -77,7 +88,8 @@ struct SealedStreamTests {
         #expect(opener.refusal(good + [0]) == .wrongSize)
         var wrongKey = pair.sealer(secret: [UInt8](repeating: 7, count: 32))
         #expect(opener.refusal(try SealedPair.seal(&wrongKey, 0)) == .badTag)
-        let stranger = DatagramSealer(secret: pair.secret, senderID: [1, 2, 3, 4, 5, 6, 7, 8], receiverID: pair.receiver.id, epoch: 1)
+        let stranger = DatagramSealer(
+            secret: pair.secret, senderID: [1, 2, 3, 4, 5, 6, 7, 8], receiverID: pair.receiver.id, epoch: 1)
         var s = stranger
         #expect(opener.refusal(try SealedPair.seal(&s, 0)) == .unknownSender)
         #expect(opener.refusal(SealedPair.plain(0)) == .unsealed)
@@ -159,8 +171,10 @@ struct SealedStreamTests {
             #expect(opener.refusal(try SealedPair.seal(&sealer, sequence)) == nil, "sequence \(sequence)")
         }
         // The same plaintext and counter position under another generation gives another ciphertext.
-        var a = pair.sealer(), b = pair.sealer()
-        let x = try SealedPair.seal(&a, 3), y = try SealedPair.seal(&b, 3 + boundary)
+        var a = pair.sealer()
+        var b = pair.sealer()
+        let x = try SealedPair.seal(&a, 3)
+        let y = try SealedPair.seal(&b, 3 + boundary)
         #expect(Array(x[28..<52]) != Array(y[28..<52]))
     }
 
@@ -177,7 +191,8 @@ struct SealedStreamTests {
     func receiverCounts() throws {
         let opener = pair.opener()
         let r = try AttitudeReceiver(
-            listeningOn: SocketAddress.resolve("127.0.0.1:0", defaultPort: 0, passive: false), format: .sealed, opener: opener)
+            listeningOn: SocketAddress.resolve("127.0.0.1:0", defaultPort: 0, passive: false), format: .sealed,
+            opener: opener)
         let socket = try UDPSocket(family: r.localAddress.family)
         var sealer = pair.sealer()
         let genuine = try (0..<5).map { try SealedPair.seal(&sealer, UInt64($0)) }
@@ -185,7 +200,7 @@ struct SealedStreamTests {
         flipped[40] ^= 0x80
         var wrongKey = pair.sealer(secret: Array(repeating: 1, count: 32))
         let junk: [[UInt8]] = [
-            Array(genuine[0].prefix(30)), flipped, try SealedPair.seal(&wrongKey, 9), SealedPair.plain(1), [1, 2, 3],
+            Array(genuine[0].prefix(30)), flipped, try SealedPair.seal(&wrongKey, 9), SealedPair.plain(1), [1, 2, 3]
         ]
         for d in genuine[0..<3] + junk + [genuine[1], genuine[3]] {
             _ = try d.withUnsafeBytes { try socket.send($0, to: r.localAddress) }
@@ -216,7 +231,8 @@ struct SealedStreamTests {
     @Test("A source that keeps being refused is rate limited: dropped unread after its burst")
     func rateLimit() throws {
         let r = try AttitudeReceiver(
-            listeningOn: SocketAddress.resolve("127.0.0.1:0", defaultPort: 0, passive: false), format: .sealed, opener: pair.opener())
+            listeningOn: SocketAddress.resolve("127.0.0.1:0", defaultPort: 0, passive: false), format: .sealed,
+            opener: pair.opener())
         let socket = try UDPSocket(family: r.localAddress.family, blocking: true)
         let junk = [UInt8](repeating: 0x4D, count: 68)
         for _ in 0..<1500 { _ = try junk.withUnsafeBytes { try socket.send($0, to: r.localAddress) } }
@@ -232,28 +248,44 @@ struct SealedStreamTests {
     }
 }
 
-import Crypto
-import FoundationEssentials
-
 @Suite("The sealing AEADs are the standard ones")
 struct AEADInteroperabilityTests {
-    static var algorithms: [SealingAlgorithm] { FrameCipher.aes256GCMAvailable ? SealingAlgorithm.allCases : [.chacha20Poly1305] }
+    static var algorithms: [SealingAlgorithm] {
+        FrameCipher.aes256GCMAvailable ? SealingAlgorithm.allCases : [.chacha20Poly1305]
+    }
 
-    func seal(_ cipher: FrameCipher, nonce: [UInt8], ad: [UInt8], message: [UInt8]) -> (ciphertext: [UInt8], tag: [UInt8]) {
-        var ciphertext = [UInt8](repeating: 0, count: message.count), tag = [UInt8](repeating: 0, count: 16)
-        nonce.withUnsafeBytes { n in ad.withUnsafeBytes { a in message.withUnsafeBytes { m in
-            ciphertext.withUnsafeMutableBytes { c in tag.withUnsafeMutableBytes { t in
-                cipher.seal(nonce: n, associatedData: a, plaintext: m, ciphertext: c, tag: t)
-            } }
-        } } }
+    func seal(_ cipher: FrameCipher, nonce: [UInt8], ad: [UInt8], message: [UInt8]) -> (
+        ciphertext: [UInt8], tag: [UInt8]
+    ) {
+        var ciphertext = [UInt8](repeating: 0, count: message.count)
+        var tag = [UInt8](repeating: 0, count: 16)
+        nonce.withUnsafeBytes { n in
+            ad.withUnsafeBytes { a in
+                message.withUnsafeBytes { m in
+                    ciphertext.withUnsafeMutableBytes { c in
+                        tag.withUnsafeMutableBytes { t in
+                            cipher.seal(nonce: n, associatedData: a, plaintext: m, ciphertext: c, tag: t)
+                        }
+                    }
+                }
+            }
+        }
         return (ciphertext, tag)
     }
 
     func open(_ cipher: FrameCipher, nonce: [UInt8], ad: [UInt8], ciphertext: [UInt8], tag: [UInt8]) -> [UInt8]? {
         var opened = [UInt8](repeating: 0, count: ciphertext.count)
-        let ok = nonce.withUnsafeBytes { n in ad.withUnsafeBytes { a in ciphertext.withUnsafeBytes { c in tag.withUnsafeBytes { t in
-            opened.withUnsafeMutableBytes { p in cipher.open(nonce: n, associatedData: a, ciphertext: c, tag: t, plaintext: p) }
-        } } } }
+        let ok = nonce.withUnsafeBytes { n in
+            ad.withUnsafeBytes { a in
+                ciphertext.withUnsafeBytes { c in
+                    tag.withUnsafeBytes { t in
+                        opened.withUnsafeMutableBytes { p in
+                            cipher.open(nonce: n, associatedData: a, ciphertext: c, tag: t, plaintext: p)
+                        }
+                    }
+                }
+            }
+        }
         return ok ? opened : nil
     }
 
@@ -271,13 +303,19 @@ struct AEADInteroperabilityTests {
         case .chacha20Poly1305:
             let box = try ChaChaPoly.SealedBox(nonce: ChaChaPoly.Nonce(data: nonce), ciphertext: ciphertext, tag: tag)
             #expect(Array(try ChaChaPoly.open(box, using: symmetric, authenticating: ad)) == message)
-            let other = try ChaChaPoly.seal(reversed, using: symmetric, nonce: ChaChaPoly.Nonce(data: nonce), authenticating: ad)
-            #expect(open(cipher, nonce: nonce, ad: ad, ciphertext: Array(other.ciphertext), tag: Array(other.tag)) == reversed)
+            let other = try ChaChaPoly.seal(
+                reversed, using: symmetric, nonce: ChaChaPoly.Nonce(data: nonce), authenticating: ad)
+            #expect(
+                open(cipher, nonce: nonce, ad: ad, ciphertext: Array(other.ciphertext), tag: Array(other.tag))
+                    == reversed)
         case .aes256GCM:
             let box = try AES.GCM.SealedBox(nonce: AES.GCM.Nonce(data: nonce), ciphertext: ciphertext, tag: tag)
             #expect(Array(try AES.GCM.open(box, using: symmetric, authenticating: ad)) == message)
-            let other = try AES.GCM.seal(reversed, using: symmetric, nonce: AES.GCM.Nonce(data: nonce), authenticating: ad)
-            #expect(open(cipher, nonce: nonce, ad: ad, ciphertext: Array(other.ciphertext), tag: Array(other.tag)) == reversed)
+            let other = try AES.GCM.seal(
+                reversed, using: symmetric, nonce: AES.GCM.Nonce(data: nonce), authenticating: ad)
+            #expect(
+                open(cipher, nonce: nonce, ad: ad, ciphertext: Array(other.ciphertext), tag: Array(other.tag))
+                    == reversed)
         }
         var flipped = tag
         flipped[0] ^= 1
@@ -306,7 +344,9 @@ struct AEADInteroperabilityTests {
 struct ReservationTests {
     let pair = SealedPair()
 
-    @Test("A new epoch, and each sequence beyond the last reservation, is stored before it is accepted; what cannot be stored is refused")
+    @Test(
+        "A new epoch, and each sequence beyond the last reservation, is stored before it is accepted; what cannot be stored is refused"
+    )
     func reservations() throws {
         let opener = pair.opener()
         var stored: [(UInt32, UInt64)] = []
@@ -327,7 +367,9 @@ struct ReservationTests {
         storable = false
         #expect(opener.refusal(try SealedPair.seal(&sealer, 2 * span)) == .notStored, "not stored: refused")
         var next = pair.sealer(epoch: 8)
-        #expect(opener.refusal(try SealedPair.seal(&next, 0)) == .notStored, "a new epoch that cannot be stored is not adopted")
+        #expect(
+            opener.refusal(try SealedPair.seal(&next, 0)) == .notStored,
+            "a new epoch that cannot be stored is not adopted")
         storable = true
         #expect(opener.refusal(try SealedPair.seal(&sealer, 2 * span + 1)) == nil, "the old epoch carries on")
         // A restart from what was stored refuses everything the first run may have accepted.
@@ -337,24 +379,35 @@ struct ReservationTests {
         let restarted = SealedStreamOpener(receiverID: pair.receiver.id, peers: [record])
         var replay = pair.sealer(epoch: 7)
         #expect(record.nextSequence == 3 * span + 1, "reserved from 2 * span + 1")
-        for s in [0, span, 2 * span, 2 * span + 1, 3 * span] { #expect(restarted.refusal(try SealedPair.seal(&replay, s)) == .replayed) }
+        for s in [0, span, 2 * span, 2 * span + 1, 3 * span] {
+            #expect(restarted.refusal(try SealedPair.seal(&replay, s)) == .replayed)
+        }
         #expect(restarted.refusal(try SealedPair.seal(&replay, 3 * span + 1)) == nil, "beyond the stored floor")
     }
 
-    @Test("Reservations renewed ahead: half-way through one the next is asked for once, and a stream never meets the synchronous store while renewals land in time")
+    @Test(
+        "Reservations renewed ahead: half-way through one the next is asked for once, and a stream never meets the synchronous store while renewals land in time"
+    )
     func renewedAhead() throws {
         let opener = pair.opener()
-        var synchronous: [(UInt32, UInt64)] = [], ahead: [PairedPeer] = []
-        opener.reserve = { record in synchronous.append((record.epoch, record.nextSequence)); return true }
+        var synchronous: [(UInt32, UInt64)] = []
+        var ahead: [PairedPeer] = []
+        opener.reserve = { record in
+            synchronous.append((record.epoch, record.nextSequence))
+            return true
+        }
         opener.reserveAhead = { ahead.append($0) }
         var sealer = pair.sealer(epoch: 4)
         let span = SealedStreamOpener.reservationSpan
         // A new epoch: stored in the background, its datagrams held (refused as awaiting storage, the
         // receiver keeps them) until it is stored, then accepted when offered again.
-        let first = try SealedPair.seal(&sealer, 0), second = try SealedPair.seal(&sealer, 1)
+        let first = try SealedPair.seal(&sealer, 0)
+        let second = try SealedPair.seal(&sealer, 1)
         #expect(opener.refusal(first) == .awaitingStorage)
         #expect(opener.refusal(second) == .awaitingStorage)
-        #expect(synchronous.isEmpty && ahead.count == 1 && ahead[0].epoch == 4 && ahead[0].nextSequence == span, "asked once: \(ahead.count)")
+        #expect(
+            synchronous.isEmpty && ahead.count == 1 && ahead[0].epoch == 4 && ahead[0].nextSequence == span,
+            "asked once: \(ahead.count)")
         #expect(opener.reservationStored(ahead.removeFirst()), "a new epoch's store: release the held datagrams")
         #expect(opener.refusal(first) == nil)
         #expect(opener.refusal(second) == nil)
@@ -363,7 +416,9 @@ struct ReservationTests {
         #expect(ahead.isEmpty)
         synchronous.append((4, span))  // the epoch's own store, counted like the synchronous one below
         #expect(opener.refusal(try SealedPair.seal(&sealer, span / 2)) == nil)
-        #expect(ahead.count == 1 && ahead[0].epoch == 4 && ahead[0].nextSequence == span / 2 + span, "asked half-way, for a span beyond")
+        #expect(
+            ahead.count == 1 && ahead[0].epoch == 4 && ahead[0].nextSequence == span / 2 + span,
+            "asked half-way, for a span beyond")
         for s in span / 2 + 1..<span / 2 + 100 { #expect(opener.refusal(try SealedPair.seal(&sealer, s)) == nil) }
         #expect(ahead.count == 1, "asked once while it is being stored")
         opener.reservationStored(ahead[0])
@@ -393,13 +448,21 @@ struct ReservationTests {
         #expect(synchronous.count == 2, "nothing stored on the spot before the reservation made on the spot runs out")
     }
 
-    @Test("What is asked to be stored only ever rises: late datagrams and stale completions cannot put a smaller reservation after a larger one")
+    @Test(
+        "What is asked to be stored only ever rises: late datagrams and stale completions cannot put a smaller reservation after a larger one"
+    )
     func requestsOnlyRise() throws {
         let opener = pair.opener()
         var stores: [UInt64] = []  // every reservation asked for, background and on the spot, in order
         var ahead: [PairedPeer] = []
-        opener.reserve = { stores.append($0.nextSequence); return true }
-        opener.reserveAhead = { ahead.append($0); stores.append($0.nextSequence) }
+        opener.reserve = {
+            stores.append($0.nextSequence)
+            return true
+        }
+        opener.reserveAhead = {
+            ahead.append($0)
+            stores.append($0.nextSequence)
+        }
         let span = SealedStreamOpener.reservationSpan
         var sealer = pair.sealer(epoch: 9)
         var sealed: [UInt64: [UInt8]] = [:]
@@ -407,20 +470,25 @@ struct ReservationTests {
         #expect(opener.refusal(sealed[0]!) == .awaitingStorage)
         #expect(opener.reservationStored(ahead.removeLast()))
         #expect(opener.refusal(sealed[0]!) == nil)
-        #expect(opener.refusal(sealed[span / 2]!) == nil)          // renewal R1: 1.5 span, not done yet
-        #expect(opener.refusal(sealed[span]!) == nil)              // the reservation's end: stored on the spot
-        #expect(opener.refusal(sealed[2 * span - 1]!) == nil)      // renewal R2: 3 span - 1
+        #expect(opener.refusal(sealed[span / 2]!) == nil)  // renewal R1: 1.5 span, not done yet
+        #expect(opener.refusal(sealed[span]!) == nil)  // the reservation's end: stored on the spot
+        #expect(opener.refusal(sealed[2 * span - 1]!) == nil)  // renewal R2: 3 span - 1
         let r1 = ahead[0]
-        opener.reservationStored(r1)                               // R1's completion, late: stale
-        #expect(opener.refusal(sealed[span / 2 + span + 1]!) == nil) // a late datagram, still in the window
+        opener.reservationStored(r1)  // R1's completion, late: stale
+        #expect(opener.refusal(sealed[span / 2 + span + 1]!) == nil)  // a late datagram, still in the window
         #expect(zip(stores, stores.dropFirst()).allSatisfy { $0 < $1 }, "asked for, in order: \(stores)")
-        #expect(stores.count == 4, "R1, the store on the spot, R2; the late datagram and R1's completion ask for nothing: \(stores)")
+        #expect(
+            stores.count == 4,
+            "R1, the store on the spot, R2; the late datagram and R1's completion ask for nothing: \(stores)")
     }
 
-    @Test("While a newer epoch is being stored the older one stores nothing after it; a failed background store falls back to storing on the spot")
+    @Test(
+        "While a newer epoch is being stored the older one stores nothing after it; a failed background store falls back to storing on the spot"
+    )
     func pendingEpochGuards() throws {
         let opener = pair.opener()
-        var synchronous: [(UInt32, UInt64)] = [], ahead: [PairedPeer] = []
+        var synchronous: [(UInt32, UInt64)] = []
+        var ahead: [PairedPeer] = []
         var storable = true
         opener.reserve = { record in
             guard storable else { return false }
@@ -452,21 +520,31 @@ struct ReservationTests {
         #expect(opener.refusal(try SealedPair.seal(&old, span - 1)) == .staleEpoch, "the old epoch is over")
     }
 
-    @Test("Held while a new epoch is stored: a replayed copy is refused, not held twice, and one sender (or its replayer) holds at most its share, so another's first datagrams still get through")
+    @Test(
+        "Held while a new epoch is stored: a replayed copy is refused, not held twice, and one sender (or its replayer) holds at most its share, so another's first datagrams still get through"
+    )
     func heldBounds() throws {
-        let other = SealedPair(), victimRecord = { var r = other.senderRecord; r.name = "pad"; return r }()
+        let other = SealedPair()
+        let victimRecord = {
+            var r = other.senderRecord
+            r.name = "pad"
+            return r
+        }()
         let opener = SealedStreamOpener(receiverID: pair.receiver.id, peers: [pair.senderRecord, victimRecord])
         var ahead: [PairedPeer] = []
         opener.reserve = { _ in true }
         opener.reserveAhead = { ahead.append($0) }
         let r = try AttitudeReceiver(
-            listeningOn: SocketAddress.resolve("127.0.0.1:0", defaultPort: 0, passive: false), format: .sealed, opener: opener)
+            listeningOn: SocketAddress.resolve("127.0.0.1:0", defaultPort: 0, passive: false), format: .sealed,
+            opener: opener)
         let socket = try UDPSocket(family: r.localAddress.family, blocking: true)
         func send(_ d: [UInt8]) throws { _ = try d.withUnsafeBytes { try socket.send($0, to: r.localAddress) } }
         var frames: [String: [UInt64]] = [:]
         func drainAll() throws {
             while try EventLoop.waitUntilReadable([r.descriptor], timeoutNanoseconds: 50_000_000) {
-                try r.drain { if case .frame(let f) = $0 { frames[f.stream.peer ?? "", default: []].append(f.sequence) } }
+                try r.drain {
+                    if case .frame(let f) = $0 { frames[f.stream.peer ?? "", default: []].append(f.sequence) }
+                }
             }
         }
         // "deck" starts an epoch: its first datagram replayed 3 times, then 1499 more, all while its
@@ -478,34 +556,53 @@ struct ReservationTests {
             try send(try SealedPair.seal(&deck, UInt64(s)))
             if s % 200 == 0 { try drainAll() }  // within the socket's buffer
         }
-        var pad = DatagramSealer(secret: other.secret, senderID: other.sender.id, receiverID: pair.receiver.id, epoch: 7, algorithm: .chacha20Poly1305)
+        var pad = DatagramSealer(
+            secret: other.secret, senderID: other.sender.id, receiverID: pair.receiver.id, epoch: 7,
+            algorithm: .chacha20Poly1305)
         for s in 0..<10 { try send(try SealedPair.seal(&pad, UInt64(s))) }
         try drainAll()
         #expect(frames.isEmpty, "nothing delivered before its epoch is stored: \(frames.mapValues(\.count))")
         #expect(r.refusals[.replayed] == 3, "the three copies: \(r.refusals.summary)")
-        #expect(r.refusals[.notStored] == UInt64(1500 - AttitudeReceiver.maximumHeldPerSender), "deck beyond its share: \(r.refusals.summary)")
+        #expect(
+            r.refusals[.notStored] == UInt64(1500 - AttitudeReceiver.maximumHeldPerSender),
+            "deck beyond its share: \(r.refusals.summary)")
         #expect(ahead.map(\.epoch).sorted() == [2, 7])
         for record in ahead { opener.reservationStored(record) }
         try r.releaseHeld { if case .frame(let f) = $0 { frames[f.stream.peer ?? "", default: []].append(f.sequence) } }
-        #expect(frames["deck"] == Array(0..<UInt64(AttitudeReceiver.maximumHeldPerSender)), "deck's share, in order, once each")
-        #expect(frames["pad"] == Array(0..<10), "the other sender's first datagrams all got through: \(frames.mapValues(\.count)), \(r.refusals.summary)")
+        #expect(
+            frames["deck"] == Array(0..<UInt64(AttitudeReceiver.maximumHeldPerSender)),
+            "deck's share, in order, once each")
+        #expect(
+            frames["pad"] == Array(0..<10),
+            "the other sender's first datagrams all got through: \(frames.mapValues(\.count)), \(r.refusals.summary)")
     }
 
-    @Test("Two paired senders from one address with one stream id (one spoofing the other's source) are two streams: neither makes the other's frames stale")
+    @Test(
+        "Two paired senders from one address with one stream id (one spoofing the other's source) are two streams: neither makes the other's frames stale"
+    )
     func sameSourceTwoSenders() throws {
-        let other = SealedPair(), padRecord = { var r = other.senderRecord; r.name = "pad"; return r }()
+        let other = SealedPair()
+        let padRecord = {
+            var r = other.senderRecord
+            r.name = "pad"
+            return r
+        }()
         let opener = SealedStreamOpener(receiverID: pair.receiver.id, peers: [pair.senderRecord, padRecord])
         let r = try AttitudeReceiver(
-            listeningOn: SocketAddress.resolve("127.0.0.1:0", defaultPort: 0, passive: false), format: .sealed, opener: opener)
+            listeningOn: SocketAddress.resolve("127.0.0.1:0", defaultPort: 0, passive: false), format: .sealed,
+            opener: opener)
         let socket = try UDPSocket(family: r.localAddress.family, blocking: true)
         var deck = pair.sealer(epoch: 1)
-        var pad = DatagramSealer(secret: other.secret, senderID: other.sender.id, receiverID: pair.receiver.id, epoch: 1, algorithm: .chacha20Poly1305)
+        var pad = DatagramSealer(
+            secret: other.secret, senderID: other.sender.id, receiverID: pair.receiver.id, epoch: 1,
+            algorithm: .chacha20Poly1305)
         for s in 0..<10 {  // deck far ahead, pad from 0, interleaved, same source and stream id 9
             for d in [try SealedPair.seal(&deck, UInt64(1000 + s)), try SealedPair.seal(&pad, UInt64(s))] {
                 _ = try d.withUnsafeBytes { try socket.send($0, to: r.localAddress) }
             }
         }
-        var frames: [String: [UInt64]] = [:], started = 0
+        var frames: [String: [UInt64]] = [:]
+        var started = 0
         while try EventLoop.waitUntilReadable([r.descriptor], timeoutNanoseconds: 50_000_000) {
             try r.drain {
                 if case .frame(let f) = $0 { frames[f.stream.peer ?? "", default: []].append(f.sequence) }
@@ -513,10 +610,13 @@ struct ReservationTests {
             }
         }
         #expect(frames["deck"] == Array(1000..<1010) && frames["pad"] == Array(0..<10), "\(frames)")
-        #expect(started == 2 && r.totals.reordered == 0, "two streams, nothing stale: \(started), \(r.totals.reordered)")
+        #expect(
+            started == 2 && r.totals.reordered == 0, "two streams, nothing stale: \(started), \(r.totals.reordered)")
     }
 
-    @Test("A store asked for by an earlier pairing of the same sender, landing after it was paired again, is not taken as the new pairing's")
+    @Test(
+        "A store asked for by an earlier pairing of the same sender, landing after it was paired again, is not taken as the new pairing's"
+    )
     func storeOfEarlierPairing() throws {
         let opener = pair.opener()
         var ahead: [PairedPeer] = []
@@ -529,9 +629,14 @@ struct ReservationTests {
         var repaired = pair.senderRecord
         repaired.secret = [UInt8](repeating: 9, count: 32)
         opener.replacePeers([repaired])
-        var fresh = DatagramSealer(secret: repaired.secret, senderID: pair.sender.id, receiverID: pair.receiver.id, epoch: 5, algorithm: .chacha20Poly1305)
-        #expect(opener.refusal(try SealedPair.seal(&fresh, 0)) == .awaitingStorage, "the new pairing's own epoch store is asked for")
-        #expect(!opener.reservationStored(earlier), "the earlier pairing's store does not adopt the new pairing's epoch")
+        var fresh = DatagramSealer(
+            secret: repaired.secret, senderID: pair.sender.id, receiverID: pair.receiver.id, epoch: 5,
+            algorithm: .chacha20Poly1305)
+        #expect(
+            opener.refusal(try SealedPair.seal(&fresh, 0)) == .awaitingStorage,
+            "the new pairing's own epoch store is asked for")
+        #expect(
+            !opener.reservationStored(earlier), "the earlier pairing's store does not adopt the new pairing's epoch")
         #expect(opener.refusal(try SealedPair.seal(&fresh, 1)) == .awaitingStorage, "still waiting for its own store")
         #expect(opener.reservationStored(try #require(ahead.last)))
         #expect(opener.refusal(try SealedPair.seal(&fresh, 1)) == nil)
@@ -541,7 +646,9 @@ struct ReservationTests {
     static func sendFromMany(_ datagrams: [[UInt8]], to target: SocketAddress, firstHost: Int = 2) throws {
         for (i, d) in datagrams.enumerated() {
             let socket = try UDPSocket(family: AF_INET, blocking: true)
-            try socket.bind(to: SocketAddress(addressBytes: [127, 0, UInt8((firstHost + i) / 250), UInt8(1 + (firstHost + i) % 250)], port: 0)!)
+            try socket.bind(
+                to: SocketAddress(
+                    addressBytes: [127, 0, UInt8((firstHost + i) / 250), UInt8(1 + (firstHost + i) % 250)], port: 0)!)
             _ = try d.withUnsafeBytes { try socket.send($0, to: target) }
         }
     }
@@ -558,58 +665,83 @@ struct ReservationTests {
         for d in datagrams { _ = try d.withUnsafeBytes { try socket.send($0, to: target) } }
     }
 
-    @Test("A paired sender's stream is one whatever address its datagrams come from: a held-back datagram re-sent from another address is stale, not a stream of its own")
+    @Test(
+        "A paired sender's stream is one whatever address its datagrams come from: a held-back datagram re-sent from another address is stale, not a stream of its own"
+    )
     func lateDatagramFromAnotherAddress() throws {
         let opener = pair.opener()
         let r = try AttitudeReceiver(
-            listeningOn: SocketAddress.resolve("127.0.0.1:0", defaultPort: 0, passive: false), format: .sealed, opener: opener)
+            listeningOn: SocketAddress.resolve("127.0.0.1:0", defaultPort: 0, passive: false), format: .sealed,
+            opener: opener)
         var sealer = pair.sealer()
         let all = try (0..<100).map { try SealedPair.seal(&sealer, UInt64($0)) }
         var events: [AttitudeReceiver.Event] = []
         // An on-path attacker holds back 10 and 90...93 and forwards the rest from the sender's address...
-        try Self.send(all.enumerated().filter { ![10, 90, 91, 92, 93].contains($0.offset) }.map(\.element), from: 2, to: r.localAddress)
+        try Self.send(
+            all.enumerated().filter { ![10, 90, 91, 92, 93].contains($0.offset) }.map(\.element), from: 2,
+            to: r.localAddress)
         try Self.drainAll(r, &events)
         // ...then sends them from addresses of its own: once each (never accepted, so not replays).
-        for (i, held) in [10, 90, 91, 92, 93].enumerated() { try Self.send([all[held]], from: UInt8(3 + i), to: r.localAddress) }
+        for (i, held) in [10, 90, 91, 92, 93].enumerated() {
+            try Self.send([all[held]], from: UInt8(3 + i), to: r.localAddress)
+        }
         try Self.drainAll(r, &events)
         let started = events.filter { if case .streamStarted = $0 { true } else { false } }.count
         let dropped = events.filter { if case .streamDropped = $0 { true } else { false } }.count
         let frames = events.compactMap { if case .frame(let f) = $0 { f } else { nil } }
         #expect(started == 1 && dropped == 0, "one stream, none pushed out: \(started) started, \(dropped) dropped")
-        #expect(frames.count == 95 && frames.allSatisfy { $0.stream.sender.description.hasPrefix("127.0.0.2:") },
-                "the late ones are stale, not output from another address: \(frames.count) frames")
+        #expect(
+            frames.count == 95 && frames.allSatisfy { $0.stream.sender.description.hasPrefix("127.0.0.2:") },
+            "the late ones are stale, not output from another address: \(frames.count) frames")
         #expect(r.totals.reordered == 5, "\(r.totals)")
     }
 
-    @Test("A paired sender keeps at most 4 streams (stream ids) at once; many source addresses keep the table of sources bounded and the totals exact")
+    @Test(
+        "A paired sender keeps at most 4 streams (stream ids) at once; many source addresses keep the table of sources bounded and the totals exact"
+    )
     func streamsPerSenderBounded() throws {
         let opener = pair.opener()
         let r = try AttitudeReceiver(
-            listeningOn: SocketAddress.resolve("127.0.0.1:0", defaultPort: 0, passive: false), format: .sealed, opener: opener)
+            listeningOn: SocketAddress.resolve("127.0.0.1:0", defaultPort: 0, passive: false), format: .sealed,
+            opener: opener)
         var sealer = pair.sealer()
         var events: [AttitudeReceiver.Event] = []
-        try Self.send(try (0..<10).map { try SealedPair.seal(&sealer, UInt64($0), stream: UInt32(100 + $0)) }, from: 2, to: r.localAddress)
+        try Self.send(
+            try (0..<10).map { try SealedPair.seal(&sealer, UInt64($0), stream: UInt32(100 + $0)) }, from: 2,
+            to: r.localAddress)
         try Self.drainAll(r, &events)
         let started = events.filter { if case .streamStarted = $0 { true } else { false } }.count
         let dropped = events.compactMap { if case .streamDropped(let k) = $0 { k } else { nil } }
         let frames = events.filter { if case .frame = $0 { true } else { false } }.count
-        #expect(frames == 10 && started == 10, "every authentic datagram is output once: \(frames) frames, \(started) streams")
-        #expect(dropped.count == 6 && r.streamsDropped == 6, "at most \(AttitudeReceiver.maximumStreamsPerSender) kept: \(dropped.count) dropped")
-        #expect(dropped.first?.streamID == 100, "the least recently heard goes first: \(dropped.first.map { "\($0.streamID)" } ?? "")")
+        #expect(
+            frames == 10 && started == 10,
+            "every authentic datagram is output once: \(frames) frames, \(started) streams")
+        #expect(
+            dropped.count == 6 && r.streamsDropped == 6,
+            "at most \(AttitudeReceiver.maximumStreamsPerSender) kept: \(dropped.count) dropped")
+        #expect(
+            dropped.first?.streamID == 100,
+            "the least recently heard goes first: \(dropped.first.map { "\($0.streamID)" } ?? "")")
         // 300 more source addresses (the sender moving, or an attacker re-sending): one stream, the
         // per-source table bounded, the totals exact.
-        try Self.sendFromMany(try (10..<310).map { try SealedPair.seal(&sealer, UInt64($0)) }, to: r.localAddress, firstHost: 20)
+        try Self.sendFromMany(
+            try (10..<310).map { try SealedPair.seal(&sealer, UInt64($0)) }, to: r.localAddress, firstHost: 20)
         try Self.drainAll(r, &events)
         #expect(r.totals.frames == 310, "totals: \(r.totals)")
-        #expect(r.counters.count <= AttitudeReceiver.maximumCountedSources && r.quality.count <= AttitudeReceiver.maximumCountedSources,
-                "sources counted one by one: \(r.counters.count)")
+        #expect(
+            r.counters.count <= AttitudeReceiver.maximumCountedSources
+                && r.quality.count <= AttitudeReceiver.maximumCountedSources,
+            "sources counted one by one: \(r.counters.count)")
     }
 
-    @Test("Forged datagrams naming a paired sender's id and ever new epochs, from another address, do not spend the real sender's key budget: its new epoch opens at once")
+    @Test(
+        "Forged datagrams naming a paired sender's id and ever new epochs, from another address, do not spend the real sender's key budget: its new epoch opens at once"
+    )
     func forgeriesDoNotStarveTheSender() throws {
         let opener = pair.opener()
         let r = try AttitudeReceiver(
-            listeningOn: SocketAddress.resolve("127.0.0.1:0", defaultPort: 0, passive: false), format: .sealed, opener: opener)
+            listeningOn: SocketAddress.resolve("127.0.0.1:0", defaultPort: 0, passive: false), format: .sealed,
+            opener: opener)
         var sealer = pair.sealer(epoch: 5)
         let real = try SealedPair.seal(&sealer, 0)
         let forged: [[UInt8]] = (0..<300).map { i in
@@ -628,24 +760,33 @@ struct ReservationTests {
         #expect(frames == 1, "the real sender's new epoch opened: \(frames) frames; \(r.refusals.summary)")
     }
 
-    @Test("Counts cannot overflow: a sender skipping to the last sequence number, then a new stream skipping again, leaves the receiver running")
+    @Test(
+        "Counts cannot overflow: a sender skipping to the last sequence number, then a new stream skipping again, leaves the receiver running"
+    )
     func countersSaturate() throws {
-        let r = try AttitudeReceiver(listeningOn: SocketAddress.resolve("127.0.0.1:0", defaultPort: 0, passive: false), format: .datagram)
+        let r = try AttitudeReceiver(
+            listeningOn: SocketAddress.resolve("127.0.0.1:0", defaultPort: 0, passive: false), format: .datagram)
         var events: [AttitudeReceiver.Event] = []
         let far = UInt64.max - 2000  // each skip is near 2^64: two of them overflow a sum
-        try Self.send([SealedPair.plain(0, stream: 1), SealedPair.plain(far, stream: 1), SealedPair.plain(0, stream: 2),
-                       SealedPair.plain(far, stream: 2)], from: 2, to: r.localAddress)
+        try Self.send(
+            [
+                SealedPair.plain(0, stream: 1), SealedPair.plain(far, stream: 1), SealedPair.plain(0, stream: 2),
+                SealedPair.plain(far, stream: 2)
+            ], from: 2, to: r.localAddress)
         try Self.drainAll(r, &events)
         #expect(r.totals.frames == 4, "\(r.totals)")
     }
 
-    @Test("Unauthenticated streams (--insecure) are bounded all together: the least recently heard is dropped beyond 64")
+    @Test(
+        "Unauthenticated streams (--insecure) are bounded all together: the least recently heard is dropped beyond 64")
     func unauthenticatedStreamsBounded() throws {
-        let r = try AttitudeReceiver(listeningOn: SocketAddress.resolve("127.0.0.1:0", defaultPort: 0, passive: false), format: .datagram)
+        let r = try AttitudeReceiver(
+            listeningOn: SocketAddress.resolve("127.0.0.1:0", defaultPort: 0, passive: false), format: .datagram)
         var events: [AttitudeReceiver.Event] = []
         try Self.sendFromMany((0..<70).map { SealedPair.plain(UInt64($0)) }, to: r.localAddress)
         try Self.drainAll(r, &events)
-        #expect(r.streamsDropped == 6 && r.totals.frames == 70, "\(r.streamsDropped) dropped, \(r.totals.frames) frames")
+        #expect(
+            r.streamsDropped == 6 && r.totals.frames == 70, "\(r.streamsDropped) dropped, \(r.totals.frames) frames")
     }
 
     @Test("A sender paired while the receiver runs starts from its stored floor, not from zero")

@@ -7,7 +7,8 @@ import Testing
 @Suite("Streamer and receiver in one process over loopback")
 struct StreamerReceiverTests {
     func receiver(_ format: WireFormat, _ host: String = "127.0.0.1") throws -> AttitudeReceiver {
-        try AttitudeReceiver(listeningOn: SocketAddress.resolve("\(host):0", defaultPort: 0, passive: false), format: format)
+        try AttitudeReceiver(
+            listeningOn: SocketAddress.resolve("\(host):0", defaultPort: 0, passive: false), format: format)
     }
 
     /// Drains until `count` events arrived or a second passed.
@@ -26,7 +27,9 @@ struct StreamerReceiverTests {
         let r = try receiver(.datagram, host)
         let s = try AttitudeStreamer(peers: [r.localAddress], format: .datagram, streamID: 77)
         for i in 0..<50 {
-            try s.send(AttitudeFrame(roll: Float(i) * 0.01, pitch: -0.5, yaw: 1), buttons: i % 2 == 0 ? [.clutch] : [], now: UInt64(i))
+            try s.send(
+                AttitudeFrame(roll: Float(i) * 0.01, pitch: -0.5, yaw: 1), buttons: i % 2 == 0 ? [.clutch] : [],
+                now: UInt64(i))
         }
         let frames = try events(r, count: 51).compactMap { e -> AttitudeUpdate? in
             if case .frame(let f) = e { return f } else { return nil }

@@ -25,7 +25,9 @@ public struct Configuration: Sendable {
         for key in ConfigurationSchema.keys { v[key.path] = (key.defaultValue, .builtIn) }
         for layer in fileLayers { v.merge(layer.values) { $1 } }
         if let (profile, _) = activeProfile {
-            for (path, entry) in profile.values { v[path] = (entry.value, .profile(name: profile.name, path: profile.path, line: entry.line)) }
+            for (path, entry) in profile.values {
+                v[path] = (entry.value, .profile(name: profile.name, path: profile.path, line: entry.line))
+            }
         }
         for layer in overrideLayers { v.merge(layer.values) { $1 } }
         values = v

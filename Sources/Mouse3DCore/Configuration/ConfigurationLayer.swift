@@ -6,9 +6,12 @@ public struct ConfigurationLayer: Sendable {
     public init() {}
 
     /// Sets `path` from `origin` after checking it against the schema.
-    public mutating func set(_ path: String, _ value: ConfigurationValue, origin: ConfigurationOrigin) throws(ConfigurationProblem) {
+    public mutating func set(_ path: String, _ value: ConfigurationValue, origin: ConfigurationOrigin)
+        throws(ConfigurationProblem)
+    {
         guard let key = ConfigurationSchema.key(path) else {
-            throw ConfigurationProblem(origin: origin, key: path, reason: .unknownKey(ConfigurationLayer.suggestion(for: path)))
+            throw ConfigurationProblem(
+                origin: origin, key: path, reason: .unknownKey(ConfigurationLayer.suggestion(for: path)))
         }
         switch ConfigurationSchema.check(value, for: key) {
         case .success(let checked): values[path] = (checked, origin)
@@ -32,13 +35,16 @@ public struct ConfigurationLayer: Sendable {
         var layer = ConfigurationLayer()
         for (name, text) in environment.sorted(by: { $0.key < $1.key }) where name.hasPrefix("MOUSE3D_") {
             guard let key = ConfigurationSchema.keys.first(where: { $0.environmentName == name }) else {
-                if ConfigurationSchema.sections.contains(where: { name.hasPrefix("MOUSE3D_" + $0.uppercased() + "_") }) {
-                    throw ConfigurationProblem(origin: .environment(name), key: "", reason: .unknownKey("no such setting"))
+                if ConfigurationSchema.sections.contains(where: { name.hasPrefix("MOUSE3D_" + $0.uppercased() + "_") })
+                {
+                    throw ConfigurationProblem(
+                        origin: .environment(name), key: "", reason: .unknownKey("no such setting"))
                 }
                 continue
             }
             guard let value = ConfigurationSchema.parse(environment: text, for: key) else {
-                throw ConfigurationProblem(origin: .environment(name), key: key.path, reason: .wrongType("'\(text)' is not \(key.kind.noun)"))
+                throw ConfigurationProblem(
+                    origin: .environment(name), key: key.path, reason: .wrongType("'\(text)' is not \(key.kind.noun)"))
             }
             try layer.set(key.path, value, origin: .environment(name))
         }

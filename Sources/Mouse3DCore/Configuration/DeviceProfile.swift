@@ -12,7 +12,10 @@ public struct DeviceProfile: Sendable, Equatable {
     public var path: String
     public var line: Int
 
-    public init(name: String, matchName: String?, matchID: String?, matchPath: String?, values: [String: (value: ConfigurationValue, line: Int)], path: String, line: Int) {
+    public init(
+        name: String, matchName: String?, matchID: String?, matchPath: String?,
+        values: [String: (value: ConfigurationValue, line: Int)], path: String, line: Int
+    ) {
         self.name = name
         self.matchName = matchName
         self.matchID = matchID
@@ -23,7 +26,8 @@ public struct DeviceProfile: Sendable, Equatable {
     }
 
     public static func == (a: DeviceProfile, b: DeviceProfile) -> Bool {
-        a.name == b.name && a.matchName == b.matchName && a.matchID == b.matchID && a.matchPath == b.matchPath && a.path == b.path
+        a.name == b.name && a.matchName == b.matchName && a.matchID == b.matchID && a.matchPath == b.matchPath
+            && a.path == b.path
             && a.values.mapValues(\.value) == b.values.mapValues(\.value)
     }
 

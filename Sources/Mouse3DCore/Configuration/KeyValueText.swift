@@ -39,7 +39,9 @@ public enum KeyValueText {
 
         /// The string at `key`, or an error naming the file.
         public func string(_ key: String) throws(ParseError) -> String {
-            guard let entry = entries[key] else { throw ParseError(file: file, line: 0, message: "missing key '\(key)'") }
+            guard let entry = entries[key] else {
+                throw ParseError(file: file, line: 0, message: "missing key '\(key)'")
+            }
             guard case .string(let s) = entry.value else {
                 throw ParseError(file: file, line: entry.line, message: "'\(key)' must be a quoted string")
             }
@@ -62,7 +64,8 @@ public enum KeyValueText {
         public func hex(_ key: String, count: Int) throws(ParseError) -> [UInt8] {
             let text = try string(key)
             guard let bytes = Hexadecimal.decode(text), bytes.count == count else {
-                throw ParseError(file: file, line: entries[key]?.line ?? 0, message: "'\(key)' must be \(count * 2) hex digits")
+                throw ParseError(
+                    file: file, line: entries[key]?.line ?? 0, message: "'\(key)' must be \(count * 2) hex digits")
             }
             return bytes
         }
@@ -75,20 +78,26 @@ public enum KeyValueText {
         do {
             table = try TOMLReader.parse(text)
         } catch {
-            throw ParseError(file: file, line: error.line,
-                message: error.message + " (a key file holds key = value lines, each value a quoted string or a whole number)")
+            throw ParseError(
+                file: file, line: error.line,
+                message: error.message
+                    + " (a key file holds key = value lines, each value a quoted string or a whole number)")
         }
         var document = Document(file: file)
         for entry in table.entries {
             let key = entry.key
-            guard !key.isEmpty, key.utf8.allSatisfy({ ($0 >= 0x61 && $0 <= 0x7A) || $0 == 0x5F || ($0 >= 0x30 && $0 <= 0x39) }) else {
-                throw ParseError(file: file, line: entry.line, message: "bad key '\(key)' (lower-case letters, digits and _)")
+            guard !key.isEmpty,
+                key.utf8.allSatisfy({ ($0 >= 0x61 && $0 <= 0x7A) || $0 == 0x5F || ($0 >= 0x30 && $0 <= 0x39) })
+            else {
+                throw ParseError(
+                    file: file, line: entry.line, message: "bad key '\(key)' (lower-case letters, digits and _)")
             }
             switch entry.value {
             case .string(let s): document.set(key, .string(s), line: entry.line)
             case .integer(let i): document.set(key, .integer(i), line: entry.line)
             default:
-                throw ParseError(file: file, line: entry.line,
+                throw ParseError(
+                    file: file, line: entry.line,
                     message: "value of '\(key)' must be a quoted string or a whole number, not \(entry.value.noun)")
             }
         }
@@ -99,7 +108,9 @@ public enum KeyValueText {
     public static func render(comment: [String], _ entries: [(String, Value)]) -> String {
         // Comments name peers, whose names come from the network: no control character may end
         // the comment line and start a line of its own.
-        var out = comment.map { "# \(String(String.UnicodeScalarView($0.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? "?" : $0 })))\n" }.joined()
+        var out = comment.map {
+            "# \(String(String.UnicodeScalarView($0.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? "?" : $0 })))\n"
+        }.joined()
         for (key, value) in entries {
             switch value {
             case .string(let s): out += "\(key) = \(quote(s))\n"
@@ -113,6 +124,9 @@ public enum KeyValueText {
     /// other than newline written as `?`: names come from the network, and a key file is read by
     /// people with `cat`.
     static func quote(_ s: String) -> String {
-        JSONText.string(String(String.UnicodeScalarView(s.unicodeScalars.map { $0 != "\n" && ($0.value < 0x20 || $0.value == 0x7F) ? "?" : $0 })))
+        JSONText.string(
+            String(
+                String.UnicodeScalarView(
+                    s.unicodeScalars.map { $0 != "\n" && ($0.value < 0x20 || $0.value == 0x7F) ? "?" : $0 })))
     }
 }

@@ -65,12 +65,16 @@ public struct EvdevMotionDecoder: Sendable {
             frameTimestampMicroseconds = UInt32(bitPattern: value)
             changed = true
         case Code.evSyn where code == Code.synReport:
-            defer { changed = false; frameTimestampMicroseconds = nil }
+            defer {
+                changed = false
+                frameTimestampMicroseconds = nil
+            }
             guard changed else { return nil }
             return MotionSample(
                 timestampNanoseconds: timestamp(eventTimeNanoseconds: eventTimeNanoseconds),
                 angularVelocityRadiansPerSecond: SIMD3((3..<6).map { physical(at: $0) * .pi / 180 }),
-                specificForceMetersPerSecondSquared: SIMD3((0..<3).map { physical(at: $0) * standardGravityMetersPerSecondSquared }))
+                specificForceMetersPerSecondSquared: SIMD3(
+                    (0..<3).map { physical(at: $0) * standardGravityMetersPerSecondSquared }))
         default:
             break
         }
@@ -102,7 +106,8 @@ public struct EvdevMotionDecoder: Sendable {
         let eventStep = eventTimeNanoseconds - lastEventTimeNanoseconds
         lastEventTimeNanoseconds = eventTimeNanoseconds
         if let last = lastTimestampMicroseconds,
-           abs(Int64(stamp &- last) * 1000 - eventStep) < 1_000_000_000 {
+            abs(Int64(stamp &- last) * 1000 - eventStep) < 1_000_000_000
+        {
             unwrappedMicroseconds += Int64(stamp &- last)  // modulo 2³²: wraps are followed
         } else {
             // First frame, or the device clock jumped (a reset, a reconnect): re-anchor.

@@ -49,7 +49,8 @@ public struct IIOScanType: Sendable, Equatable, CustomStringConvertible {
             repeatCount = 1
         }
         guard [8, 16, 32, 64].contains(storageBits), realBits > 0, realBits <= storageBits,
-              shift >= 0, shift + realBits <= storageBits else { return nil }
+            shift >= 0, shift + realBits <= storageBits
+        else { return nil }
     }
 
     public var description: String {

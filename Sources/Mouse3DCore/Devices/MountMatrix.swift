@@ -13,10 +13,13 @@ public struct MountMatrix: Sendable, Equatable {
     /// Parses the sysfs text `"x1, y1, z1; x2, y2, z2; x3, y3, z3"` (rows separated by `;`);
     /// `nil` when it is not nine numbers in that shape.
     public init?(_ text: String) {
-        let rows = text.split(separator: ";").map { $0.split(separator: ",").compactMap { Double($0.filter { !$0.isWhitespace }) } }
+        let rows = text.split(separator: ";").map {
+            $0.split(separator: ",").compactMap { Double($0.filter { !$0.isWhitespace }) }
+        }
         guard rows.count == 3, rows.allSatisfy({ $0.count == 3 }) else { return nil }
-        matrix = Matrix3(SIMD3(rows[0][0], rows[0][1], rows[0][2]), SIMD3(rows[1][0], rows[1][1], rows[1][2]),
-                         SIMD3(rows[2][0], rows[2][1], rows[2][2]))
+        matrix = Matrix3(
+            SIMD3(rows[0][0], rows[0][1], rows[0][2]), SIMD3(rows[1][0], rows[1][1], rows[1][2]),
+            SIMD3(rows[2][0], rows[2][1], rows[2][2]))
     }
 
     /// Whether it is a rotation or a rotation with a mirror: rows of unit length at right angles (to 1e-3).

@@ -16,7 +16,12 @@ extension AttitudeEstimator {
 
         detectRest(gyro: gyro, accel: accel, periodSeconds: ts)
         integrateGyro(gyro, seconds: dt)
-        if accel != .zero { correct(accel: accel, angularSpeedSquared: dot(gyro - gyroBiasRadiansPerSecond, gyro - gyroBiasRadiansPerSecond), periodSeconds: ts) }
+        if accel != .zero {
+            correct(
+                accel: accel,
+                angularSpeedSquared: dot(gyro - gyroBiasRadiansPerSecond, gyro - gyroBiasRadiansPerSecond),
+                periodSeconds: ts)
+        }
     }
 
     /// Works out how long to integrate the gyroscope for, or `nil` when this sample's time is unusable.
@@ -58,8 +63,10 @@ extension AttitudeEstimator {
             // The warm-up averages span the intended time, now that the rate is known.
             accelerometerLowPass.setWarmUpLength(Int(parameters.accelerometerTimeConstantSeconds / gap))
             accelerometerLongLowPass.setWarmUpLength(Int(parameters.accelerometerTimeConstantSeconds / gap))
-            biasRotationLowPass.setWarmUpLength(Int(parameters.accelerometerTimeConstantSeconds
-                / (gap * Double(Tuning.biasUpdateInterval(periodSeconds: gap)))))
+            biasRotationLowPass.setWarmUpLength(
+                Int(
+                    parameters.accelerometerTimeConstantSeconds
+                        / (gap * Double(Tuning.biasUpdateInterval(periodSeconds: gap)))))
             restGyroLowPass.setWarmUpLength(Int(parameters.restTimeConstantSeconds / gap))
             restAccelerometerLowPass.setWarmUpLength(Int(parameters.restTimeConstantSeconds / gap))
         }
@@ -143,11 +150,14 @@ extension AttitudeEstimator {
         // Low-pass in the inertial frame: linear accelerations average out, gravity stays. The warm-up
         // mean (the first τ seconds) weighs every sample equally, so there a sample that leans or is
         // far from 1 g on its own is left out (the very first one always counts).
-        let skipped = accelerometerLowPass.isWarmingUp && !accelerometerLowPass.isEmpty
+        let skipped =
+            accelerometerLowPass.isWarmingUp && !accelerometerLowPass.isEmpty
             && rejectedSeconds <= parameters.rejectionRecoverySeconds && isOutlierWhileWarmingUp(inertial)
         var filtered = skipped ? accelerometerLowPass.output : accelerometerLowPass.step(inertial, tuning.accelerometer)
         if parameters.adaptiveTimeConstantRangeSeconds != nil {
-            let long = skipped ? accelerometerLongLowPass.output : accelerometerLongLowPass.step(inertial, tuning.accelerometerLong)
+            let long =
+                skipped
+                ? accelerometerLongLowPass.output : accelerometerLongLowPass.step(inertial, tuning.accelerometerLong)
             filtered += (long - filtered) * longLowPassWeight
         }
         let up = inclinationCorrection.rotate(filtered)
@@ -176,7 +186,8 @@ extension AttitudeEstimator {
             let unit = up / squared.squareRoot()
             // The smallest rotation that takes `unit` to +Z.
             let w = ((unit.z + 1) / 2).squareRoot()
-            let correction = w > 1e-6
+            let correction =
+                w > 1e-6
                 ? Quaternion(w: w, x: 0.5 * unit.y / w, y: -0.5 * unit.x / w, z: 0)
                 : Quaternion(w: 0, x: 1, y: 0, z: 0)
             inclinationCorrection = (correction * inclinationCorrection).renormalizedNearUnit
@@ -219,8 +230,10 @@ extension AttitudeEstimator {
         let bothEnds = (topSaturationSeconds .> recent) .& (bottomSaturationSeconds .> recent)
         let gravity = (inclinationCorrection * gyroQuaternion).conjugate.rotate(SIMD3(0, 0, g))
         let magnitude = gravity.replacing(with: -gravity, where: gravity .< 0)
-        let limit = (SIMD3(repeating: range) - magnitude).clamped(lowerBound: .zero, upperBound: SIMD3(repeating: range))
-        return (gravity + (accel - gravity).clamped(lowerBound: -limit, upperBound: limit)).replacing(with: accel, where: bothEnds)
+        let limit = (SIMD3(repeating: range) - magnitude).clamped(
+            lowerBound: .zero, upperBound: SIMD3(repeating: range))
+        return (gravity + (accel - gravity).clamped(lowerBound: -limit, upperBound: limit)).replacing(
+            with: accel, where: bothEnds)
     }
 
     /// Follows how the sensor moves and sets the weight of the long accelerometer low-pass from it.
@@ -239,7 +252,8 @@ extension AttitudeEstimator {
     /// error it is meant to avoid. Two low-passes run side by side and their outputs are blended, with
     /// the weight that gives the leakage of a single low-pass at the wanted τ: (1−w)/τ₁² + w/τ₂² = 1/τ².
     @inline(__always)
-    mutating func adaptTimeConstant(inertialForce: SIMD3<Double>, angularSpeedSquared: Double, periodSeconds ts: Double) {
+    mutating func adaptTimeConstant(inertialForce: SIMD3<Double>, angularSpeedSquared: Double, periodSeconds ts: Double)
+    {
         guard let range = parameters.adaptiveTimeConstantRangeSeconds else { return }
         let level = inclinationCorrection.rotate(inertialForce)
         let h = SIMD2(level.x, level.y)
@@ -252,8 +266,10 @@ extension AttitudeEstimator {
         guard adaptCountdown <= 0 else { return }
         // Reconsidered every 20 ms: the statistics move over a second.
         adaptCountdown = max(1, Int(0.02 / ts))
-        let ratio = motionPower.x.squareRoot() / (motionPower.y.squareRoot() + parameters.angularSpeedFloorRadiansPerSecond)
-        let tau = min(max(parameters.adaptiveTimeConstantGain * Double.pow(ratio, 1.0 / 3), range.lowerBound), range.upperBound)
+        let ratio =
+            motionPower.x.squareRoot() / (motionPower.y.squareRoot() + parameters.angularSpeedFloorRadiansPerSecond)
+        let tau = min(
+            max(parameters.adaptiveTimeConstantGain * Double.pow(ratio, 1.0 / 3), range.lowerBound), range.upperBound)
         accelerometerTimeConstantSeconds = tau
         let short = 1 / (range.lowerBound * range.lowerBound)
         let long = 1 / (range.upperBound * range.upperBound)
@@ -283,10 +299,17 @@ extension AttitudeEstimator {
         biasBlockSum = .zero
         biasBlockCount = 0
         var packed = SIMD16<Double>.zero
-        packed[0] = rotation.r0.x; packed[1] = rotation.r0.y; packed[2] = rotation.r0.z
-        packed[3] = rotation.r1.x; packed[4] = rotation.r1.y; packed[5] = rotation.r1.z
-        packed[6] = rotation.r2.x; packed[7] = rotation.r2.y; packed[8] = rotation.r2.z
-        packed[9] = dot(rotation.r0, bias); packed[10] = dot(rotation.r1, bias)
+        packed[0] = rotation.r0.x
+        packed[1] = rotation.r0.y
+        packed[2] = rotation.r0.z
+        packed[3] = rotation.r1.x
+        packed[4] = rotation.r1.y
+        packed[5] = rotation.r1.z
+        packed[6] = rotation.r2.x
+        packed[7] = rotation.r2.y
+        packed[8] = rotation.r2.z
+        packed[9] = dot(rotation.r0, bias)
+        packed[10] = dot(rotation.r1, bias)
         let f = biasRotationLowPass.step(packed, tuning.biasLowPass)
 
         // The covariance grows while no measurement comes in, up to its initial value.

@@ -127,9 +127,13 @@ public struct AttitudeEstimator: Sendable {
             biasRestNoise = rest * rest / biasProcessVariance + rest
             let g = standardGravityMetersPerSecondSquared
             let fraction = p.linearAccelerationRejectionFraction
-            let low = max(1 - fraction, 0) * g, high = (1 + fraction) * g
+            let low = max(1 - fraction, 0) * g
+            let high = (1 + fraction) * g
             acceptedForceSquared = low * low...high * high
-            disturbanceLimitSquared = p.disturbanceAngleRadians.map { let sine = Double.sin($0); return sine * sine }
+            disturbanceLimitSquared = p.disturbanceAngleRadians.map {
+                let sine = Double.sin($0)
+                return sine * sine
+            }
         }
     }
 
@@ -166,7 +170,8 @@ public struct AttitudeEstimator: Sendable {
     /// The range a device reports for its accelerometer per axis, in m/s²; used unless the parameters
     /// give one. Saturated readings are then cut alike on both sides (see ``desaturated(_:range:)``).
     public mutating func useReportedAccelerometerRange(_ range: Double?) {
-        accelerometerRangeMetersPerSecondSquared = parameters.accelerometerRangeMetersPerSecondSquared
+        accelerometerRangeMetersPerSecondSquared =
+            parameters.accelerometerRangeMetersPerSecondSquared
             ?? range.flatMap { $0.isFinite && $0 >= 1.5 * standardGravityMetersPerSecondSquared ? $0 : nil }
         forgetSaturation()
     }

@@ -24,7 +24,9 @@ public struct GyroCalibration: Sendable, Equatable {
     /// vendor and product ids and the unique id, a controller's MAC address, which survive
     /// re-plugging and a new event node), `iio NAME PATH` for an IIO sensor (its name and sysfs
     /// path), `log PATH` for a replayed log.
-    public static func deviceKey(kind: String, name: String, deviceID: String?, uniqueID: String?, sysfsPath: String?) -> String {
+    public static func deviceKey(kind: String, name: String, deviceID: String?, uniqueID: String?, sysfsPath: String?)
+        -> String
+    {
         switch kind {
         case "evdev": "evdev \(deviceID ?? "0000:0000"):\((uniqueID?.isEmpty ?? true) ? name : uniqueID!)"
         case "iio": "iio \(name) \(sysfsPath ?? "")"
@@ -39,10 +41,11 @@ public struct GyroCalibration: Sendable, Equatable {
     /// digits, '-' and '.' turned into '_', and a hash of the full key so that two keys that differ
     /// only there still get their own files.
     public static func fileName(for device: String) -> String {
-        var safe = String(device.unicodeScalars.map { s in
-            (("a"..."z").contains(s) || ("A"..."Z").contains(s) || ("0"..."9").contains(s) || s == "-" || s == ".")
-                ? Character(s) : "_"
-        }.prefix(80))
+        var safe = String(
+            device.unicodeScalars.map { s in
+                (("a"..."z").contains(s) || ("A"..."Z").contains(s) || ("0"..."9").contains(s) || s == "-" || s == ".")
+                    ? Character(s) : "_"
+            }.prefix(80))
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325  // FNV-1a, 64 bit
         for byte in device.utf8 {
             hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
@@ -56,10 +59,12 @@ public struct GyroCalibration: Sendable, Equatable {
         let d = biasRadiansPerSecond * (180 / .pi)
         return KeyValueText.render(
             comment: ["mouse3d gyroscope calibration, written by `mouse3d calibrate`; `send` and `run` start from it."],
-            [("device", .string(device)),
-             ("gyro_bias_degrees_per_second", .string("\(d.x) \(d.y) \(d.z)")),
-             ("samples", .integer(Int64(samples))),
-             ("noise_millidegrees_per_second", .integer(Int64((noiseRadiansPerSecond * 180 / .pi * 1000).rounded())))])
+            [
+                ("device", .string(device)),
+                ("gyro_bias_degrees_per_second", .string("\(d.x) \(d.y) \(d.z)")),
+                ("samples", .integer(Int64(samples))),
+                ("noise_millidegrees_per_second", .integer(Int64((noiseRadiansPerSecond * 180 / .pi * 1000).rounded())))
+            ])
     }
 
     /// Reads a calibration file; errors name the file and line.
@@ -72,11 +77,14 @@ public struct GyroCalibration: Sendable, Equatable {
         guard words.count == 3, parts.count == 3, parts.allSatisfy({ $0.isFinite && abs($0) < 100 }) else {
             throw KeyValueText.ParseError(
                 file: file, line: document.entries["gyro_bias_degrees_per_second"]?.line ?? 0,
-                message: "gyro_bias_degrees_per_second must be three numbers of at most 100 °/s, as \"0.61 -0.5 0.8\"; run `mouse3d calibrate` again")
+                message:
+                    "gyro_bias_degrees_per_second must be three numbers of at most 100 °/s, as \"0.61 -0.5 0.8\"; run `mouse3d calibrate` again"
+            )
         }
         biasRadiansPerSecond = SIMD3(parts[0], parts[1], parts[2]) * (.pi / 180)
         samples = Int(try document.integer("samples"))
-        noiseRadiansPerSecond = Double(try document.integer("noise_millidegrees_per_second", default: 0)) / 1000 * .pi / 180
+        noiseRadiansPerSecond =
+            Double(try document.integer("noise_millidegrees_per_second", default: 0)) / 1000 * .pi / 180
     }
 
     /// The bias in °/s, for messages: "0.601/-0.499/0.800 °/s".

@@ -33,7 +33,8 @@ public struct GyroCalibrator: Sendable {
     public private(set) var result: (bias: SIMD3<Double>, samples: Int, noise: Double)?
 
     /// A calibrator that needs `seconds` of stillness.
-    public init(seconds: Double = 5, motionThresholdDegreesPerSecond: Double = 3, accelerometerThreshold: Double = 0.3) {
+    public init(seconds: Double = 5, motionThresholdDegreesPerSecond: Double = 3, accelerometerThreshold: Double = 0.3)
+    {
         requiredSeconds = seconds
         motionThresholdRadiansPerSecond = motionThresholdDegreesPerSecond * .pi / 180
         accelerometerThresholdMetersPerSecondSquared = accelerometerThreshold
@@ -46,7 +47,8 @@ public struct GyroCalibrator: Sendable {
         let force = sample.specificForceMetersPerSecondSquared
         if count >= 10 {
             let deviation = gyro - mean
-            let moved = (deviation * deviation).sum() > motionThresholdRadiansPerSecond * motionThresholdRadiansPerSecond
+            let moved =
+                (deviation * deviation).sum() > motionThresholdRadiansPerSecond * motionThresholdRadiansPerSecond
                 || length(force - (firstForce ?? force)) > accelerometerThresholdMetersPerSecondSquared
             if moved {
                 restart()

@@ -63,7 +63,9 @@ public struct Matrix3: Sendable, Equatable {
     /// The inverse, by the adjugate; `nil` when the matrix is singular.
     @inlinable @inline(__always)
     public var inverse: Matrix3? {
-        let c0 = cross(r1, r2), c1 = cross(r2, r0), c2 = cross(r0, r1)
+        let c0 = cross(r1, r2)
+        let c1 = cross(r2, r0)
+        let c2 = cross(r0, r1)
         let det = dot(r0, c0)
         guard det != 0, det.isFinite else { return nil }
         let inv = 1 / det

@@ -78,9 +78,15 @@ public struct Quaternion: Sendable, Equatable, Hashable, CustomStringConvertible
     /// The rotation matrix of this unit quaternion, rows first.
     @inlinable @inline(__always)
     public var rotationMatrix: Matrix3 {
-        let xx = x * x, yy = y * y, zz = z * z
-        let xy = x * y, xz = x * z, yz = y * z
-        let wx = w * x, wy = w * y, wz = w * z
+        let xx = x * x
+        let yy = y * y
+        let zz = z * z
+        let xy = x * y
+        let xz = x * z
+        let yz = y * z
+        let wx = w * x
+        let wy = w * y
+        let wz = w * z
         return Matrix3(
             SIMD3(1 - 2 * (yy + zz), 2 * (xy - wz), 2 * (xz + wy)),
             SIMD3(2 * (xy + wz), 1 - 2 * (xx + zz), 2 * (yz - wx)),

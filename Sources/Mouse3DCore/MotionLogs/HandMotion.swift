@@ -63,10 +63,25 @@ public struct HandMotion: Sendable {
         func contains(_ t: Double) -> Bool { t >= start && t < end }
     }
 
-    struct Translation { var episode: Episode; var acceleration: SIMD3<Double> }
-    struct Tap { var episode: Episode; var peak: SIMD3<Double> }
-    struct Vibration { var episode: Episode; var hertz: Double; var amplitude: SIMD3<Double>; var turn: SIMD3<Double> }
-    struct Wave { var amplitude: SIMD3<Double>; var hertz: Double; var phase: SIMD3<Double> }
+    struct Translation {
+        var episode: Episode
+        var acceleration: SIMD3<Double>
+    }
+    struct Tap {
+        var episode: Episode
+        var peak: SIMD3<Double>
+    }
+    struct Vibration {
+        var episode: Episode
+        var hertz: Double
+        var amplitude: SIMD3<Double>
+        var turn: SIMD3<Double>
+    }
+    struct Wave {
+        var amplitude: SIMD3<Double>
+        var hertz: Double
+        var phase: SIMD3<Double>
+    }
     struct Shake {
         var episode: Episode
         var hertz: Double
@@ -113,8 +128,10 @@ public struct HandMotion: Sendable {
             if e > 0 {
                 for wave in waves {
                     let x = 2 * Double.pi * wave.hertz * t
-                    omega += wave.amplitude * SIMD3(
-                        Double.sin(x + wave.phase.x), Double.sin(x + wave.phase.y), Double.sin(x + wave.phase.z))
+                    omega +=
+                        wave.amplitude
+                        * SIMD3(
+                            Double.sin(x + wave.phase.x), Double.sin(x + wave.phase.y), Double.sin(x + wave.phase.z))
                 }
                 omega *= e
             }
@@ -130,7 +147,8 @@ public struct HandMotion: Sendable {
         /// Linear acceleration in the reference frame and vibration in the sensor frame, in m/s².
         func accelerations(_ t: Double) -> (reference: SIMD3<Double>, sensor: SIMD3<Double>) {
             var reference = SIMD3<Double>.zero
-            for move in translations where t >= move.episode.start && t < move.episode.start + 2 * move.episode.duration {
+            for move in translations where t >= move.episode.start && t < move.episode.start + 2 * move.episode.duration
+            {
                 reference += move.episode.contains(t) ? move.acceleration : -move.acceleration
             }
             for tap in taps where tap.episode.contains(t) {
@@ -158,10 +176,11 @@ public struct HandMotion: Sendable {
         plan.bias = SIMD3(uniform(-1...1), uniform(-1...1), uniform(-1...1)) * maximumGyroBiasRadiansPerSecond
         // Turns: three slow waves, about 1 rad/s RMS in all, in bouts of 5–15 s with holds of 1–5 s.
         for _ in 0..<3 {
-            plan.waves.append(Wave(
-                amplitude: SIMD3(uniform(0.2...0.9), uniform(0.2...0.9), uniform(0.2...0.9)),
-                hertz: uniform(0.1...1.5),
-                phase: SIMD3(uniform(0...6.3), uniform(0...6.3), uniform(0...6.3))))
+            plan.waves.append(
+                Wave(
+                    amplitude: SIMD3(uniform(0.2...0.9), uniform(0.2...0.9), uniform(0.2...0.9)),
+                    hertz: uniform(0.1...1.5),
+                    phase: SIMD3(uniform(0...6.3), uniform(0...6.3), uniform(0...6.3))))
         }
         let end = durationSeconds - 5
         var t = 5.0
@@ -178,42 +197,52 @@ public struct HandMotion: Sendable {
             let acceleration = direction() * uniform(0.5...5)
             let seconds = (distance / length(acceleration)).squareRoot()
             guard t + 2 * seconds < end else { break }
-            plan.translations.append(Translation(episode: Episode(start: t, duration: seconds), acceleration: acceleration))
+            plan.translations.append(
+                Translation(episode: Episode(start: t, duration: seconds), acceleration: acceleration))
             t += 2 * seconds + uniform(3...10)
         }
         // Taps, one every 2–8 s.
         t = 5 + uniform(0...2)
         while t < end {
-            plan.taps.append(Tap(
-                episode: Episode(start: t, duration: uniform(0.005...0.015)),
-                peak: direction() * uniform(2...6) * standardGravityMetersPerSecondSquared))
+            plan.taps.append(
+                Tap(
+                    episode: Episode(start: t, duration: uniform(0.005...0.015)),
+                    peak: direction() * uniform(2...6) * standardGravityMetersPerSecondSquared))
             t += uniform(2...8)
         }
         // Vibration bursts of 1–5 s, one every 10–30 s.
         t = 5 + uniform(2...10)
         while t < end {
             let seconds = min(uniform(1...5), end - t)
-            plan.vibrations.append(Vibration(
-                episode: Episode(start: t, duration: seconds), hertz: uniform(50...200),
-                amplitude: direction() * uniform(1...5), turn: direction() * uniform(0.01...0.05)))
+            plan.vibrations.append(
+                Vibration(
+                    episode: Episode(start: t, duration: seconds), hertz: uniform(50...200),
+                    amplitude: direction() * uniform(1...5), turn: direction() * uniform(0.01...0.05)))
             t += seconds + uniform(10...30)
         }
         // Drawn after everything above, so that a motion without them is the one it always was.
         let scale = SIMD3(uniform(-1...1), uniform(-1...1), uniform(-1...1)) * maximumGyroScaleError
         var m = Matrix3.diagonal(1.0)
-        m.r0 = SIMD3(1 + scale.x, uniform(-1...1) * maximumGyroMisalignmentRadians, uniform(-1...1) * maximumGyroMisalignmentRadians)
-        m.r1 = SIMD3(uniform(-1...1) * maximumGyroMisalignmentRadians, 1 + scale.y, uniform(-1...1) * maximumGyroMisalignmentRadians)
-        m.r2 = SIMD3(uniform(-1...1) * maximumGyroMisalignmentRadians, uniform(-1...1) * maximumGyroMisalignmentRadians, 1 + scale.z)
+        m.r0 = SIMD3(
+            1 + scale.x, uniform(-1...1) * maximumGyroMisalignmentRadians,
+            uniform(-1...1) * maximumGyroMisalignmentRadians)
+        m.r1 = SIMD3(
+            uniform(-1...1) * maximumGyroMisalignmentRadians, 1 + scale.y,
+            uniform(-1...1) * maximumGyroMisalignmentRadians)
+        m.r2 = SIMD3(
+            uniform(-1...1) * maximumGyroMisalignmentRadians, uniform(-1...1) * maximumGyroMisalignmentRadians,
+            1 + scale.z)
         plan.gyroMatrix = m
         if let shaking {
             let peak = shaking.peakStandardGravities * standardGravityMetersPerSecondSquared
             t = 5 + uniform(2...10)
             while t + 5 < end {
                 let seconds = min(uniform(5...30), end - t)
-                plan.shakes.append(Shake(
-                    episode: Episode(start: t, duration: seconds), hertz: uniform(1...4),
-                    acceleration: direction() * uniform(peak / 2...peak), turn: direction() * uniform(0.5...3),
-                    turnPhase: uniform(0...6.3)))
+                plan.shakes.append(
+                    Shake(
+                        episode: Episode(start: t, duration: seconds), hertz: uniform(1...4),
+                        acceleration: direction() * uniform(peak / 2...peak), turn: direction() * uniform(0.5...3),
+                        turnPhase: uniform(0...6.3)))
                 t += seconds + uniform(3...15)
             }
         }
@@ -230,7 +259,8 @@ public struct HandMotion: Sendable {
         let substeps = 8
         let h = period / Double(substeps)
         let tiltAxis = SIMD3(Double.random(in: -1...1, using: &random), Double.random(in: -1...1, using: &random), 0)
-        var attitude = length(tiltAxis) > 1e-6
+        var attitude =
+            length(tiltAxis) > 1e-6
             ? Quaternion(axis: tiltAxis / length(tiltAxis), angleRadians: Double.random(in: 0...0.5, using: &random))
             : .identity
         var points: [SyntheticMotion.Point] = []
@@ -245,19 +275,23 @@ public struct HandMotion: Sendable {
                 }
             }
             let (reference, sensor) = plan.accelerations(t)
-            let force = attitude.conjugate.rotate(SIMD3(0, 0, standardGravityMetersPerSecondSquared) + reference) + sensor
-            let gyro = plan.gyroMatrix * plan.angularVelocity(t) + plan.bias + gyroNoiseRadiansPerSecond * random.nextGaussian3()
+            let force =
+                attitude.conjugate.rotate(SIMD3(0, 0, standardGravityMetersPerSecondSquared) + reference) + sensor
+            let gyro =
+                plan.gyroMatrix * plan.angularVelocity(t) + plan.bias + gyroNoiseRadiansPerSecond
+                * random.nextGaussian3()
             var measured = force + accelerometerNoiseMetersPerSecondSquared * random.nextGaussian3()
             if let range = accelerometerRangeStandardGravities {
                 let limit = SIMD3(repeating: range * standardGravityMetersPerSecondSquared)
                 measured = measured.clamped(lowerBound: -limit, upperBound: limit)
             }
-            points.append(SyntheticMotion.Point(
-                sample: MotionSample(
-                    timestampNanoseconds: Int64((t * 1e9).rounded()),
-                    angularVelocityRadiansPerSecond: gyro,
-                    specificForceMetersPerSecondSquared: measured),
-                truth: attitude))
+            points.append(
+                SyntheticMotion.Point(
+                    sample: MotionSample(
+                        timestampNanoseconds: Int64((t * 1e9).rounded()),
+                        angularVelocityRadiansPerSecond: gyro,
+                        specificForceMetersPerSecondSquared: measured),
+                    truth: attitude))
         }
         return points
     }

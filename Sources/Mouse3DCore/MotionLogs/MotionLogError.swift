@@ -46,13 +46,16 @@ public struct MotionLogError: Error, Sendable, Equatable, CustomStringConvertibl
         case .duplicateColumn(let name):
             return "\(place): the header names column '\(name)' twice; keep one"
         case .missingCell(let column):
-            return "\(place): column '\(column)': the row ends before this column; every row needs a cell per header column"
+            return
+                "\(place): column '\(column)': the row ends before this column; every row needs a cell per header column"
         case .notANumber(let column, let text):
             return "\(place): column '\(column)': '\(text)' is not a number"
         case .notFinite(let column, let text):
-            return "\(place): column '\(column)': '\(text)' is not a finite number; required columns must hold finite values"
+            return
+                "\(place): column '\(column)': '\(text)' is not a finite number; required columns must hold finite values"
         case .timeWentBackwards(let previous, let now):
-            return "\(place): column 't': time goes backwards (\(now) s after \(previous) s); rows must be in time order"
+            return
+                "\(place): column 't': time goes backwards (\(now) s after \(previous) s); rows must be in time order"
         case .noSamples:
             return "\(place): the log has a header but no samples"
         }

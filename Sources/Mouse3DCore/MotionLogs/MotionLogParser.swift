@@ -165,7 +165,8 @@ public struct MotionLogParser {
     /// `range` without surrounding blanks and carriage returns.
     static func trimmed(_ range: Range<Int>, in buffer: UnsafeBufferPointer<UInt8>) -> Range<Int> {
         func blank(_ b: UInt8) -> Bool { b == UInt8(ascii: " ") || b == UInt8(ascii: "\t") || b == UInt8(ascii: "\r") }
-        var lower = range.lowerBound, upper = range.upperBound
+        var lower = range.lowerBound
+        var upper = range.upperBound
         while lower < upper && blank(buffer[lower]) { lower += 1 }
         while upper > lower && blank(buffer[upper - 1]) { upper -= 1 }
         return lower..<upper

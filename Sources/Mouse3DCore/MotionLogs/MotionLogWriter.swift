@@ -5,7 +5,8 @@ public enum MotionLogWriter {
 
     /// One row for `sample`, with the truth columns appended when given. Numbers round-trip exactly.
     public static func row(_ sample: MotionSample, truth: Quaternion? = nil) -> String {
-        let g = sample.angularVelocityRadiansPerSecond, a = sample.specificForceMetersPerSecondSquared
+        let g = sample.angularVelocityRadiansPerSecond
+        let a = sample.specificForceMetersPerSecondSquared
         var row = "\(formatSeconds(sample.timestampNanoseconds)),\(g.x),\(g.y),\(g.z),\(a.x),\(a.y),\(a.z)"
         if let q = truth { row += ",\(q.w),\(q.x),\(q.y),\(q.z)" }
         return row
@@ -15,7 +16,8 @@ public enum MotionLogWriter {
     public static func formatSeconds(_ nanoseconds: Int64) -> String {
         let negative = nanoseconds < 0
         let magnitude = nanoseconds.magnitude
-        let whole = magnitude / 1_000_000_000, fraction = magnitude % 1_000_000_000
+        let whole = magnitude / 1_000_000_000
+        let fraction = magnitude % 1_000_000_000
         var digits = String(fraction)
         digits = String(repeating: "0", count: 9 - digits.count) + digits
         while digits.count > 1 && digits.hasSuffix("0") { digits.removeLast() }

@@ -23,6 +23,7 @@ public struct MotionSampleMerger: Sendable {
             droppedBeforeFirstAccelerometer += 1
             return nil
         }
-        return MotionSample(timestampNanoseconds: t, angularVelocityRadiansPerSecond: value, specificForceMetersPerSecondSquared: accel)
+        return MotionSample(
+            timestampNanoseconds: t, angularVelocityRadiansPerSecond: value, specificForceMetersPerSecondSquared: accel)
     }
 }

@@ -16,7 +16,7 @@ extension SyntheticMotion {
                 .init(seconds: 1, radiansPerSecond: SIMD3(60 * d, 0, 0)),
                 .init(seconds: 1, radiansPerSecond: SIMD3(-60 * d, 0, 0)),
                 .init(seconds: 2, radiansPerSecond: SIMD3(10 * d, 20 * d, 30 * d)),
-                .init(seconds: 1.5),
+                .init(seconds: 1.5)
             ],
             sampleRateHertz: sampleRateHertz)
         motion.gyroBiasRadiansPerSecond = SIMD3(0.3, -0.2, 0.1) * d

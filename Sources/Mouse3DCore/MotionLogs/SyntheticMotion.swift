@@ -40,7 +40,9 @@ public struct SyntheticMotion: Sendable {
     public var seed: UInt64 = 1
 
     /// Creates a script.
-    public init(initialAttitude: Attitude = Attitude(quaternion: .identity), segments: [Segment], sampleRateHertz: Double) {
+    public init(
+        initialAttitude: Attitude = Attitude(quaternion: .identity), segments: [Segment], sampleRateHertz: Double
+    ) {
         self.initialAttitude = initialAttitude
         self.segments = segments
         self.sampleRateHertz = sampleRateHertz
@@ -85,7 +87,8 @@ public struct SyntheticMotion: Sendable {
             let specificForceReference =
                 SIMD3(0, 0, standardGravityMetersPerSecondSquared) + current.linearAccelerationMetersPerSecondSquared
             let specificForce = attitude.conjugate.rotate(specificForceReference)
-            let gyro = current.angularVelocityRadiansPerSecond + gyroBiasRadiansPerSecond
+            let gyro =
+                current.angularVelocityRadiansPerSecond + gyroBiasRadiansPerSecond
                 + gyroNoiseRadiansPerSecond * random.nextGaussian3()
             let accel = specificForce + accelerometerNoiseMetersPerSecondSquared * random.nextGaussian3()
             points.append(

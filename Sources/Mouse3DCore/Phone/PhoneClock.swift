@@ -47,19 +47,24 @@ public struct PhoneClock: Sendable {
         // A jump of the page's clock: backward (a reload starts a new time origin), or forward so far
         // that its readings would be taken after they arrived. (Readings long before their arrival
         // are a late message, not a jump.)
-        if let previous = lastPhone, let applied = offset, phone[0] < previous || candidate < applied &- Self.stepNanoseconds {
+        if let previous = lastPhone, let applied = offset,
+            phone[0] < previous || candidate < applied &- Self.stepNanoseconds
+        {
             candidates.removeAll()
             offset = nil
             steps += 1
         }
         // The window's minimum: drop what is too old, and what this one undercuts.
-        while let first = candidates.first, arrival &- first.arrival > Self.windowNanoseconds { candidates.removeFirst() }
+        while let first = candidates.first, arrival &- first.arrival > Self.windowNanoseconds {
+            candidates.removeFirst()
+        }
         while let back = candidates.last, back.offset >= candidate { candidates.removeLast() }
         candidates.append((candidate, arrival))
         let target = candidates[0].offset
         // The offset at the previous message's last reading, and at this one's: in between, each
         // reading's offset is interpolated, so every interval changes by at most the slew.
-        let start: Int64, previous: Int64
+        let start: Int64
+        let previous: Int64
         if let applied = offset, let p = lastPhone {
             let passed = max(0, last &- p)
             let slew = last &- anchoredPhone < Self.startNanoseconds ? Self.startSlew : Self.maximumSlew
@@ -74,7 +79,8 @@ public struct PhoneClock: Sendable {
             anchoredPhone = phone[0]
         }
         lastPhone = last
-        let end = offset!, span = Double(max(1, last &- previous))
+        let end = offset!
+        let span = Double(max(1, last &- previous))
         var out: [Int64] = []
         out.reserveCapacity(phone.count)
         for p in phone {

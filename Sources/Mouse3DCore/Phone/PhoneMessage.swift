@@ -28,7 +28,8 @@ public enum PhoneMessage: Sendable, Equatable {
 
     /// Why a message was refused.
     public enum Problem: String, Error, Sendable, Equatable, CaseIterable {
-        case empty = "empty", unknownKind = "unknown-kind", badLength = "bad-length", tooManyReadings = "too-many-readings"
+        case empty = "empty", unknownKind = "unknown-kind", badLength = "bad-length", tooManyReadings =
+            "too-many-readings"
         case notFinite = "not-finite", outOfRange = "out-of-range", badTimes = "bad-times"
     }
 
@@ -59,24 +60,30 @@ public enum PhoneMessage: Sendable, Equatable {
                 for k in 0..<6 { f[k] = Float(bitPattern: bytes.loadLittleEndianUInt32(at: o + 8 + 4 * k)) }
                 guard time.isFinite, f.allSatisfy(\.isFinite) else { return .failure(.notFinite) }
                 guard time >= 0, time <= largestMilliseconds, f[0..<3].allSatisfy({ abs($0) <= largestRate }),
-                      f[3..<6].allSatisfy({ abs($0) <= largestForce })
+                    f[3..<6].allSatisfy({ abs($0) <= largestForce })
                 else {
                     return .failure(.outOfRange)
                 }
                 // In the order the events fired, within a few seconds of each other.
-                if let first = readings.first, time < readings[readings.count - 1].milliseconds || time - first.milliseconds > longestSpanMilliseconds {
+                if let first = readings.first,
+                    time < readings[readings.count - 1].milliseconds
+                        || time - first.milliseconds > longestSpanMilliseconds
+                {
                     return .failure(.badTimes)
                 }
-                readings.append(PhoneReading(
-                    milliseconds: time, rotationRate: SIMD3(Double(f[0]), Double(f[1]), Double(f[2])),
-                    accelerationIncludingGravity: SIMD3(Double(f[3]), Double(f[4]), Double(f[5]))))
+                readings.append(
+                    PhoneReading(
+                        milliseconds: time, rotationRate: SIMD3(Double(f[0]), Double(f[1]), Double(f[2])),
+                        accelerationIncludingGravity: SIMD3(Double(f[3]), Double(f[4]), Double(f[5]))))
             }
             return .success(.readings(readings))
         case 2:
             guard bytes.count == 2 else { return .failure(.badLength) }
             return .success(.buttons(PhoneButtons(rawValue: bytes[1] & 0x0F)))
         case 3:
-            guard bytes.count == 2, let platform = PhonePlatform(rawValue: bytes[1]) else { return .failure(.badLength) }
+            guard bytes.count == 2, let platform = PhonePlatform(rawValue: bytes[1]) else {
+                return .failure(.badLength)
+            }
             return .success(.platform(platform))
         default:
             return .failure(.unknownKind)
@@ -90,8 +97,10 @@ public enum PhoneMessage: Sendable, Equatable {
             var out: [UInt8] = [1, UInt8(readings.count & 0xFF), UInt8(readings.count >> 8)]
             for r in readings {
                 out.appendLittleEndian(r.milliseconds.bitPattern)
-                for v in [r.rotationRate.x, r.rotationRate.y, r.rotationRate.z, r.accelerationIncludingGravity.x,
-                          r.accelerationIncludingGravity.y, r.accelerationIncludingGravity.z] {
+                for v in [
+                    r.rotationRate.x, r.rotationRate.y, r.rotationRate.z, r.accelerationIncludingGravity.x,
+                    r.accelerationIncludingGravity.y, r.accelerationIncludingGravity.z
+                ] {
                     out.appendLittleEndian(Float(v).bitPattern)
                 }
             }

@@ -16,9 +16,10 @@ public struct PhoneSampleMapper: Sendable {
         var out: [MotionSample] = []
         out.reserveCapacity(readings.count)
         for (r, t) in zip(readings, times) {
-            out.append(MotionSample(
-                timestampNanoseconds: t, angularVelocityRadiansPerSecond: r.rotationRate * (Double.pi / 180),
-                specificForceMetersPerSecondSquared: r.accelerationIncludingGravity * sign))
+            out.append(
+                MotionSample(
+                    timestampNanoseconds: t, angularVelocityRadiansPerSecond: r.rotationRate * (Double.pi / 180),
+                    specificForceMetersPerSecondSquared: r.accelerationIncludingGravity * sign))
         }
         return out
     }

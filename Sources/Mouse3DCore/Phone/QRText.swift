@@ -12,7 +12,8 @@ public enum QRText {
         while row < code.width + quiet {
             var line = colours ? "\u{1B}[97;40m" : ""  // white on black: a light module is foreground
             for column in range {
-                let top = !code.isDark(row, column), bottom = row + 1 < code.width + quiet && !code.isDark(row + 1, column)
+                let top = !code.isDark(row, column)
+                let bottom = row + 1 < code.width + quiet && !code.isDark(row + 1, column)
                 line += top && bottom ? "█" : top ? "▀" : bottom ? "▄" : " "
             }
             lines.append(line + (colours ? "\u{1B}[0m" : ""))

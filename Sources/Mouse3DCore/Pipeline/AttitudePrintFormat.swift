@@ -12,7 +12,8 @@ public enum AttitudePrintFormat: String, CaseIterable, Sendable {
         let microseconds = String(wall / 1000 % 1_000_000).leftPadded(to: 6)
         switch self {
         case .jsonl:
-            return "{\"sender\":\"\(update.stream.sender)\",\"stream\":\"\(update.stream.stream)\",\"seq\":\(update.sequence),"
+            return
+                "{\"sender\":\"\(update.stream.sender)\",\"stream\":\"\(update.stream.stream)\",\"seq\":\(update.sequence),"
                 + "\"time\":\(wall / 1_000_000_000).\(microseconds),\"roll\":\(f.roll),\"pitch\":\(f.pitch),\"yaw\":\(f.yaw),"
                 + "\"buttons\":\(update.buttons.rawValue)}"
         case .text:

@@ -21,7 +21,8 @@ public struct AttitudeUpdate: Sendable {
 
     /// An update with every field.
     public init(
-        stream: StreamLabel, sequence: UInt64, buttons: ButtonState, frame: AttitudeFrame, sentNanoseconds: UInt64? = nil,
+        stream: StreamLabel, sequence: UInt64, buttons: ButtonState, frame: AttitudeFrame,
+        sentNanoseconds: UInt64? = nil,
         receivedNanoseconds: UInt64, sample: MotionSample? = nil, gyroBiasRadiansPerSecond: SIMD3<Double> = .zero
     ) {
         self.gyroBiasRadiansPerSecond = gyroBiasRadiansPerSecond

@@ -80,7 +80,9 @@ public final class ExtrapolatingOutput: ForwardingOutput {
             let elapsed = min(now &- t.arrived, capNanoseconds)
             let speed = (t.rate * t.rate).sum().squareRoot()
             let seconds = Double(elapsed) * 1e-9
-            let step = speed > 0 ? Quaternion(axis: t.rate / speed, angleRadians: speed * seconds) : Quaternion(w: 1, x: 0, y: 0, z: 0)
+            let step =
+                speed > 0
+                ? Quaternion(axis: t.rate / speed, angleRadians: speed * seconds) : Quaternion(w: 1, x: 0, y: 0, z: 0)
             var update = t.last
             update.frame = AttitudeFrame(Attitude(quaternion: step * t.attitude))
             update.receivedNanoseconds = now

@@ -13,7 +13,10 @@ public struct GamepadButtonMap: Sendable, Equatable {
     public var recalibrate: Int32?
 
     /// A map of these buttons (none by default).
-    public init(clutch: Int32? = nil, recenter: Int32? = nil, primary: Int32? = nil, secondary: Int32? = nil, recalibrate: Int32? = nil) {
+    public init(
+        clutch: Int32? = nil, recenter: Int32? = nil, primary: Int32? = nil, secondary: Int32? = nil,
+        recalibrate: Int32? = nil
+    ) {
         self.clutch = clutch
         self.recenter = recenter
         self.primary = primary

@@ -26,7 +26,8 @@ public struct MotionFusion: Sendable {
     /// A fusion with these filter parameters and clutch mode (nil: no clutch, motion always on),
     /// starting from a calibrated gyroscope bias if there is one.
     public init(
-        parameters: AttitudeEstimatorParameters, clutchMode: MotionGestures.ClutchMode? = nil, stream: StreamLabel = .local,
+        parameters: AttitudeEstimatorParameters, clutchMode: MotionGestures.ClutchMode? = nil,
+        stream: StreamLabel = .local,
         calibration: GyroCalibration? = nil, device: String = "unknown"
     ) {
         self.device = device
@@ -42,8 +43,10 @@ public struct MotionFusion: Sendable {
         if calibrator != nil { calibrate(sample) }
         defer { sequence += 1 }
         return AttitudeUpdate(
-            stream: stream, sequence: sequence, buttons: buttons, frame: AttitudeFrame(gestures.relative(estimator.attitude)),
-            receivedNanoseconds: nowNanoseconds, sample: sample, gyroBiasRadiansPerSecond: estimator.gyroBiasRadiansPerSecond)
+            stream: stream, sequence: sequence, buttons: buttons,
+            frame: AttitudeFrame(gestures.relative(estimator.attitude)),
+            receivedNanoseconds: nowNanoseconds, sample: sample,
+            gyroBiasRadiansPerSecond: estimator.gyroBiasRadiansPerSecond)
     }
 
     /// Starts measuring the gyroscope bias: once the device has been still for `seconds`, the mean
@@ -65,8 +68,10 @@ public struct MotionFusion: Sendable {
         case .done?:
             if let result = calibrator?.result {
                 estimator.startFromBias(result.bias)
-                calibrationEvent = .done(GyroCalibration(
-                    device: device, biasRadiansPerSecond: result.bias, samples: result.samples, noiseRadiansPerSecond: result.noise))
+                calibrationEvent = .done(
+                    GyroCalibration(
+                        device: device, biasRadiansPerSecond: result.bias, samples: result.samples,
+                        noiseRadiansPerSecond: result.noise))
             }
             calibrator = nil
         default: break
@@ -84,7 +89,9 @@ public struct MotionFusion: Sendable {
 
     /// The range the device reports for its accelerometer, in m/s² (nil: it does not say); a range set
     /// in the filter's parameters (`filter.accelerometer_range`) wins.
-    public mutating func useReportedAccelerometerRange(_ range: Double?) { estimator.useReportedAccelerometerRange(range) }
+    public mutating func useReportedAccelerometerRange(_ range: Double?) {
+        estimator.useReportedAccelerometerRange(range)
+    }
 
     /// Makes the current attitude zero.
     public mutating func recenter() { gestures.recenter(at: estimator.attitude) }

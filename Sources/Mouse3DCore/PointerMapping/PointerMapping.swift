@@ -50,7 +50,7 @@ extension PointerMapping {
     public static func accelerationCurve(_ text: String) -> (low: Double, high: Double, factor: Double)? {
         let parts = text.split(separator: ":", omittingEmptySubsequences: false).map { Double($0) }
         guard parts.count == 3, let low = parts[0], let high = parts[1], let factor = parts[2],
-              low >= 0, high > low, factor > 0, high.isFinite, factor.isFinite
+            low >= 0, high > low, factor > 0, high.isFinite, factor.isFinite
         else { return nil }
         return (low, high, factor)
     }

@@ -18,7 +18,9 @@ public struct PointerMotion: Sendable {
     /// Feeds one attitude (radians) received at `timeNanoseconds`; returns whole counts to move.
     /// While `enabled` is false (clutch released) nothing moves, and motion restarts from the next
     /// attitude without a jump.
-    public mutating func update(yawRadians: Double, pitchRadians: Double, timeNanoseconds t: UInt64, enabled: Bool) -> (dx: Int32, dy: Int32) {
+    public mutating func update(yawRadians: Double, pitchRadians: Double, timeNanoseconds t: UInt64, enabled: Bool) -> (
+        dx: Int32, dy: Int32
+    ) {
         update(rollRadians: 0, pitchRadians: pitchRadians, yawRadians: yawRadians, timeNanoseconds: t, enabled: enabled)
     }
 
@@ -27,8 +29,10 @@ public struct PointerMotion: Sendable {
     public mutating func update(
         rollRadians: Double, pitchRadians: Double, yawRadians: Double, timeNanoseconds t: UInt64, enabled: Bool
     ) -> (dx: Int32, dy: Int32) {
-        let yaw = yawRadians * 180 / .pi, pitch = pitchRadians * 180 / .pi
-        let attitude = mapping.gyroSpace == .world
+        let yaw = yawRadians * 180 / .pi
+        let pitch = pitchRadians * 180 / .pi
+        let attitude =
+            mapping.gyroSpace == .world
             ? nil : Attitude(rollRadians: rollRadians, pitchRadians: pitchRadians, yawRadians: yawRadians).quaternion
         let before = previousAttitude
         defer {
@@ -36,7 +40,10 @@ public struct PointerMotion: Sendable {
             previousAttitude = attitude
         }
         guard enabled, let p = previous, t > p.time else {
-            if !enabled { remainder = .zero; window.removeAll() }
+            if !enabled {
+                remainder = .zero
+                window.removeAll()
+            }
             return (0, 0)
         }
         var delta: SIMD2<Double>  // degrees: right, down
@@ -78,7 +85,12 @@ public struct PointerMotion: Sendable {
         }
         var gain = m.countsPerDegree
         if m.accelerationFactor != 1 && m.accelerationHighDegreesPerSecond > m.accelerationLowDegreesPerSecond {
-            let f = min(1, max(0, (speed - m.accelerationLowDegreesPerSecond) / (m.accelerationHighDegreesPerSecond - m.accelerationLowDegreesPerSecond)))
+            let f = min(
+                1,
+                max(
+                    0,
+                    (speed - m.accelerationLowDegreesPerSecond)
+                        / (m.accelerationHighDegreesPerSecond - m.accelerationLowDegreesPerSecond)))
             gain *= 1 + (m.accelerationFactor - 1) * f
         }
         var counts = delta * gain

@@ -25,7 +25,7 @@ public struct DSUAxisMapping: Sendable, Equatable {
         var out: [(axis: Int, sign: Double)] = []
         for i in 0..<3 {
             guard let axis = "xyz".firstIndex(of: c[2 * i]).map({ "xyz".distance(from: "xyz".startIndex, to: $0) }),
-                  c[2 * i + 1] == "+" || c[2 * i + 1] == "-"
+                c[2 * i + 1] == "+" || c[2 * i + 1] == "-"
             else { return nil }
             out.append((axis, c[2 * i + 1] == "+" ? 1 : -1))
         }
@@ -38,16 +38,18 @@ public struct DSUAxisMapping: Sendable, Equatable {
     /// the accelerometer reading the reaction to gravity ((0, -1, 0) g lying flat), pitch positive
     /// when the far edge rises, yaw when turning right (clockwise seen from above), roll when the
     /// right side goes down. So X = -x, Y = -z, Z = +y; pitch = +x, yaw = -z, roll = +y.
-    public static let generic = DSUAxisMapping(accelerometer: "x-z-y+", gyroscope: "x+z-y+", name: "IIO frame (x right, y forward, z up)")!
+    public static let generic = DSUAxisMapping(
+        accelerometer: "x-z-y+", gyroscope: "x+z-y+", name: "IIO frame (x right, y forward, z up)")!
 
     /// Known gamepads by USB vendor:product, in their Linux drivers' evdev axes.
     static let known: [String: DSUAxisMapping] = {
         let ds4 = DSUAxisMapping(accelerometer: "x-y-z-", gyroscope: "x-y-z-", name: "DualShock 4 (hid-playstation)")!
-        let dualSense = DSUAxisMapping(accelerometer: "x-y-z-", gyroscope: "x+y-z-", name: "DualSense (hid-playstation)")!
+        let dualSense = DSUAxisMapping(
+            accelerometer: "x-y-z-", gyroscope: "x+y-z-", name: "DualSense (hid-playstation)")!
         let nintendo = DSUAxisMapping(accelerometer: "y+z-x+", gyroscope: "y-z-x+", name: "Nintendo (hid-nintendo)")!
         return [
             "054c:05c4": ds4, "054c:09cc": ds4, "054c:0ce6": dualSense, "054c:0df2": dualSense,
-            "057e:2006": nintendo, "057e:2007": nintendo, "057e:2009": nintendo,
+            "057e:2006": nintendo, "057e:2007": nintendo, "057e:2009": nintendo
         ]
     }()
 
@@ -59,7 +61,9 @@ public struct DSUAxisMapping: Sendable, Equatable {
     }
 
     /// The DSU accelerometer (g) and gyroscope (°/s) for `sample`, less `bias` (rad/s) on the gyroscope.
-    public func motion(_ sample: MotionSample, bias: SIMD3<Double> = .zero) -> (accelerometer: SIMD3<Float>, gyroscope: SIMD3<Float>) {
+    public func motion(_ sample: MotionSample, bias: SIMD3<Double> = .zero) -> (
+        accelerometer: SIMD3<Float>, gyroscope: SIMD3<Float>
+    ) {
         let f = sample.specificForceMetersPerSecondSquared / standardGravityMetersPerSecondSquared
         let w = (sample.angularVelocityRadiansPerSecond - bias) * (180 / .pi)
         func pick(_ v: SIMD3<Double>, _ m: [(axis: Int, sign: Double)]) -> SIMD3<Float> {
@@ -69,7 +73,8 @@ public struct DSUAxisMapping: Sendable, Equatable {
     }
 
     public static func == (a: DSUAxisMapping, b: DSUAxisMapping) -> Bool {
-        a.name == b.name && a.accelerometer.map(\.axis) == b.accelerometer.map(\.axis) && a.accelerometer.map(\.sign) == b.accelerometer.map(\.sign)
+        a.name == b.name && a.accelerometer.map(\.axis) == b.accelerometer.map(\.axis)
+            && a.accelerometer.map(\.sign) == b.accelerometer.map(\.sign)
             && a.gyroscope.map(\.axis) == b.gyroscope.map(\.axis) && a.gyroscope.map(\.sign) == b.gyroscope.map(\.sign)
     }
 
@@ -78,7 +83,9 @@ public struct DSUAxisMapping: Sendable, Equatable {
     public static func mac(for device: String) -> [UInt8] {
         if let last = device.split(separator: ":", maxSplits: 2).last {
             let parts = last.split(separator: ":")
-            if parts.count == 6, let bytes = Optional(parts.compactMap { UInt8($0, radix: 16) }), bytes.count == 6, bytes.contains(where: { $0 != 0 }) {
+            if parts.count == 6, let bytes = Optional(parts.compactMap { UInt8($0, radix: 16) }), bytes.count == 6,
+                bytes.contains(where: { $0 != 0 })
+            {
                 return bytes
             }
         }

@@ -56,7 +56,9 @@ public enum DSUProtocol {
 
     /// Decodes a client's datagram. The length field may be shorter than the datagram (the rest is
     /// ignored, as the protocol says), never longer.
-    public static func decodeRequest(_ bytes: some Collection<UInt8>) -> Result<(request: Request, clientID: UInt32), Refusal> {
+    public static func decodeRequest(_ bytes: some Collection<UInt8>) -> Result<
+        (request: Request, clientID: UInt32), Refusal
+    > {
         let b = Array(bytes.prefix(1024))
         guard b.count >= headerBytes + 4 else { return .failure(.short) }
         guard b[0] == 0x44, b[1] == 0x53, b[2] == 0x55, b[3] == 0x43 else { return .failure(.magic) }
@@ -65,7 +67,10 @@ public enum DSUProtocol {
         guard length >= 4, headerBytes + length <= b.count else { return .failure(.length) }
         var packet = Array(b[0..<headerBytes + length])
         let crc = le32(packet, 8)
-        packet[8] = 0; packet[9] = 0; packet[10] = 0; packet[11] = 0
+        packet[8] = 0
+        packet[9] = 0
+        packet[10] = 0
+        packet[11] = 0
         guard CRC32.checksum(packet) == crc else { return .failure(.crc) }
         let clientID = le32(packet, 12)
         let body = Array(packet[(headerBytes + 4)...])
@@ -82,7 +87,11 @@ public enum DSUProtocol {
         case .padData?:
             guard body.count >= 8 else { return .failure(.length) }
             let flags = body[0]
-            return .success((.padData(slot: flags & 1 != 0 ? body[1] : nil, mac: flags & 2 != 0 ? Array(body[2..<8]) : nil), clientID))
+            return .success(
+                (
+                    .padData(slot: flags & 1 != 0 ? body[1] : nil, mac: flags & 2 != 0 ? Array(body[2..<8]) : nil),
+                    clientID
+                ))
         case nil:
             return .failure(.unsupported)
         }
@@ -140,7 +149,10 @@ public enum DSUProtocol {
         public var gyroscope: SIMD3<Float>
 
         /// A report.
-        public init(slot: Slot, packetNumber: UInt32, timestampMicroseconds: UInt64, accelerometer: SIMD3<Float>, gyroscope: SIMD3<Float>) {
+        public init(
+            slot: Slot, packetNumber: UInt32, timestampMicroseconds: UInt64, accelerometer: SIMD3<Float>,
+            gyroscope: SIMD3<Float>
+        ) {
             self.slot = slot
             self.packetNumber = packetNumber
             self.timestampMicroseconds = timestampMicroseconds
@@ -175,8 +187,11 @@ public enum DSUProtocol {
         body += [d.buttons1, d.buttons2, d.home, d.touch, d.leftX, d.leftY, d.rightX, d.rightY]
         body += d.analog
         body += [UInt8](repeating: 0, count: 12)  // two touches, inactive
-        for shift in stride(from: 0, to: 64, by: 8) { body.append(UInt8(truncatingIfNeeded: d.timestampMicroseconds >> UInt64(shift))) }
-        for v in [d.accelerometer.x, d.accelerometer.y, d.accelerometer.z, d.gyroscope.x, d.gyroscope.y, d.gyroscope.z] {
+        for shift in stride(from: 0, to: 64, by: 8) {
+            body.append(UInt8(truncatingIfNeeded: d.timestampMicroseconds >> UInt64(shift)))
+        }
+        for v in [d.accelerometer.x, d.accelerometer.y, d.accelerometer.z, d.gyroscope.x, d.gyroscope.y, d.gyroscope.z]
+        {
             body += le32Bytes(v.bitPattern)
         }
         return packet(.padData, senderID: serverID, body: body)
@@ -192,18 +207,21 @@ public enum DSUProtocol {
 
     /// A client's request packet (`DSUC`), as emulators send it: for tools and benchmarks.
     public static func request(_ request: Request, clientID: UInt32) -> [UInt8] {
-        let (type, body): (Message, [UInt8]) = switch request {
-        case .version: (.version, [])
-        case .controllerInformation(let slots): (.controllerInformation, le32Bytes(UInt32(slots.count)) + slots)
-        case .padData(let slot, let mac):
-            (.padData, [(slot == nil ? 0 : 1) | (mac == nil ? 0 : 2), slot ?? 0] + (mac ?? [0, 0, 0, 0, 0, 0]))
-        }
+        let (type, body): (Message, [UInt8]) =
+            switch request {
+            case .version: (.version, [])
+            case .controllerInformation(let slots): (.controllerInformation, le32Bytes(UInt32(slots.count)) + slots)
+            case .padData(let slot, let mac):
+                (.padData, [(slot == nil ? 0 : 1) | (mac == nil ? 0 : 2), slot ?? 0] + (mac ?? [0, 0, 0, 0, 0, 0]))
+            }
         return packet(type, magic: "DSUC", senderID: clientID, body: body)
     }
 
     /// A packet: header (`DSUS` from a server, `DSUC` from a client), type, body, with its CRC.
     static func packet(_ type: Message, magic: String = "DSUS", senderID: UInt32, body: [UInt8]) -> [UInt8] {
-        var p: [UInt8] = Array(magic.utf8) + le16Bytes(version) + le16Bytes(UInt16(4 + body.count)) + [0, 0, 0, 0] + le32Bytes(senderID)
+        var p: [UInt8] =
+            Array(magic.utf8) + le16Bytes(version) + le16Bytes(UInt16(4 + body.count)) + [0, 0, 0, 0]
+            + le32Bytes(senderID)
         p += le32Bytes(type.rawValue)
         p += body
         writeCRC(&p)
@@ -217,7 +235,9 @@ public enum DSUProtocol {
     }
 
     static func le16(_ b: [UInt8], _ o: Int) -> UInt16 { UInt16(b[o]) | UInt16(b[o + 1]) << 8 }
-    static func le32(_ b: [UInt8], _ o: Int) -> UInt32 { (0..<4).reduce(0) { $0 | UInt32(b[o + $1]) << (8 * UInt32($1)) } }
+    static func le32(_ b: [UInt8], _ o: Int) -> UInt32 {
+        (0..<4).reduce(0) { $0 | UInt32(b[o + $1]) << (8 * UInt32($1)) }
+    }
     static func le16Bytes(_ v: UInt16) -> [UInt8] { [UInt8(v & 0xFF), UInt8(v >> 8)] }
     static func le32Bytes(_ v: UInt32) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: v >> (8 * UInt32($0))) } }
 }

@@ -10,13 +10,17 @@ public enum OpentrackPose {
     public static let defaultPort: UInt16 = 4242
 
     /// opentrack's yaw, pitch and roll (degrees) for a mouse3d attitude's roll, pitch and yaw (radians).
-    public static func angles(rollRadians: Double, pitchRadians: Double, yawRadians: Double) -> (yaw: Double, pitch: Double, roll: Double) {
+    public static func angles(rollRadians: Double, pitchRadians: Double, yawRadians: Double) -> (
+        yaw: Double, pitch: Double, roll: Double
+    ) {
         let d = 180 / Double.pi
         return (-yawRadians * d, -pitchRadians * d, -rollRadians * d)
     }
 
     /// The datagram for a pose.
-    public static func datagram(x: Double = 0, y: Double = 0, z: Double = 0, yaw: Double, pitch: Double, roll: Double) -> [UInt8] {
+    public static func datagram(x: Double = 0, y: Double = 0, z: Double = 0, yaw: Double, pitch: Double, roll: Double)
+        -> [UInt8]
+    {
         var out: [UInt8] = []
         out.reserveCapacity(byteCount)
         for v in [x, y, z, yaw, pitch, roll] {

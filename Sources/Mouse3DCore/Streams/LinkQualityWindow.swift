@@ -31,7 +31,8 @@ public struct LinkQualityWindow: Sendable, Equatable {
     public mutating func accepted(now: UInt64, lostBefore: UInt64, sent: UInt64?) {
         let i = bucket(at: now)
         buckets[i].received += 1
-        buckets[i].lost = buckets[i].lost.addingReportingOverflow(lostBefore).overflow ? .max : buckets[i].lost + lostBefore
+        buckets[i].lost =
+            buckets[i].lost.addingReportingOverflow(lostBefore).overflow ? .max : buckets[i].lost + lostBefore
         guard let sent else { return }
         let transit = Int64(bitPattern: now &- sent)
         if let last = lastTransit {
@@ -58,7 +59,9 @@ public struct LinkQualityWindow: Sendable, Equatable {
     /// The figures over the last 10 s as of `now`.
     public func figures(now: UInt64) -> Figures {
         let second = now / 1_000_000_000
-        var received: UInt64 = 0, lost: UInt64 = 0, reordered: UInt64 = 0
+        var received: UInt64 = 0
+        var lost: UInt64 = 0
+        var reordered: UInt64 = 0
         for b in buckets where b.second != .max && b.second + UInt64(Self.seconds) > second && b.second <= second {
             received &+= b.received
             lost = lost.addingReportingOverflow(b.lost).overflow ? .max : lost + b.lost  // a sender may skip 2^64 - 2
@@ -70,7 +73,8 @@ public struct LinkQualityWindow: Sendable, Equatable {
         let sent = received.addingReportingOverflow(lost).overflow ? .max : received + lost
         lost -= min(lost, reordered)
         return Figures(
-            received: received, lost: lost, reordered: reordered, lossPercent: sent == 0 ? 0 : Double(lost) * 100 / Double(sent),
+            received: received, lost: lost, reordered: reordered,
+            lossPercent: sent == 0 ? 0 : Double(lost) * 100 / Double(sent),
             jitterMilliseconds: jitterNanoseconds / 1e6)
     }
 }

@@ -22,7 +22,9 @@ public struct RefusalCounts: Sendable, Equatable {
 
     /// The refusals counted at least once, by label.
     public var counted: [(refusal: Refusal, count: UInt64)] {
-        Refusal.allCases.filter { counts[$0.rawValue] > 0 }.sorted { $0.description < $1.description }.map { ($0, counts[$0.rawValue]) }
+        Refusal.allCases.filter { counts[$0.rawValue] > 0 }.sorted { $0.description < $1.description }.map {
+            ($0, counts[$0.rawValue])
+        }
     }
 
     /// `bad tag 3, replayed 1`: the counted refusals, by label.

@@ -30,5 +30,7 @@ public enum JSONText {
     }
 
     /// A JSON array of string literals.
-    public static func array(_ values: [String]) -> String { "[" + values.map { string($0) }.joined(separator: ",") + "]" }
+    public static func array(_ values: [String]) -> String {
+        "[" + values.map { string($0) }.joined(separator: ",") + "]"
+    }
 }

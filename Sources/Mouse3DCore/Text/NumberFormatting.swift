@@ -12,7 +12,8 @@ public func fixed(_ value: Double, _ decimals: Int, width: Int = 0) -> String {
         let scaled = (abs(value) * scale).rounded()
         let units = UInt64(scaled)
         let denominator = UInt64(scale)
-        let whole = units / denominator, fraction = units % denominator
+        let whole = units / denominator
+        let fraction = units % denominator
         text = (value < 0 && units != 0 ? "-" : "") + "\(whole)"
         if decimals > 0 {
             let digits = String(fraction)

@@ -24,7 +24,8 @@ public enum Base64 {
         var out: [UInt8] = []
         var i = 0
         while i < t.count {
-            var v: UInt32 = 0, pad = 0
+            var v: UInt32 = 0
+            var pad = 0
             for k in 0..<4 {
                 let c = t[i + k]
                 if c == UInt8(ascii: "=") && i + 4 == t.count && k >= 2 {

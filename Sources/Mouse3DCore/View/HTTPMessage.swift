@@ -45,11 +45,15 @@ public struct HTTPRequestHead: Sendable, Equatable {
     /// Whether the field `name` lists `token` (comma-separated, any case), as `Connection: keep-alive, Upgrade` does.
     public func field(_ name: String, contains token: String) -> Bool {
         let wanted = token.lowercased()
-        return fields.contains { $0.name == name.lowercased() && $0.value.lowercased().split(separator: ",").contains { $0.trimmingSpaces == wanted } }
+        return fields.contains {
+            $0.name == name.lowercased()
+                && $0.value.lowercased().split(separator: ",").contains { $0.trimmingSpaces == wanted }
+        }
     }
 
     public static func == (a: HTTPRequestHead, b: HTTPRequestHead) -> Bool {
-        a.method == b.method && a.target == b.target && a.fields.map(\.name) == b.fields.map(\.name) && a.fields.map(\.value) == b.fields.map(\.value)
+        a.method == b.method && a.target == b.target && a.fields.map(\.name) == b.fields.map(\.name)
+            && a.fields.map(\.value) == b.fields.map(\.value)
     }
 
     /// What reading a head from the bytes received so far gives.
@@ -70,9 +74,10 @@ public struct HTTPRequestHead: Sendable, Equatable {
         let from = max(0, scanned - 3)
         scanned = bytes.count
         guard bytes.count <= maximumBytes else { return true }
-        return bytes.count >= 4 && bytes.withUnsafeBufferPointer { b in
-            (from..<(b.count - 3)).contains { b[$0] == 13 && b[$0 + 1] == 10 && b[$0 + 2] == 13 && b[$0 + 3] == 10 }
-        }
+        return bytes.count >= 4
+            && bytes.withUnsafeBufferPointer { b in
+                (from..<(b.count - 3)).contains { b[$0] == 13 && b[$0 + 1] == 10 && b[$0 + 2] == 13 && b[$0 + 3] == 10 }
+            }
     }
 
     /// Reads a head from the start of `bytes`.
@@ -88,7 +93,9 @@ public struct HTTPRequestHead: Sendable, Equatable {
             }
             i += 1
         }
-        guard let end else { return data.count > maximumBytes ? .invalid("head larger than \(maximumBytes) bytes") : .incomplete }
+        guard let end else {
+            return data.count > maximumBytes ? .invalid("head larger than \(maximumBytes) bytes") : .incomplete
+        }
         guard end + 4 <= maximumBytes else { return .invalid("head larger than \(maximumBytes) bytes") }
         // Lines split at CRLF; a CR or LF anywhere else is refused.
         var lines: [ArraySlice<UInt8>] = []
@@ -107,24 +114,32 @@ public struct HTTPRequestHead: Sendable, Equatable {
             }
         }
         lines.append(data[start..<end])
-        guard let first = lines.first, let requestLine = String(validating: first, as: UTF8.self) else { return .invalid("request line not UTF-8") }
+        guard let first = lines.first, let requestLine = String(validating: first, as: UTF8.self) else {
+            return .invalid("request line not UTF-8")
+        }
         let parts = requestLine.split(separator: " ", omittingEmptySubsequences: false)
-        guard parts.count == 3, !parts[0].isEmpty, parts[0].allSatisfy({ $0.isLetter && $0.isUppercase }), parts[1].hasPrefix("/"),
-              parts[2] == "HTTP/1.1" || parts[2] == "HTTP/1.0"
+        guard parts.count == 3, !parts[0].isEmpty, parts[0].allSatisfy({ $0.isLetter && $0.isUppercase }),
+            parts[1].hasPrefix("/"),
+            parts[2] == "HTTP/1.1" || parts[2] == "HTTP/1.0"
         else { return .invalid("malformed request line") }
         let fieldLines = lines.dropFirst()
         guard fieldLines.count <= maximumFields else { return .invalid("more than \(maximumFields) header fields") }
         var fields: [(name: String, value: String)] = []
         for line in fieldLines {
-            guard let colon = line.firstIndex(of: UInt8(ascii: ":")), colon > line.startIndex else { return .invalid("header field without a name") }
+            guard let colon = line.firstIndex(of: UInt8(ascii: ":")), colon > line.startIndex else {
+                return .invalid("header field without a name")
+            }
             let name = line[line.startIndex..<colon]
             // A token: no spaces, tabs or controls (a space before the colon is how smuggling starts).
             guard name.allSatisfy({ $0 > 32 && $0 < 127 }) else { return .invalid("bad header field name") }
-            guard let value = String(validating: line[(colon + 1)...], as: UTF8.self) else { return .invalid("header value not UTF-8") }
+            guard let value = String(validating: line[(colon + 1)...], as: UTF8.self) else {
+                return .invalid("header value not UTF-8")
+            }
             fields.append((String(decoding: name, as: UTF8.self).lowercased(), value.trimmingSpaces))
         }
         guard fields.filter({ $0.name == "host" }).count <= 1 else { return .invalid("repeated Host") }
-        return .complete(HTTPRequestHead(method: String(parts[0]), target: String(parts[1]), fields: fields), length: end + 4)
+        return .complete(
+            HTTPRequestHead(method: String(parts[0]), target: String(parts[1]), fields: fields), length: end + 4)
     }
 }
 
@@ -132,7 +147,9 @@ extension StringProtocol {
     /// Without spaces and tabs at either end.
     var trimmingSpaces: String {
         let blank: (Character) -> Bool = { $0 == " " || $0 == "\t" }
-        guard let first = firstIndex(where: { !blank($0) }), let last = lastIndex(where: { !blank($0) }) else { return "" }
+        guard let first = firstIndex(where: { !blank($0) }), let last = lastIndex(where: { !blank($0) }) else {
+            return ""
+        }
         return String(self[first...last])
     }
 }

@@ -18,7 +18,9 @@ public struct HTTPResponse: Sendable, Equatable {
 
     /// A `text/plain` response saying `text`.
     public static func text(_ status: Int, _ reason: String, _ text: String) -> HTTPResponse {
-        HTTPResponse(status: status, reason: reason, fields: [("Content-Type", "text/plain; charset=utf-8")], body: Array(text.utf8))
+        HTTPResponse(
+            status: status, reason: reason, fields: [("Content-Type", "text/plain; charset=utf-8")],
+            body: Array(text.utf8))
     }
 
     /// The bytes on the wire, with `Content-Length` and `Connection: close` added.
@@ -30,6 +32,7 @@ public struct HTTPResponse: Sendable, Equatable {
     }
 
     public static func == (a: HTTPResponse, b: HTTPResponse) -> Bool {
-        a.status == b.status && a.reason == b.reason && a.fields.map(\.0) == b.fields.map(\.0) && a.fields.map(\.1) == b.fields.map(\.1) && a.body == b.body
+        a.status == b.status && a.reason == b.reason && a.fields.map(\.0) == b.fields.map(\.0)
+            && a.fields.map(\.1) == b.fields.map(\.1) && a.body == b.body
     }
 }

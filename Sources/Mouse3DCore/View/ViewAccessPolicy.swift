@@ -74,7 +74,9 @@ public struct ViewAccessPolicy: Sendable, Equatable {
 
     /// Checks a request: its `Host` header, its `token` (from the query or a header), and for the
     /// stream its `Origin` header, if any (a browser always sends one; a script may not).
-    public func check(host: String?, origin: String?, token presented: Substring?, stream: Bool, arrivedAt: String? = nil) -> Refusal? {
+    public func check(
+        host: String?, origin: String?, token presented: Substring?, stream: Bool, arrivedAt: String? = nil
+    ) -> Refusal? {
         guard serves(host: host, arrivedAt: arrivedAt) else { return .foreignHost }
         if let refusal = checkToken(presented) { return refusal }
         if stream, let origin, !isOwn(origin: origin, arrivedAt: arrivedAt) { return .foreignOrigin }
@@ -83,7 +85,8 @@ public struct ViewAccessPolicy: Sendable, Equatable {
 
     /// Whether `origin` is the server's own page.
     public func isOwn(origin: String, arrivedAt: String?) -> Bool {
-        let o = origin.lowercased(), prefix = scheme + "://"
+        let o = origin.lowercased()
+        let prefix = scheme + "://"
         guard o.hasPrefix(prefix) else { return false }
         return serves(host: String(o.dropFirst(prefix.count)), arrivedAt: arrivedAt)
     }
@@ -91,7 +94,9 @@ public struct ViewAccessPolicy: Sendable, Equatable {
     /// Checks a recenter request (a `POST`): the `Host` must be the view's, the `Origin` must be
     /// present and the view's own (a browser always sends it on a POST; another site's page cannot
     /// forge it), and `token` must be the view's. `offered` is false where the view offers no recenter.
-    public func checkRecenter(host: String?, origin: String?, token presented: Substring?, offered: Bool, arrivedAt: String? = nil) -> Refusal? {
+    public func checkRecenter(
+        host: String?, origin: String?, token presented: Substring?, offered: Bool, arrivedAt: String? = nil
+    ) -> Refusal? {
         guard serves(host: host, arrivedAt: arrivedAt) else { return .foreignHost }
         if let refusal = checkToken(presented) { return refusal }
         guard offered else { return .readOnly }
@@ -107,7 +112,8 @@ public struct ViewAccessPolicy: Sendable, Equatable {
 
     /// Compares two secrets without stopping at the first difference.
     public static func equal(_ a: some StringProtocol, _ b: some StringProtocol) -> Bool {
-        let x = Array(a.utf8), y = Array(b.utf8)
+        let x = Array(a.utf8)
+        let y = Array(b.utf8)
         var difference = UInt8(x.count == y.count ? 0 : 1)
         for i in 0..<min(x.count, y.count) { difference |= x[i] ^ y[i] }
         return difference == 0
@@ -135,7 +141,9 @@ extension ViewAccessPolicy {
         var address = "127.0.0.1"
         var portText = Substring(text)
         if text.hasPrefix("[") {
-            guard let close = text.firstIndex(of: "]"), text[text.index(after: close)...].hasPrefix(":") else { return nil }
+            guard let close = text.firstIndex(of: "]"), text[text.index(after: close)...].hasPrefix(":") else {
+                return nil
+            }
             address = String(text[text.index(after: text.startIndex)..<close])
             portText = text[text.index(close, offsetBy: 2)...]
         } else if let colon = text.lastIndex(of: ":") {

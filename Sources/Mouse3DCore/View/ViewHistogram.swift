@@ -16,7 +16,9 @@ public struct ViewHistogram: Sendable, Equatable {
     public mutating func record(_ duration: UInt64, at now: UInt64) {
         let started = halfStarted ?? now
         if now &- started >= Self.halfWindowNanoseconds {
-            previous = now &- started >= 2 * Self.halfWindowNanoseconds ? [UInt32](repeating: 0, count: current.count) : current
+            previous =
+                now &- started >= 2 * Self.halfWindowNanoseconds
+                ? [UInt32](repeating: 0, count: current.count) : current
             current = [UInt32](repeating: 0, count: current.count)
             halfStarted = now
         } else if halfStarted == nil {

@@ -2,8 +2,10 @@
 public enum ViewJSON {
     /// One update message: every stream's state and the refusals so far.
     public static func update(_ streams: [ViewStreamState], refusals: [ViewAccessPolicy.Refusal: Int]) -> String {
-        let counts = ViewAccessPolicy.Refusal.allCases.map { "\"\($0.rawValue)\":\(refusals[$0] ?? 0)" }.joined(separator: ",")
-        return "{\"streams\":[" + streams.map(\.json).joined(separator: ",") + "],\"refused\":{" + counts + "},\"edges_us\":["
+        let counts = ViewAccessPolicy.Refusal.allCases.map { "\"\($0.rawValue)\":\(refusals[$0] ?? 0)" }.joined(
+            separator: ",")
+        return "{\"streams\":[" + streams.map(\.json).joined(separator: ",") + "],\"refused\":{" + counts
+            + "},\"edges_us\":["
             + ViewHistogram.edgesMicroseconds.map(String.init).joined(separator: ",") + "]}"
     }
 }

@@ -19,7 +19,10 @@ public struct ViewStreamState: Sendable, Equatable {
     public var latencies = ViewHistogram()
 
     /// A state.
-    public init(label: String, frames: UInt64, sequence: UInt64, rollDegrees: Double, pitchDegrees: Double, yawDegrees: Double, receivedNanoseconds: UInt64) {
+    public init(
+        label: String, frames: UInt64, sequence: UInt64, rollDegrees: Double, pitchDegrees: Double, yawDegrees: Double,
+        receivedNanoseconds: UInt64
+    ) {
         self.label = label
         self.frames = frames
         self.sequence = sequence
@@ -32,7 +35,9 @@ public struct ViewStreamState: Sendable, Equatable {
     /// Takes the next update of this stream: counts a gap in the sequence as lost and an update older
     /// than the latest as reordered; the attitude shown is the latest to arrive.
     /// `sentNanoseconds` is the sender's send time on this machine's clock, when the receiver measures latency.
-    public mutating func take(sequence: UInt64, roll: Double, pitch: Double, yaw: Double, nanoseconds: UInt64, sentNanoseconds: UInt64? = nil) {
+    public mutating func take(
+        sequence: UInt64, roll: Double, pitch: Double, yaw: Double, nanoseconds: UInt64, sentNanoseconds: UInt64? = nil
+    ) {
         frames += 1
         if nanoseconds > receivedNanoseconds { intervals.record(nanoseconds - receivedNanoseconds, at: nanoseconds) }
         if let sent = sentNanoseconds, sent <= nanoseconds { latencies.record(nanoseconds - sent, at: nanoseconds) }

@@ -61,7 +61,8 @@ public enum WebSocketFrame {
         public var end: Int { payloadStart + payloadLength }
 
         public static func == (a: Header, b: Header) -> Bool {
-            a.opcode == b.opcode && a.final == b.final && a.payloadStart == b.payloadStart && a.payloadLength == b.payloadLength
+            a.opcode == b.opcode && a.final == b.final && a.payloadStart == b.payloadStart
+                && a.payloadLength == b.payloadLength
                 && a.mask == b.mask
         }
     }
@@ -82,7 +83,8 @@ public enum WebSocketFrame {
     public static func decodeClientHeader(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> HeaderOutcome {
         let available = bytes.count - offset
         guard available >= 2 else { return .incomplete }
-        let b0 = bytes[offset], b1 = bytes[offset + 1]
+        let b0 = bytes[offset]
+        let b1 = bytes[offset + 1]
         let final = b0 & 0x80 != 0
         guard b0 & 0x70 == 0 else { return .invalid(code: 1002, reason: "reserved bits set") }
         guard let opcode = Opcode(rawValue: b0 & 0x0F) else { return .invalid(code: 1002, reason: "unknown opcode") }
@@ -97,17 +99,22 @@ public enum WebSocketFrame {
             guard available >= 10 else { return .incomplete }
             var n: UInt64 = 0
             for k in 2..<10 { n = n << 8 | UInt64(bytes[offset + k]) }
-            guard n <= UInt64(maximumClientPayload) else { return .invalid(code: 1009, reason: "client frame too large") }
+            guard n <= UInt64(maximumClientPayload) else {
+                return .invalid(code: 1009, reason: "client frame too large")
+            }
             length = Int(n)
             header = 10
         }
-        if opcode.isControl { guard final && length <= 125 else { return .invalid(code: 1002, reason: "bad control frame") } }
+        if opcode.isControl {
+            guard final && length <= 125 else { return .invalid(code: 1002, reason: "bad control frame") }
+        }
         guard length <= maximumClientPayload else { return .invalid(code: 1009, reason: "client frame too large") }
         guard available >= header + 4 + length else { return .incomplete }
         let m = offset + header
-        return .header(Header(
-            opcode: opcode, final: final, payloadStart: m + 4, payloadLength: length,
-            mask: (bytes[m], bytes[m + 1], bytes[m + 2], bytes[m + 3])))
+        return .header(
+            Header(
+                opcode: opcode, final: final, payloadStart: m + 4, payloadLength: length,
+                mask: (bytes[m], bytes[m + 1], bytes[m + 2], bytes[m + 3])))
     }
 
     /// The payload of `header`'s frame in `bytes`, unmasked.

@@ -37,7 +37,8 @@ public struct AttitudeDatagram: Sendable, Equatable {
     public static let byteCount = 40
 
     /// Creates a datagram.
-    public init(streamID: UInt32, sequence: UInt64, sentNanoseconds: UInt64, buttons: ButtonState, frame: AttitudeFrame) {
+    public init(streamID: UInt32, sequence: UInt64, sentNanoseconds: UInt64, buttons: ButtonState, frame: AttitudeFrame)
+    {
         self.streamID = streamID
         self.sequence = sequence
         self.sentNanoseconds = sentNanoseconds

@@ -50,8 +50,10 @@ public struct LinkProbe: Sendable, Equatable {
 
     /// The 40 authenticated bytes (the tag goes after them).
     public var authenticatedPart: [UInt8] {
-        var bytes: [UInt8] = [AttitudeDatagram.magic.0, AttitudeDatagram.magic.1, AttitudeDatagram.version,
-                              isReply ? Self.replyKind : Self.requestKind]
+        var bytes: [UInt8] = [
+            AttitudeDatagram.magic.0, AttitudeDatagram.magic.1, AttitudeDatagram.version,
+            isReply ? Self.replyKind : Self.requestKind
+        ]
         bytes.reserveCapacity(Self.byteCount)
         bytes += id
         bytes += challenge

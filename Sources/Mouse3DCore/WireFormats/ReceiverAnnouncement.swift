@@ -40,8 +40,10 @@ public struct ReceiverAnnouncement: Sendable, Equatable {
 
     /// The TXT entries, `key=value`. Each stays under DNS-SD's 255-byte limit (the name is cut to 200 bytes).
     public var txtEntries: [String] {
-        ["v=\(Self.version)", "name=\(String(decoding: name.utf8.prefix(200), as: UTF8.self))", "fp=\(fingerprint)",
-         "wire=\(wire)", "out=\(outputs.joined(separator: ","))", "pp=\(pairingPort)"]
+        [
+            "v=\(Self.version)", "name=\(String(decoding: name.utf8.prefix(200), as: UTF8.self))", "fp=\(fingerprint)",
+            "wire=\(wire)", "out=\(outputs.joined(separator: ","))", "pp=\(pairingPort)"
+        ]
     }
 
     /// Why a TXT record is not a usable announcement.
@@ -54,7 +56,8 @@ public struct ReceiverAnnouncement: Sendable, Equatable {
         public var description: String {
             switch self {
             case .missingVersion: "no protocol version (v) in its record"
-            case .unsupportedVersion(let v): "protocol version \(v), this mouse3d speaks \(ReceiverAnnouncement.version)"
+            case .unsupportedVersion(let v):
+                "protocol version \(v), this mouse3d speaks \(ReceiverAnnouncement.version)"
             case .badPairingPort(let p): "pairing port '\(p)' is not a port number"
             case .badFingerprint(let f): "fingerprint '\(f)' is not xxxx-xxxx-xxxx-xxxx"
             }
@@ -66,7 +69,9 @@ public struct ReceiverAnnouncement: Sendable, Equatable {
         guard let v = txt["v"] else { return .failure(.missingVersion) }
         guard v == String(version) else { return .failure(.unsupportedVersion(TerminalText.escaped(v))) }
         let fingerprint = (txt["fp"] ?? "").lowercased()
-        if !fingerprint.isEmpty && !isFingerprint(fingerprint) { return .failure(.badFingerprint(TerminalText.escaped(fingerprint))) }
+        if !fingerprint.isEmpty && !isFingerprint(fingerprint) {
+            return .failure(.badFingerprint(TerminalText.escaped(fingerprint)))
+        }
         var pairingPort: UInt16 = 24931
         if let p = txt["pp"] {
             guard let parsed = UInt16(p), parsed > 0 else { return .failure(.badPairingPort(TerminalText.escaped(p))) }
@@ -74,13 +79,16 @@ public struct ReceiverAnnouncement: Sendable, Equatable {
         }
         let outputs = (txt["out"] ?? "").split(separator: ",").map(String.init)
         let name = TerminalText.escaped(txt["name"].flatMap { $0.isEmpty ? nil : $0 } ?? instanceName)
-        return .success(ReceiverAnnouncement(
-            name: name, fingerprint: fingerprint, wire: txt["wire"] ?? "sealed", outputs: outputs, pairingPort: pairingPort))
+        return .success(
+            ReceiverAnnouncement(
+                name: name, fingerprint: fingerprint, wire: txt["wire"] ?? "sealed", outputs: outputs,
+                pairingPort: pairingPort))
     }
 
     /// Whether `text` looks like `xxxx-xxxx-xxxx-xxxx` in lowercase hexadecimal.
     static func isFingerprint(_ text: String) -> Bool {
         let groups = text.split(separator: "-", omittingEmptySubsequences: false)
-        return groups.count == 4 && groups.allSatisfy { g in g.count == 4 && g.allSatisfy { $0.isHexDigit && !$0.isUppercase } }
+        return groups.count == 4
+            && groups.allSatisfy { g in g.count == 4 && g.allSatisfy { $0.isHexDigit && !$0.isUppercase } }
     }
 }

@@ -36,7 +36,8 @@ public struct ReplayWindow: Sendable, Equatable {
         guard wouldAccept(counter) else { return false }
         if let current = newest, counter > current {
             // Clear the words the window moves onto (all of them, at most, after a long jump).
-            let from = current / 64, to = counter / 64
+            let from = current / 64
+            let to = counter / 64
             if to > from {
                 let passed = min(to - from, UInt64(bits.count))
                 for step in 1...passed { bits[word((from + step) * 64)] = 0 }

@@ -30,9 +30,11 @@ public final class FrameCipher {
             aesState = nil
         case .aes256GCM:
             precondition(FrameCipher.aes256GCMAvailable, "AES-256-GCM needs AES-NI")
-            let state = UnsafeMutableRawPointer.allocate(byteCount: Int(crypto_aead_aes256gcm_statebytes()), alignment: 16)
+            let state = UnsafeMutableRawPointer.allocate(
+                byteCount: Int(crypto_aead_aes256gcm_statebytes()), alignment: 16)
             _ = crypto_aead_aes256gcm_beforenm(
-                state.assumingMemoryBound(to: crypto_aead_aes256gcm_state.self), self.key.baseAddress!.assumingMemoryBound(to: UInt8.self))
+                state.assumingMemoryBound(to: crypto_aead_aes256gcm_state.self),
+                self.key.baseAddress!.assumingMemoryBound(to: UInt8.self))
             aesState = state
         }
     }
@@ -53,8 +55,10 @@ public final class FrameCipher {
         plaintext: UnsafeRawBufferPointer, ciphertext: UnsafeMutableRawBufferPointer, tag: UnsafeMutableRawBufferPointer
     ) {
         precondition(nonce.count == 12 && tag.count == 16 && ciphertext.count == plaintext.count && !plaintext.isEmpty)
-        let c = ciphertext.baseAddress!.assumingMemoryBound(to: UInt8.self), t = tag.baseAddress!.assumingMemoryBound(to: UInt8.self)
-        let m = plaintext.baseAddress!.assumingMemoryBound(to: UInt8.self), n = nonce.baseAddress!.assumingMemoryBound(to: UInt8.self)
+        let c = ciphertext.baseAddress!.assumingMemoryBound(to: UInt8.self)
+        let t = tag.baseAddress!.assumingMemoryBound(to: UInt8.self)
+        let m = plaintext.baseAddress!.assumingMemoryBound(to: UInt8.self)
+        let n = nonce.baseAddress!.assumingMemoryBound(to: UInt8.self)
         let a = associatedData.baseAddress?.assumingMemoryBound(to: UInt8.self)
         var tagLength: UInt64 = 0
         if let aesState {
@@ -76,8 +80,10 @@ public final class FrameCipher {
     ) -> Bool {
         precondition(nonce.count == 12 && plaintext.count == ciphertext.count && !ciphertext.isEmpty)
         guard tag.count == 16 else { return false }
-        let m = plaintext.baseAddress!.assumingMemoryBound(to: UInt8.self), c = ciphertext.baseAddress!.assumingMemoryBound(to: UInt8.self)
-        let t = tag.baseAddress!.assumingMemoryBound(to: UInt8.self), n = nonce.baseAddress!.assumingMemoryBound(to: UInt8.self)
+        let m = plaintext.baseAddress!.assumingMemoryBound(to: UInt8.self)
+        let c = ciphertext.baseAddress!.assumingMemoryBound(to: UInt8.self)
+        let t = tag.baseAddress!.assumingMemoryBound(to: UInt8.self)
+        let n = nonce.baseAddress!.assumingMemoryBound(to: UInt8.self)
         let a = associatedData.baseAddress?.assumingMemoryBound(to: UInt8.self)
         if let aesState {
             return crypto_aead_aes256gcm_decrypt_detached_afternm(

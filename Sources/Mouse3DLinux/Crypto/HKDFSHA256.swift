@@ -7,7 +7,8 @@ public enum HKDFSHA256 {
     public static func deriveKey(inputKeyMaterial: [UInt8], salt: [UInt8] = [], info: [UInt8], count: Int) -> [UInt8] {
         precondition(count > 0 && count <= 255 * HMACSHA256.byteCount, "HKDF output is 1 to 8160 bytes")
         let pseudorandomKey = HMACSHA256.authenticationCode(for: inputKeyMaterial, key: salt)
-        var output: [UInt8] = [], block: [UInt8] = []
+        var output: [UInt8] = []
+        var block: [UInt8] = []
         var counter: UInt8 = 1
         while output.count < count {
             block = HMACSHA256.authenticationCode(for: block + info + [counter], key: pseudorandomKey)

@@ -16,7 +16,8 @@ public enum HMACSHA256 {
         var state = crypto_auth_hmacsha256_state()
         var out = [UInt8](repeating: 0, count: byteCount)
         _ = crypto_auth_hmacsha256_init(&state, key, key.count)
-        _ = crypto_auth_hmacsha256_update(&state, message.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt64(message.count))
+        _ = crypto_auth_hmacsha256_update(
+            &state, message.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt64(message.count))
         _ = crypto_auth_hmacsha256_final(&state, &out)
         sodium_memzero(&state, MemoryLayout<crypto_auth_hmacsha256_state>.size)
         return out

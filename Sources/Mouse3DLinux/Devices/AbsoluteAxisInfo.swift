@@ -1,7 +1,7 @@
-import Mouse3DCore
 import CEvdev
 import CLinux
 import Glibc
+import Mouse3DCore
 import SystemPackage
 
 /// An absolute axis's description, as `struct input_absinfo`.

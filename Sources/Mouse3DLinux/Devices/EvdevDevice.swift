@@ -1,7 +1,7 @@
-import Mouse3DCore
 import CEvdev
 import CLinux
 import Glibc
+import Mouse3DCore
 import SystemPackage
 
 /// An input device node (`/dev/input/eventN`) read through libevdev. Owned by one thread.
@@ -16,7 +16,8 @@ public final class EvdevDevice {
     /// `libevdev_new_from_fd`.
     public init(path: String) throws(SystemCallError) {
         self.path = path
-        descriptor = FileDescriptor(rawValue: try SystemCall.retrying("open", path) { open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC) })
+        descriptor = FileDescriptor(
+            rawValue: try SystemCall.retrying("open", path) { open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC) })
         var dev: OpaquePointer?
         let rc = libevdev_new_from_fd(descriptor.rawValue, &dev)
         guard rc == 0, let dev else {
@@ -37,8 +38,10 @@ public final class EvdevDevice {
     public var uniqueID: String? { libevdev_get_uniq(device).map { String(cString: $0) } }
     /// Bus, vendor, product and version.
     public var identity: (bus: Int, vendor: Int, product: Int, version: Int) {
-        (Int(libevdev_get_id_bustype(device)), Int(libevdev_get_id_vendor(device)),
-         Int(libevdev_get_id_product(device)), Int(libevdev_get_id_version(device)))
+        (
+            Int(libevdev_get_id_bustype(device)), Int(libevdev_get_id_vendor(device)),
+            Int(libevdev_get_id_product(device)), Int(libevdev_get_id_version(device))
+        )
     }
 
     /// Whether the device has input property `property` (for example `INPUT_PROP_ACCELEROMETER`).

@@ -1,6 +1,6 @@
 import CLinux
-import SystemPackage
 import Mouse3DCore
+import SystemPackage
 
 /// A live evdev motion device (gamepad or handheld IMU): reads its events and yields samples.
 /// Owned by one thread.
@@ -25,17 +25,22 @@ public final class EvdevMotionSource {
         var reach = Double.infinity
         for code in EvdevMotionDecoder.Code.motionAxes {
             guard let info = device.absoluteAxis(code), info.resolution > 0 else {
-                throw MotionSourceError(message: "\(path) ('\(device.name)') is not a motion device: axis \(code) is missing or has no resolution")
+                throw MotionSourceError(
+                    message:
+                        "\(path) ('\(device.name)') is not a motion device: axis \(code) is missing or has no resolution"
+                )
             }
             axes.append(.init(center: Double(info.minimum + info.maximum) / 2, resolution: Double(info.resolution)))
             values.append(Int32(info.value))
             if axes.count <= 3 { reach = min(reach, Double(info.maximum - info.minimum) / 2 / Double(info.resolution)) }
         }
         guard device.hasProperty(Int32(INPUT_PROP_ACCELEROMETER)) else {
-            throw MotionSourceError(message: "\(path) ('\(device.name)') is not a motion device (no INPUT_PROP_ACCELEROMETER)")
+            throw MotionSourceError(
+                message: "\(path) ('\(device.name)') is not a motion device (no INPUT_PROP_ACCELEROMETER)")
         }
         decoder = EvdevMotionDecoder(axes: axes, initialValues: values)
-        accelerometerRangeMetersPerSecondSquared = reach.isFinite && reach > 0 ? reach * standardGravityMetersPerSecondSquared : nil
+        accelerometerRangeMetersPerSecondSquared =
+            reach.isFinite && reach > 0 ? reach * standardGravityMetersPerSecondSquared : nil
     }
 
     /// The accelerometer's range per axis from the device's absinfo (maximum less the centre, over
@@ -59,14 +64,18 @@ public final class EvdevMotionSource {
             case .wouldBlock:
                 return samples
             case .event(let e):
-                if let s = decoder.feed(type: e.type, code: e.code, value: e.value, eventTimeNanoseconds: e.timeNanoseconds) {
+                if let s = decoder.feed(
+                    type: e.type, code: e.code, value: e.value, eventTimeNanoseconds: e.timeNanoseconds)
+                {
                     samples.append(s)
                 }
             case .resynchronised(let e):
                 if e.type == Int32(EV_SYN) && e.code == Int32(SYN_DROPPED) {
                     resynchronisations += 1
                     decoder.resynchronising()
-                } else if let s = decoder.feed(type: e.type, code: e.code, value: e.value, eventTimeNanoseconds: e.timeNanoseconds) {
+                } else if let s = decoder.feed(
+                    type: e.type, code: e.code, value: e.value, eventTimeNanoseconds: e.timeNanoseconds)
+                {
                     samples.append(s)
                 }
             }

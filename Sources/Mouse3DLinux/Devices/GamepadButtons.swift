@@ -34,10 +34,14 @@ public final class GamepadButtons {
 
     /// Opens the sibling gamepad of the motion device at `motionNode` that has at least one of
     /// `buttons`; `nil` if there is none. Of `axes`, those it has are read too.
-    public static func sibling(of motionNode: String, having buttons: Set<Int32>, axes: Set<Int32> = []) throws -> GamepadButtons? {
+    public static func sibling(of motionNode: String, having buttons: Set<Int32>, axes: Set<Int32> = []) throws
+        -> GamepadButtons?
+    {
         let udev = try Udev()
         let devices = try udev.devices(subsystem: "input").filter { $0.sysname.hasPrefix("event") }
-        guard let motion = devices.first(where: { $0.node == motionNode }), let motionInput = motion.parent else { return nil }
+        guard let motion = devices.first(where: { $0.node == motionNode }), let motionInput = motion.parent else {
+            return nil
+        }
         let uniq = motionInput.attribute("uniq") ?? ""
         let family = FileSystem.realPath(motionInput.sysfsPath + "/..")
         for candidate in devices where candidate.node != motionNode {

@@ -1,7 +1,7 @@
 import CLinux
 import Glibc
-import SystemPackage
 import Mouse3DCore
+import SystemPackage
 
 /// Buffered reading of an IIO device: enables the x, y, z channels of the wanted kinds and the
 /// timestamp, sets a trigger where the device needs one, enables the buffer (last), and decodes the
@@ -26,20 +26,32 @@ public final class IIOBuffer {
     private var carry: [UInt8] = []
 
     /// Sets the device up for buffered reading of `kinds`.
-    public init(device: IIODevice, kinds: [IIODevice.ChannelKind], mountOverride: MountMatrix? = nil, length: Int = 128) throws {
+    public init(device: IIODevice, kinds: [IIODevice.ChannelKind], mountOverride: MountMatrix? = nil, length: Int = 128)
+        throws
+    {
         self.device = device
         try? device.setAttribute("buffer/enable", "0")
         // Timestamps on our clock, where the device lets us choose.
-        if device.attribute("current_timestamp_clock") != nil { try? device.setAttribute("current_timestamp_clock", "monotonic") }
+        if device.attribute("current_timestamp_clock") != nil {
+            try? device.setAttribute("current_timestamp_clock", "monotonic")
+        }
         var enabled: [(name: String, index: Int, type: IIOScanType)] = []
         let scan = device.sysfsPath + "/scan_elements"
         guard FileSystem.exists(scan) else {
-            throw MotionSourceError(message: "\(device.sysfsPath): no scan_elements, so the device cannot buffer; read it by polling: --iio-poll 100")
+            throw MotionSourceError(
+                message:
+                    "\(device.sysfsPath): no scan_elements, so the device cannot buffer; read it by polling: --iio-poll 100"
+            )
         }
         // Turn off what we do not want, on what we want, then read back the layout of everything on.
         for name in try DirectoryListing.names(in: scan) where name.hasSuffix("_en") {
             let channel = String(name.dropFirst(3).dropLast(3))  // in_accel_x_en -> accel_x
-            let wanted = channel == "timestamp" || kinds.contains { channel.hasPrefix($0.rawValue + "_") && ["x", "y", "z"].contains(channel.split(separator: "_").last.map(String.init) ?? "") }
+            let wanted =
+                channel == "timestamp"
+                || kinds.contains {
+                    channel.hasPrefix($0.rawValue + "_")
+                        && ["x", "y", "z"].contains(channel.split(separator: "_").last.map(String.init) ?? "")
+                }
             try IIODevice.write("\(scan)/\(name)", wanted ? "1" : "0")
         }
         for name in try DirectoryListing.names(in: scan) where name.hasSuffix("_en") {
@@ -47,7 +59,8 @@ public final class IIOBuffer {
             let channel = String(name.dropFirst(3).dropLast(3))
             let stem = String(name.dropLast(3))
             guard let index = Int(try IIODevice.read("\(scan)/\(stem)_index")),
-                  let type = IIOScanType(try IIODevice.read("\(scan)/\(stem)_type")) else {
+                let type = IIOScanType(try IIODevice.read("\(scan)/\(stem)_type"))
+            else {
                 throw MotionSourceError(message: "\(scan)/\(stem): unreadable index or type")
             }
             enabled.append((channel, index, type))
@@ -59,18 +72,23 @@ public final class IIOBuffer {
         // A trigger, where the device has a trigger slot and none is set: its own, named <name>-dev<N>.
         if let current = device.attribute("trigger/current_trigger"), current.isEmpty {
             let own = "\(device.name)-dev\(device.sysname.dropFirst("iio:device".count))"
-            let triggers = (try? DirectoryListing.names(in: "/sys/bus/iio/devices"))?.filter { $0.hasPrefix("trigger") } ?? []
+            let triggers =
+                (try? DirectoryListing.names(in: "/sys/bus/iio/devices"))?.filter { $0.hasPrefix("trigger") } ?? []
             let names = triggers.compactMap { try? IIODevice.read("/sys/bus/iio/devices/\($0)/name") }
-            guard let trigger = names.first(where: { $0 == own }) ?? names.first(where: { $0.hasPrefix(device.name) }) else {
-                throw MotionSourceError(message: "\(device.sysfsPath): needs a trigger and none fits (triggers here: "
-                    + "\(names.isEmpty ? "none" : names.joined(separator: ", "))); read it by polling instead: --iio-poll 100")
+            guard let trigger = names.first(where: { $0 == own }) ?? names.first(where: { $0.hasPrefix(device.name) })
+            else {
+                throw MotionSourceError(
+                    message: "\(device.sysfsPath): needs a trigger and none fits (triggers here: "
+                        + "\(names.isEmpty ? "none" : names.joined(separator: ", "))); read it by polling instead: --iio-poll 100"
+                )
             }
             try device.setAttribute("trigger/current_trigger", trigger)
         }
         if device.attribute("buffer/length") != nil { try? device.setAttribute("buffer/length", "\(length)") }
         let node = device.node
         do {
-            descriptor = FileDescriptor(rawValue: try SystemCall.retrying("open", node) { open(node, O_RDONLY | O_NONBLOCK | O_CLOEXEC) })
+            descriptor = FileDescriptor(
+                rawValue: try SystemCall.retrying("open", node) { open(node, O_RDONLY | O_NONBLOCK | O_CLOEXEC) })
         } catch {
             throw MotionSourceError(message: PermissionAdvice.message(for: error, node: node))
         }
@@ -91,7 +109,10 @@ public final class IIOBuffer {
     /// Reads whatever records are waiting.
     public func readRecords() throws -> [Record] {
         let size = buffer.count
-        guard let n = try SystemCall.retrying("read", device.node, tolerating: [EAGAIN], { read(descriptor.rawValue, &buffer, size) }), n > 0 else {
+        guard
+            let n = try SystemCall.retrying(
+                "read", device.node, tolerating: [EAGAIN], { read(descriptor.rawValue, &buffer, size) }), n > 0
+        else {
             return []
         }
         let now = Int64(MonotonicClock.nanoseconds())
@@ -106,7 +127,9 @@ public final class IIOBuffer {
                 for (kind, scaling) in scalings {
                     var v = SIMD3<Double>.zero
                     for (i, axis) in ["x", "y", "z"].enumerated() {
-                        if let c = layout.channel("\(kind.rawValue)_\(axis)") { v[i] = Double(c.type.decode(record, at: c.offset)) }
+                        if let c = layout.channel("\(kind.rawValue)_\(axis)") {
+                            v[i] = Double(c.type.decode(record, at: c.offset))
+                        }
                     }
                     values[kind] = scaling.apply(v)
                 }

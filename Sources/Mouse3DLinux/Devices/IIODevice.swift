@@ -1,7 +1,7 @@
 import CLinux
 import Glibc
-import SystemPackage
 import Mouse3DCore
+import SystemPackage
 
 /// An Industrial I/O device seen through sysfs (`/sys/bus/iio/devices/iio:deviceN`).
 /// Owned by one thread.
@@ -32,7 +32,12 @@ public final class IIODevice {
     public var node: String { "/dev/\(sysname)" }
 
     /// The kinds of motion channels the device has.
-    public var kinds: [ChannelKind] { ChannelKind.allCases.filter { FileSystem.exists("\(sysfsPath)/in_\($0.rawValue)_x_raw") || FileSystem.exists("\(sysfsPath)/scan_elements/in_\($0.rawValue)_x_en") } }
+    public var kinds: [ChannelKind] {
+        ChannelKind.allCases.filter {
+            FileSystem.exists("\(sysfsPath)/in_\($0.rawValue)_x_raw")
+                || FileSystem.exists("\(sysfsPath)/scan_elements/in_\($0.rawValue)_x_en")
+        }
+    }
 
     /// An attribute's text, trimmed, or `nil` if it does not exist or cannot be read.
     public func attribute(_ name: String) -> String? { try? Self.read("\(sysfsPath)/\(name)") }
@@ -63,13 +68,16 @@ public final class IIODevice {
             throw MotionSourceError(message: "\(sysfsPath): no in_\(k)_scale; cannot convert raw values")
         }
         let offset = (attribute("in_\(k)_offset") ?? attribute("in_\(k)_x_offset")).flatMap(Double.init) ?? 0
-        let mount = mountOverride ?? (attribute("in_\(k)_mount_matrix") ?? attribute("mount_matrix")).flatMap(MountMatrix.init) ?? .identity
+        let mount =
+            mountOverride ?? (attribute("in_\(k)_mount_matrix") ?? attribute("mount_matrix")).flatMap(MountMatrix.init)
+            ?? .identity
         return Scaling(offset: offset, scale: scale, mount: mount)
     }
 
     /// The sampling frequency in Hz, if the device reports one.
     public var samplingFrequencyHertz: Double? {
-        (attribute("sampling_frequency") ?? attribute("in_accel_sampling_frequency") ?? attribute("in_anglvel_sampling_frequency"))
+        (attribute("sampling_frequency") ?? attribute("in_accel_sampling_frequency")
+            ?? attribute("in_anglvel_sampling_frequency"))
             .flatMap(Double.init)
     }
 

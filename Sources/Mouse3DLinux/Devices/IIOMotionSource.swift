@@ -29,16 +29,22 @@ public final class IIOMotionSource: LiveMotionSource {
         gyroScaling = try gyroscope.scaling(.anglvel, mountOverride: mountOverride)
         if mode == .buffered {
             if accelerometer.sysfsPath == gyroscope.sysfsPath {
-                buffers = [try IIOBuffer(device: accelerometer, kinds: [.accel, .anglvel], mountOverride: mountOverride)]
+                buffers = [
+                    try IIOBuffer(device: accelerometer, kinds: [.accel, .anglvel], mountOverride: mountOverride)
+                ]
             } else {
-                buffers = [try IIOBuffer(device: accelerometer, kinds: [.accel], mountOverride: mountOverride),
-                           try IIOBuffer(device: gyroscope, kinds: [.anglvel], mountOverride: mountOverride)]
+                buffers = [
+                    try IIOBuffer(device: accelerometer, kinds: [.accel], mountOverride: mountOverride),
+                    try IIOBuffer(device: gyroscope, kinds: [.anglvel], mountOverride: mountOverride)
+                ]
             }
         }
     }
 
     public var summary: String {
-        let names = accelDevice.sysfsPath == gyroDevice.sysfsPath ? "'\(accelDevice.name)' (\(accelDevice.node))"
+        let names =
+            accelDevice.sysfsPath == gyroDevice.sysfsPath
+            ? "'\(accelDevice.name)' (\(accelDevice.node))"
             : "'\(accelDevice.name)' + '\(gyroDevice.name)' (\(accelDevice.node), \(gyroDevice.node))"
         switch mode {
         case .buffered: return "iio \(names), buffered"
@@ -63,9 +69,11 @@ public final class IIOMotionSource: LiveMotionSource {
             let start = MonotonicClock.nanoseconds()
             let accel = try accelDevice.pollReading(.accel, scaling: accelScaling)
             let gyro = try gyroDevice.pollReading(.anglvel, scaling: gyroScaling)
-            return [MotionSample(
-                timestampNanoseconds: Int64(start), angularVelocityRadiansPerSecond: gyro,
-                specificForceMetersPerSecondSquared: accel)]
+            return [
+                MotionSample(
+                    timestampNanoseconds: Int64(start), angularVelocityRadiansPerSecond: gyro,
+                    specificForceMetersPerSecondSquared: accel)
+            ]
         case .buffered:
             // Accelerometer records first, so gyroscope records of the same moment find them.
             var gyroRecords: [IIOBuffer.Record] = []

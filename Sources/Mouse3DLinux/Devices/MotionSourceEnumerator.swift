@@ -1,6 +1,6 @@
-import Mouse3DCore
 import CLinux
 import Glibc
+import Mouse3DCore
 
 /// Finds motion sources through libudev and sysfs. Works without udevd (from sysfs attributes);
 /// with udevd it also sees udev's properties.
@@ -10,7 +10,8 @@ public enum MotionSourceEnumerator {
         try udev.devices(subsystem: "input").compactMap { device -> MotionSourceInfo? in
             guard device.sysname.hasPrefix("event"), let input = device.parent else { return nil }
             let byProperty = device.property("ID_INPUT_ACCELEROMETER") == "1"
-            let bySysfs = input.attribute("properties").map { hasBit(Int(INPUT_PROP_ACCELEROMETER), inHexBitmask: $0) } ?? false
+            let bySysfs =
+                input.attribute("properties").map { hasBit(Int(INPUT_PROP_ACCELEROMETER), inHexBitmask: $0) } ?? false
             guard byProperty || bySysfs else { return nil }
             let abs = input.attribute("capabilities/abs") ?? "0"
             let hasAccel = [ABS_X, ABS_Y, ABS_Z].allSatisfy { hasBit(Int($0), inHexBitmask: abs) }
@@ -26,7 +27,8 @@ public enum MotionSourceEnumerator {
 
     /// `vvvv:pppp` from sysfs id attributes (hex), or nil.
     static func deviceID(vendor: String?, product: String?) -> String? {
-        guard let vendor, let product, vendor.count == 4, product.count == 4, vendor != "0000" || product != "0000" else { return nil }
+        guard let vendor, let product, vendor.count == 4, product.count == 4, vendor != "0000" || product != "0000"
+        else { return nil }
         return "\(vendor.lowercased()):\(product.lowercased())"
     }
 
@@ -36,20 +38,26 @@ public enum MotionSourceEnumerator {
             guard device.sysname.hasPrefix("iio:device") else { return nil }
             // Existence only: reading a *_raw attribute is a measurement (a device round trip).
             func has(_ kind: String) -> Bool {
-                ["in_\(kind)_x_raw", "scan_elements/in_\(kind)_x_en"].contains { FileSystem.exists(device.sysfsPath + "/" + $0) }
+                ["in_\(kind)_x_raw", "scan_elements/in_\(kind)_x_en"].contains {
+                    FileSystem.exists(device.sysfsPath + "/" + $0)
+                }
             }
-            let hasAccel = has("accel"), hasGyro = has("anglvel")
+            let hasAccel = has("accel")
+            let hasGyro = has("anglvel")
             guard hasAccel || hasGyro else { return nil }
             func number(_ names: [String]) -> Double? {
                 for n in names { if let v = device.attribute(n).flatMap(Double.init) { return v } }
                 return nil
             }
             return MotionSourceInfo(
-                kind: .iio, name: TerminalText.escaped(device.attribute("name") ?? device.sysname), node: device.node ?? "/dev/\(device.sysname)",
+                kind: .iio, name: TerminalText.escaped(device.attribute("name") ?? device.sysname),
+                node: device.node ?? "/dev/\(device.sysname)",
                 sysfsPath: device.sysfsPath, hasAccelerometer: hasAccel, hasGyroscope: hasGyro,
                 accelerometerScale: hasAccel ? number(["in_accel_scale", "in_accel_x_scale"]) : nil,
                 gyroscopeScale: hasGyro ? number(["in_anglvel_scale", "in_anglvel_x_scale"]) : nil,
-                samplingFrequencyHertz: number(["sampling_frequency", "in_accel_sampling_frequency", "in_anglvel_sampling_frequency"]),
+                samplingFrequencyHertz: number([
+                    "sampling_frequency", "in_accel_sampling_frequency", "in_anglvel_sampling_frequency"
+                ]),
                 uniqueID: nil)
         }
     }

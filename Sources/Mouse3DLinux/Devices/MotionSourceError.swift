@@ -1,6 +1,6 @@
 import CLinux
-import SystemPackage
 import Mouse3DCore
+import SystemPackage
 
 /// A motion source could not be used; the message says why and what to do.
 public struct MotionSourceError: Error, CustomStringConvertible {

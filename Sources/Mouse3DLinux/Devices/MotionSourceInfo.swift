@@ -1,6 +1,6 @@
-import Mouse3DCore
 import CLinux
 import Glibc
+import Mouse3DCore
 
 /// A motion sensor the system offers: an evdev motion device or an IIO accelerometer/gyroscope.
 public struct MotionSourceInfo: Sendable, Equatable {

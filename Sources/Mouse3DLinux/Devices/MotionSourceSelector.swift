@@ -18,7 +18,8 @@ public enum MotionSourceSelector {
         /// The key its gyroscope calibration is kept under.
         public var calibrationKey: String {
             GyroCalibration.deviceKey(
-                kind: kind == .evdev ? "evdev" : "iio", name: name, deviceID: deviceID, uniqueID: uniqueID, sysfsPath: sysfsPath)
+                kind: kind == .evdev ? "evdev" : "iio", name: name, deviceID: deviceID, uniqueID: uniqueID,
+                sysfsPath: sysfsPath)
         }
     }
 
@@ -45,20 +46,30 @@ public enum MotionSourceSelector {
     /// Opens the source `request` names, or, with `identity`, the device that has it (a device that
     /// came back may have a new node). IIO sources read buffered unless `iioPollHertz` is given.
     public static func open(
-        _ request: MotionSourceRequest, identity: Identity? = nil, iioPollHertz: Double? = nil, mountOverride: MountMatrix? = nil
+        _ request: MotionSourceRequest, identity: Identity? = nil, iioPollHertz: Double? = nil,
+        mountOverride: MountMatrix? = nil
     ) throws -> (source: LiveMotionSource, identity: Identity) {
         let sources = try list()
         let mode: IIOMotionSource.Mode = iioPollHertz.map { .polled(hertz: $0) } ?? .buffered
         func openEvdev(_ info: MotionSourceInfo) throws -> (LiveMotionSource, Identity) {
             guard let node = info.node else { throw MotionSourceError(message: "'\(info.name)' has no device node") }
-            return (try EvdevMotionSource(path: node), Identity(kind: .evdev, name: info.name, uniqueID: info.uniqueID, deviceID: info.deviceID))
+            return (
+                try EvdevMotionSource(path: node),
+                Identity(kind: .evdev, name: info.name, uniqueID: info.uniqueID, deviceID: info.deviceID)
+            )
         }
         if let identity {
-            guard let info = sources.first(where: { $0.kind == identity.kind && $0.name == identity.name && $0.uniqueID == identity.uniqueID && ($0.kind == .iio || ($0.hasAccelerometer && $0.hasGyroscope)) }) else {
+            guard
+                let info = sources.first(where: {
+                    $0.kind == identity.kind && $0.name == identity.name && $0.uniqueID == identity.uniqueID
+                        && ($0.kind == .iio || ($0.hasAccelerometer && $0.hasGyroscope))
+                })
+            else {
                 throw MotionSourceError(message: "'\(identity.name)' is not there")
             }
             if identity.kind == .evdev { return try openEvdev(info) }
-            return try openIIO(name: request.iioName ?? identity.name, among: sources, mode: mode, mountOverride: mountOverride)
+            return try openIIO(
+                name: request.iioName ?? identity.name, among: sources, mode: mode, mountOverride: mountOverride)
         }
         switch request {
         case .evdev(let path):
@@ -69,9 +80,14 @@ public enum MotionSourceSelector {
                 let digits = String(v & 0xffff, radix: 16)
                 return String(repeating: "0", count: 4 - digits.count) + digits
             }
-            let deviceID = info?.deviceID ?? MotionSourceEnumerator.deviceID(vendor: hex4(ids.vendor), product: hex4(ids.product))
-            return (source, Identity(
-                kind: .evdev, name: source.device.name, uniqueID: info?.uniqueID ?? source.device.uniqueID, deviceID: deviceID))
+            let deviceID =
+                info?.deviceID ?? MotionSourceEnumerator.deviceID(vendor: hex4(ids.vendor), product: hex4(ids.product))
+            return (
+                source,
+                Identity(
+                    kind: .evdev, name: source.device.name, uniqueID: info?.uniqueID ?? source.device.uniqueID,
+                    deviceID: deviceID)
+            )
         case .iio(let name):
             return try openIIO(name: name, among: sources, mode: mode, mountOverride: mountOverride)
         case .automatic:
@@ -81,21 +97,28 @@ public enum MotionSourceSelector {
             if let gyro = sources.first(where: { $0.kind == .iio && $0.hasGyroscope }) {
                 return try openIIO(name: gyro.name, among: sources, mode: mode, mountOverride: mountOverride)
             }
-            throw MotionSourceError(message: sources.isEmpty
-                ? "no motion sensor found (no evdev motion device, no IIO accelerometer or gyroscope); 'mouse3d list' shows what there is"
-                : "no source with both an accelerometer and a gyroscope among: \(sources.map(\.name).joined(separator: ", "))")
+            throw MotionSourceError(
+                message: sources.isEmpty
+                    ? "no motion sensor found (no evdev motion device, no IIO accelerometer or gyroscope); 'mouse3d list' shows what there is"
+                    : "no source with both an accelerometer and a gyroscope among: \(sources.map(\.name).joined(separator: ", "))"
+            )
         }
     }
 
     /// Opens an IIO source by name: one device with both sensors, `ACCEL+GYRO`, or a device paired
     /// with the device that has the other sensor and shares its parent's parent (a sensor hub), or
     /// else the only other device that has it.
-    static func openIIO(name: String, among sources: [MotionSourceInfo], mode: IIOMotionSource.Mode, mountOverride: MountMatrix?) throws -> (LiveMotionSource, Identity) {
+    static func openIIO(
+        name: String, among sources: [MotionSourceInfo], mode: IIOMotionSource.Mode, mountOverride: MountMatrix?
+    ) throws -> (LiveMotionSource, Identity) {
         let iio = sources.filter { $0.kind == .iio }
         func find(_ n: String) throws -> MotionSourceInfo {
             guard let info = iio.first(where: { $0.name == n || $0.sysfsPath.hasSuffix("/" + n) }) else {
-                throw MotionSourceError(message: "no IIO device named '\(n)'; "
-                    + (iio.isEmpty ? "this machine has none ('mouse3d list' shows what it has)" : "there are: \(iio.map(\.name).joined(separator: ", "))"))
+                throw MotionSourceError(
+                    message: "no IIO device named '\(n)'; "
+                        + (iio.isEmpty
+                            ? "this machine has none ('mouse3d list' shows what it has)"
+                            : "there are: \(iio.map(\.name).joined(separator: ", "))"))
             }
             return info
         }
@@ -109,17 +132,21 @@ public enum MotionSourceSelector {
             gyro = gyro ?? (second.hasGyroscope ? second : nil)
         } else if accel == nil || gyro == nil {
             let wantAccel = accel == nil
-            let candidates = iio.filter { $0.sysfsPath != first.sysfsPath && (wantAccel ? $0.hasAccelerometer : $0.hasGyroscope) }
+            let candidates = iio.filter {
+                $0.sysfsPath != first.sysfsPath && (wantAccel ? $0.hasAccelerometer : $0.hasGyroscope)
+            }
             let family = FileSystem.realPath(first.sysfsPath + "/../..")
-            let partner = candidates.first { FileSystem.realPath($0.sysfsPath + "/../..") == family }
+            let partner =
+                candidates.first { FileSystem.realPath($0.sysfsPath + "/../..") == family }
                 ?? (candidates.count == 1 ? candidates[0] : nil)
             if wantAccel { accel = partner } else { gyro = partner }
         }
         guard let accel, let gyro else {
             let lacking = accel == nil ? "an accelerometer" : "a gyroscope"
-            throw MotionSourceError(message: parts.count == 2
-                ? "neither '\(parts[0])' nor '\(parts[1])' has \(lacking)"
-                : "IIO '\(name)' lacks \(lacking) and no partner device was found; name both as iio:ACCEL+GYRO")
+            throw MotionSourceError(
+                message: parts.count == 2
+                    ? "neither '\(parts[0])' nor '\(parts[1])' has \(lacking)"
+                    : "IIO '\(name)' lacks \(lacking) and no partner device was found; name both as iio:ACCEL+GYRO")
         }
         let source = try IIOMotionSource(
             accelerometer: IIODevice(sysfsPath: accel.sysfsPath), gyroscope: IIODevice(sysfsPath: gyro.sysfsPath),

@@ -7,7 +7,9 @@ public final class Udev {
 
     /// A new context. The corresponding call is `udev_new()`.
     public init() throws(SystemCallError) {
-        guard let context = udev_new() else { throw SystemCallError(call: "udev_new", subject: "libudev", errno: .noMemory) }
+        guard let context = udev_new() else {
+            throw SystemCallError(call: "udev_new", subject: "libudev", errno: .noMemory)
+        }
         self.context = context
     }
 
@@ -22,7 +24,9 @@ public final class Udev {
         defer { udev_enumerate_unref(enumerate) }
         udev_enumerate_add_match_subsystem(enumerate, subsystem)
         let rc = udev_enumerate_scan_devices(enumerate)
-        guard rc >= 0 else { throw SystemCallError(call: "udev_enumerate_scan_devices", subject: subsystem, errno: .init(rawValue: -rc)) }
+        guard rc >= 0 else {
+            throw SystemCallError(call: "udev_enumerate_scan_devices", subject: subsystem, errno: .init(rawValue: -rc))
+        }
         var devices: [UdevDevice] = []
         var entry = udev_enumerate_get_list_entry(enumerate)
         while let e = entry {
@@ -39,7 +43,9 @@ extension String {
     /// Without leading and trailing spaces, tabs and newlines.
     var trimmingBlanks: String {
         let blank: (Character) -> Bool = { $0 == " " || $0 == "\n" || $0 == "\t" || $0 == "\r" }
-        guard let first = firstIndex(where: { !blank($0) }), let last = lastIndex(where: { !blank($0) }) else { return "" }
+        guard let first = firstIndex(where: { !blank($0) }), let last = lastIndex(where: { !blank($0) }) else {
+            return ""
+        }
         return String(self[first...last])
     }
 }

@@ -49,11 +49,12 @@ public final class UdevMonitor {
         while let device = udev_monitor_receive_device(monitor) {
             defer { udev_device_unref(device) }
             func text(_ p: UnsafePointer<CChar>?) -> String? { p.map { String(cString: $0) } }
-            events.append(Event(
-                action: text(udev_device_get_action(device)) ?? "",
-                sysfsPath: text(udev_device_get_syspath(device)) ?? "",
-                node: text(udev_device_get_devnode(device)),
-                subsystem: text(udev_device_get_subsystem(device)) ?? ""))
+            events.append(
+                Event(
+                    action: text(udev_device_get_action(device)) ?? "",
+                    sysfsPath: text(udev_device_get_syspath(device)) ?? "",
+                    node: text(udev_device_get_devnode(device)),
+                    subsystem: text(udev_device_get_subsystem(device)) ?? ""))
         }
         return events
     }

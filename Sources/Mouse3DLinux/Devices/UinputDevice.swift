@@ -35,7 +35,9 @@ public final class UinputDevice {
     /// Creates the device. The corresponding calls are `libevdev_new`, `libevdev_enable_*` and
     /// `libevdev_uinput_create_from_device` (which opens `/dev/uinput` and issues `UI_DEV_CREATE`).
     public init(_ d: Description) throws(SystemCallError) {
-        guard let dev = libevdev_new() else { throw SystemCallError(call: "libevdev_new", subject: d.name, errno: .noMemory) }
+        guard let dev = libevdev_new() else {
+            throw SystemCallError(call: "libevdev_new", subject: d.name, errno: .noMemory)
+        }
         defer { libevdev_free(dev) }
         libevdev_set_name(dev, d.name)
         libevdev_set_id_bustype(dev, d.bus)
@@ -55,7 +57,9 @@ public final class UinputDevice {
         var created: OpaquePointer?
         let rc = libevdev_uinput_create_from_device(dev, Int32(LIBEVDEV_UINPUT_OPEN_MANAGED.rawValue), &created)
         guard rc == 0, let created else {
-            throw SystemCallError(call: "libevdev_uinput_create_from_device", subject: "/dev/uinput (\(d.name))", errno: .init(rawValue: -rc))
+            throw SystemCallError(
+                call: "libevdev_uinput_create_from_device", subject: "/dev/uinput (\(d.name))",
+                errno: .init(rawValue: -rc))
         }
         uinput = created
         devicePath = libevdev_uinput_get_devnode(created).map { String(cString: $0) } ?? ""
@@ -78,5 +82,7 @@ public final class UinputDevice {
     }
 
     /// Ends a frame with `SYN_REPORT`.
-    public func synchronize() throws(SystemCallError) { try write(type: Int32(EV_SYN), code: Int32(SYN_REPORT), value: 0) }
+    public func synchronize() throws(SystemCallError) {
+        try write(type: Int32(EV_SYN), code: Int32(SYN_REPORT), value: 0)
+    }
 }

@@ -1,8 +1,8 @@
-import Mouse3DCore
 import CAvahi
 import Glibc
-import SystemPackage
+import Mouse3DCore
 import Synchronization
+import SystemPackage
 
 /// A DNS-SD service instance found and resolved on one interface and address family.
 public struct DiscoveredService: Sendable, Equatable {

@@ -1,8 +1,8 @@
-import Mouse3DCore
 import CAvahi
 import Glibc
-import SystemPackage
+import Mouse3DCore
 import Synchronization
+import SystemPackage
 
 /// What the discovery daemon reported.
 public enum DiscoveryEvent: Sendable, Equatable {

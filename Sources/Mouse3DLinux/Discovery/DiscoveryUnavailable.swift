@@ -1,8 +1,8 @@
-import Mouse3DCore
 import CAvahi
 import Glibc
-import SystemPackage
+import Mouse3DCore
 import Synchronization
+import SystemPackage
 
 /// Why discovery cannot start.
 public struct DiscoveryUnavailable: Error, Sendable, CustomStringConvertible {

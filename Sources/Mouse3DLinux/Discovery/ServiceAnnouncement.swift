@@ -1,8 +1,8 @@
-import Mouse3DCore
 import CAvahi
 import Glibc
-import SystemPackage
+import Mouse3DCore
 import Synchronization
+import SystemPackage
 
 /// A DNS-SD service to announce on the local network.
 public struct ServiceAnnouncement: Sendable, Equatable {

@@ -1,8 +1,8 @@
-import Mouse3DCore
 import CAvahi
 import Glibc
-import SystemPackage
+import Mouse3DCore
 import Synchronization
+import SystemPackage
 
 /// DNS-SD through the system's Avahi daemon (libavahi-client over D-Bus): announces one service and
 /// browses one service type, resolving every instance found.
@@ -55,7 +55,9 @@ public final class ServiceDiscovery: @unchecked Sendable {
             client = nil  // avahi_client_new freed what it made
             throw DiscoveryUnavailable(reason: ServiceDiscovery.text(of: error))
         }
-        guard avahi_threaded_poll_start(poll) >= 0 else { throw DiscoveryUnavailable(reason: "cannot start Avahi's event thread") }
+        guard avahi_threaded_poll_start(poll) >= 0 else {
+            throw DiscoveryUnavailable(reason: "cannot start Avahi's event thread")
+        }
         running = true
     }
 
@@ -83,7 +85,9 @@ public final class ServiceDiscovery: @unchecked Sendable {
     /// Avahi's text for `error`, starting lower case ("daemon not running"): it goes mid-sentence.
     private static func text(of error: Int32) -> String {
         let text = String(cString: avahi_strerror(error))
-        guard let first = text.first, first.isUppercase, text.dropFirst().first?.isLowercase ?? true else { return text }
+        guard let first = text.first, first.isUppercase, text.dropFirst().first?.isLowercase ?? true else {
+            return text
+        }
         return first.lowercased() + text.dropFirst()
     }
 
@@ -111,7 +115,9 @@ public final class ServiceDiscovery: @unchecked Sendable {
                 me.post(.daemonUnavailable("the Avahi daemon is not running"))
             case AVAHI_CLIENT_FAILURE:
                 let error = avahi_client_errno(client)
-                me.post(.daemonUnavailable(error == AVAHI_ERR_DISCONNECTED ? "the Avahi daemon went away" : text(of: error)))
+                me.post(
+                    .daemonUnavailable(error == AVAHI_ERR_DISCONNECTED ? "the Avahi daemon went away" : text(of: error))
+                )
                 // Start over and wait for the daemon to come back (freeing the client frees its objects).
                 me.group = nil
                 me.browser = nil
@@ -132,17 +138,20 @@ public final class ServiceDiscovery: @unchecked Sendable {
     private func announce() {
         guard let announcement, let client else { return }
         if group == nil {
-            group = avahi_entry_group_new(client, ServiceDiscovery.groupChanged, Unmanaged.passUnretained(self).toOpaque())
+            group = avahi_entry_group_new(
+                client, ServiceDiscovery.groupChanged, Unmanaged.passUnretained(self).toOpaque())
             guard group != nil else { return post(.publishFailed(Self.text(of: avahi_client_errno(client)))) }
         }
         guard let group, avahi_entry_group_is_empty(group) != 0 else { return }
         var list: UnsafeMutablePointer<AvahiStringList>?
         for entry in announcement.txt { list = avahi_string_list_add(list, entry) }
         defer { avahi_string_list_free(list) }
-        let interface: AvahiIfIndex = announcement.loopbackOnly ? AvahiIfIndex(if_nametoindex("lo")) : AvahiIfIndex(AVAHI_IF_UNSPEC)
+        let interface: AvahiIfIndex =
+            announcement.loopbackOnly ? AvahiIfIndex(if_nametoindex("lo")) : AvahiIfIndex(AVAHI_IF_UNSPEC)
         let name = announcedName ?? announcement.name
         var status = avahi_entry_group_add_service_strlst(
-            group, interface, AvahiProtocol(AVAHI_PROTO_UNSPEC), AvahiPublishFlags(0), name, announcement.type, nil, nil,
+            group, interface, AvahiProtocol(AVAHI_PROTO_UNSPEC), AvahiPublishFlags(0), name, announcement.type, nil,
+            nil,
             announcement.port, list)
         if status == AVAHI_ERR_COLLISION {
             renameAfterCollision()
@@ -182,7 +191,8 @@ public final class ServiceDiscovery: @unchecked Sendable {
     private func browse() {
         guard let browsedType, let client, browser == nil else { return }
         browser = avahi_service_browser_new(
-            client, AvahiIfIndex(AVAHI_IF_UNSPEC), AvahiProtocol(AVAHI_PROTO_UNSPEC), browsedType, nil, AvahiLookupFlags(0),
+            client, AvahiIfIndex(AVAHI_IF_UNSPEC), AvahiProtocol(AVAHI_PROTO_UNSPEC), browsedType, nil,
+            AvahiLookupFlags(0),
             ServiceDiscovery.browserChanged, Unmanaged.passUnretained(self).toOpaque())
         if browser == nil { post(.browseFailed(Self.text(of: avahi_client_errno(client)))) }
     }
@@ -200,7 +210,9 @@ public final class ServiceDiscovery: @unchecked Sendable {
         avahi_threaded_poll_unlock(poll)
     }
 
-    private static func resolverKey(_ interface: AvahiIfIndex, _ proto: AvahiProtocol, _ name: UnsafePointer<CChar>?) -> String {
+    private static func resolverKey(_ interface: AvahiIfIndex, _ proto: AvahiProtocol, _ name: UnsafePointer<CChar>?)
+        -> String
+    {
         "\(interface)/\(proto)/" + (name.map { String(cString: $0) } ?? "")
     }
 
@@ -214,7 +226,8 @@ public final class ServiceDiscovery: @unchecked Sendable {
                 guard me.resolvers[key] == nil else { return }
                 // Kept until the instance goes (or resolving fails): it answers again on every change.
                 if let resolver = avahi_service_resolver_new(
-                    client, interface, proto, name, type, domain, AvahiProtocol(AVAHI_PROTO_UNSPEC), AvahiLookupFlags(0),
+                    client, interface, proto, name, type, domain, AvahiProtocol(AVAHI_PROTO_UNSPEC),
+                    AvahiLookupFlags(0),
                     resolved, userdata)
                 {
                     me.resolvers[key] = resolver
@@ -225,7 +238,10 @@ public final class ServiceDiscovery: @unchecked Sendable {
                 if let resolver = me.resolvers.removeValue(forKey: resolverKey(interface, proto, name)) {
                     avahi_service_resolver_free(resolver)
                 }
-                me.post(.removed(name: name.map { TerminalText.escaped(String(cString: $0)) } ?? "", interface: interface, ipv6: proto == AVAHI_PROTO_INET6))
+                me.post(
+                    .removed(
+                        name: name.map { TerminalText.escaped(String(cString: $0)) } ?? "", interface: interface,
+                        ipv6: proto == AVAHI_PROTO_INET6))
             case AVAHI_BROWSER_FAILURE:
                 me.post(.browseFailed(text(of: avahi_client_errno(avahi_service_browser_get_client(browser)))))
             default:
@@ -244,10 +260,15 @@ public final class ServiceDiscovery: @unchecked Sendable {
                 avahi_service_resolver_free(resolver)
                 return
             }
-            guard let address, let found = socketAddress(address.pointee, port: port, interface: interface) else { return }
-            me.post(.found(DiscoveredService(
-                name: name.map { TerminalText.escaped(String(cString: $0)) } ?? "", interface: interface,
-                hostName: hostName.map { TerminalText.escaped(String(cString: $0)) } ?? "", address: found, txt: entries(of: txt))))
+            guard let address, let found = socketAddress(address.pointee, port: port, interface: interface) else {
+                return
+            }
+            me.post(
+                .found(
+                    DiscoveredService(
+                        name: name.map { TerminalText.escaped(String(cString: $0)) } ?? "", interface: interface,
+                        hostName: hostName.map { TerminalText.escaped(String(cString: $0)) } ?? "", address: found,
+                        txt: entries(of: txt))))
         }
     }
 
@@ -257,7 +278,8 @@ public final class ServiceDiscovery: @unchecked Sendable {
         case AvahiProtocol(AVAHI_PROTO_INET): return SocketAddress(addressBytes: Array(all.prefix(4)), port: port)
         case AvahiProtocol(AVAHI_PROTO_INET6):
             let linkLocal = all[0] == 0xfe && all[1] & 0xc0 == 0x80
-            return SocketAddress(addressBytes: Array(all.prefix(16)), port: port, scopeID: linkLocal ? UInt32(max(interface, 0)) : 0)
+            return SocketAddress(
+                addressBytes: Array(all.prefix(16)), port: port, scopeID: linkLocal ? UInt32(max(interface, 0)) : 0)
         default: return nil
         }
     }

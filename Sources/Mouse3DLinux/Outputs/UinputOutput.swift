@@ -56,7 +56,8 @@ public final class UinputOutput: AttitudeSink {
             } catch {
                 // One sender's device failing must not take the others down: said once, skipped.
                 failed.insert(f.stream)
-                diagnostics.say("\(f.stream): no virtual device, its frames are skipped until it starts again: \(error)")
+                diagnostics.say(
+                    "\(f.stream): no virtual device, its frames are skipped until it starts again: \(error)")
                 return
             }
         }
@@ -72,8 +73,11 @@ public final class UinputOutput: AttitudeSink {
         case .spacemouse:
             // Absolute deflections, dithered by one count while held so that every frame is an
             // event (the kernel drops repeats) and a return to 0 is delivered.
-            let r = enabled ? SpaceMouseDeflection().rotation(
-                rollRadians: Double(f.frame.roll), pitchRadians: Double(f.frame.pitch), yawRadians: Double(f.frame.yaw)) : .zero
+            let r =
+                enabled
+                ? SpaceMouseDeflection().rotation(
+                    rollRadians: Double(f.frame.roll), pitchRadians: Double(f.frame.pitch),
+                    yawRadians: Double(f.frame.yaw)) : .zero
             for (i, (code, value)) in zip([ABS_RX, ABS_RY, ABS_RZ], [r.x, r.y, r.z]).enumerated() {
                 if let v = output.dither.next(axis: i, value: value) {
                     try output.device.write(type: Int32(EV_ABS), code: Int32(code), value: v)
@@ -82,7 +86,8 @@ public final class UinputOutput: AttitudeSink {
         case .joystick:
             let pose = enabled ? [f.frame.roll, f.frame.pitch, f.frame.yaw] : [0, 0, 0]
             for (code, angle) in zip([ABS_RX, ABS_RY, ABS_RZ], pose) {
-                try output.device.write(type: Int32(EV_ABS), code: Int32(code), value: JoystickPose.value(radians: Double(angle)))
+                try output.device.write(
+                    type: Int32(EV_ABS), code: Int32(code), value: JoystickPose.value(radians: Double(angle)))
             }
         }
         for (bit, code) in clickCodes {
@@ -125,7 +130,9 @@ public final class UinputOutput: AttitudeSink {
     private func rest(_ output: Output) {
         let d = output.device
         if mode != .pointer {
-            for code in [ABS_X, ABS_Y, ABS_Z, ABS_RX, ABS_RY, ABS_RZ] { try? d.write(type: Int32(EV_ABS), code: Int32(code), value: 0) }
+            for code in [ABS_X, ABS_Y, ABS_Z, ABS_RX, ABS_RY, ABS_RZ] {
+                try? d.write(type: Int32(EV_ABS), code: Int32(code), value: 0)
+            }
         }
         for code in output.held { try? d.write(type: Int32(EV_KEY), code: code, value: 0) }
         try? d.synchronize()
@@ -146,7 +153,9 @@ public final class UinputOutput: AttitudeSink {
             let axis = AbsoluteAxisInfo(value: 0, minimum: -limit, maximum: limit, fuzz: 0, flat: 0, resolution: 0)
             d.absoluteAxes = [ABS_X, ABS_Y, ABS_Z, ABS_RX, ABS_RY, ABS_RZ].map { (Int32($0), axis) }
         case .joystick:
-            let axis = AbsoluteAxisInfo(value: 0, minimum: Int(JoystickPose.range.lowerBound), maximum: Int(JoystickPose.range.upperBound), fuzz: 0, flat: 0, resolution: 0)
+            let axis = AbsoluteAxisInfo(
+                value: 0, minimum: Int(JoystickPose.range.lowerBound), maximum: Int(JoystickPose.range.upperBound),
+                fuzz: 0, flat: 0, resolution: 0)
             d.absoluteAxes = [ABS_X, ABS_Y, ABS_Z, ABS_RX, ABS_RY, ABS_RZ].map { (Int32($0), axis) }
         }
         let device: UinputDevice

@@ -26,9 +26,12 @@ public final class MotionLogPlayback: MotionSampleSource {
         start = MonotonicClock.nanoseconds()
         var batch: [MotionSample] = []
         batch.reserveCapacity(Self.batchLimit)
-        registration = loop.timer(deadline: { [unowned self] in player.nextDueNanoseconds().map { start + $0 } }) { [unowned self] now in
+        registration = loop.timer(deadline: { [unowned self] in player.nextDueNanoseconds().map { start + $0 } }) {
+            [unowned self] now in
             batch.removeAll(keepingCapacity: true)
-            while batch.count < Self.batchLimit, let due = player.nextDueNanoseconds(), start + due <= now, let sample = player.peek() {
+            while batch.count < Self.batchLimit, let due = player.nextDueNanoseconds(), start + due <= now,
+                let sample = player.peek()
+            {
                 batch.append(sample)
                 player.advance()
             }

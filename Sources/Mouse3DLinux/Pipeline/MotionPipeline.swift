@@ -18,7 +18,8 @@ public final class MotionPipeline {
 
     /// Fuses what `source` delivers into `outputs`, with `buttons` acting on the fusion.
     public init(
-        source: MotionSampleSource, fusion: MotionFusion, buttons: GamepadButtonMap = GamepadButtonMap(), outputs: AttitudePipeline,
+        source: MotionSampleSource, fusion: MotionFusion, buttons: GamepadButtonMap = GamepadButtonMap(),
+        outputs: AttitudePipeline,
         report: @escaping (String) -> Void
     ) {
         self.source = source
@@ -37,30 +38,38 @@ public final class MotionPipeline {
     /// Registers the source, the outputs' timers and SIGUSR1 (recenter) with `loop`.
     public func start(on loop: EventLoop) {
         loop.onRecenter = { [unowned self] in recenter(because: "SIGUSR1") }
-        loop.timer(deadline: { [unowned self] in outputs.nextDeadline }) { [unowned self] now in try outputs.tick(now: now) }
-        source.start(on: loop, sink: MotionSampleSink(
-            samples: { [unowned self] samples in
-                for sample in samples { try outputs.write(fusion.fuse(sample, nowNanoseconds: MonotonicClock.nanoseconds())) }
-                try outputs.endOfBatch()
-                switch fusion.takeCalibrationEvent() {
-                case .moved?: report("calibration: it moved, starting again; put it down and leave it still")
-                case .done(let calibration)?: onCalibrated(calibration)
-                case nil: break
-                }
-            },
-            button: { [unowned self] code, pressed in
-                outputs.gamepadButton(code: code, pressed: pressed)
-                let effect = buttons.apply(code: code, pressed: pressed, to: &fusion)
-                if effect == .recentred { report("recentred (\(GamepadButtons.name(of: code)))") }
-                if effect == .calibrating {
-                    report("calibrating (\(GamepadButtons.name(of: code))): put the controller down and leave it still for 5 s")
-                }
-            },
-            axis: { [unowned self] code, value in outputs.gamepadAxis(code: code, value: value) },
-            ended: { [unowned self, unowned loop] in
-                try outputs.sourceEnded()
-                loop.stop()
-            },
-            accelerometerRange: { [unowned self] range in fusion.useReportedAccelerometerRange(range) }))
+        loop.timer(deadline: { [unowned self] in outputs.nextDeadline }) { [unowned self] now in
+            try outputs.tick(now: now)
+        }
+        source.start(
+            on: loop,
+            sink: MotionSampleSink(
+                samples: { [unowned self] samples in
+                    for sample in samples {
+                        try outputs.write(fusion.fuse(sample, nowNanoseconds: MonotonicClock.nanoseconds()))
+                    }
+                    try outputs.endOfBatch()
+                    switch fusion.takeCalibrationEvent() {
+                    case .moved?: report("calibration: it moved, starting again; put it down and leave it still")
+                    case .done(let calibration)?: onCalibrated(calibration)
+                    case nil: break
+                    }
+                },
+                button: { [unowned self] code, pressed in
+                    outputs.gamepadButton(code: code, pressed: pressed)
+                    let effect = buttons.apply(code: code, pressed: pressed, to: &fusion)
+                    if effect == .recentred { report("recentred (\(GamepadButtons.name(of: code)))") }
+                    if effect == .calibrating {
+                        report(
+                            "calibrating (\(GamepadButtons.name(of: code))): put the controller down and leave it still for 5 s"
+                        )
+                    }
+                },
+                axis: { [unowned self] code, value in outputs.gamepadAxis(code: code, value: value) },
+                ended: { [unowned self, unowned loop] in
+                    try outputs.sourceEnded()
+                    loop.stop()
+                },
+                accelerometerRange: { [unowned self] range in fusion.useReportedAccelerometerRange(range) }))
     }
 }

@@ -17,7 +17,8 @@ public struct MotionSampleSink {
 
     /// A sink of these five.
     public init(
-        samples: @escaping ([MotionSample]) throws -> Void, button: @escaping (Int32, Bool) throws -> Void = { _, _ in },
+        samples: @escaping ([MotionSample]) throws -> Void,
+        button: @escaping (Int32, Bool) throws -> Void = { _, _ in },
         axis: @escaping (Int32, Float) throws -> Void = { _, _ in }, ended: @escaping () throws -> Void = {},
         accelerometerRange: @escaping (Double?) -> Void = { _ in }
     ) {

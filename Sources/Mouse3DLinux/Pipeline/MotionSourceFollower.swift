@@ -27,7 +27,8 @@ public final class MotionSourceFollower: MotionSampleSource {
     /// Opens the source now (throws if it cannot), ready to follow it once started.
     public init(
         _ request: MotionSourceRequest, iioPollHertz: Double? = nil, mountOverride: MountMatrix? = nil,
-        watchingButtons watchedButtons: Set<Int32> = [], axes watchedAxes: Set<Int32> = [], report: @escaping (String) -> Void
+        watchingButtons watchedButtons: Set<Int32> = [], axes watchedAxes: Set<Int32> = [],
+        report: @escaping (String) -> Void
     ) throws {
         self.watchedButtons = watchedButtons
         self.watchedAxes = watchedAxes
@@ -54,7 +55,9 @@ public final class MotionSourceFollower: MotionSampleSource {
         self.sink = sink
         if let monitor { loop.watch(monitor.descriptor) { [unowned self] in try hotplug(monitor.pendingEvents()) } }
         // While the device is away: look for it again every 250 ms (events from udev come sooner).
-        loop.timer(deadline: { [unowned self] in source == nil ? nextRetry : nil }) { [unowned self] now in tryReopen(now: now) }
+        loop.timer(deadline: { [unowned self] in source == nil ? nextRetry : nil }) { [unowned self] now in
+            tryReopen(now: now)
+        }
         registerDevice()
     }
 
@@ -62,7 +65,9 @@ public final class MotionSourceFollower: MotionSampleSource {
         buttons = nil
         guard !watchedButtons.isEmpty, let evdev = source as? EvdevMotionSource else { return }
         buttons = try? GamepadButtons.sibling(of: evdev.device.path, having: watchedButtons, axes: watchedAxes)
-        if buttons == nil { report("no gamepad with the configured buttons next to \(evdev.device.name); buttons are ignored") }
+        if buttons == nil {
+            report("no gamepad with the configured buttons next to \(evdev.device.name); buttons are ignored")
+        }
     }
 
     /// Registers the current device's descriptors (or its poll timer) and its buttons.
@@ -74,12 +79,13 @@ public final class MotionSourceFollower: MotionSampleSource {
         }
         if let interval = current.pollIntervalNanoseconds {
             nextPoll = MonotonicClock.nanoseconds()
-            deviceRegistrations.append(loop.timer(deadline: { [unowned self] in nextPoll }) { [unowned self] now in
-                // From this read, not from the schedule: a late read is not followed by an early
-                // one, so reads are never closer than the interval (the rate asked is a maximum).
-                nextPoll = now + interval
-                try read(current)
-            })
+            deviceRegistrations.append(
+                loop.timer(deadline: { [unowned self] in nextPoll }) { [unowned self] now in
+                    // From this read, not from the schedule: a late read is not followed by an early
+                    // one, so reads are never closer than the interval (the rate asked is a maximum).
+                    nextPoll = now + interval
+                    try read(current)
+                })
         }
         if let buttons {
             for case .axis(let code, let value) in buttons.currentAxes() { try? sink.axis(code, value) }
@@ -119,7 +125,9 @@ public final class MotionSourceFollower: MotionSampleSource {
     private func hotplug(_ events: [UdevMonitor.Event]) throws {
         if source != nil, events.contains(where: { $0.action == "remove" }), !(source?.isPresent ?? true) {
             try lose("it was unplugged")
-        } else if source == nil, events.contains(where: { $0.action == "add" || $0.action == "change" || $0.action == "bind" }) {
+        } else if source == nil,
+            events.contains(where: { $0.action == "add" || $0.action == "change" || $0.action == "bind" })
+        {
             tryReopen(now: MonotonicClock.nanoseconds())
         }
     }
@@ -138,7 +146,10 @@ public final class MotionSourceFollower: MotionSampleSource {
 
     private func tryReopen(now: UInt64) {
         nextRetry = now + 250_000_000
-        guard let opened = try? MotionSourceSelector.open(request, identity: identity, iioPollHertz: iioPollHertz, mountOverride: mountOverride) else { return }
+        guard
+            let opened = try? MotionSourceSelector.open(
+                request, identity: identity, iioPollHertz: iioPollHertz, mountOverride: mountOverride)
+        else { return }
         source = opened.source
         let away = lostAt.map { " after \(Double((now - $0) / 10_000_000) / 100) s" } ?? ""
         report("\(opened.source.summary): back\(away); resuming")

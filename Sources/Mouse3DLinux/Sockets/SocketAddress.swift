@@ -55,8 +55,11 @@ public struct SocketAddress: Sendable, Hashable, CustomStringConvertible {
     /// that arrived on a dual-stack socket (`[::ffff:10.9.0.2]:P`) as `10.9.0.2:P`.
     public var hostText: String {
         let text = description
-        guard text.hasPrefix("[::ffff:"), let close = text.firstIndex(of: "]"), text[..<close].contains(".") else { return text }
-        return String(text[text.index(text.startIndex, offsetBy: 8)..<close]) + String(text[text.index(after: close)...])
+        guard text.hasPrefix("[::ffff:"), let close = text.firstIndex(of: "]"), text[..<close].contains(".") else {
+            return text
+        }
+        return String(text[text.index(text.startIndex, offsetBy: 8)..<close])
+            + String(text[text.index(after: close)...])
     }
 
     /// `1.2.3.4:5` or `[::1]:5`.
@@ -165,7 +168,9 @@ extension SocketAddress {
 
     /// The host of `HOST[:PORT]` or `[IPv6][:PORT]` (an IPv6 literal without brackets is all host).
     public static func host(of text: String) -> String {
-        if text.hasPrefix("["), let close = text.firstIndex(of: "]") { return String(text[text.index(after: text.startIndex)..<close]) }
+        if text.hasPrefix("["), let close = text.firstIndex(of: "]") {
+            return String(text[text.index(after: text.startIndex)..<close])
+        }
         let colons = text.filter { $0 == ":" }.count
         if colons == 1, let colon = text.firstIndex(of: ":") { return String(text[..<colon]) }
         return text
@@ -211,7 +216,9 @@ extension SocketAddress {
     /// The same address with another port.
     public func withPort(_ port: UInt16) -> SocketAddress {
         var copy = self
-        withUnsafeMutableBytes(of: &copy.storage) { $0.storeBytes(of: port.bigEndian, toByteOffset: 2, as: UInt16.self) }
+        withUnsafeMutableBytes(of: &copy.storage) {
+            $0.storeBytes(of: port.bigEndian, toByteOffset: 2, as: UInt16.self)
+        }
         return copy
     }
 }

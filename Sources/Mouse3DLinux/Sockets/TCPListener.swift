@@ -13,7 +13,8 @@ public final class TCPListener {
     /// Listens on `address` with a backlog of `backlog`. `socket(2)`, `SO_REUSEADDR`, `bind(2)`, `listen(2)`.
     public init(listeningOn address: SocketAddress, backlog: Int32 = 64) throws(SystemCallError) {
         let type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
-        descriptor = FileDescriptor(rawValue: try SystemCall.retrying("socket", "TCP socket") { socket(address.family, type, 0) })
+        descriptor = FileDescriptor(
+            rawValue: try SystemCall.retrying("socket", "TCP socket") { socket(address.family, type, 0) })
         localAddress = address
         do {
             var one: Int32 = 1
@@ -23,7 +24,9 @@ public final class TCPListener {
             var storage = address.storage
             _ = try SystemCall.retrying("bind", "\(address)") {
                 withUnsafePointer(to: &storage) {
-                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(descriptor.rawValue, $0, address.length) }
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                        Glibc.bind(descriptor.rawValue, $0, address.length)
+                    }
                 }
             }
             _ = try SystemCall.retrying("listen", "\(address)") { listen(descriptor.rawValue, backlog) }
@@ -31,7 +34,9 @@ public final class TCPListener {
             var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
             _ = try SystemCall.retrying("getsockname", "\(address)") {
                 withUnsafeMutablePointer(to: &bound) {
-                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor.rawValue, $0, &length) }
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                        getsockname(descriptor.rawValue, $0, &length)
+                    }
                 }
             }
             localAddress = SocketAddress(storage: bound, length: length)
@@ -52,15 +57,20 @@ public final class TCPListener {
             var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
             let flags = Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
             let outcome = try SystemCall.attempt(
-                "accept4", "\(localAddress)", tolerating: [EAGAIN, EWOULDBLOCK, ECONNABORTED, EPROTO, EMFILE, ENFILE, ENOBUFS, ENOMEM]
+                "accept4", "\(localAddress)",
+                tolerating: [EAGAIN, EWOULDBLOCK, ECONNABORTED, EPROTO, EMFILE, ENFILE, ENOBUFS, ENOMEM]
             ) {
                 withUnsafeMutablePointer(to: &storage) {
-                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { accept4(descriptor.rawValue, $0, &length, flags) }
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                        accept4(descriptor.rawValue, $0, &length, flags)
+                    }
                 }
             }
             switch outcome {
             case .completed(let fd):
-                return (TCPStream(descriptor: FileDescriptor(rawValue: fd)), SocketAddress(storage: storage, length: length))
+                return (
+                    TCPStream(descriptor: FileDescriptor(rawValue: fd)), SocketAddress(storage: storage, length: length)
+                )
             case .tolerated(let e) where e.rawValue == ECONNABORTED || e.rawValue == EPROTO: continue
             case .tolerated: return nil
             }

@@ -23,7 +23,9 @@ public final class TCPStream {
 
     /// Reads what is waiting into `buffer`. `read(2)`.
     public func read(into buffer: UnsafeMutableRawBufferPointer) throws(SystemCallError) -> ReadOutcome {
-        let outcome = try SystemCall.attempt("read", "TCP connection", tolerating: [EAGAIN, EWOULDBLOCK, ECONNRESET, ETIMEDOUT]) {
+        let outcome = try SystemCall.attempt(
+            "read", "TCP connection", tolerating: [EAGAIN, EWOULDBLOCK, ECONNRESET, ETIMEDOUT]
+        ) {
             Glibc.read(descriptor.rawValue, buffer.baseAddress, buffer.count)
         }
         switch outcome {
@@ -38,7 +40,9 @@ public final class TCPStream {
     /// full), or nil when the peer is gone. `send(2)` with `MSG_NOSIGNAL`.
     public func write(_ bytes: UnsafeRawBufferPointer) throws(SystemCallError) -> Int? {
         guard bytes.count > 0 else { return 0 }
-        let outcome = try SystemCall.attempt("send", "TCP connection", tolerating: [EAGAIN, EWOULDBLOCK, EPIPE, ECONNRESET, ETIMEDOUT]) {
+        let outcome = try SystemCall.attempt(
+            "send", "TCP connection", tolerating: [EAGAIN, EWOULDBLOCK, EPIPE, ECONNRESET, ETIMEDOUT]
+        ) {
             send(descriptor.rawValue, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL))
         }
         switch outcome {

@@ -18,14 +18,20 @@ public struct SelfSignedCertificate: Sendable, Equatable {
 
     /// A new key and certificate named `commonName`, for `names` (host names) and `addresses` (IP
     /// literals), valid `days` days (825 at most: Apple's limit for server certificates).
-    public static func make(commonName: String, names: [String], addresses: [String], days: Int = 825) throws(TLSError) -> SelfSignedCertificate {
+    public static func make(commonName: String, names: [String], addresses: [String], days: Int = 825) throws(TLSError)
+        -> SelfSignedCertificate
+    {
         let san = (names.map { "DNS:\($0)" } + addresses.map { "IP:\($0)" }).joined(separator: ",")
-        guard let keyBIO = BIO_new(BIO_s_mem()), let certBIO = BIO_new(BIO_s_mem()) else { throw TLSError.openSSL("BIO_new") }
+        guard let keyBIO = BIO_new(BIO_s_mem()), let certBIO = BIO_new(BIO_s_mem()) else {
+            throw TLSError.openSSL("BIO_new")
+        }
         defer {
             BIO_free(keyBIO)
             BIO_free(certBIO)
         }
-        guard m3d_make_self_signed(commonName, san, days, keyBIO, certBIO) == 1 else { throw TLSError.openSSL("making the certificate") }
+        guard m3d_make_self_signed(commonName, san, days, keyBIO, certBIO) == 1 else {
+            throw TLSError.openSSL("making the certificate")
+        }
         return SelfSignedCertificate(certificatePEM: contents(certBIO), keyPEM: contents(keyBIO))
     }
 
@@ -69,8 +75,11 @@ public struct SelfSignedCertificate: Sendable, Equatable {
     public func secondsLeft() throws(TLSError) -> Int {
         let cert = try Self.loadCertificate(certificatePEM)
         defer { X509_free(cert) }
-        var days: Int32 = 0, seconds: Int32 = 0
-        guard ASN1_TIME_diff(&days, &seconds, nil, X509_getm_notAfter(cert)) == 1 else { throw TLSError.openSSL("ASN1_TIME_diff") }
+        var days: Int32 = 0
+        var seconds: Int32 = 0
+        guard ASN1_TIME_diff(&days, &seconds, nil, X509_getm_notAfter(cert)) == 1 else {
+            throw TLSError.openSSL("ASN1_TIME_diff")
+        }
         return Int(days) * 86400 + Int(seconds)
     }
 
@@ -83,7 +92,9 @@ public struct SelfSignedCertificate: Sendable, Equatable {
     }
 
     /// What `reader` makes of `pem`, through a memory BIO; `what` names it in the error.
-    static func read(_ pem: [UInt8], _ what: String, _ reader: (OpaquePointer) -> OpaquePointer?) throws(TLSError) -> OpaquePointer {
+    static func read(_ pem: [UInt8], _ what: String, _ reader: (OpaquePointer) -> OpaquePointer?) throws(TLSError)
+        -> OpaquePointer
+    {
         let made: OpaquePointer? = pem.withUnsafeBytes { raw in
             guard let bio = BIO_new_mem_buf(raw.baseAddress, Int32(raw.count)) else { return nil }
             defer { BIO_free(bio) }

@@ -45,7 +45,9 @@ public final class TLSConnection {
         case SSL_ERROR_WANT_READ, SSL_ERROR_WANT_WRITE: return .inProgress
         default:
             let detail = TLSError.queuedError()
-            return .failed(reason: detail.contains("http request") ? "plain HTTP on the TLS port" : detail.isEmpty ? "handshake failed" : detail)
+            return .failed(
+                reason: detail.contains("http request")
+                    ? "plain HTTP on the TLS port" : detail.isEmpty ? "handshake failed" : detail)
         }
     }
 

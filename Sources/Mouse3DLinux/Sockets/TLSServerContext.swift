@@ -16,7 +16,9 @@ public final class TLSServerContext: @unchecked Sendable {
         defer { X509_free(cert) }
         let key = try SelfSignedCertificate.loadKey(certificate.keyPEM)
         defer { EVP_PKEY_free(key) }
-        guard SSL_CTX_use_certificate(ctx, cert) == 1, SSL_CTX_use_PrivateKey(ctx, key) == 1, SSL_CTX_check_private_key(ctx) == 1 else {
+        guard SSL_CTX_use_certificate(ctx, cert) == 1, SSL_CTX_use_PrivateKey(ctx, key) == 1,
+            SSL_CTX_check_private_key(ctx) == 1
+        else {
             throw TLSError.openSSL("using the certificate and key")
         }
     }

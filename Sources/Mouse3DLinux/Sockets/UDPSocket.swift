@@ -12,8 +12,10 @@ public final class UDPSocket {
     /// A new socket of `family`, non-blocking unless `blocking` (then ``receive(into:)`` waits).
     /// The corresponding C call is `socket(family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0)`.
     public init(family: Int32, blocking: Bool = false) throws(SystemCallError) {
-        let type = Int32(SOCK_DGRAM.rawValue) | (blocking ? 0 : Int32(SOCK_NONBLOCK.rawValue)) | Int32(SOCK_CLOEXEC.rawValue)
-        descriptor = FileDescriptor(rawValue: try SystemCall.retrying("socket", "UDP socket") { socket(family, type, 0) })
+        let type =
+            Int32(SOCK_DGRAM.rawValue) | (blocking ? 0 : Int32(SOCK_NONBLOCK.rawValue)) | Int32(SOCK_CLOEXEC.rawValue)
+        descriptor = FileDescriptor(
+            rawValue: try SystemCall.retrying("socket", "UDP socket") { socket(family, type, 0) })
         self.family = family
     }
 
@@ -21,11 +23,15 @@ public final class UDPSocket {
 
     /// Binds to `address`. An IPv6 wildcard also accepts IPv4 (dual stack). `bind(2)`.
     public func bind(to address: SocketAddress) throws(SystemCallError) {
-        if family == AF_INET6 && address.isWildcard { try setOption(Int32(IPPROTO_IPV6), IPV6_V6ONLY, 0, "IPV6_V6ONLY") }
+        if family == AF_INET6 && address.isWildcard {
+            try setOption(Int32(IPPROTO_IPV6), IPV6_V6ONLY, 0, "IPV6_V6ONLY")
+        }
         var storage = address.storage
         _ = try SystemCall.retrying("bind", "\(address)") {
             withUnsafePointer(to: &storage) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(descriptor.rawValue, $0, address.length) }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    Glibc.bind(descriptor.rawValue, $0, address.length)
+                }
             }
         }
     }
@@ -48,7 +54,9 @@ public final class UDPSocket {
         var storage = address.storage
         _ = try SystemCall.retrying("connect", "\(address)") {
             withUnsafePointer(to: &storage) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(descriptor.rawValue, $0, address.length) }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    Glibc.connect(descriptor.rawValue, $0, address.length)
+                }
             }
         }
     }
@@ -96,7 +104,8 @@ public final class UDPSocket {
 
     /// Sends one datagram to `address`. `sendto(2)`; errors a sender should ride out are returned as
     /// ``SendOutcome/notDelivered(_:)``, anything else is thrown.
-    public func send(_ bytes: UnsafeRawBufferPointer, to address: SocketAddress) throws(SystemCallError) -> SendOutcome {
+    public func send(_ bytes: UnsafeRawBufferPointer, to address: SocketAddress) throws(SystemCallError) -> SendOutcome
+    {
         var storage = address.storage
         let outcome = try SystemCall.attempt("sendto", "\(address)", tolerating: Self.survivable) {
             withUnsafePointer(to: &storage) {
@@ -112,16 +121,22 @@ public final class UDPSocket {
     }
 
     /// Send errors a streaming sender rides out.
-    private static let survivable: [Int32] = [ECONNREFUSED, ENETUNREACH, EHOSTUNREACH, ENETDOWN, EHOSTDOWN, EAGAIN, ENOBUFS, EPERM, EADDRNOTAVAIL]
+    private static let survivable: [Int32] = [
+        ECONNREFUSED, ENETUNREACH, EHOSTUNREACH, ENETDOWN, EHOSTDOWN, EAGAIN, ENOBUFS, EPERM, EADDRNOTAVAIL
+    ]
 
     /// Receives one datagram into `buffer`: its length (possibly truncated to the buffer) and sender,
     /// or `nil` when none is waiting. `recvfrom(2)` with `MSG_TRUNC`, so the real length is reported.
-    public func receive(into buffer: UnsafeMutableRawBufferPointer) throws(SystemCallError) -> (length: Int, from: SocketAddress)? {
+    public func receive(into buffer: UnsafeMutableRawBufferPointer) throws(SystemCallError) -> (
+        length: Int, from: SocketAddress
+    )? {
         var storage = sockaddr_storage()
         var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
         // ECONNREFUSED can be queued on an unconnected socket by an ICMP error: not ours to stop for.
         while true {
-            let outcome = try SystemCall.attempt("recvfrom", "UDP socket", tolerating: [EAGAIN, EWOULDBLOCK, ECONNREFUSED]) {
+            let outcome = try SystemCall.attempt(
+                "recvfrom", "UDP socket", tolerating: [EAGAIN, EWOULDBLOCK, ECONNREFUSED]
+            ) {
                 withUnsafeMutablePointer(to: &storage) {
                     $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                         recvfrom(descriptor.rawValue, buffer.baseAddress, buffer.count, Int32(MSG_TRUNC), $0, &length)

@@ -51,7 +51,8 @@ public final class BufferedOutput {
         do {
             _ = try buffer.withUnsafeBytes { try descriptor.writeAll($0) }
         } catch {
-            throw SystemCallError(call: "write", subject: "fd \(descriptor.rawValue)", errno: error as? Errno ?? .ioError)
+            throw SystemCallError(
+                call: "write", subject: "fd \(descriptor.rawValue)", errno: error as? Errno ?? .ioError)
         }
     }
 }

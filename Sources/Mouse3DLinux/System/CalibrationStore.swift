@@ -22,12 +22,16 @@ public enum CalibrationStore {
             let text = String(decoding: try FileContents.read(path: path), as: UTF8.self)
             calibration = try GyroCalibration(parsing: text, file: path)
         } catch let error as KeyValueText.ParseError {
-            throw ActionableError("bad calibration file \(error)" + ("\(error)".contains("mouse3d calibrate") ? "" : "; delete it or run `mouse3d calibrate` again"))
+            throw ActionableError(
+                "bad calibration file \(error)"
+                    + ("\(error)".contains("mouse3d calibrate") ? "" : "; delete it or run `mouse3d calibrate` again"))
         } catch {
             throw ActionableError("cannot read the calibration \(path): \(error)")
         }
         guard calibration.device == device else {
-            throw ActionableError("\(path) is the calibration of '\(calibration.device)', not of '\(device)'; delete it or run `mouse3d calibrate` again")
+            throw ActionableError(
+                "\(path) is the calibration of '\(calibration.device)', not of '\(device)'; delete it or run `mouse3d calibrate` again"
+            )
         }
         return calibration
     }

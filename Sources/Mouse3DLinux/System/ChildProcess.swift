@@ -66,7 +66,9 @@ public final class ChildProcess {
                 return line
             }
             var chunk = [UInt8](repeating: 0, count: 4096)
-            let n = try SystemCall.retrying("read", "child \(pid) standard error") { read(errorPipe.rawValue, &chunk, chunk.count) }
+            let n = try SystemCall.retrying("read", "child \(pid) standard error") {
+                read(errorPipe.rawValue, &chunk, chunk.count)
+            }
             if n == 0 { return pendingErrors.isEmpty ? nil : String(decoding: pendingErrors, as: UTF8.self) }
             pendingErrors.append(contentsOf: chunk[0..<n])
         }

@@ -15,19 +15,27 @@ public final class DirectoryWatcher {
     private var directoryWatch: Int32 = -1
     private var parentWatch: Int32 = -1
     private let name: String
-    static let directoryMask = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_CREATE | IN_DELETE_SELF | IN_MOVE_SELF | IN_ATTRIB)
+    static let directoryMask = UInt32(
+        IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_CREATE | IN_DELETE_SELF | IN_MOVE_SELF | IN_ATTRIB
+    )
 
     /// Watches `path` (which must exist). `inotify_init1(2)`, `inotify_add_watch(2)`.
     public init(path: String) throws(SystemCallError) {
-        descriptor = FileDescriptor(rawValue: try SystemCall.retrying("inotify_init1", path) { inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC)) })
+        descriptor = FileDescriptor(
+            rawValue: try SystemCall.retrying("inotify_init1", path) { inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC)) })
         self.path = path
         let slash = path.lastIndex(of: "/")
         name = slash.map { String(path[path.index(after: $0)...]) } ?? path
         let parent = slash.map { String(path[..<$0]) }.map { $0.isEmpty ? "/" : $0 } ?? "."
         do {
-            directoryWatch = try SystemCall.retrying("inotify_add_watch", path) { inotify_add_watch(descriptor.rawValue, path, Self.directoryMask) }
+            directoryWatch = try SystemCall.retrying("inotify_add_watch", path) {
+                inotify_add_watch(descriptor.rawValue, path, Self.directoryMask)
+            }
             let parentMask = UInt32(IN_CREATE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_ONLYDIR)
-            parentWatch = (try? SystemCall.retrying("inotify_add_watch", parent) { inotify_add_watch(descriptor.rawValue, parent, parentMask) }) ?? -1
+            parentWatch =
+                (try? SystemCall.retrying("inotify_add_watch", parent) {
+                    inotify_add_watch(descriptor.rawValue, parent, parentMask)
+                }) ?? -1
         } catch {
             try? descriptor.close()
             throw error
@@ -40,9 +48,13 @@ public final class DirectoryWatcher {
     /// false if there is none.
     @discardableResult
     public func rewatch() -> Bool {
-        let wd = try? SystemCall.retrying("inotify_add_watch", path) { inotify_add_watch(descriptor.rawValue, path, Self.directoryMask) }
+        let wd = try? SystemCall.retrying("inotify_add_watch", path) {
+            inotify_add_watch(descriptor.rawValue, path, Self.directoryMask)
+        }
         if directoryWatch >= 0 && wd != directoryWatch {
-            _ = try? SystemCall.retrying("inotify_rm_watch", path) { inotify_rm_watch(descriptor.rawValue, directoryWatch) }  // the moved-away one
+            _ = try? SystemCall.retrying("inotify_rm_watch", path) {
+                inotify_rm_watch(descriptor.rawValue, directoryWatch)
+            }  // the moved-away one
         }
         directoryWatch = wd ?? -1
         return wd != nil
@@ -54,19 +66,25 @@ public final class DirectoryWatcher {
     /// folder it watches for pairings: without the filter each one made it reread every pairing, on
     /// the loop (64 senders: a 60 ms stall every 2 s).
     public func drain(relevant: (String) -> Bool = { _ in true }) throws(SystemCallError) -> Bool {
-        var changed = false, moved = false
+        var changed = false
+        var moved = false
         while true {
-            let n = try SystemCall.retrying("read", path, tolerating: [EAGAIN], { read(descriptor.rawValue, &buffer, buffer.count) })
+            let n = try SystemCall.retrying(
+                "read", path, tolerating: [EAGAIN], { read(descriptor.rawValue, &buffer, buffer.count) })
             guard let n, n > 0 else { break }
             // struct inotify_event: wd, mask, cookie, len (4 bytes each), then len bytes of name
             // (NUL-padded); a read returns whole events.
             var offset = 0
             while offset + 16 <= n {
                 let (wd, mask, length) = buffer.withUnsafeBytes {
-                    ($0.loadUnaligned(fromByteOffset: offset, as: Int32.self), $0.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self),
-                     Int($0.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self)))
+                    (
+                        $0.loadUnaligned(fromByteOffset: offset, as: Int32.self),
+                        $0.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self),
+                        Int($0.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self))
+                    )
                 }
-                let entry = String(decoding: buffer[(offset + 16)..<min(n, offset + 16 + length)].prefix { $0 != 0 }, as: UTF8.self)
+                let entry = String(
+                    decoding: buffer[(offset + 16)..<min(n, offset + 16 + length)].prefix { $0 != 0 }, as: UTF8.self)
                 if wd == parentWatch && parentWatch >= 0 {
                     if entry == name { moved = true }
                 } else if wd == directoryWatch && mask & UInt32(IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED) != 0 {

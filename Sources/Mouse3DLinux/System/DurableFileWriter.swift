@@ -135,10 +135,12 @@ enum WorkerThread {
     static func start(_ body: @escaping () -> Void) -> pthread_t? {
         let box = Unmanaged.passRetained(Body(body))
         var thread = pthread_t()
-        let status = pthread_create(&thread, nil, { raw in
-            Unmanaged<Body>.fromOpaque(raw!).takeRetainedValue().run()
-            return nil
-        }, box.toOpaque())
+        let status = pthread_create(
+            &thread, nil,
+            { raw in
+                Unmanaged<Body>.fromOpaque(raw!).takeRetainedValue().run()
+                return nil
+            }, box.toOpaque())
         guard status == 0 else {
             box.release()
             return nil

@@ -53,7 +53,8 @@ public final class EventLoop {
         public static let all: Signals = [.stop, .reload, .recenter]
 
         var numbers: [Int32] {
-            (contains(.stop) ? [SIGINT, SIGTERM] : []) + (contains(.reload) ? [SIGHUP] : []) + (contains(.recenter) ? [SIGUSR1] : [])
+            (contains(.stop) ? [SIGINT, SIGTERM] : []) + (contains(.reload) ? [SIGHUP] : [])
+                + (contains(.recenter) ? [SIGUSR1] : [])
         }
     }
 
@@ -99,11 +100,13 @@ public final class EventLoop {
         for s in numbers { sigaddset(&mask, s) }
         let status = pthread_sigmask(SIG_BLOCK, &mask, nil)
         guard status == 0 else {
-            throw SystemCallError(call: "pthread_sigmask", subject: "signals \(numbers)", errno: .init(rawValue: status))
+            throw SystemCallError(
+                call: "pthread_sigmask", subject: "signals \(numbers)", errno: .init(rawValue: status))
         }
-        signalDescriptor = FileDescriptor(rawValue: try SystemCall.retrying("signalfd", "signals \(numbers)") {
-            signalfd(-1, &mask, Int32(SFD_NONBLOCK | SFD_CLOEXEC))
-        })
+        signalDescriptor = FileDescriptor(
+            rawValue: try SystemCall.retrying("signalfd", "signals \(numbers)") {
+                signalfd(-1, &mask, Int32(SFD_NONBLOCK | SFD_CLOEXEC))
+            })
     }
 
     deinit { try? signalDescriptor?.close() }
@@ -214,14 +217,17 @@ public final class EventLoop {
 
     private func rebuild() {
         pollSet = watches.map { pollfd(fd: $0.descriptor.rawValue, events: Int16(POLLIN), revents: 0) }
-        if let signalDescriptor { pollSet.append(pollfd(fd: signalDescriptor.rawValue, events: Int16(POLLIN), revents: 0)) }
+        if let signalDescriptor {
+            pollSet.append(pollfd(fd: signalDescriptor.rawValue, events: Int16(POLLIN), revents: 0))
+        }
         changed = false
     }
 
     private func handleSignals(_ descriptor: FileDescriptor) throws {
         var info = signalfd_siginfo()
         let size = MemoryLayout<signalfd_siginfo>.size
-        while let n = try SystemCall.retrying("read", "signalfd", tolerating: [EAGAIN], { read(descriptor.rawValue, &info, size) }),
+        while let n = try SystemCall.retrying(
+            "read", "signalfd", tolerating: [EAGAIN], { read(descriptor.rawValue, &info, size) }),
             n == size
         {
             let signal = Int32(info.ssi_signo)
@@ -240,7 +246,9 @@ public final class EventLoop {
     /// Waits until one of `descriptors` is readable or `timeoutNanoseconds` pass (nil: forever);
     /// returns whether one is. For tests and one-shot waits outside a loop.
     @discardableResult
-    public static func waitUntilReadable(_ descriptors: [FileDescriptor], timeoutNanoseconds: UInt64?) throws(SystemCallError) -> Bool {
+    public static func waitUntilReadable(_ descriptors: [FileDescriptor], timeoutNanoseconds: UInt64?)
+        throws(SystemCallError) -> Bool
+    {
         var set = descriptors.map { pollfd(fd: $0.rawValue, events: Int16(POLLIN), revents: 0) }
         return try wait(&set, timeoutNanoseconds: timeoutNanoseconds) > 0
     }
@@ -250,8 +258,11 @@ public final class EventLoop {
         let count = set.count
         return try set.withUnsafeMutableBufferPointer { buffer throws(SystemCallError) -> Int32 in
             if let timeout = timeoutNanoseconds {
-                var ts = timespec(tv_sec: Int(min(timeout / 1_000_000_000, UInt64(Int32.max))), tv_nsec: Int(timeout % 1_000_000_000))
-                return try SystemCall.retrying("ppoll", "event loop") { ppoll(buffer.baseAddress, nfds_t(count), &ts, nil) }
+                var ts = timespec(
+                    tv_sec: Int(min(timeout / 1_000_000_000, UInt64(Int32.max))), tv_nsec: Int(timeout % 1_000_000_000))
+                return try SystemCall.retrying("ppoll", "event loop") {
+                    ppoll(buffer.baseAddress, nfds_t(count), &ts, nil)
+                }
             }
             return try SystemCall.retrying("ppoll", "event loop") { ppoll(buffer.baseAddress, nfds_t(count), nil, nil) }
         }

@@ -30,11 +30,16 @@ public final class FileLock {
         self.path = path
         let fd: FileDescriptor
         do {
-            fd = FileDescriptor(rawValue: try SystemCall.retrying("open", path) { open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600) })
+            fd = FileDescriptor(
+                rawValue: try SystemCall.retrying("open", path) {
+                    open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
+                })
         } catch { throw .system(error) }
         let outcome: SystemCall.Outcome<Int32>
         do {
-            outcome = try SystemCall.attempt("flock", path, tolerating: [EWOULDBLOCK]) { flock(fd.rawValue, LOCK_EX | LOCK_NB) }
+            outcome = try SystemCall.attempt("flock", path, tolerating: [EWOULDBLOCK]) {
+                flock(fd.rawValue, LOCK_EX | LOCK_NB)
+            }
         } catch {
             try? fd.close()
             throw .system(error)

@@ -5,7 +5,9 @@ public enum FileSystem {
     /// The path of the running executable (`readlink("/proc/self/exe")`).
     public static func executablePath() throws(SystemCallError) -> String {
         var buffer = [CChar](repeating: 0, count: 4096)
-        let n = try SystemCall.retrying("readlink", "/proc/self/exe") { readlink("/proc/self/exe", &buffer, buffer.count - 1) }
+        let n = try SystemCall.retrying("readlink", "/proc/self/exe") {
+            readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        }
         return String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 

@@ -7,7 +7,9 @@ public enum PermissionAdvice {
     /// source tree's (a binary run from .build), else the name in mouse3d's source.
     public static let ruleFile: String = {
         let name = "70-mouse3d.rules"
-        guard let executable = try? FileSystem.executablePath(), let real = FileSystem.realPath(executable) else { return "udev/\(name)" }
+        guard let executable = try? FileSystem.executablePath(), let real = FileSystem.realPath(executable) else {
+            return "udev/\(name)"
+        }
         var directory = String(real[..<(real.lastIndex(of: "/") ?? real.startIndex)])
         if let prefix = directory.lastIndex(of: "/") {
             let installed = "\(directory[..<prefix])/share/mouse3d/\(name)"
@@ -44,7 +46,8 @@ public enum PermissionAdvice {
             return "/dev/uinput does not exist: the uinput module is not loaded. Load it with 'sudo modprobe uinput' "
                 + "(and 'echo uinput | sudo tee /etc/modules-load.d/uinput.conf' loads it at every boot)"
         case ENODEV, ENXIO:
-            return "/dev/uinput is there but no driver answers: this kernel lacks the uinput module. Use a kernel built with "
+            return
+                "/dev/uinput is there but no driver answers: this kernel lacks the uinput module. Use a kernel built with "
                 + "CONFIG_INPUT_UINPUT (Debian's and most distributions' have it)"
         case EACCES, EPERM:
             return message(for: error, node: "/dev/uinput")

@@ -6,7 +6,9 @@ public enum ProcessStatistics {
     public static func cpuSeconds(pid: Int32) throws -> Double {
         let text = String(decoding: try FileContents.read(path: "/proc/\(pid)/stat"), as: UTF8.self)
         // Fields after the command name, which is in parentheses and may hold spaces.
-        guard let close = text.lastIndex(of: ")") else { throw SystemCallError(call: "parse", subject: "/proc/\(pid)/stat", errno: .invalidArgument) }
+        guard let close = text.lastIndex(of: ")") else {
+            throw SystemCallError(call: "parse", subject: "/proc/\(pid)/stat", errno: .invalidArgument)
+        }
         let fields = text[text.index(after: close)...].split(separator: " ")
         // fields[0] is field 3 (state); utime is field 14, stime field 15.
         guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else {
@@ -19,7 +21,7 @@ public enum ProcessStatistics {
     public static func peakResidentBytes(pid: Int32) throws -> Int {
         let text = String(decoding: try FileContents.read(path: "/proc/\(pid)/status"), as: UTF8.self)
         guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
-              let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "")
+            let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "")
         else { throw SystemCallError(call: "parse", subject: "/proc/\(pid)/status", errno: .invalidArgument) }
         return kilobytes * 1024
     }

@@ -1,5 +1,5 @@
-import Mouse3DCore
 import Glibc
+import Mouse3DCore
 import SystemPackage
 
 /// Files that hold keys: written atomically with mode 0600, refused when others could read them.
@@ -43,7 +43,9 @@ public enum SecretFile {
         let fd: FileDescriptor
         var status = stat()
         do {
-            guard let opened = try SystemCall.retrying("open", path, tolerating: [ENOENT], { open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) })
+            guard
+                let opened = try SystemCall.retrying(
+                    "open", path, tolerating: [ENOENT], { open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) })
             else { return nil }
             fd = FileDescriptor(rawValue: opened)
         } catch { throw .system(error) }
@@ -72,9 +74,10 @@ public enum SecretFile {
     public static func write(path: String, bytes: [UInt8]) throws(SystemCallError) {
         let temporary = "\(path).tmp-\(getpid())"
         try FileSystem.remove(temporary)
-        let fd = FileDescriptor(rawValue: try SystemCall.retrying("open", temporary) {
-            open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        })
+        let fd = FileDescriptor(
+            rawValue: try SystemCall.retrying("open", temporary) {
+                open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+            })
         var done = false
         defer {
             try? fd.close()
@@ -96,7 +99,9 @@ public enum SecretFile {
     /// Makes the entries of the directory holding `path` durable (`fsync(2)` on the directory).
     static func syncDirectory(of path: String) throws(SystemCallError) {
         let directory = path.lastIndex(of: "/").map { String(path[..<$0]) }.map { $0.isEmpty ? "/" : $0 } ?? "."
-        let fd = FileDescriptor(rawValue: try SystemCall.retrying("open", directory) { open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC) })
+        let fd = FileDescriptor(
+            rawValue: try SystemCall.retrying("open", directory) { open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
+        )
         defer { try? fd.close() }
         _ = try SystemCall.retrying("fsync", directory) { fsync(fd.rawValue) }
     }

@@ -53,8 +53,12 @@ import SystemPackage
     /// For calls that return 0 or an error number instead of setting errno (`pthread_*`,
     /// `posix_spawn`): throws on a non-zero result.
     @inlinable
-    @_spi(DeviceEmulators) public static func checking(_ call: StaticString, _ subject: @autoclosure () -> String, _ body: () -> Int32) throws(SystemCallError) {
+    @_spi(DeviceEmulators) public static func checking(
+        _ call: StaticString, _ subject: @autoclosure () -> String, _ body: () -> Int32
+    ) throws(SystemCallError) {
         let status = body()
-        guard status == 0 else { throw SystemCallError(call: "\(call)", subject: subject(), errno: Errno(rawValue: status)) }
+        guard status == 0 else {
+            throw SystemCallError(call: "\(call)", subject: subject(), errno: Errno(rawValue: status))
+        }
     }
 }

@@ -68,7 +68,9 @@ public final class DSUServer: AttitudeSink {
 
     /// Serves on `address` the device with calibration key `device`; `measuresLatency` records the
     /// time from each sample's arrival to each of its datagrams (for `bench dsu`).
-    public init(listeningOn address: SocketAddress, device: String, calibrated: Bool, measuresLatency: Bool = false) throws(SystemCallError) {
+    public init(listeningOn address: SocketAddress, device: String, calibrated: Bool, measuresLatency: Bool = false)
+        throws(SystemCallError)
+    {
         latency = measuresLatency ? LatencyRecorder() : nil
         socket = try UDPSocket(family: address.family)
         try socket.bind(to: address)
@@ -118,7 +120,9 @@ public final class DSUServer: AttitudeSink {
             send(DSUProtocol.versionResponse(serverID: serverID), to: from)
         case .controllerInformation(let slots):
             guard answers.allow(0, now: now) else { return refuse(.rateLimited) }
-            for s in slots { send(DSUProtocol.controllerInformation(s == 0 ? slot0 : .empty(s), serverID: serverID), to: from) }
+            for s in slots {
+                send(DSUProtocol.controllerInformation(s == 0 ? slot0 : .empty(s), serverID: serverID), to: from)
+            }
         case .padData(let slot, let requestedMAC):
             if let slot, slot != 0 { return refuse(.emptySlot) }
             if let requestedMAC, requestedMAC != mac, slot == nil { return refuse(.emptySlot) }
@@ -129,7 +133,9 @@ public final class DSUServer: AttitudeSink {
             }
             guard clients.count < Self.maximumClients else { return refuse(.tooManyClients) }
             let host = from.withPort(0)
-            guard clients.keys.filter({ $0.withPort(0) == host }).count < Self.maximumPerAddress else { return refuse(.tooManyFromAddress) }
+            guard clients.keys.filter({ $0.withPort(0) == host }).count < Self.maximumPerAddress else {
+                return refuse(.tooManyFromAddress)
+            }
             clients[from] = Client(lastRequest: now)
         }
     }
@@ -151,7 +157,8 @@ public final class DSUServer: AttitudeSink {
         guard let sample = update.sample, !clients.isEmpty else { return }
         let now = update.receivedNanoseconds
         expire(now: now)
-        let (accelerometer, gyroscope) = mapping.motion(sample, bias: calibrated ? update.gyroBiasRadiansPerSecond : .zero)
+        let (accelerometer, gyroscope) = mapping.motion(
+            sample, bias: calibrated ? update.gyroBiasRadiansPerSecond : .zero)
         var pad = DSUProtocol.PadData(
             slot: slot0, packetNumber: 0, timestampMicroseconds: UInt64(max(0, sample.timestampNanoseconds)) / 1000,
             accelerometer: accelerometer, gyroscope: gyroscope)
@@ -166,7 +173,9 @@ public final class DSUServer: AttitudeSink {
             clients[address]!.packetNumber &+= 1
             send(packet, to: address)
             sent += 1
-            if latency != nil { latency!.record(nanoseconds: MonotonicClock.nanoseconds() &- update.receivedNanoseconds) }
+            if latency != nil {
+                latency!.record(nanoseconds: MonotonicClock.nanoseconds() &- update.receivedNanoseconds)
+            }
         }
     }
 
@@ -175,10 +184,12 @@ public final class DSUServer: AttitudeSink {
     enum ButtonSlot { case first(UInt8), second(UInt8), home }
     static let buttonSlots: [Int32: ButtonSlot] = [
         0x222: .first(7), 0x221: .first(6), 0x223: .first(5), 0x220: .first(4),  // d-pad left, down, right, up
-        0x13b: .first(3), 0x13e: .first(2), 0x13d: .first(1), 0x13a: .first(0),  // start (options), thumb R, thumb L, select (share)
-        0x133: .second(7), 0x131: .second(6), 0x130: .second(5), 0x134: .second(4),  // north (Y), east (B), south (A), west (X)
+        // start (options), thumb R, thumb L, select (share)
+        0x13b: .first(3), 0x13e: .first(2), 0x13d: .first(1), 0x13a: .first(0),
+        // north (Y), east (B), south (A), west (X)
+        0x133: .second(7), 0x131: .second(6), 0x130: .second(5), 0x134: .second(4),
         0x137: .second(3), 0x136: .second(2), 0x139: .second(1), 0x138: .second(0),  // R1, L1, R2, L2
-        0x13c: .home,  // mode
+        0x13c: .home  // mode
     ]
 
     /// Gamepad buttons in DSU's bitmasks.

@@ -30,7 +30,8 @@ public final class OpentrackOutput: AttitudeSink {
         if following == nil { following = update.stream }
         guard following === update.stream else { return }
         let a = OpentrackPose.angles(
-            rollRadians: Double(update.frame.roll), pitchRadians: Double(update.frame.pitch), yawRadians: Double(update.frame.yaw))
+            rollRadians: Double(update.frame.roll), pitchRadians: Double(update.frame.pitch),
+            yawRadians: Double(update.frame.yaw))
         let bytes = OpentrackPose.datagram(yaw: a.yaw, pitch: a.pitch, roll: a.roll)
         let outcome = try bytes.withUnsafeBytes { try socket.send($0, to: address) }
         if outcome == .sent { sent += 1 } else { notDelivered += 1 }
@@ -41,5 +42,7 @@ public final class OpentrackOutput: AttitudeSink {
     }
 
     /// One line on what was sent.
-    public var summary: String { "opentrack: \(sent) poses sent to \(address)" + (notDelivered > 0 ? ", \(notDelivered) not delivered" : "") }
+    public var summary: String {
+        "opentrack: \(sent) poses sent to \(address)" + (notDelivered > 0 ? ", \(notDelivered) not delivered" : "")
+    }
 }

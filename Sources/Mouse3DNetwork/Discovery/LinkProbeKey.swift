@@ -9,7 +9,8 @@ public struct LinkProbeKey: Sendable {
 
     /// The probe key of a pairing, for the sender `senderID` and receiver `receiverID`.
     public init(secret: [UInt8], senderID: [UInt8], receiverID: [UInt8]) {
-        key = HKDFSHA256.deriveKey(inputKeyMaterial: secret, info: Array("mouse3d v1 probe".utf8) + senderID + receiverID, count: 32)
+        key = HKDFSHA256.deriveKey(
+            inputKeyMaterial: secret, info: Array("mouse3d v1 probe".utf8) + senderID + receiverID, count: 32)
     }
 
     /// The probe with its tag, ready to send.
@@ -21,7 +22,10 @@ public struct LinkProbeKey: Sendable {
     /// The probe in `bytes` if its tag verifies under this key.
     public func open(_ bytes: UnsafeRawBufferPointer) -> LinkProbe? {
         guard let probe = LinkProbe.fields(of: bytes) else { return nil }
-        let expected = Array(HMACSHA256.authenticationCode(for: UnsafeRawBufferPointer(rebasing: bytes[0..<LinkProbe.authenticatedBytes]), key: key)
+        let expected = Array(
+            HMACSHA256.authenticationCode(
+                for: UnsafeRawBufferPointer(rebasing: bytes[0..<LinkProbe.authenticatedBytes]), key: key
+            )
             .prefix(LinkProbe.tagBytes))
         // Constant-time comparison.
         var difference: UInt8 = 0

@@ -37,9 +37,13 @@ public final class LinkProber {
 
         /// `rtt 0.21 ms, loss 0 %` or `no reply yet`.
         public var summary: String {
-            guard let rtt = medianRoundTrip else { return sent == 0 ? "not measured" : "no reply to \(sent) probe\(sent == 1 ? "" : "s")" }
+            guard let rtt = medianRoundTrip else {
+                return sent == 0 ? "not measured" : "no reply to \(sent) probe\(sent == 1 ? "" : "s")"
+            }
             let loss = (probeLoss ?? 0) * 100
-            return "rtt \(Self.milliseconds(rtt)) ms" + (roundTripJitter.map { ", jitter \(Self.milliseconds($0)) ms" } ?? "") + ", loss \(loss < 10 && loss > 0 ? String(format1: loss) : String(Int(loss.rounded()))) %"
+            return "rtt \(Self.milliseconds(rtt)) ms"
+                + (roundTripJitter.map { ", jitter \(Self.milliseconds($0)) ms" } ?? "")
+                + ", loss \(loss < 10 && loss > 0 ? String(format1: loss) : String(Int(loss.rounded()))) %"
         }
 
         static func milliseconds(_ ns: UInt64) -> String {
@@ -75,7 +79,9 @@ public final class LinkProber {
 
     /// Starts (or moves) the link named `name` (a receiver's fingerprint) to `address`, keyed by the
     /// pairing's `secret` and the receiver's id. Its figures start over when the address changes.
-    public func track(_ name: String, address: SocketAddress, secret: [UInt8], receiverID: [UInt8]) throws(SystemCallError) {
+    public func track(_ name: String, address: SocketAddress, secret: [UInt8], receiverID: [UInt8])
+        throws(SystemCallError)
+    {
         if sockets[address.family] == nil { sockets[address.family] = try UDPSocket(family: address.family) }
         if links[name]?.address == address { return }
         var link = Link(address: address, key: LinkProbeKey(secret: secret, senderID: senderID, receiverID: receiverID))
@@ -98,7 +104,8 @@ public final class LinkProber {
             let challenge = (0..<16).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
             // The wall clock goes in the probe (the receiver refuses stale ones); the round trip is
             // timed with `now`, kept here.
-            let bytes = link.key.seal(LinkProbe(isReply: false, id: senderID, challenge: challenge, sentNanoseconds: WallClock.nanoseconds()))
+            let bytes = link.key.seal(
+                LinkProbe(isReply: false, id: senderID, challenge: challenge, sentNanoseconds: WallClock.nanoseconds()))
             _ = try bytes.withUnsafeBytes { raw in try socket.send(raw, to: link.address) }
             link.quality.sent += 1
             links[name] = link
@@ -114,7 +121,9 @@ public final class LinkProber {
             while let (length, from) = try buffer.withUnsafeMutableBytes({ raw in try socket.receive(into: raw) }) {
                 guard length == LinkProbe.byteCount else { continue }
                 let challenge = Array(buffer[12..<28])
-                guard let pending = outstanding[challenge], var link = links[pending.link], link.address == from else { continue }
+                guard let pending = outstanding[challenge], var link = links[pending.link], link.address == from else {
+                    continue
+                }
                 let reply = buffer.withUnsafeBytes { link.key.open(UnsafeRawBufferPointer(rebasing: $0[0..<length])) }
                 guard let reply, reply.isReply else { continue }
                 outstanding[challenge] = nil

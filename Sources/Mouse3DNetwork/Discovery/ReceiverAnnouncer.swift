@@ -18,11 +18,14 @@ public final class ReceiverAnnouncer {
         do {
             discovery = try ServiceDiscovery(
                 announcing: ServiceAnnouncement(
-                    name: announcement.name, type: ReceiverAnnouncement.serviceType, port: port, txt: announcement.txtEntries,
+                    name: announcement.name, type: ReceiverAnnouncement.serviceType, port: port,
+                    txt: announcement.txtEntries,
                     loopbackOnly: loopbackOnly),
                 browsing: nil)
         } catch {
-            diagnostics.say("discovery: Avahi is not available (\(error)): not announced; senders reach this receiver with --to HOST:\(port)")
+            diagnostics.say(
+                "discovery: Avahi is not available (\(error)): not announced; senders reach this receiver with --to HOST:\(port)"
+            )
             return nil
         }
     }
@@ -39,13 +42,18 @@ public final class ReceiverAnnouncer {
             case .daemonUnavailable(let why):
                 guard !saidUnavailable else { continue }
                 saidUnavailable = true
-                diagnostics.say("discovery: \(why): not announced (announced when it starts); senders reach this receiver with --to HOST:\(port)")
+                diagnostics.say(
+                    "discovery: \(why): not announced (announced when it starts); senders reach this receiver with --to HOST:\(port)"
+                )
             case .daemonRunning:
                 saidUnavailable = false
             case .published(let name):
-                diagnostics.say("discovery: announced as '\(TerminalText.escaped(name))' (\(ReceiverAnnouncement.serviceType), port \(port))")
+                diagnostics.say(
+                    "discovery: announced as '\(TerminalText.escaped(name))' (\(ReceiverAnnouncement.serviceType), port \(port))"
+                )
             case .publishFailed(let why):
-                diagnostics.say("discovery: could not announce this receiver: \(why); senders reach it with --to HOST:\(port)")
+                diagnostics.say(
+                    "discovery: could not announce this receiver: \(why); senders reach it with --to HOST:\(port)")
             case .found, .removed, .browseFailed:
                 break
             }

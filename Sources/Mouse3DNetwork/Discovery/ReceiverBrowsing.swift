@@ -30,9 +30,12 @@ public func browseReceivers(
                 StandardError.write("mouse3d: discovery: browsing failed: \(why)\n")
             case .found(let service):
                 if case .unusable(let instance, let problem)? = directory.apply(event) {
-                    StandardError.write("mouse3d: discovery: ignoring '\(instance)' at \(service.address): \(problem)\n")
+                    StandardError.write(
+                        "mouse3d: discovery: ignoring '\(instance)' at \(service.address): \(problem)\n")
                 }
-                if foundAfter[service.name] == nil { foundAfter[service.name] = Int((MonotonicClock.nanoseconds() - start) / 1_000_000) }
+                if foundAfter[service.name] == nil {
+                    foundAfter[service.name] = Int((MonotonicClock.nanoseconds() - start) / 1_000_000)
+                }
             default:
                 _ = directory.apply(event)
             }

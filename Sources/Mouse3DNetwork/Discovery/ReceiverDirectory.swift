@@ -63,7 +63,8 @@ public struct ReceiverDirectory: Sendable {
         let addresses = entry.places.sorted { a, b in
             (Self.rank(a.value), a.key.interface) < (Self.rank(b.value), b.key.interface)
         }.map(\.value)
-        return Receiver(instance: instance, announcement: entry.announcement, hostName: entry.hostName, addresses: addresses)
+        return Receiver(
+            instance: instance, announcement: entry.announcement, hostName: entry.hostName, addresses: addresses)
     }
 
     /// IPv4 first, then routable IPv6, then link-local IPv6.
@@ -81,7 +82,8 @@ public struct ReceiverDirectory: Sendable {
             case .failure(let problem): return .unusable(instance: service.name, problem: problem.description)
             }
             let before = receiver(instance: service.name)
-            var entry = entries[service.name] ?? Entry(announcement: announcement, hostName: service.hostName, places: [:])
+            var entry =
+                entries[service.name] ?? Entry(announcement: announcement, hostName: service.hostName, places: [:])
             if entry.announcement != announcement {
                 // Restarted with another record (a new key, other outputs): the old places are stale.
                 entry.places = [:]
@@ -91,7 +93,8 @@ public struct ReceiverDirectory: Sendable {
             entry.places[Place(interface: service.interface, ipv6: !service.address.isIPv4)] = service.address
             entries[service.name] = entry
             let after = receiver(instance: service.name)!
-            return before?.preferred == after.preferred && before?.announcement == after.announcement ? nil : .reachable(after)
+            return before?.preferred == after.preferred && before?.announcement == after.announcement
+                ? nil : .reachable(after)
         case .removed(let name, let interface, let ipv6):
             guard var entry = entries[name] else { return nil }
             let before = receiver(instance: name)

@@ -40,13 +40,16 @@ public final class SenderDiscovery {
             do {
                 found = try ServiceDiscovery(announcing: nil, browsing: ReceiverAnnouncement.serviceType)
             } catch {
-                diagnostics.say("discovery: Avahi is not available (\(error)); streaming to the stored addresses (--to HOST chooses one)")
+                diagnostics.say(
+                    "discovery: Avahi is not available (\(error)); streaming to the stored addresses (--to HOST chooses one)"
+                )
             }
         }
         discovery = found
         for (i, target) in targets.enumerated() {
             if let address = target.address {
-                try prober.track(target.peer.fingerprint, address: address, secret: target.peer.secret, receiverID: target.peer.id)
+                try prober.track(
+                    target.peer.fingerprint, address: address, secret: target.peer.secret, receiverID: target.peer.id)
             } else {
                 streamer.pause(peerAt: i)
                 diagnostics.say("'\(target.peer.name)': no address stored; waiting for discovery to find it")
@@ -78,9 +81,10 @@ public final class SenderDiscovery {
         loop.cancel(&probeRegistrations)
         watchedProbeDescriptors = prober.descriptors
         for descriptor in watchedProbeDescriptors {
-            probeRegistrations.append(loop.watch(descriptor) { [unowned self] in
-                for name in try prober.readReplies(now: MonotonicClock.nanoseconds()) { try confirmed(name) }
-            })
+            probeRegistrations.append(
+                loop.watch(descriptor) { [unowned self] in
+                    for name in try prober.readReplies(now: MonotonicClock.nanoseconds()) { try confirmed(name) }
+                })
         }
     }
 
@@ -91,7 +95,9 @@ public final class SenderDiscovery {
         guard let discovery, now >= nextBrowseAgain else { return }
         let silent = targets.indices.contains { i in
             !streamer.peers[i].paused
-                && prober.quality(of: targets[i].peer.fingerprint).map { now &- $0.lastHeardNanoseconds > 3_000_000_000 } == true
+                && prober.quality(of: targets[i].peer.fingerprint).map {
+                    now &- $0.lastHeardNanoseconds > 3_000_000_000
+                } == true
         }
         guard silent else { return }
         discovery.browseAgain()
@@ -128,21 +134,25 @@ public final class SenderDiscovery {
                 // Streamed to once it proves the pairing (see `confirmed`); probed at once.
                 candidates[fingerprint] = (i, receiver.preferred, receiver.instance)
                 try prober.track(
-                    Self.checkName(fingerprint), address: receiver.preferred, secret: targets[i].peer.secret, receiverID: targets[i].peer.id)
+                    Self.checkName(fingerprint), address: receiver.preferred, secret: targets[i].peer.secret,
+                    receiverID: targets[i].peer.id)
                 watchProbeReplies()
                 nextProbe = 0
             } else if receiver.announcement.wire == "sealed", !fingerprint.isEmpty, !mentioned.contains(fingerprint) {
                 mentioned.insert(fingerprint)
                 let host = SocketAddress.host(of: receiver.preferred.description)
-                diagnostics.say("found receiver '\(receiver.announcement.name)' at \(receiver.preferred), fingerprint \(fingerprint), not paired: "
-                    + "to stream to it, run `mouse3d pair` there, then `mouse3d pair \(host) CODE` here")
+                diagnostics.say(
+                    "found receiver '\(receiver.announcement.name)' at \(receiver.preferred), fingerprint \(fingerprint), not paired: "
+                        + "to stream to it, run `mouse3d pair` there, then `mouse3d pair \(host) CODE` here")
             }
         case .gone(let instance, let fingerprint)?:
             forgetCandidate(fingerprint)
-            guard let i = targets.firstIndex(where: { $0.peer.fingerprint == fingerprint }), !streamer.peers[i].paused else { return }
+            guard let i = targets.firstIndex(where: { $0.peer.fingerprint == fingerprint }), !streamer.peers[i].paused
+            else { return }
             streamer.pause(peerAt: i)
             prober.forget(fingerprint)
-            diagnostics.say("'\(targets[i].peer.name)' stopped announcing itself ('\(instance)'); paused until it is back")
+            diagnostics.say(
+                "'\(targets[i].peer.name)' stopped announcing itself ('\(instance)'); paused until it is back")
         case .unusable(let instance, let problem)?:
             if mentioned.insert("unusable " + instance).inserted {
                 diagnostics.say("discovery: ignoring '\(instance)': \(problem)")
@@ -161,11 +171,13 @@ public final class SenderDiscovery {
         prober.forget(name)
         let target = targets[candidate.index]
         try streamer.redirect(peerAt: candidate.index, to: candidate.address)
-        try prober.track(fingerprint, address: candidate.address, secret: target.peer.secret, receiverID: target.peer.id)
+        try prober.track(
+            fingerprint, address: candidate.address, secret: target.peer.secret, receiverID: target.peer.id)
         watchProbeReplies()
         nextProbe = 0  // the link's own figures start now
-        diagnostics.say("'\(target.peer.name)' found at \(candidate.address) (announced as '\(candidate.instance)', "
-            + "answered as the paired receiver); streaming to it")
+        diagnostics.say(
+            "'\(target.peer.name)' found at \(candidate.address) (announced as '\(candidate.instance)', "
+                + "answered as the paired receiver); streaming to it")
     }
 
     private func forgetCandidate(_ fingerprint: String) {

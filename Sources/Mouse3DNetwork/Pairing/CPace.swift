@@ -53,7 +53,8 @@ struct CPace {
         sid: [UInt8], peerShare: [UInt8], ownData: [UInt8], peerData: [UInt8], isInitiator: Bool
     ) -> [UInt8]? {
         guard let k = Ristretto255.multiply(scalar, peerShare) else { return nil }
-        let transcript = isInitiator
+        let transcript =
+            isInitiator
             ? CPace.lvCat([share, ownData]) + CPace.lvCat([peerShare, peerData])
             : CPace.lvCat([peerShare, peerData]) + CPace.lvCat([share, ownData])
         return Digest.sha512.hash(CPace.lvCat([CPace.domain + Array("_ISK".utf8), sid, k]) + transcript)
@@ -89,14 +90,19 @@ struct PairingKeys {
 
     /// Derives the keys from the intermediate key, the session id and the static X25519 secret of
     /// the two identities (so the stored secret is bound to both key pairs as well as the code).
-    init(intermediateKey: [UInt8], sid: [UInt8], staticSecret: [UInt8], senderPublicKey: [UInt8], receiverPublicKey: [UInt8]) {
+    init(
+        intermediateKey: [UInt8], sid: [UInt8], staticSecret: [UInt8], senderPublicKey: [UInt8],
+        receiverPublicKey: [UInt8]
+    ) {
         func mac(_ label: String) -> [UInt8] {
-            let key = HKDFSHA256.deriveKey(inputKeyMaterial: intermediateKey, salt: sid, info: Array("mouse3d pair \(label)".utf8), count: 32)
+            let key = HKDFSHA256.deriveKey(
+                inputKeyMaterial: intermediateKey, salt: sid, info: Array("mouse3d pair \(label)".utf8), count: 32)
             return HMACSHA256.authenticationCode(for: Array(label.utf8), key: key)
         }
         receiverConfirmation = mac("confirm receiver")
         senderConfirmation = mac("confirm sender")
-        doneKey = HKDFSHA256.deriveKey(inputKeyMaterial: intermediateKey, salt: sid, info: Array("mouse3d pair done".utf8), count: 32)
+        doneKey = HKDFSHA256.deriveKey(
+            inputKeyMaterial: intermediateKey, salt: sid, info: Array("mouse3d pair done".utf8), count: 32)
         pairingSecret = HKDFSHA256.deriveKey(
             inputKeyMaterial: intermediateKey + staticSecret, salt: sid,
             info: Array("mouse3d pairing secret v1".utf8) + senderPublicKey + receiverPublicKey, count: 32)

@@ -34,7 +34,9 @@ public struct PairedPeer: Sendable, Equatable {
     public var algorithm: SealingAlgorithm = .chacha20Poly1305
 
     /// Creates a record.
-    public init(role: Role, name: String, publicKey: [UInt8], secret: [UInt8], address: String?, epoch: UInt32, pairedAt: String) {
+    public init(
+        role: Role, name: String, publicKey: [UInt8], secret: [UInt8], address: String?, epoch: UInt32, pairedAt: String
+    ) {
         self.role = role
         self.name = name
         self.publicKey = publicKey
@@ -55,13 +57,15 @@ public struct PairedPeer: Sendable, Equatable {
             ("name", .string(name)),
             ("fingerprint", .string(fingerprint)),
             ("public_key", .string(Hexadecimal.encode(publicKey))),
-            ("secret", .string(Hexadecimal.encode(secret))),
+            ("secret", .string(Hexadecimal.encode(secret)))
         ]
         if let address { entries.append(("address", .string(address))) }
         if role == .receiver { entries.append(("cipher", .string(algorithm.name))) }
         entries.append(("paired_at", .string(pairedAt)))
         return KeyValueText.render(
-            comment: ["mouse3d paired \(role.rawValue). Secret: keep it mode 0600. Revoke with `mouse3d pair --revoke \(fingerprint)`."],
+            comment: [
+                "mouse3d paired \(role.rawValue). Secret: keep it mode 0600. Revoke with `mouse3d pair --revoke \(fingerprint)`."
+            ],
             entries)
     }
 
@@ -70,15 +74,18 @@ public struct PairedPeer: Sendable, Equatable {
     var stateText: String {
         KeyValueText.render(
             comment: ["mouse3d session state of paired \(role.rawValue) '\(name)'; removed with its key."],
-            [("epoch", .integer(Int64(epoch))), ("next_sequence", .integer(Int64(truncatingIfNeeded: nextSequence))),
-             ("pairing", .string(pairingTag))])
+            [
+                ("epoch", .integer(Int64(epoch))), ("next_sequence", .integer(Int64(truncatingIfNeeded: nextSequence))),
+                ("pairing", .string(pairingTag))
+            ])
     }
 
     /// Names this pairing (not the peer: pairing the same peer again gives a new one) in its state
     /// file: the first 8 bytes of HMAC-SHA256(secret, "mouse3d session state"), in hexadecimal. It
     /// reveals nothing of the secret.
     var pairingTag: String {
-        Hexadecimal.encode(Array(HMACSHA256.authenticationCode(for: Array("mouse3d session state".utf8), key: secret).prefix(8)))
+        Hexadecimal.encode(
+            Array(HMACSHA256.authenticationCode(for: Array("mouse3d session state".utf8), key: secret).prefix(8)))
     }
 
     /// Applies a state file's text. A state written for an earlier pairing of the same peer (a store
@@ -91,7 +98,8 @@ public struct PairedPeer: Sendable, Equatable {
         if document.entries["pairing"] != nil, try document.string("pairing") != pairingTag { return false }
         let e = try document.integer("epoch", default: 0)
         guard e >= 0 && e <= Int64(UInt32.max) else {
-            throw KeyValueText.ParseError(file: path, line: document.entries["epoch"]?.line ?? 0, message: "epoch out of range")
+            throw KeyValueText.ParseError(
+                file: path, line: document.entries["epoch"]?.line ?? 0, message: "epoch out of range")
         }
         epoch = UInt32(e)
         nextSequence = UInt64(truncatingIfNeeded: try document.integer("next_sequence", default: 0))
@@ -112,7 +120,9 @@ public struct PairedPeer: Sendable, Equatable {
             guard let found = SealingAlgorithm(name: name) else {
                 throw KeyValueText.ParseError(
                     file: path, line: document.entries["cipher"]?.line ?? 0,
-                    message: "cipher '\(name)' is not one of \(SealingAlgorithm.allCases.map(\.name).joined(separator: ", "))")
+                    message:
+                        "cipher '\(name)' is not one of \(SealingAlgorithm.allCases.map(\.name).joined(separator: ", "))"
+                )
             }
             algorithm = found
         }

@@ -45,7 +45,9 @@ public final class PairingResponder {
 
     /// Handles one datagram from `source` (an address in text); returns the answer to send back, if
     /// any, and the outcome once there is one.
-    public func handle(_ bytes: [UInt8], from source: String, pairedAt: @autoclosure () -> String) -> (answer: [UInt8]?, outcome: Outcome?) {
+    public func handle(_ bytes: [UInt8], from source: String, pairedAt: @autoclosure () -> String) -> (
+        answer: [UInt8]?, outcome: Outcome?
+    ) {
         guard let message = PairingMessage.decode(bytes) else { return refuse(.malformedPairingMessage) }
         switch (state, message) {
         case (.waiting, .hello(let sid, let share, let key, let name)):
@@ -54,25 +56,36 @@ public final class PairingResponder {
             else { return refuse(.malformedPairingMessage) }
             let cpace = CPace(code: code, sid: sid)
             let ciphers = PairingResponder.localCiphers
-            let ownData = PairingResponder.receiverData(publicKey: identity.publicKey, name: identity.name, streamPort: streamPort, ciphers: ciphers)
-            guard let isk = cpace.intermediateKey(sid: sid, peerShare: share, ownData: ownData, peerData: key + Array(name.utf8.prefix(PairingMessage.maximumNameBytes)), isInitiator: false)
+            let ownData = PairingResponder.receiverData(
+                publicKey: identity.publicKey, name: identity.name, streamPort: streamPort, ciphers: ciphers)
+            guard
+                let isk = cpace.intermediateKey(
+                    sid: sid, peerShare: share, ownData: ownData,
+                    peerData: key + Array(name.utf8.prefix(PairingMessage.maximumNameBytes)), isInitiator: false)
             else { return refuse(.malformedPairingMessage) }
-            let keys = PairingKeys(intermediateKey: isk, sid: sid, staticSecret: staticSecret, senderPublicKey: key, receiverPublicKey: identity.publicKey)
+            let keys = PairingKeys(
+                intermediateKey: isk, sid: sid, staticSecret: staticSecret, senderPublicKey: key,
+                receiverPublicKey: identity.publicKey)
             let reply = PairingMessage.reply(
                 sid: sid, share: cpace.share, publicKey: identity.publicKey, streamPort: streamPort, ciphers: ciphers,
                 confirmation: keys.receiverConfirmation, name: identity.name
             ).encoded
-            let peer = PairedPeer(role: .sender, name: TerminalText.escaped(name), publicKey: key, secret: keys.pairingSecret, address: nil, epoch: 0, pairedAt: pairedAt())
+            let peer = PairedPeer(
+                role: .sender, name: TerminalText.escaped(name), publicKey: key, secret: keys.pairingSecret,
+                address: nil, epoch: 0, pairedAt: pairedAt())
             state = .engaged(sid: sid, source: source, reply: reply, keys: keys, peer: peer)
             return (reply, nil)
         case (.engaged(let sid, let from, let reply, _, _), .hello(let helloSID, _, _, _)):
             if helloSID == sid && from == source { return (reply, nil) }  // our reply was lost
             refusals.add(.pairingBusy)
-            return (PairingMessage.done(sid: helloSID, status: .busy, tag: [UInt8](repeating: 0, count: 32)).encoded, nil)
+            return (
+                PairingMessage.done(sid: helloSID, status: .busy, tag: [UInt8](repeating: 0, count: 32)).encoded, nil
+            )
         case (.engaged(let sid, let from, _, let keys, let peer), .confirm(let confirmSID, let confirmation)):
             guard confirmSID == sid, from == source else { return (nil, nil) }
             if ConstantTime.equal(confirmation, keys.senderConfirmation) {
-                let done = PairingMessage.done(sid: sid, status: .paired, tag: keys.doneTag(status: 0, sid: sid)).encoded
+                let done = PairingMessage.done(sid: sid, status: .paired, tag: keys.doneTag(status: 0, sid: sid))
+                    .encoded
                 state = .finished(sid: sid, done: done)
                 return (done, .paired(peer))
             }

@@ -30,7 +30,9 @@ public final class PairingInitiator {
         var generator = SystemRandomNumberGenerator()
         sid = (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }
         cpace = CPace(code: code, sid: sid)
-        hello = PairingMessage.hello(sid: sid, share: cpace.share, publicKey: identity.publicKey, name: identity.name).encoded
+        hello =
+            PairingMessage.hello(sid: sid, share: cpace.share, publicKey: identity.publicKey, name: identity.name)
+            .encoded
     }
 
     /// The datagram to resend while waiting: the hello, or the confirmation once sent.
@@ -45,18 +47,25 @@ public final class PairingInitiator {
             guard Ristretto255.isValidElement(share), let staticSecret = try? identity.staticSecret(with: key),
                 staticSecret.contains(where: { $0 != 0 }),
                 let isk = cpace.intermediateKey(
-                    sid: sid, peerShare: share, ownData: identity.publicKey + Array(identity.name.utf8.prefix(PairingMessage.maximumNameBytes)),
-                    peerData: PairingResponder.receiverData(publicKey: key, name: name, streamPort: port, ciphers: ciphers), isInitiator: true)
+                    sid: sid, peerShare: share,
+                    ownData: identity.publicKey + Array(identity.name.utf8.prefix(PairingMessage.maximumNameBytes)),
+                    peerData: PairingResponder.receiverData(
+                        publicKey: key, name: name, streamPort: port, ciphers: ciphers), isInitiator: true)
             else { return .failed("the receiver's answer is malformed") }
-            let derived = PairingKeys(intermediateKey: isk, sid: sid, staticSecret: staticSecret, senderPublicKey: identity.publicKey, receiverPublicKey: key)
+            let derived = PairingKeys(
+                intermediateKey: isk, sid: sid, staticSecret: staticSecret, senderPublicKey: identity.publicKey,
+                receiverPublicKey: key)
             keys = derived
             // Sent even when the receiver's proof fails, so that its user hears of the wrong code.
             confirm = PairingMessage.confirm(sid: sid, confirmation: derived.senderConfirmation).encoded
             guard ConstantTime.equal(confirmation, derived.receiverConfirmation) else {
-                return .failed("wrong code: it is not the one '\(TerminalText.escaped(name))' shows; nothing was stored. "
-                    + "Run `mouse3d pair` on the receiver for a new code and try again")
+                return .failed(
+                    "wrong code: it is not the one '\(TerminalText.escaped(name))' shows; nothing was stored. "
+                        + "Run `mouse3d pair` on the receiver for a new code and try again")
             }
-            var record = PairedPeer(role: .receiver, name: TerminalText.escaped(name), publicKey: key, secret: derived.pairingSecret, address: ":\(port)", epoch: 0, pairedAt: pairedAt())
+            var record = PairedPeer(
+                role: .receiver, name: TerminalText.escaped(name), publicKey: key, secret: derived.pairingSecret,
+                address: ":\(port)", epoch: 0, pairedAt: pairedAt())
             // AES-256-GCM when both CPUs have AES instructions (0.2 µs against 0.7 µs here).
             if ciphers & PairingResponder.localCiphers & 0b10 != 0 { record.algorithm = .aes256GCM }
             peer = record
@@ -66,7 +75,9 @@ public final class PairingInitiator {
             case .busy: return .failed("the receiver is pairing with another sender; try again")
             case .wrongCode: return keys == nil ? .ignore : .failed("the receiver refused the code; nothing was stored")
             case .paired:
-                guard let keys, let peer, ConstantTime.equal(tag, keys.doneTag(status: 0, sid: sid)) else { return .ignore }
+                guard let keys, let peer, ConstantTime.equal(tag, keys.doneTag(status: 0, sid: sid)) else {
+                    return .ignore
+                }
                 return .paired(peer)
             }
         default:

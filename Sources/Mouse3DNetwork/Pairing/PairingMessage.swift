@@ -11,7 +11,9 @@ import Mouse3DCore
 /// | 5 done | receiver | status (1: 0 paired, 1 wrong code, 2 busy), tag (32; zero unless paired) |
 public enum PairingMessage: Sendable, Equatable {
     case hello(sid: [UInt8], share: [UInt8], publicKey: [UInt8], name: String)
-    case reply(sid: [UInt8], share: [UInt8], publicKey: [UInt8], streamPort: UInt16, ciphers: UInt8, confirmation: [UInt8], name: String)
+    case reply(
+        sid: [UInt8], share: [UInt8], publicKey: [UInt8], streamPort: UInt16, ciphers: UInt8, confirmation: [UInt8],
+        name: String)
     case confirm(sid: [UInt8], confirmation: [UInt8])
     case done(sid: [UInt8], status: Status, tag: [UInt8])
 
@@ -33,7 +35,8 @@ public enum PairingMessage: Sendable, Equatable {
     /// The session id.
     public var sid: [UInt8] {
         switch self {
-        case .hello(let sid, _, _, _), .reply(let sid, _, _, _, _, _, _), .confirm(let sid, _), .done(let sid, _, _): sid
+        case .hello(let sid, _, _, _), .reply(let sid, _, _, _, _, _, _), .confirm(let sid, _), .done(let sid, _, _):
+            sid
         }
     }
 
@@ -78,7 +81,9 @@ public enum PairingMessage: Sendable, Equatable {
             guard bytes.count == helloBytes, Int(bytes[84]) <= maximumNameBytes else { return nil }
             let end = 85 + Int(bytes[84])
             guard bytes[end...].allSatisfy({ $0 == 0 }) else { return nil }
-            return .hello(sid: sid, share: slice(20, 32), publicKey: slice(52, 32), name: String(decoding: bytes[85..<end], as: UTF8.self))
+            return .hello(
+                sid: sid, share: slice(20, 32), publicKey: slice(52, 32),
+                name: String(decoding: bytes[85..<end], as: UTF8.self))
         case 3:
             guard bytes.count >= 120, let n = name(at: 119) else { return nil }
             let port = UInt16(bytes[84]) | UInt16(bytes[85]) << 8

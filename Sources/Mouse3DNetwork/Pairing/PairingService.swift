@@ -17,7 +17,8 @@ public enum PairingService {
     /// hello must confirm within `exchangeTimeoutNanoseconds`, or the attempt ends (a silent hello
     /// cannot hold the pairing window, and the code still buys one guess only).
     public static func respond(
-        on socket: UDPSocket, responder: PairingResponder, timeoutNanoseconds: UInt64, exchangeTimeoutNanoseconds: UInt64 = 10_000_000_000,
+        on socket: UDPSocket, responder: PairingResponder, timeoutNanoseconds: UInt64,
+        exchangeTimeoutNanoseconds: UInt64 = 10_000_000_000,
         loop: EventLoop, now: @escaping () -> String
     ) throws -> PairedPeer {
         let deadline = MonotonicClock.nanoseconds() + timeoutNanoseconds
@@ -26,24 +27,30 @@ public enum PairingService {
         var engagedSince: UInt64?
         let exchange = loop.timer(deadline: { engagedSince.map { $0 + exchangeTimeoutNanoseconds } }) { _ in
             let who = responder.engagedWith ?? "a sender"
-            result = .failure(Failure(
-                "\(who) said hello and did not finish pairing within \(exchangeTimeoutNanoseconds / 1_000_000_000) s; nothing was stored. "
-                    + "Run `mouse3d pair` again for a new code"))
+            result = .failure(
+                Failure(
+                    "\(who) said hello and did not finish pairing within \(exchangeTimeoutNanoseconds / 1_000_000_000) s; nothing was stored. "
+                        + "Run `mouse3d pair` again for a new code"))
             engagedSince = nil
         }
         defer { loop.cancel(exchange) }
         let registration = loop.watch(socket.descriptor) {
-            while result == nil, let (length, source) = try buffer.withUnsafeMutableBytes({ try socket.receive(into: $0) }) {
+            while result == nil,
+                let (length, source) = try buffer.withUnsafeMutableBytes({ try socket.receive(into: $0) })
+            {
                 guard length <= buffer.count else { continue }
-                let (answer, outcome) = responder.handle(Array(buffer[0..<length]), from: source.description, pairedAt: now())
+                let (answer, outcome) = responder.handle(
+                    Array(buffer[0..<length]), from: source.description, pairedAt: now())
                 if let answer { _ = try answer.withUnsafeBytes { try socket.send($0, to: source) } }
                 if responder.engagedWith != nil && engagedSince == nil { engagedSince = MonotonicClock.nanoseconds() }
                 switch outcome {
                 case .paired(let peer)?:
                     result = .success(peer)
                 case .wrongCode(let name, let fingerprint)?:
-                    result = .failure(Failure(
-                        "'\(name)' (\(fingerprint)) at \(source) used a wrong code; nothing was stored. Run `mouse3d pair` again for a new code"))
+                    result = .failure(
+                        Failure(
+                            "'\(name)' (\(fingerprint)) at \(source) used a wrong code; nothing was stored. Run `mouse3d pair` again for a new code"
+                        ))
                 case nil:
                     break
                 }
@@ -59,16 +66,24 @@ public enum PairingService {
         case .failure(let failure)?:
             throw failure
         case nil:
-            throw Failure("no sender paired within \(timeoutNanoseconds / 1_000_000_000) s; run `mouse3d pair` again for a new code")
+            throw Failure(
+                "no sender paired within \(timeoutNanoseconds / 1_000_000_000) s; run `mouse3d pair` again for a new code"
+            )
         }
     }
 
     /// Answers repeated confirmations for a second, so a lost verdict does not leave the sender unsure.
-    private static func linger(on socket: UDPSocket, responder: PairingResponder, loop: EventLoop, now: @escaping () -> String) throws {
+    private static func linger(
+        on socket: UDPSocket, responder: PairingResponder, loop: EventLoop, now: @escaping () -> String
+    ) throws {
         var buffer = [UInt8](repeating: 0, count: 512)
         let registration = loop.watch(socket.descriptor) {
-            while let (length, source) = try? buffer.withUnsafeMutableBytes({ try socket.receive(into: $0) }), length <= buffer.count {
-                if let answer = responder.handle(Array(buffer[0..<length]), from: source.description, pairedAt: now()).answer {
+            while let (length, source) = try? buffer.withUnsafeMutableBytes({ try socket.receive(into: $0) }),
+                length <= buffer.count
+            {
+                if let answer = responder.handle(Array(buffer[0..<length]), from: source.description, pairedAt: now())
+                    .answer
+                {
                     _ = try? answer.withUnsafeBytes { try socket.send($0, to: source) }
                 }
             }
@@ -80,7 +95,8 @@ public enum PairingService {
     /// Pairs with the receiver listening at `address` (its pairing port), using `code`. Returns the
     /// receiver's record; its `address` is `host` joined with the stream port the receiver gave.
     public static func initiate(
-        identity: PeerIdentity, code: PairingCode, address: SocketAddress, host: String, timeoutNanoseconds: UInt64 = 10_000_000_000,
+        identity: PeerIdentity, code: PairingCode, address: SocketAddress, host: String,
+        timeoutNanoseconds: UInt64 = 10_000_000_000,
         now: @escaping () -> String
     ) throws -> PairedPeer {
         let socket = try UDPSocket(family: address.family)
@@ -96,7 +112,9 @@ public enum PairingService {
             nextSend = current + 250_000_000
         }
         loop.watch(socket.descriptor) {
-            while result == nil, let (length, source) = try buffer.withUnsafeMutableBytes({ try socket.receive(into: $0) }) {
+            while result == nil,
+                let (length, source) = try buffer.withUnsafeMutableBytes({ try socket.receive(into: $0) })
+            {
                 guard source == address || address.isWildcard, length <= buffer.count else { continue }
                 switch initiator.handle(Array(buffer[0..<length]), pairedAt: now()) {
                 case .ignore: break
@@ -120,9 +138,10 @@ public enum PairingService {
         case .success(let peer)?: return peer
         case .failure(let failure)?: throw failure
         case nil:
-            throw Failure(heard
-                ? "the receiver at \(address) did not confirm; check `mouse3d pair --list` there and pair again"
-                : "no answer from \(address): is `mouse3d pair` running there (and UDP port \(address.port) open)?")
+            throw Failure(
+                heard
+                    ? "the receiver at \(address) did not confirm; check `mouse3d pair --list` there and pair again"
+                    : "no answer from \(address): is `mouse3d pair` running there (and UDP port \(address.port) open)?")
         }
     }
 }

@@ -61,13 +61,16 @@ public struct PeerIdentity: Sendable {
             }
             return (PeerIdentity(name: name, privateKey: privateKey), false)
         }
-        let identity = PeerIdentity(name: String(FileSystem.hostName.prefix(PairingMessage.maximumNameBytes)), privateKey: .init())
+        let identity = PeerIdentity(
+            name: String(FileSystem.hostName.prefix(PairingMessage.maximumNameBytes)), privateKey: .init())
         try SecretFile.makeDirectory(directory)
         let text = KeyValueText.render(
             comment: ["mouse3d identity of this machine. Secret: keep it mode 0600 and never share it."],
-            [("name", .string(identity.name)),
-             ("private_key", .string(Hexadecimal.encode(identity.privateKey.rawRepresentation))),
-             ("fingerprint", .string(identity.fingerprint))])
+            [
+                ("name", .string(identity.name)),
+                ("private_key", .string(Hexadecimal.encode(identity.privateKey.rawRepresentation))),
+                ("fingerprint", .string(identity.fingerprint))
+            ])
         try SecretFile.write(path: path, bytes: Array(text.utf8))
         return (identity, true)
     }

@@ -33,8 +33,9 @@ public struct PeerStore: Sendable {
         do {
             lock = try FileLock(path: lockPath(of: peer.id))
         } catch .held {
-            throw ActionableError("another mouse3d process is streaming to '\(peer.name)' with this identity (lock \(lockPath(of: peer.id))); "
-                + "one sending process per receiver: stop the other one first, or stream through it")
+            throw ActionableError(
+                "another mouse3d process is streaming to '\(peer.name)' with this identity (lock \(lockPath(of: peer.id))); "
+                    + "one sending process per receiver: stop the other one first, or stream through it")
         } catch {
             throw ActionableError("cannot lock the session with '\(peer.name)': \(error)")
         }
@@ -44,14 +45,17 @@ public struct PeerStore: Sendable {
             // Written with the pairing and after every run: without it the next session number could
             // repeat one already used (and with it the keys and nonces of that session).
             guard let bytes = try SecretFile.read(path: state) else {
-                throw ActionableError("the session state of '\(peer.name)' (\(state)) is missing, so a new session could repeat an old one; "
-                    + "pair again to start over safely (`mouse3d pair` on the receiver, then `mouse3d pair HOST CODE` here)")
+                throw ActionableError(
+                    "the session state of '\(peer.name)' (\(state)) is missing, so a new session could repeat an old one; "
+                        + "pair again to start over safely (`mouse3d pair` on the receiver, then `mouse3d pair HOST CODE` here)"
+                )
             }
             try current.applyState(String(decoding: bytes, as: UTF8.self), path: state)
         } catch let error as ActionableError {
             throw error
         } catch {
-            throw ActionableError("\(error); the session state of '\(peer.name)' cannot be trusted: remove \(state) to start a new one")
+            throw ActionableError(
+                "\(error); the session state of '\(peer.name)' cannot be trusted: remove \(state) to start a new one")
         }
         return (lock, current)
     }

@@ -36,7 +36,8 @@ public final class AttitudeReceiver {
     private var rawSequence: [SocketAddress: UInt64] = [:]
     private var nextForget: UInt64 = 0
     private var tally = SenderTally()
-    private var held = HeldDatagrams(limit: AttitudeReceiver.maximumHeld, limitPerSender: AttitudeReceiver.maximumHeldPerSender)
+    private var held = HeldDatagrams(
+        limit: AttitudeReceiver.maximumHeld, limitPerSender: AttitudeReceiver.maximumHeldPerSender)
     private var reports = RefusalReports()
     /// Refusals each source may cause before its datagrams are dropped unread: 200 a second after a
     /// burst of 1000, so a flood costs one table lookup per datagram and cannot crowd out a paired
@@ -58,7 +59,9 @@ public final class AttitudeReceiver {
     public static let maximumHeldPerSender = 1024
 
     /// Binds to `address`. `.sealed` needs an `opener`.
-    public init(listeningOn address: SocketAddress, format: WireFormat, opener: SealedStreamOpener? = nil) throws(SystemCallError) {
+    public init(listeningOn address: SocketAddress, format: WireFormat, opener: SealedStreamOpener? = nil)
+        throws(SystemCallError)
+    {
         precondition((format == .sealed) == (opener != nil), "a sealed receiver needs an opener, and only it")
         socket = try UDPSocket(family: address.family)
         try socket.bind(to: address)
@@ -83,7 +86,8 @@ public final class AttitudeReceiver {
             // A datagram that claims to be a paired sender's is checked by its tag whatever its
             // source sent before (junk spoofed from the sender's own address cannot get its frames
             // dropped); only the rest is subject to the per-source budget.
-            let claimsPairedSender = length == SealedDatagramLayout.byteCount
+            let claimsPairedSender =
+                length == SealedDatagramLayout.byteCount
                 && buffer.withUnsafeBytes { opener?.claimsPairedSender($0) ?? false }
             guard claimsPairedSender || refusalBudget.wouldAllow(sender, now: now) else {
                 // A source that keeps sending what is refused: dropped unread.
@@ -96,7 +100,8 @@ public final class AttitudeReceiver {
                 continue
             }
             try buffer.withUnsafeBytes { raw in
-                try deliver(UnsafeRawBufferPointer(rebasing: raw[0..<bytes]), length: length, from: sender, now: now, handle)
+                try deliver(
+                    UnsafeRawBufferPointer(rebasing: raw[0..<bytes]), length: length, from: sender, now: now, handle)
             }
         }
         return count
@@ -104,7 +109,9 @@ public final class AttitudeReceiver {
 
     /// A paired sender timing the link: answered (once per budget token, so a replayed or forged
     /// probe cannot make this a reflector), never counted as a frame.
-    private func answerProbe(length: Int, from sender: SocketAddress, now: UInt64, _ handle: (Event) throws -> Void) throws {
+    private func answerProbe(length: Int, from sender: SocketAddress, now: UInt64, _ handle: (Event) throws -> Void)
+        throws
+    {
         _ = refusalBudget.allow(sender, now: now)
         let reply = buffer.withUnsafeBytes { opener?.answerProbe(UnsafeRawBufferPointer(rebasing: $0[0..<length])) }
         if let reply {
@@ -120,16 +127,23 @@ public final class AttitudeReceiver {
     /// the wait); the others are held again or refused.
     public func releaseHeld(_ handle: (Event) throws -> Void) throws {
         for item in held.takeAll() {
-            try item.bytes.withUnsafeBytes { try deliver($0, length: item.bytes.count, from: item.sender, now: item.received, handle) }
+            try item.bytes.withUnsafeBytes {
+                try deliver($0, length: item.bytes.count, from: item.sender, now: item.received, handle)
+            }
         }
     }
 
     /// Verifies one datagram and hands on its frame (or counts its refusal).
-    private func deliver(_ bytes: UnsafeRawBufferPointer, length: Int, from sender: SocketAddress, now: UInt64, _ handle: (Event) throws -> Void) throws {
+    private func deliver(
+        _ bytes: UnsafeRawBufferPointer, length: Int, from sender: SocketAddress, now: UInt64,
+        _ handle: (Event) throws -> Void
+    ) throws {
         switch verifier.verify(bytes, length: length, from: sender) {
         case .failure(.awaitingStorage):
             // The first datagrams of a new session, authentic: held until its state is stored.
-            if let refusal = held.hold(Array(bytes), claimed: opener?.claimedSenderID(bytes) ?? [], from: sender, at: now) {
+            if let refusal = held.hold(
+                Array(bytes), claimed: opener?.claimedSenderID(bytes) ?? [], from: sender, at: now)
+            {
                 tally.dropped(from: sender)
                 refusals.add(refusal)
             }
@@ -144,11 +158,14 @@ public final class AttitudeReceiver {
     }
 
     /// A verified datagram meets its stream: the newest is output, an older one counted as reordered.
-    private func accept(_ verified: VerifiedDatagram, from sender: SocketAddress, now: UInt64, _ handle: (Event) throws -> Void) throws {
+    private func accept(
+        _ verified: VerifiedDatagram, from sender: SocketAddress, now: UInt64, _ handle: (Event) throws -> Void
+    ) throws {
         let d = verified.datagram
         var sequence = d.sequence
         if format == .raw { sequence = nextRawSequence(from: sender) }
-        let key = StreamKey(sender: sender, streamID: d.streamID, peerName: verified.peerName, senderKey: verified.senderKey)
+        let key = StreamKey(
+            sender: sender, streamID: d.streamID, peerName: verified.peerName, senderKey: verified.senderKey)
         let before = tracker.streams[key]
         if before == nil { try makeRoom(for: key, handle) }
         tally.makeRoom(for: sender, limit: Self.maximumCountedSources) { Set(tracker.streams.keys.map(\.sender)) }
@@ -161,16 +178,21 @@ public final class AttitudeReceiver {
             tally.accepted(from: sender, skipped: skipped, sent: sent, now: now)
             if isNew { try handle(.streamStarted(key)) }
             if resumed { try handle(.streamResumed(key)) }
-            try handle(.frame(AttitudeUpdate(
-                stream: label(for: key), sequence: sequence, buttons: d.buttons, frame: d.frame, sentNanoseconds: sent,
-                receivedNanoseconds: now)))
+            try handle(
+                .frame(
+                    AttitudeUpdate(
+                        stream: label(for: key), sequence: sequence, buttons: d.buttons, frame: d.frame,
+                        sentNanoseconds: sent,
+                        receivedNanoseconds: now)))
         }
     }
 
     /// The label of a tracked stream, made on its first frame.
     private func label(for key: StreamKey) -> StreamLabel {
         if let label = labels[key] { return label }
-        let label = StreamLabel(sender: key.sender.description, stream: String(key.streamID, radix: 16), description: key.description, peer: key.peerName)
+        let label = StreamLabel(
+            sender: key.sender.description, stream: String(key.streamID, radix: 16), description: key.description,
+            peer: key.peerName)
         labels[key] = label
         return label
     }
@@ -196,7 +218,9 @@ public final class AttitudeReceiver {
         var oldest: (key: StreamKey, heard: UInt64, silent: Bool)?
         for (k, s) in tracker.streams where k.senderKey == key.senderKey {
             count += 1
-            if oldest == nil || s.lastHeardNanoseconds < oldest!.heard { oldest = (k, s.lastHeardNanoseconds, s.isSilent) }
+            if oldest == nil || s.lastHeardNanoseconds < oldest!.heard {
+                oldest = (k, s.lastHeardNanoseconds, s.isSilent)
+            }
         }
         guard count >= limit, let oldest else { return }
         tracker.remove(oldest.key)
@@ -230,11 +254,14 @@ public final class AttitudeReceiver {
     /// Counts a refusal of a datagram from `source` and, for a receiver of paired senders (or a
     /// refusal that is not the datagram's form), reports it boundedly.
     private func refuse(
-        from source: SocketAddress, _ reason: Refusal, claimed: [UInt8]?, now: UInt64, reported: Bool = true, _ handle: (Event) throws -> Void
+        from source: SocketAddress, _ reason: Refusal, claimed: [UInt8]?, now: UInt64, reported: Bool = true,
+        _ handle: (Event) throws -> Void
     ) throws {
         tally.dropped(from: source)
         refusals.add(reason)
-        if reported { try reports.note(from: source, reason: reason, claimed: claimed, now: now) { try handle(Self.event($0)) } }
+        if reported {
+            try reports.note(from: source, reason: reason, claimed: claimed, now: now) { try handle(Self.event($0)) }
+        }
     }
 
     /// Reports the refusals summed so far (at the end of a run: nothing goes unsaid).
@@ -244,7 +271,8 @@ public final class AttitudeReceiver {
 
     private static func event(_ report: RefusalReports.Report) -> Event {
         switch report {
-        case .source(let source, let count, let reason, let claimed): .refused(source: source, count: count, reason: reason, claimedSender: claimed)
+        case .source(let source, let count, let reason, let claimed):
+            .refused(source: source, count: count, reason: reason, claimedSender: claimed)
         case .elsewhere(let sources, let reasons): .refusedElsewhere(sources: sources, reasons: reasons)
         }
     }

@@ -10,7 +10,9 @@ struct DatagramVerifier {
     let opener: SealedStreamOpener?
 
     /// Checks `bytes`, the first of a datagram of `length` bytes.
-    func verify(_ bytes: UnsafeRawBufferPointer, length: Int, from source: SocketAddress? = nil) -> Result<VerifiedDatagram, Refusal> {
+    func verify(_ bytes: UnsafeRawBufferPointer, length: Int, from source: SocketAddress? = nil) -> Result<
+        VerifiedDatagram, Refusal
+    > {
         guard length == bytes.count else { return .failure(.oversized) }
         switch format {
         case .sealed:
@@ -29,7 +31,10 @@ struct DatagramVerifier {
             guard length == AttitudeFrame.byteCount else { return .failure(.wrongSize) }
             guard let frame = AttitudeFrame.decode(bytes) else { return .failure(.invalidAngles) }
             // A raw peer has no clutch: its motion always counts.
-            return .success(VerifiedDatagram(datagram: AttitudeDatagram(streamID: 0, sequence: 0, sentNanoseconds: 0, buttons: [.clutch], frame: frame)))
+            return .success(
+                VerifiedDatagram(
+                    datagram: AttitudeDatagram(
+                        streamID: 0, sequence: 0, sentNanoseconds: 0, buttons: [.clutch], frame: frame)))
         }
     }
 }

@@ -72,10 +72,12 @@ public final class ReceiverPairings {
                 return false
             }
         }
-        diagnostics.say("this receiver: '\(TerminalText.escaped(identity.name))', fingerprint \(identity.fingerprint); "
-            + (peers.isEmpty
-                ? "no paired senders yet: run `mouse3d pair` here, then `mouse3d pair \(FileSystem.hostName) CODE` on the sender"
-                : "accepting sealed frames from \(peers.map { "'\($0.name)' (\($0.fingerprint))" }.joined(separator: ", "))"))
+        diagnostics.say(
+            "this receiver: '\(TerminalText.escaped(identity.name))', fingerprint \(identity.fingerprint); "
+                + (peers.isEmpty
+                    ? "no paired senders yet: run `mouse3d pair` here, then `mouse3d pair \(FileSystem.hostName) CODE` on the sender"
+                    : "accepting sealed frames from \(peers.map { "'\($0.name)' (\($0.fingerprint))" }.joined(separator: ", "))")
+        )
     }
 
     /// Rereads the senders when their folder changes, on `loop`.
@@ -85,7 +87,9 @@ public final class ReceiverPairings {
             var release = false
             for done in writer.takeCompletions() {
                 if let error = done.error {
-                    sayFailure(done.tag, "\(error); storing it again on the spot when needed", now: MonotonicClock.nanoseconds())
+                    sayFailure(
+                        done.tag, "\(error); storing it again on the spot when needed",
+                        now: MonotonicClock.nanoseconds())
                     release = opener.reservationStored(done.tag, stored: false) || release
                 } else if known[done.tag.fingerprint]?.secret == done.tag.secret {  // not an earlier pairing's
                     savedMarks[done.tag.fingerprint] = (done.tag.epoch, done.tag.nextSequence)
@@ -120,8 +124,9 @@ public final class ReceiverPairings {
         }
         let unsaid = failures.reported[f]?.unsaid ?? 0
         failures.reported[f] = (now, 0)
-        diagnostics.say("cannot store the session of '\(record.name)' (\(detail))"
-            + (unsaid > 0 ? " (\(unsaid) more failure\(unsaid == 1 ? "" : "s") since the last line)" : ""))
+        diagnostics.say(
+            "cannot store the session of '\(record.name)' (\(detail))"
+                + (unsaid > 0 ? " (\(unsaid) more failure\(unsaid == 1 ? "" : "s") since the last line)" : ""))
     }
 
     /// Rereads the senders after a change in their folder; reports additions and revocations.
@@ -135,7 +140,9 @@ public final class ReceiverPairings {
         opener.replacePeers(peers)
         var now: [String: PairedPeer] = [:]
         for p in peers { now[p.fingerprint] = p }
-        for (f, p) in now where known[f] == nil { diagnostics.say("paired sender '\(p.name)' (\(f)) added: accepting its frames") }
+        for (f, p) in now where known[f] == nil {
+            diagnostics.say("paired sender '\(p.name)' (\(f)) added: accepting its frames")
+        }
         for (f, p) in known where now[f] == nil {
             diagnostics.say("sender '\(p.name)' (\(f)) revoked: its frames are refused from now on")
             savedMarks[f] = nil
@@ -148,7 +155,9 @@ public final class ReceiverPairings {
 
     /// Says who was refused, with what the user can do about it.
     public func describeRefusal(source: SocketAddress, count: UInt64, reason: Refusal, claimed: [UInt8]?) -> String {
-        let hint = reason == .unknownSender ? "sender \(claimed.map { Hexadecimal.encode($0) } ?? "?") is \(reason.advice)" : reason.advice
+        let hint =
+            reason == .unknownSender
+            ? "sender \(claimed.map { Hexadecimal.encode($0) } ?? "?") is \(reason.advice)" : reason.advice
         return "refused \(count) datagram\(count == 1 ? "" : "s") from \(source): \(hint)"
     }
 

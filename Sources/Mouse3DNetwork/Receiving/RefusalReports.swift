@@ -28,7 +28,9 @@ struct RefusalReports {
     var pendingDeadline: UInt64? { others.isEmpty ? nil : end }
 
     /// Notes a refusal from `source` at `now`; `say` gets what is due.
-    mutating func note(from source: SocketAddress, reason: Refusal, claimed: [UInt8]?, now: UInt64, _ say: (Report) throws -> Void) rethrows {
+    mutating func note(
+        from source: SocketAddress, reason: Refusal, claimed: [UInt8]?, now: UInt64, _ say: (Report) throws -> Void
+    ) rethrows {
         if now >= end { try endInterval(now: now, say) }
         if var report = sources[source] {
             report.count += 1

@@ -31,7 +31,8 @@ public final class SealedStreamOpener {
         /// The epoch was adopted in the background: the next datagram reports the new session.
         @exclusivity(unchecked) var announceEpoch = false
         /// The last two ciphers used, with the epoch, stream, generation and algorithm they are for.
-        @exclusivity(unchecked) var ciphers: [(epoch: UInt32, stream: UInt32, generation: UInt64, cipher: FrameCipher)] = []
+        @exclusivity(unchecked) var ciphers:
+            [(epoch: UInt32, stream: UInt32, generation: UInt64, cipher: FrameCipher)] = []
         /// The sender's id (computed once: it is a hash).
         let id: [UInt8]
         /// Frames accepted in the current epoch (wrapping), reported in probe replies.
@@ -45,9 +46,11 @@ public final class SealedStreamOpener {
         /// address (forgeries from elsewhere do not spend the real sender's: its new epoch after a
         /// restart is tried at once), under one per sender (many spoofed sources cannot spend more).
         var derivationsFrom = SourceRateLimiter<SocketAddress?>(
-            ratePerSecond: SealedStreamOpener.derivationsPerSecond, burst: SealedStreamOpener.derivationBurst, capacity: 64)
+            ratePerSecond: SealedStreamOpener.derivationsPerSecond, burst: SealedStreamOpener.derivationBurst,
+            capacity: 64)
         var derivations = TokenBucket(
-            ratePerSecond: SealedStreamOpener.derivationsPerSecondPerSender, burst: SealedStreamOpener.derivationBurstPerSender, now: 0)
+            ratePerSecond: SealedStreamOpener.derivationsPerSecondPerSender,
+            burst: SealedStreamOpener.derivationBurstPerSender, now: 0)
 
         /// Whether one more unverified key may be derived at `now` for a datagram from `source`;
         /// spends a token of each budget if so.
@@ -66,10 +69,14 @@ public final class SealedStreamOpener {
         }
 
         /// The cached cipher for a datagram's epoch, stream, generation and algorithm.
-        func cachedCipher(epoch: UInt32, stream: UInt32, generation: UInt64, algorithm: SealingAlgorithm) -> FrameCipher? {
+        func cachedCipher(epoch: UInt32, stream: UInt32, generation: UInt64, algorithm: SealingAlgorithm)
+            -> FrameCipher?
+        {
             // The newest first: it is the one almost every datagram uses.
             for c in ciphers.reversed()
-            where c.epoch == epoch && c.stream == stream && c.generation == generation && c.cipher.algorithm == algorithm {
+            where c.epoch == epoch && c.stream == stream && c.generation == generation
+                && c.cipher.algorithm == algorithm
+            {
                 return c.cipher
             }
             return nil
@@ -77,7 +84,8 @@ public final class SealedStreamOpener {
 
         /// Keeps `cipher` (after it verified a datagram), forgetting the oldest beyond two.
         func remember(_ cipher: FrameCipher, epoch: UInt32, stream: UInt32, generation: UInt64) {
-            guard cachedCipher(epoch: epoch, stream: stream, generation: generation, algorithm: cipher.algorithm) == nil else { return }
+            guard cachedCipher(epoch: epoch, stream: stream, generation: generation, algorithm: cipher.algorithm) == nil
+            else { return }
             ciphers.append((epoch, stream, generation, cipher))
             if ciphers.count > 2 { ciphers.removeFirst() }
         }
@@ -121,14 +129,15 @@ public final class SealedStreamOpener {
         replacePeers(peers, sequenceFloors: sequenceFloors)
     }
 
-
     /// Replaces the set of paired senders (after a pairing or revocation): senders no longer listed
     /// are refused from now on; unchanged ones keep their windows.
     public func replacePeers(_ peers: [PairedPeer], sequenceFloors: [[UInt8]: UInt64] = [:]) {
         var next: [UInt64: Session] = [:]
         for peer in peers {
             let key = peer.id.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
-            if let existing = sessions[key], existing.peer.secret == peer.secret, existing.peer.publicKey == peer.publicKey {
+            if let existing = sessions[key], existing.peer.secret == peer.secret,
+                existing.peer.publicKey == peer.publicKey
+            {
                 existing.peer.name = peer.name
                 next[key] = existing
             } else {
@@ -156,15 +165,22 @@ public final class SealedStreamOpener {
     /// The paired sender a datagram claims to come from (before any check), for messages.
     public func claimedSenderID(_ bytes: UnsafeRawBufferPointer) -> [UInt8]? {
         guard bytes.count >= SealedDatagramLayout.headerBytes else { return nil }
-        return Array(bytes[SealedDatagramLayout.senderIDOffset..<SealedDatagramLayout.senderIDOffset + SealedDatagramLayout.senderIDBytes])
+        return Array(
+            bytes[
+                SealedDatagramLayout.senderIDOffset..<SealedDatagramLayout.senderIDOffset
+                    + SealedDatagramLayout.senderIDBytes])
     }
 
     /// Checks and opens one datagram, from `source` (its derivation budget; nil: one for all).
-    public func open(_ bytes: UnsafeRawBufferPointer, from source: SocketAddress? = nil) -> Result<VerifiedDatagram, Refusal> {
+    public func open(_ bytes: UnsafeRawBufferPointer, from source: SocketAddress? = nil) -> Result<
+        VerifiedDatagram, Refusal
+    > {
         guard bytes.count >= 4, bytes[0] == AttitudeDatagram.magic.0, bytes[1] == AttitudeDatagram.magic.1,
             bytes[2] == AttitudeDatagram.version
         else { return .failure(bytes.count == AttitudeFrame.byteCount ? .unsealed : .notMouse3D) }
-        guard let algorithm = SealingAlgorithm(rawValue: bytes[3]), algorithm == .chacha20Poly1305 || FrameCipher.aes256GCMAvailable else {
+        guard let algorithm = SealingAlgorithm(rawValue: bytes[3]),
+            algorithm == .chacha20Poly1305 || FrameCipher.aes256GCMAvailable
+        else {
             return .failure(bytes[3] == AttitudeDatagram.plainKind ? .unsealed : .notMouse3D)
         }
         guard bytes.count == SealedDatagramLayout.byteCount else { return .failure(.wrongSize) }
@@ -189,15 +205,20 @@ public final class SealedStreamOpener {
         let stream = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: 4, as: UInt32.self))
         let cached = session.cachedCipher(epoch: epoch, stream: stream, generation: generation, algorithm: algorithm)
         // A key not verified yet costs an HKDF: bounded per sender, whoever names it.
-        if cached == nil && !session.allowDerivation(from: source, now: MonotonicClock.nanoseconds()) { return .failure(.rateLimited) }
-        let cipher = cached
+        if cached == nil && !session.allowDerivation(from: source, now: MonotonicClock.nanoseconds()) {
+            return .failure(.rateLimited)
+        }
+        let cipher =
+            cached
             ?? FrameCipher(
                 algorithm: algorithm,
                 key: SessionKey.derive(
-                    secret: session.peer.secret, algorithm: algorithm, senderID: session.id, receiverID: receiverID, epoch: epoch,
+                    secret: session.peer.secret, algorithm: algorithm, senderID: session.id, receiverID: receiverID,
+                    epoch: epoch,
                     streamID: stream, generation: generation))
         SessionKey.write(sequence: sequence, into: &nonce)
-        let header = SealedDatagramLayout.headerBytes, tagStart = header + SealedDatagramLayout.payloadBytes
+        let header = SealedDatagramLayout.headerBytes
+        let tagStart = header + SealedDatagramLayout.payloadBytes
         let authentic = nonce.withUnsafeBytes { nonce in
             plaintext.withUnsafeMutableBytes { plain in
                 cipher.open(
@@ -224,7 +245,8 @@ public final class SealedStreamOpener {
             if session.pendingEpoch.map({ $0 < epoch }) ?? true {
                 var record = session.peer
                 record.epoch = epoch
-                record.nextSequence = sequence > UInt64.max - Self.reservationSpan ? UInt64.max : sequence + Self.reservationSpan
+                record.nextSequence =
+                    sequence > UInt64.max - Self.reservationSpan ? UInt64.max : sequence + Self.reservationSpan
                 session.pendingEpoch = epoch
                 reserveAhead(record)
             }
@@ -256,7 +278,8 @@ public final class SealedStreamOpener {
             session.reserved = reservation
             session.requestedThrough = reservation  // at least what any renewal asked for (above)
             session.renewing = false  // a store in the background, if any, is for less than this
-        } else if let reserveAhead, !session.renewing, session.pendingEpoch == nil, sequence >= session.reserved &- Self.reservationSpan / 2,
+        } else if let reserveAhead, !session.renewing, session.pendingEpoch == nil,
+            sequence >= session.reserved &- Self.reservationSpan / 2,
             sequence < UInt64.max - Self.reservationSpan, sequence + Self.reservationSpan > session.requestedThrough
         {
             var record = session.peer
@@ -273,7 +296,11 @@ public final class SealedStreamOpener {
         plaintext.withUnsafeMutableBytes { $0.baseAddress!.copyMemory(from: bytes.baseAddress!, byteCount: 16) }
         plaintext[3] = AttitudeDatagram.plainKind
         switch AttitudeDatagram.decode(plaintext) {
-        case .success(let datagram): return .success(VerifiedDatagram(datagram: datagram, peerName: session.peer.name, senderKey: senderKey, startedEpoch: started ? session.peer : nil))
+        case .success(let datagram):
+            return .success(
+                VerifiedDatagram(
+                    datagram: datagram, peerName: session.peer.name, senderKey: senderKey,
+                    startedEpoch: started ? session.peer : nil))
         case .failure: return .failure(.invalidAngles)
         }
     }
@@ -284,7 +311,9 @@ public final class SealedStreamOpener {
     /// should be offered again.
     @discardableResult
     public func reservationStored(_ record: PairedPeer, stored: Bool = true) -> Bool {
-        guard let session = sessions[record.id.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }] else { return false }
+        guard let session = sessions[record.id.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }] else {
+            return false
+        }
         // A store asked for by an earlier pairing of the same sender (paired again since): not this
         // session's, whatever its epoch.
         guard session.peer.secret == record.secret else { return false }
@@ -305,7 +334,9 @@ public final class SealedStreamOpener {
             }
             return true
         }
-        if stored && session.epoch == record.epoch && record.nextSequence > session.reserved { session.reserved = record.nextSequence }
+        if stored && session.epoch == record.epoch && record.nextSequence > session.reserved {
+            session.reserved = record.nextSequence
+        }
         // Only the outstanding request's completion ends it (an older one's does not).
         if session.epoch != record.epoch || record.nextSequence >= session.requestedThrough { session.renewing = false }
         return false
@@ -320,19 +351,26 @@ public final class SealedStreamOpener {
     public func answerProbe(_ bytes: UnsafeRawBufferPointer, now: UInt64 = WallClock.nanoseconds()) -> [UInt8]? {
         guard LinkProbe.looksLike(bytes, kind: LinkProbe.requestKind) else { return nil }
         guard let session = sessions[bytes.loadUnaligned(fromByteOffset: 4, as: UInt64.self)] else { return nil }
-        let key = session.probeKey ?? LinkProbeKey(secret: session.peer.secret, senderID: session.id, receiverID: receiverID)
+        let key =
+            session.probeKey ?? LinkProbeKey(secret: session.peer.secret, senderID: session.id, receiverID: receiverID)
         session.probeKey = key
         guard let request = key.open(bytes) else { return nil }
         let age = now > request.sentNanoseconds ? now - request.sentNanoseconds : request.sentNanoseconds - now
-        guard age <= Self.probeFreshnessNanoseconds, session.answeredChallenges[request.challenge] == nil else { return nil }
+        guard age <= Self.probeFreshnessNanoseconds, session.answeredChallenges[request.challenge] == nil else {
+            return nil
+        }
         if session.answeredChallenges.count >= 1024 {
             // Older than twice the freshness bound: refused by their time anyway.
-            session.answeredChallenges = session.answeredChallenges.filter { now < $0.value + 2 * Self.probeFreshnessNanoseconds }
-            if session.answeredChallenges.count >= 1024 { return nil }  // more than 1024 probes a minute: not a sender's
+            session.answeredChallenges = session.answeredChallenges.filter {
+                now < $0.value + 2 * Self.probeFreshnessNanoseconds
+            }
+            // more than 1024 probes a minute: not a sender's
+            if session.answeredChallenges.count >= 1024 { return nil }
         }
         session.answeredChallenges[request.challenge] = now
-        return key.seal(LinkProbe(
-            isReply: true, id: receiverID, challenge: request.challenge, sentNanoseconds: request.sentNanoseconds,
-            framesAccepted: session.accepted))
+        return key.seal(
+            LinkProbe(
+                isReply: true, id: receiverID, challenge: request.challenge, sentNanoseconds: request.sentNanoseconds,
+                framesAccepted: session.accepted))
     }
 }

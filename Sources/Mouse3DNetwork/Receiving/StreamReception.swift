@@ -25,7 +25,8 @@ public final class StreamReception {
 
     /// Feeds `outputs` from `receiver`.
     public init(
-        receiver: AttitudeReceiver, pairings: ReceiverPairings?, outputs: AttitudePipeline, printsStatistics: Bool, measuresLatency: Bool,
+        receiver: AttitudeReceiver, pairings: ReceiverPairings?, outputs: AttitudePipeline, printsStatistics: Bool,
+        measuresLatency: Bool,
         diagnostics: Diagnostics
     ) {
         self.receiver = receiver
@@ -60,7 +61,10 @@ public final class StreamReception {
             try receiver.checkSilence(now: now, handle)
         }
         loop.timer(deadline: { [unowned self] in printsStatistics ? nextStatistics : nil }) { [unowned self] now in
-            for line in statistics.lines(receiver.counters, quality: receiver.quality, now: now, intervalNanoseconds: now - (nextStatistics - Self.second)) {
+            for line in statistics.lines(
+                receiver.counters, quality: receiver.quality, now: now,
+                intervalNanoseconds: now - (nextStatistics - Self.second))
+            {
                 diagnostics.say(line)
             }
             nextStatistics += Self.second
@@ -102,18 +106,22 @@ public final class StreamReception {
             sayStreamChange("\(key): lost (no frames for 500 ms)")
             if let label = receiver.label(of: key) { outputs.streamEnded(label) }
         case .streamDropped(let key):
-            sayStreamChange(key.senderKey != 0
-                ? "\(key): dropped, to keep at most \(AttitudeReceiver.maximumStreamsPerSender) streams per paired sender"
-                : "\(key): dropped, to keep at most \(AttitudeReceiver.maximumUnauthenticatedStreams) unauthenticated streams")
+            sayStreamChange(
+                key.senderKey != 0
+                    ? "\(key): dropped, to keep at most \(AttitudeReceiver.maximumStreamsPerSender) streams per paired sender"
+                    : "\(key): dropped, to keep at most \(AttitudeReceiver.maximumUnauthenticatedStreams) unauthenticated streams"
+            )
             if let label = receiver.label(of: key) { outputs.streamEnded(label) }
         case .streamResumed(let key): sayStreamChange("\(key): back")
         case .refused(let source, let count, let reason, let claimed):
-            diagnostics.say(pairings?.describeRefusal(source: source, count: count, reason: reason, claimed: claimed)
-                ?? "refused \(count) datagram\(count == 1 ? "" : "s") from \(source): \(reason)")
+            diagnostics.say(
+                pairings?.describeRefusal(source: source, count: count, reason: reason, claimed: claimed)
+                    ?? "refused \(count) datagram\(count == 1 ? "" : "s") from \(source): \(reason)")
         case .sessionStarted(let peer): pairings?.sessionStarted(peer)
         case .refusedElsewhere(let sources, let reasons):
-            diagnostics.say("refused \(reasons.total) more datagram\(reasons.total == 1 ? "" : "s") from \(sources)\(sources >= 1024 ? "+" : "") "
-                + "other source\(sources == 1 ? "" : "s") in the last 10 s (\(reasons.summary))")
+            diagnostics.say(
+                "refused \(reasons.total) more datagram\(reasons.total == 1 ? "" : "s") from \(sources)\(sources >= 1024 ? "+" : "") "
+                    + "other source\(sources == 1 ? "" : "s") in the last 10 s (\(reasons.summary))")
         }
     }
 
@@ -124,9 +132,13 @@ public final class StreamReception {
         outputs.finish()
         pairings?.saveMarks()
         let t = receiver.totals
-        var summary = "summary: frames \(t.frames), dropped \(t.dropped), lost \(t.lost), reordered \(t.reordered), senders \(receiver.counters.count)"
+        var summary =
+            "summary: frames \(t.frames), dropped \(t.dropped), lost \(t.lost), reordered \(t.reordered), senders \(receiver.counters.count)"
         if !receiver.refusals.isEmpty { summary += " (dropped: \(receiver.refusals.summary))" }
-        if receiver.streamsDropped > 0 { summary += "; \(receiver.streamsDropped) stream\(receiver.streamsDropped == 1 ? "" : "s") pushed out by newer ones (bounds)" }
+        if receiver.streamsDropped > 0 {
+            summary +=
+                "; \(receiver.streamsDropped) stream\(receiver.streamsDropped == 1 ? "" : "s") pushed out by newer ones (bounds)"
+        }
         return [summary] + (measuresLatency ? ["latency send→output: \(recorder.summary)"] : [])
     }
 }
@@ -136,20 +148,26 @@ struct ReceiveStatistics {
     var previous: [SocketAddress: AttitudeReceiver.SenderCounters] = [:]
 
     mutating func lines(
-        _ counters: [SocketAddress: AttitudeReceiver.SenderCounters], quality: [SocketAddress: LinkQualityWindow] = [:], now: UInt64 = 0,
+        _ counters: [SocketAddress: AttitudeReceiver.SenderCounters], quality: [SocketAddress: LinkQualityWindow] = [:],
+        now: UInt64 = 0,
         intervalNanoseconds: UInt64
     ) -> [String] {
         defer { previous = counters }
         if counters.isEmpty { return ["stats: no senders yet"] }
         return counters.sorted { $0.key.description < $1.key.description }.map { sender, c in
             let before = previous[sender]?.frames ?? 0
-            let frames = c.frames >= before ? c.frames - before : c.frames  // counted anew after its counts were retired
+            // counted anew after its counts were retired
+            let frames = c.frames >= before ? c.frames - before : c.frames
             let rate = Double(frames) * 1e9 / Double(max(intervalNanoseconds, 1))
-            let window = quality[sender].map { q -> String in
-                let f = q.figures(now: now)
-                return "; last 10 s: loss \(fixed(f.lossPercent, 2))%, reordered \(f.reordered), jitter \(fixed(f.jitterMilliseconds, 2)) ms"
-            } ?? ""
-            return "stats \(sender): \(Int(rate.rounded())) frames/s, dropped \(c.dropped), lost \(c.lost), reordered \(c.reordered)" + window
+            let window =
+                quality[sender].map { q -> String in
+                    let f = q.figures(now: now)
+                    return
+                        "; last 10 s: loss \(fixed(f.lossPercent, 2))%, reordered \(f.reordered), jitter \(fixed(f.jitterMilliseconds, 2)) ms"
+                } ?? ""
+            return
+                "stats \(sender): \(Int(rate.rounded())) frames/s, dropped \(c.dropped), lost \(c.lost), reordered \(c.reordered)"
+                + window
         }
     }
 }

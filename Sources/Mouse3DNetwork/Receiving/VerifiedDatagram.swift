@@ -14,7 +14,9 @@ public struct VerifiedDatagram: Sendable {
     public var startedEpoch: PairedPeer?
 
     /// Creates a verified datagram.
-    public init(datagram: AttitudeDatagram, peerName: String? = nil, senderKey: UInt64 = 0, startedEpoch: PairedPeer? = nil) {
+    public init(
+        datagram: AttitudeDatagram, peerName: String? = nil, senderKey: UInt64 = 0, startedEpoch: PairedPeer? = nil
+    ) {
         self.datagram = datagram
         self.peerName = peerName
         self.senderKey = senderKey

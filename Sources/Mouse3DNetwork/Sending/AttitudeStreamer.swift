@@ -36,7 +36,8 @@ public final class AttitudeStreamer {
 
     /// Prepares sockets for every family among `peers`. `.sealed` needs one sealer per peer.
     public init(
-        peers: [SocketAddress], format: WireFormat, sealers: [DatagramSealer] = [], streamID: UInt32 = .random(in: 1...UInt32.max)
+        peers: [SocketAddress], format: WireFormat, sealers: [DatagramSealer] = [],
+        streamID: UInt32 = .random(in: 1...UInt32.max)
     ) throws(SystemCallError) {
         precondition(format != .sealed || sealers.count == peers.count, "one sealer per peer")
         self.peers = peers.map { Peer(address: $0) }
@@ -80,9 +81,10 @@ public final class AttitudeStreamer {
         buffer.removeAll(keepingCapacity: true)
         switch format {
         case .datagram, .sealed:
-            buffer = AttitudeDatagram(
-                streamID: streamID, sequence: nextSequence, sentNanoseconds: now, buttons: buttons, frame: frame
-            ).encoded
+            buffer =
+                AttitudeDatagram(
+                    streamID: streamID, sequence: nextSequence, sentNanoseconds: now, buttons: buttons, frame: frame
+                ).encoded
         case .raw:
             frame.encode(into: &buffer)
         }

@@ -9,7 +9,8 @@ import Mouse3DLinux
 /// the nonce is the sequence number, which never repeats.
 enum SessionKey {
     static func derive(
-        secret: [UInt8], algorithm: SealingAlgorithm, senderID: [UInt8], receiverID: [UInt8], epoch: UInt32, streamID: UInt32,
+        secret: [UInt8], algorithm: SealingAlgorithm, senderID: [UInt8], receiverID: [UInt8], epoch: UInt32,
+        streamID: UInt32,
         generation: UInt64
     ) -> [UInt8] {
         // The algorithm is part of the derivation: one key is never used with two ciphers.
@@ -46,7 +47,10 @@ public struct DatagramSealer {
 
     /// A sealer for the pairing `secret` between two ids, in `epoch`, with `algorithm` (which this
     /// CPU must support: see ``FrameCipher/aes256GCMAvailable``).
-    public init(secret: [UInt8], senderID: [UInt8], receiverID: [UInt8], epoch: UInt32, algorithm: SealingAlgorithm = .chacha20Poly1305) {
+    public init(
+        secret: [UInt8], senderID: [UInt8], receiverID: [UInt8], epoch: UInt32,
+        algorithm: SealingAlgorithm = .chacha20Poly1305
+    ) {
         self.secret = secret
         self.algorithm = algorithm
         self.senderID = senderID
@@ -58,13 +62,16 @@ public struct DatagramSealer {
     public mutating func seal(_ plain: [UInt8], into out: inout [UInt8]) {
         precondition(plain.count == AttitudeDatagram.byteCount)
         let sequence = plain.withUnsafeBytes { $0.loadLittleEndianUInt64(at: 8) }
-        let stream = plain.withUnsafeBytes { UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: 4, as: UInt32.self)) }
+        let stream = plain.withUnsafeBytes {
+            UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: 4, as: UInt32.self))
+        }
         let g = SealedDatagramLayout.generation(of: sequence)
         if g != generation || stream != streamID || cipher == nil {
             cipher = FrameCipher(
                 algorithm: algorithm,
                 key: SessionKey.derive(
-                    secret: secret, algorithm: algorithm, senderID: senderID, receiverID: receiverID, epoch: epoch, streamID: stream,
+                    secret: secret, algorithm: algorithm, senderID: senderID, receiverID: receiverID, epoch: epoch,
+                    streamID: stream,
                     generation: g))
             generation = g
             streamID = stream
@@ -77,7 +84,8 @@ public struct DatagramSealer {
         out += senderID
         out.appendLittleEndian(epoch)
         out += repeatElement(0, count: SealedDatagramLayout.payloadBytes + SealedDatagramLayout.tagBytes)
-        let header = SealedDatagramLayout.headerBytes, tagStart = header + SealedDatagramLayout.payloadBytes
+        let header = SealedDatagramLayout.headerBytes
+        let tagStart = header + SealedDatagramLayout.payloadBytes
         nonce.withUnsafeBytes { nonce in
             plain.withUnsafeBytes { plain in
                 out.withUnsafeMutableBytes { out in

@@ -28,25 +28,37 @@ public struct SealedTargets {
         if let pairCode, let host = requested.first {
             // `--to HOST[:STREAM-PORT]` names the stream port; pairing goes to the host's pairing port.
             let pairingAddress = SocketAddress.text(host: SocketAddress.host(of: host), port: pairingPort)
-            let peer = try pairWithReceiver(host: pairingAddress, code: pairCode, identity: identity, base: base, pairingPort: pairingPort)
+            let peer = try pairWithReceiver(
+                host: pairingAddress, code: pairCode, identity: identity, base: base, pairingPort: pairingPort)
             diagnostics.say("paired with receiver '\(peer.name)' (fingerprint \(peer.fingerprint))")
         }
         let (paired, problems) = store.load()
         for problem in problems { diagnostics.say(problem) }
         guard !paired.isEmpty else {
-            throw ActionableError("no paired receivers: run `mouse3d pair` on the receiver, then `mouse3d pair HOST CODE` here "
-                + "(or `mouse3d send --to HOST --pair CODE`); --insecure sends unauthenticated frames instead")
+            throw ActionableError(
+                "no paired receivers: run `mouse3d pair` on the receiver, then `mouse3d pair HOST CODE` here "
+                    + "(or `mouse3d send --to HOST --pair CODE`); --insecure sends unauthenticated frames instead")
         }
         var chosen: [(PairedPeer, SocketAddress?)] = []
         if let discoverName {
-            guard let peer = paired.first(where: { $0.name == discoverName || $0.fingerprint == discoverName.lowercased() }) else {
-                throw ActionableError("no paired receiver named '\(discoverName)'; paired: \(paired.map { "'\($0.name)'" }.joined(separator: ", ")) "
-                    + "(`mouse3d peers` lists the receivers on the network)")
+            guard
+                let peer = paired.first(where: {
+                    $0.name == discoverName || $0.fingerprint == discoverName.lowercased()
+                })
+            else {
+                throw ActionableError(
+                    "no paired receiver named '\(discoverName)'; paired: \(paired.map { "'\($0.name)'" }.joined(separator: ", ")) "
+                        + "(`mouse3d peers` lists the receivers on the network)")
             }
             chosen.append((peer, try? resolve(peer.address ?? "", for: peer)))
         } else if requested.isEmpty {
             for peer in paired {
-                chosen.append((peer, discovering ? try? resolve(peer.address ?? "", for: peer) : try resolve(peer.address ?? "", for: peer)))
+                chosen.append(
+                    (
+                        peer,
+                        discovering
+                            ? try? resolve(peer.address ?? "", for: peer) : try resolve(peer.address ?? "", for: peer)
+                    ))
             }
         } else {
             for text in requested {
@@ -60,16 +72,23 @@ public struct SealedTargets {
                 } catch {
                     throw ActionableError("bad receiver address \(error)")
                 }
-                guard let peer = paired.first(where: { (try? SocketAddress.resolve($0.address ?? "", defaultPort: StreamDefaults.port, passive: false)) == address })
+                guard
+                    let peer = paired.first(where: {
+                        (try? SocketAddress.resolve($0.address ?? "", defaultPort: StreamDefaults.port, passive: false))
+                            == address
+                    })
                 else {
-                    throw ActionableError("no paired receiver at \(address): run `mouse3d pair` there, then `mouse3d send --to \(text) --pair CODE`; "
-                        + "paired: \(paired.map { "'\($0.name)' at \($0.address ?? "?")" }.joined(separator: ", "))")
+                    throw ActionableError(
+                        "no paired receiver at \(address): run `mouse3d pair` there, then `mouse3d send --to \(text) --pair CODE`; "
+                            + "paired: \(paired.map { "'\($0.name)' at \($0.address ?? "?")" }.joined(separator: ", "))"
+                    )
                 }
                 chosen.append((peer, address))
             }
         }
         guard chosen.count <= StreamDefaults.maximumPeers else {
-            throw ActionableError("\(chosen.count) paired receivers; at most \(StreamDefaults.maximumPeers) at once: choose with --to")
+            throw ActionableError(
+                "\(chosen.count) paired receivers; at most \(StreamDefaults.maximumPeers) at once: choose with --to")
         }
         return try chosen.map { chosenPeer, address in
             let (lock, peer) = try store.lockSession(of: chosenPeer)
@@ -88,7 +107,8 @@ public struct SealedTargets {
                 sealer: DatagramSealer(
                     secret: peer.secret, senderID: identity.id, receiverID: peer.id, epoch: next.epoch,
                     // Moved to a CPU without AES instructions: every receiver opens ChaCha20-Poly1305.
-                    algorithm: peer.algorithm == .aes256GCM && FrameCipher.aes256GCMAvailable ? .aes256GCM : .chacha20Poly1305),
+                    algorithm: peer.algorithm == .aes256GCM && FrameCipher.aes256GCMAvailable
+                        ? .aes256GCM : .chacha20Poly1305),
                 lock: lock)
         }
     }

@@ -20,9 +20,13 @@ enum DatagramFuzzer {
     static let receiverID: [UInt8] = [1, 2, 3, 4, 5, 6, 7, 8]
     static let secret = [UInt8](repeating: 9, count: 32)
     /// libFuzzer calls the target from one thread.
-    nonisolated(unsafe) static let opener = SealedStreamOpener(receiverID: receiverID, peers: [
-        PairedPeer(role: .sender, name: "fuzz", publicKey: sender.publicKey, secret: secret, address: nil, epoch: 0, pairedAt: "fuzz"),
-    ])
+    nonisolated(unsafe) static let opener = SealedStreamOpener(
+        receiverID: receiverID,
+        peers: [
+            PairedPeer(
+                role: .sender, name: "fuzz", publicKey: sender.publicKey, secret: secret, address: nil, epoch: 0,
+                pairedAt: "fuzz")
+        ])
     nonisolated(unsafe) static let target = FileSystem.environment("MOUSE3D_FUZZ_TARGET") ?? "datagrams"
 
     static func run(_ bytes: UnsafeRawBufferPointer) {
@@ -83,14 +87,18 @@ enum DatagramFuzzer {
     static func view(_ bytes: UnsafeRawBufferPointer) {
         var rest = Array(bytes)
         if case .complete(let head, let length) = HTTPRequestHead.parse(rest) {
-            precondition(length <= HTTPRequestHead.maximumBytes && length <= rest.count, "a head longer than the limit or the input")
+            precondition(
+                length <= HTTPRequestHead.maximumBytes && length <= rest.count,
+                "a head longer than the limit or the input")
             _ = head.field("host")
             _ = head.field("connection", contains: "upgrade")
             rest.removeFirst(length)
         }
         while !rest.isEmpty {
             guard case .frame(_, let payload, _, let length) = WebSocketFrame.decodeClientFrame(rest) else { break }
-            precondition(length > 0 && length <= rest.count && payload.count <= WebSocketFrame.maximumClientPayload, "frame bounds")
+            precondition(
+                length > 0 && length <= rest.count && payload.count <= WebSocketFrame.maximumClientPayload,
+                "frame bounds")
             rest.removeFirst(length)
         }
     }
@@ -139,7 +147,8 @@ enum DatagramFuzzer {
         _ = key.open(bytes)
         guard bytes.count >= 32 else { return }
         let probe = LinkProbe(
-            isReply: bytes[0] & 1 == 1, id: bytes[0] & 2 == 0 ? sender.id : Array(bytes[1..<9]), challenge: Array(bytes[9..<25]),
+            isReply: bytes[0] & 1 == 1, id: bytes[0] & 2 == 0 ? sender.id : Array(bytes[1..<9]),
+            challenge: Array(bytes[9..<25]),
             sentNanoseconds: bytes.loadUnaligned(fromByteOffset: 24, as: UInt64.self))
         let sealed = key.seal(probe)
         _ = sealed.withUnsafeBytes { opener.answerProbe($0) }
@@ -148,37 +157,39 @@ enum DatagramFuzzer {
 }
 
 #if FUZZING
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
-    DatagramFuzzer.run(UnsafeRawBufferPointer(start: data, count: size))
-    return 0
-}
+    @_cdecl("LLVMFuzzerTestOneInput")
+    public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
+        DatagramFuzzer.run(UnsafeRawBufferPointer(start: data, count: size))
+        return 0
+    }
 
-/// libFuzzer's entry for programs with their own main.
-@_silgen_name("LLVMFuzzerRunDriver")
-func LLVMFuzzerRunDriver(
-    _ argc: UnsafeMutablePointer<Int32>,
-    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-    _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32
-) -> Int32
+    /// libFuzzer's entry for programs with their own main.
+    // swift-format-ignore: AlwaysUseLowerCamelCase
+    // (the C name libFuzzer exports)
+    @_silgen_name("LLVMFuzzerRunDriver")
+    func LLVMFuzzerRunDriver(
+        _ argc: UnsafeMutablePointer<Int32>,
+        _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+        _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32
+    ) -> Int32
 
-/// SwiftPM links an executable's entry as `<target>_main`; hand it to libFuzzer's driver.
-@_cdecl("DatagramFuzzer_main")
-public func fuzzerMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
-    var count = argc
-    var arguments = argv
-    return LLVMFuzzerRunDriver(&count, &arguments, fuzzOneInput)
-}
+    /// SwiftPM links an executable's entry as `<target>_main`; hand it to libFuzzer's driver.
+    @_cdecl("DatagramFuzzer_main")
+    public func fuzzerMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
+        var count = argc
+        var arguments = argv
+        return LLVMFuzzerRunDriver(&count, &arguments, fuzzOneInput)
+    }
 #else
-/// Without libFuzzer: replays each file named on the command line through the target.
-@main
-enum DatagramFuzzerReplay {
-    static func main() throws {
-        for path in CommandLine.arguments.dropFirst() {
-            let bytes = try FileContents.read(path: path)
-            bytes.withUnsafeBytes { DatagramFuzzer.run($0) }
-            print("\(path): \(bytes.count) bytes, no crash")
+    /// Without libFuzzer: replays each file named on the command line through the target.
+    @main
+    enum DatagramFuzzerReplay {
+        static func main() throws {
+            for path in CommandLine.arguments.dropFirst() {
+                let bytes = try FileContents.read(path: path)
+                bytes.withUnsafeBytes { DatagramFuzzer.run($0) }
+                print("\(path): \(bytes.count) bytes, no crash")
+            }
         }
     }
-}
 #endif

@@ -43,7 +43,12 @@ public final class DualSenseEmulator: GamepadEmulator, @unchecked Sendable {
     /// Puts the sticks (report bytes 1–4: left x, y, right x, y; 0–255, 0x80 centred, y down) and
     /// the d-pad (byte 8's low nibble: 0 up, then clockwise in eighths, 8 released) in the reports
     /// that follow.
-    public func set(sticks: [UInt8], dpad: UInt8) { lock.withLock { self.sticks = sticks; hat = dpad } }
+    public func set(sticks: [UInt8], dpad: UInt8) {
+        lock.withLock {
+            self.sticks = sticks
+            hat = dpad
+        }
+    }
 
     /// The report descriptor: vendor-defined reports of the sizes the driver expects.
     static func reportDescriptor() -> [UInt8] {
@@ -53,7 +58,9 @@ public final class DualSenseEmulator: GamepadEmulator, @unchecked Sendable {
         d.collection(0x01)
         d.usagePage(0xFF00)
         d.logical(0, 255)
-        for (id, kind, payload) in [(0x01, 0, 63), (0x02, 1, 47), (0x05, 2, 40), (0x08, 2, 47), (0x09, 2, 19), (0x20, 2, 63)] {
+        for (id, kind, payload) in [
+            (0x01, 0, 63), (0x02, 1, 47), (0x05, 2, 40), (0x08, 2, 47), (0x09, 2, 19), (0x20, 2, 63)
+        ] {
             d.reportID(Int64(id))
             d.usage(Int64(0x20 + id))
             d.fields(bits: 8, count: Int64(payload))
@@ -79,14 +86,17 @@ public final class DualSenseEmulator: GamepadEmulator, @unchecked Sendable {
             r.replaceSubrange(28..<32, with: le32(UInt32(0x0100_0000)))
             return r
         case 0x05:
-            return Self.calibration(reportID: 0x05, gyroCountsPerDegreePerSecond: Self.gyroCountsPerDegreePerSecond,
-                                    accelerometerCountsPerG: Self.accelerometerCountsPerG, size: 41)
+            return Self.calibration(
+                reportID: 0x05, gyroCountsPerDegreePerSecond: Self.gyroCountsPerDegreePerSecond,
+                accelerometerCountsPerG: Self.accelerometerCountsPerG, size: 41)
         default:
             return nil
         }
     }
 
-    override func motionReport(degreesPerSecond: SIMD3<Double>, metersPerSecondSquared: SIMD3<Double>, microseconds: UInt32) -> [UInt8] {
+    override func motionReport(
+        degreesPerSecond: SIMD3<Double>, metersPerSecondSquared: SIMD3<Double>, microseconds: UInt32
+    ) -> [UInt8] {
         var r = [UInt8](repeating: 0, count: 64)
         r[0] = 0x01
         for i in 5...6 { r[i] = 0 }  // triggers released
@@ -100,8 +110,12 @@ public final class DualSenseEmulator: GamepadEmulator, @unchecked Sendable {
         }
         for button in lock.withLock({ heldButtons }) { r[button.rawValue / 8] |= 1 << UInt8(button.rawValue % 8) }
         for axis in 0..<3 {
-            r.replaceSubrange(16 + 2 * axis..<18 + 2 * axis, with: le16(Self.clamp(degreesPerSecond[axis] * Self.gyroCountsPerDegreePerSecond)))
-            r.replaceSubrange(22 + 2 * axis..<24 + 2 * axis, with: le16(Self.clamp(metersPerSecondSquared[axis] / 9.80665 * Self.accelerometerCountsPerG)))
+            r.replaceSubrange(
+                16 + 2 * axis..<18 + 2 * axis,
+                with: le16(Self.clamp(degreesPerSecond[axis] * Self.gyroCountsPerDegreePerSecond)))
+            r.replaceSubrange(
+                22 + 2 * axis..<24 + 2 * axis,
+                with: le16(Self.clamp(metersPerSecondSquared[axis] / 9.80665 * Self.accelerometerCountsPerG)))
         }
         r[33] = 0x80  // touch points inactive
         r[37] = 0x80

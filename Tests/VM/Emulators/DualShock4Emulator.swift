@@ -73,8 +73,9 @@ public final class DualShock4Emulator: GamepadEmulator, @unchecked Sendable {
         case 0x81:  // MAC address, least significant byte first
             return [0x81] + macAddress.reversed()
         case 0x02:
-            return Self.calibration(reportID: 0x02, gyroCountsPerDegreePerSecond: Self.gyroCountsPerDegreePerSecond,
-                                    accelerometerCountsPerG: Self.accelerometerCountsPerG, size: 37)
+            return Self.calibration(
+                reportID: 0x02, gyroCountsPerDegreePerSecond: Self.gyroCountsPerDegreePerSecond,
+                accelerometerCountsPerG: Self.accelerometerCountsPerG, size: 37)
         case 0xA3:  // version info: hardware version at 35, firmware at 41
             var r = [UInt8](repeating: 0, count: 49)
             r[0] = 0xA3
@@ -86,7 +87,9 @@ public final class DualShock4Emulator: GamepadEmulator, @unchecked Sendable {
         }
     }
 
-    override func motionReport(degreesPerSecond: SIMD3<Double>, metersPerSecondSquared: SIMD3<Double>, microseconds: UInt32) -> [UInt8] {
+    override func motionReport(
+        degreesPerSecond: SIMD3<Double>, metersPerSecondSquared: SIMD3<Double>, microseconds: UInt32
+    ) -> [UInt8] {
         var r = [UInt8](repeating: 0, count: 64)
         r[0] = 0x01
         for i in 1...4 { r[i] = 0x80 }  // sticks centred
@@ -96,8 +99,12 @@ public final class DualShock4Emulator: GamepadEmulator, @unchecked Sendable {
             r.replaceSubrange(10..<12, with: le16(Int16(bitPattern: timestamp)))
         }
         for axis in 0..<3 {
-            r.replaceSubrange(13 + 2 * axis..<15 + 2 * axis, with: le16(Self.clamp(degreesPerSecond[axis] * Self.gyroCountsPerDegreePerSecond)))
-            r.replaceSubrange(19 + 2 * axis..<21 + 2 * axis, with: le16(Self.clamp(metersPerSecondSquared[axis] / 9.80665 * Self.accelerometerCountsPerG)))
+            r.replaceSubrange(
+                13 + 2 * axis..<15 + 2 * axis,
+                with: le16(Self.clamp(degreesPerSecond[axis] * Self.gyroCountsPerDegreePerSecond)))
+            r.replaceSubrange(
+                19 + 2 * axis..<21 + 2 * axis,
+                with: le16(Self.clamp(metersPerSecondSquared[axis] / 9.80665 * Self.accelerometerCountsPerG)))
         }
         r[30] = 0x1B  // battery: cable, charged
         r[35] = 0x80  // touch points inactive

@@ -23,7 +23,9 @@ public class GamepadEmulator: UHIDEmulator, @unchecked Sendable {
     func featureReport(_ number: UInt8) -> [UInt8]? { nil }
 
     /// One input report with this motion, the sensor clock advanced by `microseconds`.
-    func motionReport(degreesPerSecond: SIMD3<Double>, metersPerSecondSquared: SIMD3<Double>, microseconds: UInt32) -> [UInt8] { [] }
+    func motionReport(degreesPerSecond: SIMD3<Double>, metersPerSecondSquared: SIMD3<Double>, microseconds: UInt32)
+        -> [UInt8]
+    { [] }
 
     override func handle(_ request: UHIDDevice.Request) {
         if case .getReport(let id, let number, _) = request, let data = featureReport(number) {
@@ -34,8 +36,13 @@ public class GamepadEmulator: UHIDEmulator, @unchecked Sendable {
     }
 
     /// Sends one input report with this motion (°/s and m/s² in the controller's x, y, z).
-    public func sendMotion(degreesPerSecond: SIMD3<Double>, metersPerSecondSquared: SIMD3<Double>, microseconds: UInt32) throws {
-        try device.input(motionReport(degreesPerSecond: degreesPerSecond, metersPerSecondSquared: metersPerSecondSquared, microseconds: microseconds))
+    public func sendMotion(degreesPerSecond: SIMD3<Double>, metersPerSecondSquared: SIMD3<Double>, microseconds: UInt32)
+        throws
+    {
+        try device.input(
+            motionReport(
+                degreesPerSecond: degreesPerSecond, metersPerSecondSquared: metersPerSecondSquared,
+                microseconds: microseconds))
     }
 
     /// Streams `script` as input reports at `hertz` on a thread of its own, looping it, until
@@ -45,7 +52,8 @@ public class GamepadEmulator: UHIDEmulator, @unchecked Sendable {
     /// script's angle). `gyroBiasDegreesPerSecond` is added to every gyroscope reading, as an
     /// uncalibrated sensor's offset.
     public func startStreaming(
-        _ script: MotionScript, hertz: Double, integrating: Bool = false, gyroBiasDegreesPerSecond: SIMD3<Double> = .zero
+        _ script: MotionScript, hertz: Double, integrating: Bool = false,
+        gyroBiasDegreesPerSecond: SIMD3<Double> = .zero
     ) {
         lock.withLock { streaming = true }
         DedicatedThread.start { [weak self] in
@@ -58,10 +66,14 @@ public class GamepadEmulator: UHIDEmulator, @unchecked Sendable {
                 let step = script.step(at: elapsed.truncatingRemainder(dividingBy: script.duration))
                 // The report's clock advances by the time since the last report, skipped ones included,
                 // as a real controller's does.
-                let rate = integrating
-                    ? script.meanDegreesPerSecond(from: max(0, (Double(previous) - Double(start)) / 1e9), to: elapsed) : step.degreesPerSecond
-                try? self.sendMotion(degreesPerSecond: rate + gyroBiasDegreesPerSecond, metersPerSecondSquared: step.metersPerSecondSquared,
-                                     microseconds: UInt32((next - previous) / 1000))
+                let rate =
+                    integrating
+                    ? script.meanDegreesPerSecond(from: max(0, (Double(previous) - Double(start)) / 1e9), to: elapsed)
+                    : step.degreesPerSecond
+                try? self.sendMotion(
+                    degreesPerSecond: rate + gyroBiasDegreesPerSecond,
+                    metersPerSecondSquared: step.metersPerSecondSquared,
+                    microseconds: UInt32((next - previous) / 1000))
                 previous = next
                 next += period
                 // Behind (the VM is slow): skip ahead rather than burst, which would starve the CPU.
@@ -79,7 +91,9 @@ public class GamepadEmulator: UHIDEmulator, @unchecked Sendable {
     override func isGone() -> Bool {
         let entries = (try? DirectoryListing.names(in: "/sys/class/input")) ?? []
         return !entries.contains { entry in
-            (try? FileContents.read(path: "/sys/class/input/\(entry)/name")).map { String(decoding: $0, as: UTF8.self).hasPrefix(name) } ?? false
+            (try? FileContents.read(path: "/sys/class/input/\(entry)/name")).map {
+                String(decoding: $0, as: UTF8.self).hasPrefix(name)
+            } ?? false
         }
     }
 
@@ -87,12 +101,16 @@ public class GamepadEmulator: UHIDEmulator, @unchecked Sendable {
 
     /// A calibration block both Sony drivers read the same way: gyro biases 0; the three gyro
     /// plus/minus pairs symmetric (so the USB and Bluetooth orders agree); speeds; accel plus/minus.
-    static func calibration(reportID: UInt8, gyroCountsPerDegreePerSecond: Double, accelerometerCountsPerG: Double, size: Int) -> [UInt8] {
+    static func calibration(
+        reportID: UInt8, gyroCountsPerDegreePerSecond: Double, accelerometerCountsPerG: Double, size: Int
+    ) -> [UInt8] {
         let gyroPlus = Int16(gyroCountsPerDegreePerSecond * 540)  // counts at +540 °/s
         let accelPlus = Int16(accelerometerCountsPerG)
         var r: [UInt8] = [reportID]
-        for v in [0, 0, 0, gyroPlus, -gyroPlus, gyroPlus, -gyroPlus, gyroPlus, -gyroPlus, 540, 540,
-                  accelPlus, -accelPlus, accelPlus, -accelPlus, accelPlus, -accelPlus] as [Int16] {
+        for v in [
+            0, 0, 0, gyroPlus, -gyroPlus, gyroPlus, -gyroPlus, gyroPlus, -gyroPlus, 540, 540,
+            accelPlus, -accelPlus, accelPlus, -accelPlus, accelPlus, -accelPlus
+        ] as [Int16] {
             r += le16(v)
         }
         return r + [UInt8](repeating: 0, count: max(0, size - r.count))

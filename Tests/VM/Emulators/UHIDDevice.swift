@@ -1,7 +1,7 @@
 import CLinux
 import Glibc
-import SystemPackage
 @_spi(DeviceEmulators) import Mouse3DLinux
+import SystemPackage
 
 /// A HID device emulated in user space through `/dev/uhid`: the kernel's real HID drivers bind to
 /// it as to hardware. Used by the device tests. Destroyed on deinit.
@@ -29,7 +29,10 @@ public final class UHIDDevice: @unchecked Sendable {
         public var vendor: UInt32, product: UInt32, version: UInt32
 
         /// Creates an identity.
-        public init(name: String, phys: String = "mouse3d-test/uhid", uniq: String = "", bus: UInt16, vendor: UInt32, product: UInt32, version: UInt32 = 0x0100) {
+        public init(
+            name: String, phys: String = "mouse3d-test/uhid", uniq: String = "", bus: UInt16, vendor: UInt32,
+            product: UInt32, version: UInt32 = 0x0100
+        ) {
             self.name = name
             self.phys = phys
             self.uniq = uniq
@@ -55,7 +58,10 @@ public final class UHIDDevice: @unchecked Sendable {
 
     /// Opens `/dev/uhid` and creates the device with `reportDescriptor` (`UHID_CREATE2`).
     public init(identity: Identity, reportDescriptor: [UInt8]) throws(SystemCallError) {
-        descriptor = FileDescriptor(rawValue: try SystemCall.retrying("open", "/dev/uhid") { open("/dev/uhid", O_RDWR | O_CLOEXEC | O_NONBLOCK) })
+        descriptor = FileDescriptor(
+            rawValue: try SystemCall.retrying("open", "/dev/uhid") {
+                open("/dev/uhid", O_RDWR | O_CLOEXEC | O_NONBLOCK)
+            })
         var event = Self.event(type: UInt32(UHID_CREATE2.rawValue))
         Self.put(string: identity.name, at: 4, capacity: 128, in: &event)
         Self.put(string: identity.phys, at: 132, capacity: 64, in: &event)
@@ -120,8 +126,11 @@ public final class UHIDDevice: @unchecked Sendable {
     public func nextRequest() throws(SystemCallError) -> Request? {
         var event = [UInt8](repeating: 0, count: Self.eventSize)
         let size = event.count
-        guard let n = try SystemCall.retrying("read", "/dev/uhid", tolerating: [EAGAIN], { read(descriptor.rawValue, &event, size) }),
-              n >= 4 else { return nil }
+        guard
+            let n = try SystemCall.retrying(
+                "read", "/dev/uhid", tolerating: [EAGAIN], { read(descriptor.rawValue, &event, size) }),
+            n >= 4
+        else { return nil }
         func get<T: FixedWidthInteger>(_: T.Type, at offset: Int) -> T {
             event.withUnsafeBytes { T(littleEndian: $0.loadUnaligned(fromByteOffset: offset, as: T.self)) }
         }
@@ -131,7 +140,9 @@ public final class UHIDDevice: @unchecked Sendable {
             return .getReport(id: get(UInt32.self, at: 4), number: event[8], type: event[9])
         case UInt32(UHID_SET_REPORT.rawValue):
             let length = Int(get(UInt16.self, at: 10))
-            return .setReport(id: get(UInt32.self, at: 4), number: event[8], type: event[9], data: Array(event[12..<12 + min(length, 4096)]))
+            return .setReport(
+                id: get(UInt32.self, at: 4), number: event[8], type: event[9],
+                data: Array(event[12..<12 + min(length, 4096)]))
         case UInt32(UHID_OUTPUT.rawValue):
             let length = Int(get(UInt16.self, at: 4 + 4096))
             return .output(data: Array(event[4..<4 + min(length, 4096)]))

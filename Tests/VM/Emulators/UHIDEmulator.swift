@@ -18,7 +18,9 @@ public class UHIDEmulator: @unchecked Sendable {
             while let self, !self.lock.withLock({ self.stopped }) {
                 if (try? EventLoop.waitUntilReadable([device.descriptor], timeoutNanoseconds: 50_000_000)) == true,
                     let request = try? device.nextRequest()
-                { self.handle(request) }
+                {
+                    self.handle(request)
+                }
             }
         }
     }

@@ -40,7 +40,10 @@ enum DualSenseTests {
         try expect(warmed, "no event frame from \(device.path) after 5 reports a second apart")
         try controller.sendMotion(degreesPerSecond: rates, metersPerSecondSquared: forces, microseconds: 4000)
         let frame = try readFrame(device)
-        func value(_ code: Int32) -> Int32? { frame.last { $0.type == Int32(EV_ABS) && $0.code == code }?.value ?? device.absoluteAxis(code).map { Int32($0.value) } }
+        func value(_ code: Int32) -> Int32? {
+            frame.last { $0.type == Int32(EV_ABS) && $0.code == code }?.value
+                ?? device.absoluteAxis(code).map { Int32($0.value) }
+        }
         for (i, code) in [ABS_RX, ABS_RY, ABS_RZ].enumerated() {
             let got = Double(value(Int32(code)) ?? 0) / 1024
             try expect(abs(got - rates[i]) <= 1.0 / 16, "gyro axis \(i): \(got) °/s, injected \(rates[i])")

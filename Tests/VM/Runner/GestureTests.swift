@@ -15,34 +15,43 @@ enum GestureTests {
         } catch {
             try? sender?.send(signal: SIGTERM)
             let said = (try? sender?.readAllErrors()) ?? ""
-            throw VMTestFailure(description: "\(error); the sender said: \(said.split(separator: "\n").joined(separator: " | "))")
+            throw VMTestFailure(
+                description: "\(error); the sender said: \(said.split(separator: "\n").joined(separator: " | "))")
         }
     }
 
     static func clutchAndRecenter(sender senderOut: inout ChildProcess?) throws {
-        let receiver = try AttitudeReceiver(listeningOn: SocketAddress.resolve("127.0.0.1:0", defaultPort: 0, passive: false), format: .datagram)
+        let receiver = try AttitudeReceiver(
+            listeningOn: SocketAddress.resolve("127.0.0.1:0", defaultPort: 0, passive: false), format: .datagram)
         let controller = try plugDualSense()
         defer { try? controller.unplug() }
         // Level, turning about the vertical (the controller's z) at 40 °/s: yaw grows steadily.
-        controller.startStreaming(MotionScript([.init(seconds: 1, degreesPerSecond: SIMD3(0, 0, 40), metersPerSecondSquared: SIMD3(0, 0, 9.80665))]), hertz: 250)
+        controller.startStreaming(
+            MotionScript([
+                .init(seconds: 1, degreesPerSecond: SIMD3(0, 0, 40), metersPerSecondSquared: SIMD3(0, 0, 9.80665))
+            ]), hertz: 250)
         // The buttons come from a DualSense profile in the user's configuration, matched by id.
         let home = "/tmp/gesture-home"
         try SecretFile.makeDirectory(home + "/mouse3d")
-        try SecretFile.write(path: home + "/mouse3d/config.toml", bytes: Array("""
-            [send]
-            clutch = "BTN_WEST"
+        try SecretFile.write(
+            path: home + "/mouse3d/config.toml",
+            bytes: Array(
+                """
+                [send]
+                clutch = "BTN_WEST"
 
-            [[profile]]
-            name = "DualSense"
-            match_id = "054c:0ce6"
-            [profile.send]
-            clutch = "BTN_TL"
-            recenter = "BTN_SOUTH"
-            """.utf8))
+                [[profile]]
+                name = "DualSense"
+                match_id = "054c:0ce6"
+                [profile.send]
+                clutch = "BTN_TL"
+                recenter = "BTN_SOUTH"
+                """.utf8))
         let previous = FileSystem.environment("XDG_CONFIG_HOME")
         FileSystem.setEnvironment("XDG_CONFIG_HOME", home)
         defer { FileSystem.setEnvironment("XDG_CONFIG_HOME", previous) }
-        let sender = try ChildProcess(executable: mouse3d, arguments: ["send", "--insecure", "--to", "\(receiver.localAddress)"])
+        let sender = try ChildProcess(
+            executable: mouse3d, arguments: ["send", "--insecure", "--to", "\(receiver.localAddress)"])
         senderOut = sender
         defer { try? sender.send(signal: SIGTERM) }
         func frames(for seconds: Double) throws -> [AttitudeUpdate] {
@@ -61,7 +70,8 @@ enum GestureTests {
         func expectClutch(_ expected: Bool, _ what: String) throws {
             let seen = try frames(for: 1.0).map { $0.buttons.contains(.clutch) }
             guard let switched = seen.firstIndex(of: expected) else {
-                throw VMTestFailure(description: "\(what): the clutch bit never became \(expected) (\(seen.count) frames)")
+                throw VMTestFailure(
+                    description: "\(what): the clutch bit never became \(expected) (\(seen.count) frames)")
             }
             try expect(seen[switched...].allSatisfy { $0 == expected }, "\(what): the clutch bit flickered: \(seen)")
         }
@@ -72,7 +82,9 @@ enum GestureTests {
 
         func yawDegrees(_ f: AttitudeUpdate) -> Double { Double(f.frame.yaw) * 180 / .pi }
         let before = try frames(for: 0.2)
-        try expect(before.contains { abs(yawDegrees($0)) > 20 }, "the attitude turned before recentering (yaw \(before.last.map(yawDegrees) ?? .nan)°)")
+        try expect(
+            before.contains { abs(yawDegrees($0)) > 20 },
+            "the attitude turned before recentering (yaw \(before.last.map(yawDegrees) ?? .nan)°)")
         controller.hold([.cross])
         var recentred: AttitudeUpdate?
         let pressEnd = MonotonicClock.nanoseconds() + 2_000_000_000
@@ -93,7 +105,10 @@ enum GestureTests {
         try expect(smallest < 3, "SIGUSR1 recentred: smallest |yaw| afterwards \(smallest)°")
         try sender.send(signal: SIGTERM)
         let said = try sender.readAllErrors()
-        try expect(said.contains("profile 'DualSense' (\(home)/mouse3d/config.toml:4) for '\(DualSenseTests.motionName)', matched by id 054c:0ce6"),
+        try expect(
+            said.contains(
+                "profile 'DualSense' (\(home)/mouse3d/config.toml:4) for '\(DualSenseTests.motionName)', matched by id 054c:0ce6"
+            ),
             "the sender names the profile in use: \(said.split(separator: "\n").prefix(4).joined(separator: " | "))")
     }
 }

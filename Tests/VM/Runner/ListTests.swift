@@ -26,7 +26,9 @@ enum ListTests {
         defer { try? controller.unplug() }
         let (status, json) = try list(["--json"])
         try expect(status == 0, "exit status \(status)")
-        try expect(json.contains("\"kind\":\"evdev\"") && json.contains("\"name\":\"\(DualSenseTests.motionName)\"")
-                   && json.contains("\"uniq\":\"11:22:33:44:55:66\"") && json.contains("\"node\":\"/dev/input/event"), "json: \(json)")
+        try expect(
+            json.contains("\"kind\":\"evdev\"") && json.contains("\"name\":\"\(DualSenseTests.motionName)\"")
+                && json.contains("\"uniq\":\"11:22:33:44:55:66\"") && json.contains("\"node\":\"/dev/input/event"),
+            "json: \(json)")
     }
 }

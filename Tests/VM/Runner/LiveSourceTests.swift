@@ -11,7 +11,8 @@ enum LiveSourceTests {
     /// Runs `mouse3d record` for `seconds` and returns the log it wrote, parsed.
     static func record(_ sourceArguments: [String], seconds: Double) throws -> MotionLog {
         let path = "/tmp/record-\(MonotonicClock.nanoseconds()).csv"
-        let child = try ChildProcess(executable: mouse3d, arguments: ["record", "--output", path, "--duration", "\(seconds)"] + sourceArguments)
+        let child = try ChildProcess(
+            executable: mouse3d, arguments: ["record", "--output", path, "--duration", "\(seconds)"] + sourceArguments)
         var messages: [String] = []
         while let line = try child.readErrorLine() { messages.append(line) }
         let status = try child.wait()
@@ -38,8 +39,10 @@ enum LiveSourceTests {
         let node = try waitFor("'\(motionName)'", seconds: 15) {
             try MotionSourceEnumerator.evdevDevices(udev: udev).first { $0.name == motionName }?.node
         }
-        let a = MotionScript.Step(seconds: 0.5, degreesPerSecond: SIMD3(90, -45, 30), metersPerSecondSquared: SIMD3(0, 4.903325, 8.49285))
-        let b = MotionScript.Step(seconds: 0.5, degreesPerSecond: SIMD3(-200, 10, 0), metersPerSecondSquared: SIMD3(9.80665, 0, 0))
+        let a = MotionScript.Step(
+            seconds: 0.5, degreesPerSecond: SIMD3(90, -45, 30), metersPerSecondSquared: SIMD3(0, 4.903325, 8.49285))
+        let b = MotionScript.Step(
+            seconds: 0.5, degreesPerSecond: SIMD3(-200, 10, 0), metersPerSecondSquared: SIMD3(9.80665, 0, 0))
         controller.startStreaming(MotionScript([a, b]), hertz: 250)
         let log = try record(["--source", "evdev:\(node)"], seconds: 2)
         controller.stopStreaming()
@@ -47,24 +50,35 @@ enum LiveSourceTests {
         var seen = (a: 0, b: 0)
         for (i, s) in log.samples.enumerated() {
             let rates = s.angularVelocityRadiansPerSecond * 180 / .pi
-            if close(rates, a.degreesPerSecond, floor: 0.07) && close(s.specificForceMetersPerSecondSquared, a.metersPerSecondSquared, floor: 0.01) {
+            if close(rates, a.degreesPerSecond, floor: 0.07)
+                && close(s.specificForceMetersPerSecondSquared, a.metersPerSecondSquared, floor: 0.01)
+            {
                 seen.a += 1
-            } else if close(rates, b.degreesPerSecond, floor: 0.07) && close(s.specificForceMetersPerSecondSquared, b.metersPerSecondSquared, floor: 0.01) {
+            } else if close(rates, b.degreesPerSecond, floor: 0.07)
+                && close(s.specificForceMetersPerSecondSquared, b.metersPerSecondSquared, floor: 0.01)
+            {
                 seen.b += 1
             } else {
-                throw VMTestFailure(description: "sample \(i) matches no injected motion: \(rates) °/s, \(s.specificForceMetersPerSecondSquared) m/s²")
+                throw VMTestFailure(
+                    description:
+                        "sample \(i) matches no injected motion: \(rates) °/s, \(s.specificForceMetersPerSecondSquared) m/s²"
+                )
             }
         }
         try expect(seen.a > 50 && seen.b > 50, "both motions recorded (\(seen))")
-        let gaps = zip(log.samples.dropFirst(), log.samples).map { $0.timestampNanoseconds - $1.timestampNanoseconds }.sorted()
-        try expect(gaps[gaps.count / 2] == 4_000_000, "median spacing \(gaps[gaps.count / 2]) ns, the controller's clock says 4 ms")
+        let gaps = zip(log.samples.dropFirst(), log.samples).map { $0.timestampNanoseconds - $1.timestampNanoseconds }
+            .sorted()
+        try expect(
+            gaps[gaps.count / 2] == 4_000_000,
+            "median spacing \(gaps[gaps.count / 2]) ns, the controller's clock says 4 ms")
     }
 
     /// The emulated sensor hub read through IIO, buffered and polled, with correct scales and times.
     static func sensorHubRecord(polled: Bool) throws {
         let hub = try SensorHubEmulator()
         defer { try? hub.unplug() }
-        let force = SIMD3<Double>(1.5, -2.25, 9.5), rate = SIMD3<Double>(30, -12.5, 45)
+        let force = SIMD3<Double>(1.5, -2.25, 9.5)
+        let rate = SIMD3<Double>(30, -12.5, 45)
         hub.setReading(metersPerSecondSquared: force, degreesPerSecond: rate)
         let udev = try Udev()
         _ = try waitFor("IIO accel_3d and gyro_3d", seconds: 15) { () -> Bool? in
@@ -76,14 +90,22 @@ enum LiveSourceTests {
         try expect(log.samples.count >= (polled ? 10 : 60), "\(log.samples.count) samples in 2 s")
         // Counts are 0.001 g and 0.001 °/s: well inside 1% of these values.
         for (i, s) in log.samples.enumerated() {
-            try expect(close(s.specificForceMetersPerSecondSquared, force, floor: 0.01), "sample \(i): force \(s.specificForceMetersPerSecondSquared)")
-            try expect(close(s.angularVelocityRadiansPerSecond * 180 / .pi, rate, floor: 0.01), "sample \(i): rate \(s.angularVelocityRadiansPerSecond * 180 / .pi)")
+            try expect(
+                close(s.specificForceMetersPerSecondSquared, force, floor: 0.01),
+                "sample \(i): force \(s.specificForceMetersPerSecondSquared)")
+            try expect(
+                close(s.angularVelocityRadiansPerSecond * 180 / .pi, rate, floor: 0.01),
+                "sample \(i): rate \(s.angularVelocityRadiansPerSecond * 180 / .pi)")
         }
-        let gaps = zip(log.samples.dropFirst(), log.samples).map { Double($0.timestampNanoseconds - $1.timestampNanoseconds) / 1e6 }.sorted()
+        let gaps = zip(log.samples.dropFirst(), log.samples).map {
+            Double($0.timestampNanoseconds - $1.timestampNanoseconds) / 1e6
+        }.sorted()
         let median = gaps[gaps.count / 2]
         if polled {
             // Each polled read is a HID GET_REPORT round trip: never faster than asked, maybe slower.
-            say("VMTEST-INFO polled IIO reads: \(log.samples.count) samples in 2 s, median spacing \(median) ms (asked 25 ms)")
+            say(
+                "VMTEST-INFO polled IIO reads: \(log.samples.count) samples in 2 s, median spacing \(median) ms (asked 25 ms)"
+            )
             try expect(gaps.first! >= 25 * 0.9, "polled faster than 40 Hz: \(gaps.first!) ms")
         } else {
             try expect(abs(median - 10) < 3, "median spacing \(median) ms, the hub reports every 10 ms")
@@ -97,28 +119,44 @@ enum LiveSourceTests {
     /// Unplugging the controller during `mouse3d send` and plugging it back resumes the stream
     /// within 1 s of the device's return, without a restart.
     static func unplugReplug() throws {
-        let receiver = try AttitudeReceiver(listeningOn: SocketAddress.resolve("127.0.0.1:0", defaultPort: 0, passive: false), format: .datagram)
+        let receiver = try AttitudeReceiver(
+            listeningOn: SocketAddress.resolve("127.0.0.1:0", defaultPort: 0, passive: false), format: .datagram)
         var controller: DualSenseEmulator? = try plugDualSense()
         defer { try? controller?.unplug() }
-        let still = MotionScript([.init(seconds: 1, degreesPerSecond: SIMD3(0, 0, 20), metersPerSecondSquared: SIMD3(0, 0, 9.80665))])
+        let still = MotionScript([
+            .init(seconds: 1, degreesPerSecond: SIMD3(0, 0, 20), metersPerSecondSquared: SIMD3(0, 0, 9.80665))
+        ])
         controller?.startStreaming(still, hertz: 250)
         let listing = try ChildProcess(executable: mouse3d, arguments: ["list"], standardOutputPath: "/tmp/list.txt")
         let t0 = MonotonicClock.nanoseconds()
         try listing.wait()
-        say("VMTEST-INFO list took \(Double(MonotonicClock.nanoseconds() - t0) / 1e9) s: \(String(decoding: try FileContents.read(path: "/tmp/list.txt"), as: UTF8.self))")
-        let sender = try ChildProcess(executable: mouse3d, arguments: ["send", "--insecure", "--to", "\(receiver.localAddress)"])
+        say(
+            "VMTEST-INFO list took \(Double(MonotonicClock.nanoseconds() - t0) / 1e9) s: \(String(decoding: try FileContents.read(path: "/tmp/list.txt"), as: UTF8.self))"
+        )
+        let sender = try ChildProcess(
+            executable: mouse3d, arguments: ["send", "--insecure", "--to", "\(receiver.localAddress)"])
         func senderSaid() throws -> String {
-            let status = (try? FileContents.read(path: "/proc/\(sender.pid)/status")).map { String(decoding: $0, as: UTF8.self) } ?? "gone"
-            let stack = (try? FileContents.read(path: "/proc/\(sender.pid)/stack")).map { String(decoding: $0, as: UTF8.self) } ?? "?"
-            let wchan = (try? FileContents.read(path: "/proc/\(sender.pid)/wchan")).map { String(decoding: $0, as: UTF8.self) } ?? "?"
-            say("VMTEST-INFO sender state: \(status.split(separator: "\n").filter { $0.hasPrefix("State") || $0.hasPrefix("SigBlk") || $0.hasPrefix("SigPnd") || $0.hasPrefix("ShdPnd") }) wchan \(wchan) stack \(stack.split(separator: "\n").joined(separator: " < "))")
+            let status =
+                (try? FileContents.read(path: "/proc/\(sender.pid)/status")).map { String(decoding: $0, as: UTF8.self) }
+                ?? "gone"
+            let stack =
+                (try? FileContents.read(path: "/proc/\(sender.pid)/stack")).map { String(decoding: $0, as: UTF8.self) }
+                ?? "?"
+            let wchan =
+                (try? FileContents.read(path: "/proc/\(sender.pid)/wchan")).map { String(decoding: $0, as: UTF8.self) }
+                ?? "?"
+            say(
+                "VMTEST-INFO sender state: \(status.split(separator: "\n").filter { $0.hasPrefix("State") || $0.hasPrefix("SigBlk") || $0.hasPrefix("SigPnd") || $0.hasPrefix("ShdPnd") }) wchan \(wchan) stack \(stack.split(separator: "\n").joined(separator: " < "))"
+            )
             var busy: [String] = []
             for pid in (try? DirectoryListing.names(in: "/proc")) ?? [] where pid.allSatisfy(\.isNumber) {
                 for tid in (try? DirectoryListing.names(in: "/proc/\(pid)/task")) ?? [] {
                     guard let stat = try? FileContents.read(path: "/proc/\(pid)/task/\(tid)/stat") else { continue }
                     let text = String(decoding: stat, as: UTF8.self)
                     let fields = text.split(separator: " ")
-                    if fields.count > 15 { busy.append("\(pid)/\(tid) \(fields[1]) \(fields[2]) u=\(fields[13]) s=\(fields[14])") }
+                    if fields.count > 15 {
+                        busy.append("\(pid)/\(tid) \(fields[1]) \(fields[2]) u=\(fields[13]) s=\(fields[14])")
+                    }
                 }
             }
             say("VMTEST-INFO threads: \(busy.joined(separator: "; "))")
@@ -143,7 +181,9 @@ enum LiveSourceTests {
         }
         // A debug build's start-up (argument parsing) takes seconds under TCG: not what is measured here.
         let warmUp = try framesWithin(20.0, untilFirst: true)
-        guard warmUp.firstAt != nil else { throw VMTestFailure(description: "no frames from the sender; it said: \(try senderSaid())") }
+        guard warmUp.firstAt != nil else {
+            throw VMTestFailure(description: "no frames from the sender; it said: \(try senderSaid())")
+        }
         let before = try framesWithin(1.0)
         try expect(before.count > 100, "frames before unplugging: \(before.count) in 1 s")
         try controller?.unplug()
@@ -167,6 +207,8 @@ enum LiveSourceTests {
         let resumeSeconds = Double(first - returned) / 1e9
         say("VMTEST-INFO stream resumed \(resumeSeconds) s after the controller was plugged back")
         try expect(resumeSeconds < 1.0, "resumed after \(resumeSeconds) s; sender said: \(messages)")
-        try expect(messages.contains("waiting for it to come back") && messages.contains("resuming"), "sender messages: \(messages)")
+        try expect(
+            messages.contains("waiting for it to come back") && messages.contains("resuming"),
+            "sender messages: \(messages)")
     }
 }

@@ -15,14 +15,25 @@ extension NetworkTests {
         try setUp()
         defer { tearDown() }
         let receiver = try ChildProcess(
-            executable: ip, arguments: ["netns", "exec", "r", mouse3d, "receive", "--insecure", "--listen", "10.9.0.2:24931", "--uinput", "pointer"],
+            executable: ip,
+            arguments: [
+                "netns", "exec", "r", mouse3d, "receive", "--insecure", "--listen", "10.9.0.2:24931", "--uinput",
+                "pointer"
+            ],
             standardOutputPath: "/dev/null")
-        defer { try? receiver.send(signal: SIGTERM); _ = try? receiver.wait() }
+        defer {
+            try? receiver.send(signal: SIGTERM)
+            _ = try? receiver.wait()
+        }
         while let line = try receiver.readErrorLine(), !line.contains("listening on") {}
         // The runner's socket lives in `s`; the runner itself goes back to its own namespace.
-        let own = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC), inS = open("/var/run/netns/s", O_RDONLY | O_CLOEXEC)
+        let own = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC)
+        let inS = open("/var/run/netns/s", O_RDONLY | O_CLOEXEC)
         try expect(own >= 0 && inS >= 0, "namespace files: \(own), \(inS)")
-        defer { close(own); close(inS) }
+        defer {
+            close(own)
+            close(inS)
+        }
         try expect(setns(inS, Int32(CLONE_NEWNET)) == 0, "setns into s: errno \(errno)")
         let streamer: AttitudeStreamer
         do {
@@ -32,14 +43,19 @@ extension NetworkTests {
         }
         var next = MonotonicClock.nanoseconds()
         var device: EvdevDevice?
-        var presses: [UInt64] = [], releases: [UInt64] = []
+        var presses: [UInt64] = []
+        var releases: [UInt64] = []
         // Counted as changes of state: a press read both from the state at opening (EVIOCGKEY) and
         // from the queue (it arrived between the open and that ioctl) is one press.
         var pressed = false
         func note(_ down: Bool) {
             guard down != pressed else { return }
             pressed = down
-            if down { presses.append(MonotonicClock.nanoseconds()) } else { releases.append(MonotonicClock.nanoseconds()) }
+            if down {
+                presses.append(MonotonicClock.nanoseconds())
+            } else {
+                releases.append(MonotonicClock.nanoseconds())
+            }
         }
         /// Streams at 250 Hz with the button held for `seconds`, recording BTN_LEFT changes as they come.
         func stream(_ seconds: Double) throws {
@@ -47,7 +63,9 @@ extension NetworkTests {
             while MonotonicClock.nanoseconds() < end {
                 next += 4_000_000
                 MonotonicClock.sleep(untilNanoseconds: next)
-                try streamer.send(AttitudeFrame(roll: 0, pitch: 0, yaw: 0), buttons: [.clutch, .primary], now: MonotonicClock.nanoseconds())
+                try streamer.send(
+                    AttitudeFrame(roll: 0, pitch: 0, yaw: 0), buttons: [.clutch, .primary],
+                    now: MonotonicClock.nanoseconds())
                 if device == nil, let path = try? currentPointer(), let opened = try? EvdevDevice(path: path) {
                     // A press in the frame that made the device may come before it could be opened: its state then says so.
                     device = opened
@@ -75,11 +93,15 @@ extension NetworkTests {
         let started = MonotonicClock.nanoseconds()
         while presses.isEmpty && MonotonicClock.nanoseconds() - started < 15_000_000_000 { try stream(0.1) }
         try stream(1)
-        try expect(presses.count == 1 && releases.isEmpty, "clean link: one press, no release (presses \(presses.count), releases \(releases.count))")
+        try expect(
+            presses.count == 1 && releases.isEmpty,
+            "clean link: one press, no release (presses \(presses.count), releases \(releases.count))")
 
         try impair(["loss", "10%", "delay", "20ms", "10ms"], replacing: false)
         try stream(4)
-        try expect(presses.count == 1 && releases.isEmpty, "10 % loss with 20 ± 10 ms jitter released the held button \(releases.count) times")
+        try expect(
+            presses.count == 1 && releases.isEmpty,
+            "10 % loss with 20 ± 10 ms jitter released the held button \(releases.count) times")
 
         // The outage begins somewhere while tc runs (100–200 ms here): the release must come 500 ms
         // after that, so at least 500 ms after tc started and not much more than 500 ms after it ended.
@@ -88,8 +110,12 @@ extension NetworkTests {
         let cutEnds = MonotonicClock.nanoseconds()
         try stream(2)
         try expect(releases.count == 1, "an outage released the button \(releases.count) times")
-        let sinceStart = Double(releases[0] - cutStarts) / 1e6, sinceEnd = Double(Int64(releases[0]) - Int64(cutEnds)) / 1e6
-        try expect(sinceStart >= 490 && sinceEnd <= 900, "released \(sinceStart) ms after tc started cutting the link, \(sinceEnd) ms after it was done; 500 ms of silence promised")
+        let sinceStart = Double(releases[0] - cutStarts) / 1e6
+        let sinceEnd = Double(Int64(releases[0]) - Int64(cutEnds)) / 1e6
+        try expect(
+            sinceStart >= 490 && sinceEnd <= 900,
+            "released \(sinceStart) ms after tc started cutting the link, \(sinceEnd) ms after it was done; 500 ms of silence promised"
+        )
         let releasedAfter = sinceEnd
 
         try impair(nil, replacing: true)
@@ -97,15 +123,18 @@ extension NetworkTests {
         try stream(2)
         try expect(presses.count == 2, "pressed again after the outage: \(presses.count) presses")
         let pressedAfter = Double(presses[1] - restored) / 1e6
-        say("VMTEST-INFO netem buttons: held through 10 % loss with 20 ± 10 ms jitter for 4 s; released \(Int(sinceStart)) ms after tc began cutting the link "
-            + "and \(Int(releasedAfter)) ms after it was done (500 ms of silence promised); pressed again \(Int(pressedAfter)) ms after the link returned (tc itself takes 100–200 ms here)")
+        say(
+            "VMTEST-INFO netem buttons: held through 10 % loss with 20 ± 10 ms jitter for 4 s; released \(Int(sinceStart)) ms after tc began cutting the link "
+                + "and \(Int(releasedAfter)) ms after it was done (500 ms of silence promised); pressed again \(Int(pressedAfter)) ms after the link returned (tc itself takes 100–200 ms here)"
+        )
         try expect(pressedAfter < 1500, "pressed again only \(pressedAfter) ms after the link returned")
     }
 
     /// The event node of the receiver's virtual pointer, if there is one now.
     static func currentPointer() throws -> String? {
         for entry in try DirectoryListing.names(in: "/sys/class/input") where entry.hasPrefix("event") {
-            let name = String(decoding: (try? FileContents.read(path: "/sys/class/input/\(entry)/device/name")) ?? [], as: UTF8.self)
+            let name = String(
+                decoding: (try? FileContents.read(path: "/sys/class/input/\(entry)/device/name")) ?? [], as: UTF8.self)
             if name.hasPrefix("mouse3d pointer") { return "/dev/input/\(entry)" }
         }
         return nil

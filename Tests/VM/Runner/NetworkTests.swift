@@ -13,7 +13,8 @@ enum NetworkTests {
 
     /// Runs a command and fails the test if it fails.
     static func run(_ arguments: [String]) throws {
-        let child = try ChildProcess(executable: arguments[0], arguments: Array(arguments.dropFirst()), standardOutputPath: "/dev/null")
+        let child = try ChildProcess(
+            executable: arguments[0], arguments: Array(arguments.dropFirst()), standardOutputPath: "/dev/null")
         let errors = try child.readAllErrors()
         let status = try child.wait()
         try expect(status == 0, "\(arguments.joined(separator: " ")) exited \(status): \(errors)")
@@ -24,7 +25,10 @@ enum NetworkTests {
         for ns in ["s", "r"] { try run([ip, "netns", "add", ns]) }
         try run([ip, "link", "add", "vs", "netns", "s", "type", "veth", "peer", "name", "vr", "netns", "r"])
         for (ns, dev, address) in [("s", "vs", "10.9.0.1/24"), ("r", "vr", "10.9.0.2/24")] {
-            try run([ip, "netns", "exec", ns, "/bin/sh", "-c", "echo 1 > /proc/sys/net/ipv6/conf/all/disable_ipv6; echo 1 > /proc/sys/net/ipv6/conf/default/disable_ipv6"])
+            try run([
+                ip, "netns", "exec", ns, "/bin/sh", "-c",
+                "echo 1 > /proc/sys/net/ipv6/conf/all/disable_ipv6; echo 1 > /proc/sys/net/ipv6/conf/default/disable_ipv6"
+            ])
             try run([ip, "-n", ns, "addr", "add", address, "dev", dev])
             try run([ip, "-n", ns, "link", "set", dev, "up"])
             try run([ip, "-n", ns, "link", "set", "lo", "up"])
@@ -32,15 +36,22 @@ enum NetworkTests {
         // ARP must not go through netem: static neighbours both ways.
         func mac(_ ns: String, _ dev: String) throws -> String {
             let out = "/tmp/mac-\(dev)"
-            let child = try ChildProcess(executable: ip, arguments: ["-n", ns, "-o", "link", "show", dev], standardOutputPath: out)
+            let child = try ChildProcess(
+                executable: ip, arguments: ["-n", ns, "-o", "link", "show", dev], standardOutputPath: out)
             _ = try child.readAllErrors()
             _ = try child.wait()
             let text = String(decoding: try FileContents.read(path: out), as: UTF8.self)
-            guard let r = text.firstRange(of: "link/ether ") else { throw VMTestFailure(description: "no MAC for \(dev): \(text)") }
+            guard let r = text.firstRange(of: "link/ether ") else {
+                throw VMTestFailure(description: "no MAC for \(dev): \(text)")
+            }
             return String(text[r.upperBound...].prefix(17))
         }
-        try run([ip, "-n", "s", "neigh", "replace", "10.9.0.2", "lladdr", try mac("r", "vr"), "dev", "vs", "nud", "permanent"])
-        try run([ip, "-n", "r", "neigh", "replace", "10.9.0.1", "lladdr", try mac("s", "vs"), "dev", "vr", "nud", "permanent"])
+        try run([
+            ip, "-n", "s", "neigh", "replace", "10.9.0.2", "lladdr", try mac("r", "vr"), "dev", "vs", "nud", "permanent"
+        ])
+        try run([
+            ip, "-n", "r", "neigh", "replace", "10.9.0.1", "lladdr", try mac("s", "vs"), "dev", "vr", "nud", "permanent"
+        ])
     }
 
     static func tearDown() {
@@ -76,8 +87,10 @@ enum NetworkTests {
         // receiver prints once a second, so a read returns soon).
         guard let line = try receiver.readErrorLine() else { return nil }
         lines.append(line)
-        guard let r = line.firstRange(of: "last 10 s: loss "), let loss = Double(line[r.upperBound...].prefix { $0 != "%" }),
-              let q = line.firstRange(of: "%, reordered ") else { return nil }
+        guard let r = line.firstRange(of: "last 10 s: loss "),
+            let loss = Double(line[r.upperBound...].prefix { $0 != "%" }),
+            let q = line.firstRange(of: "%, reordered ")
+        else { return nil }
         return (loss, Int(line[q.upperBound...].prefix { $0.isNumber }) ?? -1)
     }
 
@@ -85,17 +98,31 @@ enum NetworkTests {
         tearDown()
         try setUp()
         defer { tearDown() }
-        let log = "/tmp/netem-motion.csv", printed = "/tmp/netem-received.jsonl"
+        let log = "/tmp/netem-motion.csv"
+        let printed = "/tmp/netem-received.jsonl"
         try run([mouse3d, "simulate", "--motion", "hand", "--seconds", "30", "--rate", String(hertz), "--output", log])
         let receiver = try ChildProcess(
             executable: ip,
-            arguments: ["netns", "exec", "r", mouse3d, "receive", "--insecure", "--listen", "10.9.0.2:24930", "--print", "--format", "jsonl", "--stats"],
+            arguments: [
+                "netns", "exec", "r", mouse3d, "receive", "--insecure", "--listen", "10.9.0.2:24930", "--print",
+                "--format", "jsonl", "--stats"
+            ],
             standardOutputPath: printed)
-        defer { try? receiver.send(signal: SIGTERM); _ = try? receiver.wait() }
+        defer {
+            try? receiver.send(signal: SIGTERM)
+            _ = try? receiver.wait()
+        }
         let sender = try ChildProcess(
-            executable: ip, arguments: ["netns", "exec", "s", mouse3d, "send", "--insecure", "--to", "10.9.0.2:24930", "--source", "replay:\(log)", "--loop", "--quiet"],
+            executable: ip,
+            arguments: [
+                "netns", "exec", "s", mouse3d, "send", "--insecure", "--to", "10.9.0.2:24930", "--source",
+                "replay:\(log)", "--loop", "--quiet"
+            ],
             standardOutputPath: "/dev/null")
-        defer { try? sender.send(signal: SIGTERM); _ = try? sender.wait() }
+        defer {
+            try? sender.send(signal: SIGTERM)
+            _ = try? sender.wait()
+        }
         var errors: [String] = []
         var offset = 0
         var all: [Int] = []
@@ -109,12 +136,18 @@ enum NetworkTests {
             let (sequences, next) = try frames(printed, from: offset)
             offset = next
             all += sequences
-            say("VMTEST-INFO netem \(name): \(sequences.count) frames in \(seconds) s, stats over the last 10 s: loss \(figures.loss) %, reordered \(figures.reordered)")
+            say(
+                "VMTEST-INFO netem \(name): \(sequences.count) frames in \(seconds) s, stats over the last 10 s: loss \(figures.loss) %, reordered \(figures.reordered)"
+            )
             return (sequences, figures.loss, figures.reordered)
         }
-        _ = try waitFor("the first frames", seconds: 30) { try frames(printed, from: 0).sequences.count > hertz ? true : nil }
+        _ = try waitFor("the first frames", seconds: 30) {
+            try frames(printed, from: 0).sequences.count > hertz ? true : nil
+        }
         let clean = try phase("clean", seconds: 11)
-        try expect(Double(clean.frames.count) >= 11 * Double(hertz) * 0.97, "a clean link lost frames at \(hertz) Hz: \(clean.frames.count) in 11 s")
+        try expect(
+            Double(clean.frames.count) >= 11 * Double(hertz) * 0.97,
+            "a clean link lost frames at \(hertz) Hz: \(clean.frames.count) in 11 s")
         try expect(clean.loss == 0, "loss on a clean link: \(clean.loss) %")
 
         try impair(["loss", "10%"], replacing: false)
@@ -133,7 +166,9 @@ enum NetworkTests {
 
         try impair(["delay", "20ms", "10ms"], replacing: true)
         let jitter = try phase("delay 20 ms ± 10 ms", seconds: 8)
-        try expect(jitter.reordered > 10, "20 ms ± 10 ms at \(hertz) Hz reorders, but the receiver counted \(jitter.reordered)")
+        try expect(
+            jitter.reordered > 10, "20 ms ± 10 ms at \(hertz) Hz reorders, but the receiver counted \(jitter.reordered)"
+        )
         // Late frames are not lost: the figure is what remains of the burst phase in the 10 s window
         // (about 2 %), not the 40–70 % that counting them as lost gave.
         try expect(jitter.loss < 6, "jitter alone read as \(jitter.loss) % loss (late frames are not lost)")
@@ -148,18 +183,24 @@ enum NetworkTests {
         let restored = MonotonicClock.nanoseconds()
         try impair(nil, replacing: true)
         let before = offset
-        let back = try waitFor("frames after the outage", seconds: 5) { try frames(printed, from: before).sequences.isEmpty ? nil : true }
+        let back = try waitFor("frames after the outage", seconds: 5) {
+            try frames(printed, from: before).sequences.isEmpty ? nil : true
+        }
         _ = back
         let resumed = Double(MonotonicClock.nanoseconds() - restored) / 1e6
         _ = try phase("restored", seconds: 2)
-        say("VMTEST-INFO netem: frames back \(Int(resumed)) ms after the impairment was removed (tc itself takes 100–200 ms under TCG)")
+        say(
+            "VMTEST-INFO netem: frames back \(Int(resumed)) ms after the impairment was removed (tc itself takes 100–200 ms under TCG)"
+        )
         try expect(resumed < 1000, "frames came back \(resumed) ms after the link did")
         try sender.send(signal: SIGTERM)
         _ = try sender.wait()
         try receiver.send(signal: SIGTERM)
         errors += try receiver.readAllErrors().split(separator: "\n").map(String.init)
         _ = try receiver.wait()
-        try expect(errors.contains { $0.contains("lost (no frames for 500 ms)") }, "the outage was not reported: \(errors.suffix(5))")
+        try expect(
+            errors.contains { $0.contains("lost (no frames for 500 ms)") },
+            "the outage was not reported: \(errors.suffix(5))")
         try expect(errors.contains { $0.hasSuffix(": back") }, "the return was not reported")
         // Latest wins: what was output never goes back in time, whatever the network did.
         let backwards = zip(all, all.dropFirst()).filter { $1 <= $0 }.count

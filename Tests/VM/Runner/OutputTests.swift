@@ -7,7 +7,9 @@ import Mouse3DNetwork
 enum OutputTests {
     /// Starts `mouse3d receive --uinput MODE` on an ephemeral loopback port; returns it and a streamer to it.
     static func start(_ mode: String, extra: [String] = []) throws -> (ChildProcess, AttitudeStreamer) {
-        let receiver = try ChildProcess(executable: mouse3d, arguments: ["receive", "--insecure", "--listen", "127.0.0.1:0", "--uinput", mode] + extra)
+        let receiver = try ChildProcess(
+            executable: mouse3d,
+            arguments: ["receive", "--insecure", "--listen", "127.0.0.1:0", "--uinput", mode] + extra)
         let port = try loopbackPort(announcedBy: receiver)
         let target = try SocketAddress.resolve("127.0.0.1:\(port)", defaultPort: 0, passive: false)
         return (receiver, try AttitudeStreamer(peers: [target], format: .datagram))
@@ -17,7 +19,8 @@ enum OutputTests {
     static func node(named prefix: String) throws -> String {
         try waitFor("a virtual device named '\(prefix)…'", seconds: 20) { () -> String? in
             for entry in try DirectoryListing.names(in: "/sys/class/input") where entry.hasPrefix("event") {
-                let name = String(decoding: try FileContents.read(path: "/sys/class/input/\(entry)/device/name"), as: UTF8.self)
+                let name = String(
+                    decoding: try FileContents.read(path: "/sys/class/input/\(entry)/device/name"), as: UTF8.self)
                 if name.hasPrefix(prefix) { return "/dev/input/\(entry)" }
             }
             return nil
@@ -47,16 +50,23 @@ enum OutputTests {
     /// released and the device removed.
     static func pointer() throws {
         let (receiver, streamer) = try start("pointer")
-        defer { try? receiver.send(signal: SIGTERM); _ = try? receiver.wait() }
+        defer {
+            try? receiver.send(signal: SIGTERM)
+            _ = try? receiver.wait()
+        }
         func send(yawDegrees: Double, buttons: ButtonState = [.clutch]) throws {
-            try streamer.send(AttitudeFrame(roll: 0, pitch: 0, yaw: Float(yawDegrees * .pi / 180)), buttons: buttons, now: MonotonicClock.nanoseconds())
+            try streamer.send(
+                AttitudeFrame(roll: 0, pitch: 0, yaw: Float(yawDegrees * .pi / 180)), buttons: buttons,
+                now: MonotonicClock.nanoseconds())
             MonotonicClock.sleep(nanoseconds: 10_000_000)
         }
         try send(yawDegrees: 0)
         let path = try node(named: "mouse3d pointer")
         let device = try EvdevDevice(path: path)
-        try expect(device.hasEvent(type: Int32(EV_REL), code: Int32(REL_X)) && device.hasEvent(type: Int32(EV_KEY), code: Int32(BTN_LEFT)),
-                   "pointer capabilities")
+        try expect(
+            device.hasEvent(type: Int32(EV_REL), code: Int32(REL_X))
+                && device.hasEvent(type: Int32(EV_KEY), code: Int32(BTN_LEFT)),
+            "pointer capabilities")
         for i in 1...40 { try send(yawDegrees: -0.5 * Double(i)) }  // 20° to the right
         // Pauses stay under 500 ms: longer silence ends the stream (tested last).
         let moved = events(device, seconds: 0.3)
@@ -67,10 +77,14 @@ enum OutputTests {
         try expect(sum(events(device, seconds: 0.2), code: Int32(REL_X)) == 0, "motion with the clutch released")
         try send(yawDegrees: -40, buttons: [.clutch, .primary])
         let clicked = events(device, seconds: 0.2)
-        try expect(clicked.contains { $0.type == Int32(EV_KEY) && $0.code == Int32(BTN_LEFT) && $0.value == 1 }, "BTN_LEFT down")
+        try expect(
+            clicked.contains { $0.type == Int32(EV_KEY) && $0.code == Int32(BTN_LEFT) && $0.value == 1 },
+            "BTN_LEFT down")
         // Silence: after 500 ms the receiver releases the button and removes the device.
         let released = events(device, seconds: 2.5)
-        try expect(released.contains { $0.type == Int32(EV_KEY) && $0.code == Int32(BTN_LEFT) && $0.value == 0 }, "BTN_LEFT released on stream loss: \(released)")
+        try expect(
+            released.contains { $0.type == Int32(EV_KEY) && $0.code == Int32(BTN_LEFT) && $0.value == 0 },
+            "BTN_LEFT released on stream loss: \(released)")
         try expect(!FileSystem.exists(path), "the device was removed on stream loss")
     }
 
@@ -85,20 +99,27 @@ enum OutputTests {
         let device = try EvdevDevice(path: path)
         for code in [ABS_X, ABS_Y, ABS_Z, ABS_RX, ABS_RY, ABS_RZ] {
             let info = device.absoluteAxis(Int32(code))
-            try expect(info?.minimum == -32767 && info?.maximum == 32767, "axis \(code) range \(String(describing: info))")
+            try expect(
+                info?.minimum == -32767 && info?.maximum == 32767, "axis \(code) range \(String(describing: info))")
         }
         for _ in 0..<5 {
             try streamer.send(frame, buttons: [.clutch, .primary], now: 0)
             MonotonicClock.sleep(nanoseconds: 10_000_000)
         }
         _ = events(device, seconds: 0.3)
-        try expect(device.absoluteAxis(Int32(ABS_RX))?.value == Int(JoystickPose.value(radians: 0.5)), "ABS_RX \(String(describing: device.absoluteAxis(Int32(ABS_RX))))")
+        try expect(
+            device.absoluteAxis(Int32(ABS_RX))?.value == Int(JoystickPose.value(radians: 0.5)),
+            "ABS_RX \(String(describing: device.absoluteAxis(Int32(ABS_RX))))")
         try expect(device.absoluteAxis(Int32(ABS_RY))?.value == Int(JoystickPose.value(radians: -0.25)), "ABS_RY")
         try expect(device.absoluteAxis(Int32(ABS_RZ))?.value == Int(JoystickPose.value(radians: 2.0)), "ABS_RZ")
         try receiver.send(signal: SIGTERM)
         let last = events(device, seconds: 3)
-        let final = Dictionary(last.filter { $0.type == Int32(EV_ABS) || $0.type == Int32(EV_KEY) }.map { ("\($0.type)/\($0.code)", $0.value) }, uniquingKeysWith: { $1 })
-        try expect(final["\(EV_ABS)/\(ABS_RZ)"] == 0 && final["\(EV_ABS)/\(ABS_RX)"] == 0, "axes centred on SIGTERM: \(final)")
+        let final = Dictionary(
+            last.filter { $0.type == Int32(EV_ABS) || $0.type == Int32(EV_KEY) }.map {
+                ("\($0.type)/\($0.code)", $0.value)
+            }, uniquingKeysWith: { $1 })
+        try expect(
+            final["\(EV_ABS)/\(ABS_RZ)"] == 0 && final["\(EV_ABS)/\(ABS_RX)"] == 0, "axes centred on SIGTERM: \(final)")
         try expect(final["\(EV_KEY)/\(BTN_TRIGGER)"] == 0, "trigger released on SIGTERM: \(final)")
         try expect(!FileSystem.exists(path), "the device was removed on SIGTERM")
     }
@@ -110,7 +131,10 @@ extension OutputTests {
     /// stream loss the device goes.
     static func spacemouse() throws {
         let (receiver, streamer) = try start("spacemouse")
-        defer { try? receiver.send(signal: SIGTERM); _ = try? receiver.wait() }
+        defer {
+            try? receiver.send(signal: SIGTERM)
+            _ = try? receiver.wait()
+        }
         let tilt = AttitudeFrame(roll: 0, pitch: Float(12 * Double.pi / 180), yaw: 0)  // 12° forward: RX 100
         try streamer.send(tilt, buttons: [.clutch], now: 0)
         let path = try node(named: "mouse3d spacemouse (3Dconnexion compatible)")
@@ -118,15 +142,18 @@ extension OutputTests {
         for code in [ABS_X, ABS_Y, ABS_Z, ABS_RX, ABS_RY, ABS_RZ] {
             try expect(device.absoluteAxis(Int32(code))?.maximum == 350, "axis \(code) range ±350")
         }
-        try expect(!device.hasEvent(type: Int32(EV_ABS), code: Int32(ABS_THROTTLE)) && !device.hasEvent(type: Int32(EV_REL), code: Int32(REL_X)),
-                   "only the six axes")
+        try expect(
+            !device.hasEvent(type: Int32(EV_ABS), code: Int32(ABS_THROTTLE))
+                && !device.hasEvent(type: Int32(EV_REL), code: Int32(REL_X)),
+            "only the six axes")
         for _ in 0..<20 {
             try streamer.send(tilt, buttons: [.clutch], now: 0)
             MonotonicClock.sleep(nanoseconds: 10_000_000)
         }
         let held = events(device, seconds: 0.2).filter { $0.type == Int32(EV_ABS) && $0.code == Int32(ABS_RX) }
-        try expect(held.count >= 15 && held.allSatisfy { $0.value == 100 || $0.value == 99 },
-                   "a held tilt keeps ABS_RX flowing at 100/99: \(held.map(\.value))")
+        try expect(
+            held.count >= 15 && held.allSatisfy { $0.value == 100 || $0.value == 99 },
+            "a held tilt keeps ABS_RX flowing at 100/99: \(held.map(\.value))")
         for _ in 0..<5 {
             try streamer.send(AttitudeFrame(roll: 0, pitch: 0, yaw: 0), buttons: [.clutch], now: 0)
             MonotonicClock.sleep(nanoseconds: 10_000_000)
@@ -142,7 +169,8 @@ extension OutputTests {
     /// `mouse3d bench output` runs against the real uinput and reports the latency.
     static func latencyBench() throws {
         let path = "/tmp/bench-output.txt"
-        let child = try ChildProcess(executable: mouse3d, arguments: ["bench", "output", "--frames", "2000"], standardOutputPath: path)
+        let child = try ChildProcess(
+            executable: mouse3d, arguments: ["bench", "output", "--frames", "2000"], standardOutputPath: path)
         let errors = try child.readAllErrors()
         try expect(try child.wait() == 0, "bench output failed: \(errors)")
         let text = String(decoding: try FileContents.read(path: path), as: UTF8.self).filter { $0 != "\n" }
@@ -157,18 +185,28 @@ extension OutputTests {
     /// no device (said once), while the first one's pointer still moves to the count. Once uinput is
     /// back, the second sender, starting again after a pause, gets its own device.
     static func oneSenderFailsOthersServed() throws {
-        let receiver = try ChildProcess(executable: mouse3d, arguments: ["receive", "--insecure", "--listen", "127.0.0.1:0", "--uinput", "pointer"])
+        let receiver = try ChildProcess(
+            executable: mouse3d, arguments: ["receive", "--insecure", "--listen", "127.0.0.1:0", "--uinput", "pointer"])
         var stopped = false
-        defer { if !stopped { try? receiver.send(signal: SIGTERM); _ = try? receiver.wait() } }
-        let target = try SocketAddress.resolve("127.0.0.1:\(try loopbackPort(announcedBy: receiver))", defaultPort: 0, passive: false)
+        defer {
+            if !stopped {
+                try? receiver.send(signal: SIGTERM)
+                _ = try? receiver.wait()
+            }
+        }
+        let target = try SocketAddress.resolve(
+            "127.0.0.1:\(try loopbackPort(announcedBy: receiver))", defaultPort: 0, passive: false)
         let first = try AttitudeStreamer(peers: [target], format: .datagram)
         let second = try AttitudeStreamer(peers: [target], format: .datagram)
         func send(_ streamer: AttitudeStreamer, yawDegrees: Double) throws {
-            try streamer.send(AttitudeFrame(roll: 0, pitch: 0, yaw: Float(yawDegrees * .pi / 180)), buttons: [.clutch], now: MonotonicClock.nanoseconds())
+            try streamer.send(
+                AttitudeFrame(roll: 0, pitch: 0, yaw: Float(yawDegrees * .pi / 180)), buttons: [.clutch],
+                now: MonotonicClock.nanoseconds())
         }
         func devices() throws -> Int {
             try DirectoryListing.names(in: "/sys/class/input").filter { $0.hasPrefix("event") }.filter {
-                String(decoding: try FileContents.read(path: "/sys/class/input/\($0)/device/name"), as: UTF8.self).hasPrefix("mouse3d pointer")
+                String(decoding: try FileContents.read(path: "/sys/class/input/\($0)/device/name"), as: UTF8.self)
+                    .hasPrefix("mouse3d pointer")
             }.count
         }
         try send(first, yawDegrees: 0)
@@ -183,7 +221,9 @@ extension OutputTests {
             MonotonicClock.sleep(nanoseconds: 10_000_000)
         }
         let dx = sum(events(device, seconds: 0.3), code: Int32(REL_X))
-        try expect(abs(dx - 400) <= 1, "the first sender's pointer moved \(dx) counts while the second's device failed, expected 400")
+        try expect(
+            abs(dx - 400) <= 1,
+            "the first sender's pointer moved \(dx) counts while the second's device failed, expected 400")
         let during = try devices()
         try expect(during == 1, "one device only while /dev/uinput is away: \(during)")
 
@@ -192,10 +232,13 @@ extension OutputTests {
         var moved: Int32 = 0
         for i in 1...80 {  // the second pauses for 800 ms (its stream ends); the first goes on
             try send(first, yawDegrees: -20 - 0.25 * Double(i))
-            moved += sum(events(device, seconds: 0.01), code: Int32(REL_X))  // read as it comes: 80 frames overflow evdev's buffer
+            // read as it comes: 80 frames overflow evdev's buffer
+            moved += sum(events(device, seconds: 0.01), code: Int32(REL_X))
         }
         moved += sum(events(device, seconds: 0.2), code: Int32(REL_X))
-        try expect(abs(moved - 400) <= 1, "the first sender's pointer moved \(moved) counts during the second's pause, expected 400")
+        try expect(
+            abs(moved - 400) <= 1,
+            "the first sender's pointer moved \(moved) counts during the second's pause, expected 400")
         for i in 1...30 {  // both again: the second starts anew and gets a device now
             try send(first, yawDegrees: -40)
             try send(second, yawDegrees: Double(i))
@@ -207,7 +250,8 @@ extension OutputTests {
         let errors = try receiver.readAllErrors()
         stopped = true
         try expect(try receiver.wait() == 0, "the receiver exits cleanly: \(errors)")
-        let skipped = errors.split(separator: "\n").filter { $0.contains("no virtual device, its frames are skipped") }.count
+        let skipped = errors.split(separator: "\n").filter { $0.contains("no virtual device, its frames are skipped") }
+            .count
         try expect(skipped == 1, "the failure said once, not per frame (\(skipped) times): \(errors)")
         try expect(errors.contains("/dev/uinput"), "the failure names /dev/uinput: \(errors)")
     }

@@ -21,7 +21,9 @@ final class PhonePageClient: @unchecked Sendable {
         address.sin_port = in_port_t(port.bigEndian)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         context = SSL_CTX_new(TLS_client_method())!
         SSL_CTX_set_verify(context, SSL_VERIFY_NONE, nil)
@@ -48,17 +50,25 @@ final class PhonePageClient: @unchecked Sendable {
 
     /// The WebSocket upgrade, as the page's browser sends it; returns the status line.
     func upgrade(port: UInt16) throws -> String {
-        try send(Array(("GET /stream HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nOrigin: https://127.0.0.1:\(port)\r\nConnection: Upgrade\r\n"
-            + "Upgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n").utf8))
+        try send(
+            Array(
+                ("GET /stream HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nOrigin: https://127.0.0.1:\(port)\r\nConnection: Upgrade\r\n"
+                    + "Upgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n")
+                    .utf8))
         var buffer = [UInt8](repeating: 0, count: 4096)
         let n = buffer.withUnsafeMutableBytes { SSL_read(ssl, $0.baseAddress, Int32($0.count)) }
-        return String(decoding: buffer.prefix(max(0, Int(n))), as: UTF8.self).split(separator: "\r\n").first.map(String.init) ?? ""
+        return String(decoding: buffer.prefix(max(0, Int(n))), as: UTF8.self).split(separator: "\r\n").first.map(
+            String.init) ?? ""
     }
 
     /// One masked frame (a browser's).
     func frame(_ opcode: UInt8, _ payload: [UInt8]) throws {
         var f: [UInt8] = [0x80 | opcode]
-        if payload.count < 126 { f.append(0x80 | UInt8(payload.count)) } else { f += [0x80 | 126, UInt8(payload.count >> 8), UInt8(payload.count & 0xFF)] }
+        if payload.count < 126 {
+            f.append(0x80 | UInt8(payload.count))
+        } else {
+            f += [0x80 | 126, UInt8(payload.count >> 8), UInt8(payload.count & 0xFF)]
+        }
         let mask: [UInt8] = [0x5A, 0x17, 0xC3, 0x3E]
         f += mask
         f += payload.enumerated().map { $0.element ^ mask[$0.offset & 3] }
@@ -80,8 +90,12 @@ enum PhoneVMTests {
             FileSystem.setEnvironment("XDG_CONFIG_HOME", nil)
         }
         let port: UInt16 = 24933
-        let run = try ChildProcess(executable: mouse3d, arguments: ["run", "--source", "phone:127.0.0.1:\(port)", "--uinput", "pointer"])
-        defer { try? run.send(signal: SIGTERM); _ = try? run.wait() }
+        let run = try ChildProcess(
+            executable: mouse3d, arguments: ["run", "--source", "phone:127.0.0.1:\(port)", "--uinput", "pointer"])
+        defer {
+            try? run.send(signal: SIGTERM)
+            _ = try? run.wait()
+        }
         var token = ""
         while token.isEmpty, let line = try run.readErrorLine() {
             if line.contains("running phone at https://"), let hash = line.firstIndex(of: "#") {
@@ -96,7 +110,9 @@ enum PhoneVMTests {
         try client.frame(2, PhoneMessage.platform(.standard).encoded)
         try client.frame(2, PhoneMessage.buttons([.holdToMove]).encoded)
         // The script, as a page lying screen up reports it: rotationRate gamma (about z) in °/s.
-        let rest = 4.0, turn = 1.0, pause = 2.0
+        let rest = 4.0
+        let turn = 1.0
+        let pause = 2.0
         let phases: [(seconds: Double, gamma: Double)] = [(rest, 0), (turn, 90), (pause, 0), (turn, -90), (1, 0)]
         let total = phases.reduce(0) { $0 + $1.seconds }
         let started = MonotonicClock.nanoseconds()
@@ -111,13 +127,19 @@ enum PhoneVMTests {
                 var batch: [PhoneReading] = []
                 while k < count && Double(k) / 60 <= now {
                     let t = Double(k) / 60
-                    var elapsed = 0.0, gamma = 0.0
+                    var elapsed = 0.0
+                    var gamma = 0.0
                     for p in phases {
-                        if t < elapsed + p.seconds { gamma = p.gamma; break }
+                        if t < elapsed + p.seconds {
+                            gamma = p.gamma
+                            break
+                        }
                         elapsed += p.seconds
                     }
-                    batch.append(PhoneReading(milliseconds: 1000 + Double(k) * 1000 / 60, rotationRate: SIMD3(0, 0, gamma),
-                                              accelerationIncludingGravity: SIMD3(0, 0, 9.80665)))
+                    batch.append(
+                        PhoneReading(
+                            milliseconds: 1000 + Double(k) * 1000 / 60, rotationRate: SIMD3(0, 0, gamma),
+                            accelerationIncludingGravity: SIMD3(0, 0, 9.80665)))
                     k += 1
                 }
                 if !batch.isEmpty { try? client.frame(2, PhoneMessage.readings(batch).encoded) }
@@ -135,7 +157,9 @@ enum PhoneVMTests {
         let turned = moved(until: rest + turn + pause - 0.5)
         let back = moved(until: total + 0.5)
         try expect(streamed.wait(seconds: 5), "the page's readings were not all sent")
-        say("VMTEST-INFO run --source phone --uinput pointer: at rest \(atRest), 90° turn \(turned), back \(back); 20 counts per degree promise 1800")
+        say(
+            "VMTEST-INFO run --source phone --uinput pointer: at rest \(atRest), 90° turn \(turned), back \(back); 20 counts per degree promise 1800"
+        )
         try expect(atRest.x == 0 && atRest.y == 0, "moved at rest: \(atRest)")
         try expect(abs(abs(Double(turned.x)) - 1800) <= 10, "a 90° turn moved \(turned.x) counts, 1800 ± 10 promised")
         try expect(abs(turned.y) <= 18, "a level turn moved vertically: \(turned.y)")

@@ -14,18 +14,23 @@ enum RunTests {
         let controller = try plugDualSense()
         defer { try? controller.unplug() }
         let level = SIMD3(0.0, 0.0, 9.80665)
-        let rest = 30.0, turn = 2.0, pause = 1.0
+        let rest = 30.0
+        let turn = 2.0
+        let pause = 1.0
         let script = MotionScript([
             .init(seconds: rest, degreesPerSecond: .zero, metersPerSecondSquared: level),
             .init(seconds: turn, degreesPerSecond: SIMD3(0, 0, 45), metersPerSecondSquared: level),  // 90° to the left
             .init(seconds: pause, degreesPerSecond: .zero, metersPerSecondSquared: level),
             .init(seconds: turn, degreesPerSecond: SIMD3(0, 0, -45), metersPerSecondSquared: level),  // and back
-            .init(seconds: 30, degreesPerSecond: .zero, metersPerSecondSquared: level),
+            .init(seconds: 30, degreesPerSecond: .zero, metersPerSecondSquared: level)
         ])
         let started = MonotonicClock.nanoseconds()
         controller.startStreaming(script, hertz: 250, integrating: true)
         let run = try ChildProcess(executable: mouse3d, arguments: ["run", "--uinput", "pointer"])
-        defer { try? run.send(signal: SIGTERM); _ = try? run.wait() }
+        defer {
+            try? run.send(signal: SIGTERM)
+            _ = try? run.wait()
+        }
         // The device appears with the first attitude.
         let device: EvdevDevice
         do {
@@ -34,10 +39,15 @@ enum RunTests {
             say("VMTEST-INFO run's threads when the wait ended:\n\(threadStates(of: run.pid))")
             try? run.send(signal: SIGTERM)
             let printed = (try? run.readAllErrors()) ?? ""
-            throw VMTestFailure(description: "\(error); run (status \((try? run.wait()).map(String.init) ?? "?") after SIGTERM) printed: \(printed)")
+            throw VMTestFailure(
+                description:
+                    "\(error); run (status \((try? run.wait()).map(String.init) ?? "?") after SIGTERM) printed: \(printed)"
+            )
         }
         let opened = Double(MonotonicClock.nanoseconds() - started) * 1e-9
-        try expect(opened <= rest - 10, "the virtual pointer appeared \(opened) s into the \(rest) s rest: too late to watch 10 s of it")
+        try expect(
+            opened <= rest - 10,
+            "the virtual pointer appeared \(opened) s into the \(rest) s rest: too late to watch 10 s of it")
         func moved(until scriptSeconds: Double) -> (x: Int32, y: Int32) {
             let remaining = max(0, scriptSeconds - Double(MonotonicClock.nanoseconds() - started) * 1e-9)
             let events = OutputTests.events(device, seconds: remaining)
@@ -46,9 +56,13 @@ enum RunTests {
         let atRest = moved(until: rest)
         let turned = moved(until: rest + turn + pause)
         let back = moved(until: rest + 2 * turn + pause + 1)
-        say("VMTEST-INFO run --uinput pointer (appeared after \(opened) s): at rest \(rest - opened) s \(atRest), 90° left \(turned), back \(back); 20 counts per degree promise 1800")
+        say(
+            "VMTEST-INFO run --uinput pointer (appeared after \(opened) s): at rest \(rest - opened) s \(atRest), 90° left \(turned), back \(back); 20 counts per degree promise 1800"
+        )
         try expect(abs(atRest.x) <= 2 && abs(atRest.y) <= 2, "moved at rest: \(atRest)")
-        try expect(abs(Double(-turned.x) - 1800) <= 36, "a 90° left turn moved \(turned.x) counts, 1800 ± 2% to the left promised")
+        try expect(
+            abs(Double(-turned.x) - 1800) <= 36,
+            "a 90° left turn moved \(turned.x) counts, 1800 ± 2% to the left promised")
         try expect(abs(turned.y) <= 18, "a level turn moved vertically: \(turned.y)")
         let total = (atRest.x + turned.x + back.x, atRest.y + turned.y + back.y)
         try expect(abs(total.0) <= 1 && abs(total.1) <= 1, "turned back, the pointer is \(total) from the start")
@@ -68,32 +82,47 @@ enum RunTests {
         defer { try? controller.unplug() }
         let level = SIMD3(0.0, 0.0, 9.80665)
         let bias = SIMD3(0.6, -0.5, 0.8)
-        controller.startStreaming(MotionScript([.init(seconds: 60, degreesPerSecond: .zero, metersPerSecondSquared: level)]),
-                                  hertz: 250, gyroBiasDegreesPerSecond: bias)
+        controller.startStreaming(
+            MotionScript([.init(seconds: 60, degreesPerSecond: .zero, metersPerSecondSquared: level)]),
+            hertz: 250, gyroBiasDegreesPerSecond: bias)
         let calibrate = try ChildProcess(
-            executable: mouse3d, arguments: ["calibrate", "--seconds", "3", "--timeout", "60"], standardOutputPath: data + ".out")
+            executable: mouse3d, arguments: ["calibrate", "--seconds", "3", "--timeout", "60"],
+            standardOutputPath: data + ".out")
         let errors = try calibrate.readAllErrors()
         try expect(try calibrate.wait() == 0, "calibrate failed: \(errors)")
         let output = String(decoding: try FileContents.read(path: data + ".out"), as: UTF8.self)
         say("VMTEST-INFO calibrate: \(output.split(separator: "\n").first ?? "")")
         let words = output.split(separator: " ")
-        guard let i = words.firstIndex(of: "bias"), i + 1 < words.count else { throw VMTestFailure(description: "calibrate printed no bias: \(output)") }
+        guard let i = words.firstIndex(of: "bias"), i + 1 < words.count else {
+            throw VMTestFailure(description: "calibrate printed no bias: \(output)")
+        }
         let measured = words[i + 1].split(separator: "/").compactMap { Double($0) }
-        try expect(measured.count == 3 && zip(measured, [bias.x, bias.y, bias.z]).allSatisfy { abs($0 - $1) < 0.05 },
-                   "calibrate measured \(words[i + 1]) °/s for an offset of 0.6/-0.5/0.8")
+        try expect(
+            measured.count == 3 && zip(measured, [bias.x, bias.y, bias.z]).allSatisfy { abs($0 - $1) < 0.05 },
+            "calibrate measured \(words[i + 1]) °/s for an offset of 0.6/-0.5/0.8")
         try expect(output.contains("evdev 054c:0ce6:"), "stored under the controller's vendor:product:uniq: \(output)")
         let files = try DirectoryListing.names(in: data + "/mouse3d/calibration")
         try expect(files.count == 1, "one calibration file: \(files)")
 
-        let run = try ChildProcess(executable: mouse3d, arguments: ["run", "--print", "--recalibrate", "BTN_SOUTH"], standardOutputPath: "/dev/null")
-        defer { try? run.send(signal: SIGTERM); _ = try? run.wait() }
+        let run = try ChildProcess(
+            executable: mouse3d, arguments: ["run", "--print", "--recalibrate", "BTN_SOUTH"],
+            standardOutputPath: "/dev/null")
+        defer {
+            try? run.send(signal: SIGTERM)
+            _ = try? run.wait()
+        }
         var startup = ""
         let deadline = MonotonicClock.nanoseconds() + 60_000_000_000
         while MonotonicClock.nanoseconds() < deadline, let line = try run.readErrorLine() {
-            if line.contains("running ") { startup = line; break }
+            if line.contains("running ") {
+                startup = line
+                break
+            }
         }
         say("VMTEST-INFO run: \(startup)")
-        try expect(startup.contains("gyroscope bias \(words[i + 1]) °/s from calibration"), "run's start-up line: '\(startup)'")
+        try expect(
+            startup.contains("gyroscope bias \(words[i + 1]) °/s from calibration"), "run's start-up line: '\(startup)'"
+        )
 
         // The recalibrate button: pressed while the controller lies still, a new measurement 5 s later.
         try FileSystem.remove(data + "/mouse3d/calibration/" + files[0])
@@ -108,9 +137,14 @@ enum RunTests {
         }
         say("VMTEST-INFO run --recalibrate BTN_SOUTH: \(said.joined(separator: " | "))")
         try expect(said.contains { $0.contains("calibrating (BTN_SOUTH)") }, "the press was not reported: \(said)")
-        try expect(said.contains { $0.contains("calibrated: gyroscope bias \(words[i + 1]) °/s") && $0.contains("in use; stored in") },
-                   "no recalibration stored: \(said)")
-        try expect(try DirectoryListing.names(in: data + "/mouse3d/calibration").count == 1, "the recalibration was stored again")
+        try expect(
+            said.contains {
+                $0.contains("calibrated: gyroscope bias \(words[i + 1]) °/s") && $0.contains("in use; stored in")
+            },
+            "no recalibration stored: \(said)")
+        try expect(
+            try DirectoryListing.names(in: data + "/mouse3d/calibration").count == 1,
+            "the recalibration was stored again")
     }
 }
 
@@ -122,9 +156,16 @@ extension RunTests {
         let controller = try plugDualSense()
         defer { try? controller.unplug() }
         let level = SIMD3(0.0, 0.0, 9.80665)
-        controller.startStreaming(MotionScript([.init(seconds: 60, degreesPerSecond: .zero, metersPerSecondSquared: level)]), hertz: 250, integrating: true)
-        let run = try ChildProcess(executable: mouse3d, arguments: ["run", "--print", "--dsu", "127.0.0.1:26760"], standardOutputPath: "/dev/null")
-        defer { try? run.send(signal: SIGTERM); _ = try? run.wait() }
+        controller.startStreaming(
+            MotionScript([.init(seconds: 60, degreesPerSecond: .zero, metersPerSecondSquared: level)]), hertz: 250,
+            integrating: true)
+        let run = try ChildProcess(
+            executable: mouse3d, arguments: ["run", "--print", "--dsu", "127.0.0.1:26760"],
+            standardOutputPath: "/dev/null")
+        defer {
+            try? run.send(signal: SIGTERM)
+            _ = try? run.wait()
+        }
         var said: [String] = []
         while let line = try run.readErrorLine() {
             said.append(line)
@@ -144,19 +185,21 @@ extension RunTests {
                 _ = try request.withUnsafeBytes { try client.send($0, to: server) }
                 _ = try EventLoop.waitUntilReadable([client.descriptor], timeoutNanoseconds: 100_000_000)
                 while let (n, _) = try buffer.withUnsafeMutableBytes({ try client.receive(into: $0) }) {
-                    guard n == 100, buffer[16] == 0x02, buffer[17] == 0x00, buffer[18] == 0x10 else { continue }  // pad data
+                    // pad data
+                    guard n == 100, buffer[16] == 0x02, buffer[17] == 0x00, buffer[18] == 0x10 else { continue }
                     last = (buffer[36], Array(buffer[40...43]))
                     if want(last.0, last.1) { return last }
                 }
             }
-            throw VMTestFailure(description: "\(what): the last report had buttons \(String(last.0, radix: 2)), sticks \(last.1)")
+            throw VMTestFailure(
+                description: "\(what): the last report had buttons \(String(last.0, radix: 2)), sticks \(last.1)")
         }
         _ = try report("at rest") { buttons, sticks in buttons == 0 && sticks == [128, 127, 128, 127] }
-        controller.set(sticks: [0, 0, 255, 255], dpad: 2)  // left stick left and up, right stick right and down, d-pad right
+        // left stick left and up, right stick right and down, d-pad right
+        controller.set(sticks: [0, 0, 255, 255], dpad: 2)
         _ = try report("moved") { buttons, sticks in buttons == 0x20 && sticks == [0, 255, 255, 0] }
         controller.set(sticks: [0x80, 0x80, 0x80, 0x80], dpad: 5)  // d-pad down-left
         _ = try report("down-left") { buttons, sticks in buttons == 0xC0 && sticks == [128, 127, 128, 127] }
         say("VMTEST-INFO run --dsu: sticks and the d-pad of the emulated DualSense reach the DSU report")
     }
 }
-

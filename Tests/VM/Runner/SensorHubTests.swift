@@ -19,16 +19,19 @@ enum SensorHubTests {
         try expect(gyro.hasGyroscope && !gyro.hasAccelerometer, "gyro_3d channels \(gyro)")
         let expectedAccelScale = 9.80665 / SensorHubEmulator.countsPerG
         let expectedGyroScale = Double.pi / 180 / SensorHubEmulator.countsPerDegreePerSecond
-        try expect(abs((accel.accelerometerScale ?? 0) - expectedAccelScale) < 1e-6,
-                   "accelerometer scale \(accel.accelerometerScale.map { "\($0)" } ?? "nil"), expected \(expectedAccelScale)")
-        try expect(abs((gyro.gyroscopeScale ?? 0) - expectedGyroScale) < 1e-8,
-                   "gyroscope scale \(gyro.gyroscopeScale.map { "\($0)" } ?? "nil"), expected \(expectedGyroScale)")
+        try expect(
+            abs((accel.accelerometerScale ?? 0) - expectedAccelScale) < 1e-6,
+            "accelerometer scale \(accel.accelerometerScale.map { "\($0)" } ?? "nil"), expected \(expectedAccelScale)")
+        try expect(
+            abs((gyro.gyroscopeScale ?? 0) - expectedGyroScale) < 1e-8,
+            "gyroscope scale \(gyro.gyroscopeScale.map { "\($0)" } ?? "nil"), expected \(expectedGyroScale)")
         try expect(accel.node?.hasPrefix("/dev/iio:device") == true, "accel node \(accel.node ?? "nil")")
 
         // A polled read goes to the device as a GET_REPORT; the emulator answers with this reading.
         hub.setReading(metersPerSecondSquared: SIMD3(1.5, -2.25, 9.80665), degreesPerSecond: SIMD3(30, -12.5, 0))
         let raw = try FileContents.read(path: accel.sysfsPath + "/in_accel_x_raw")
         let text = String(decoding: raw, as: UTF8.self).filter { !$0.isWhitespace }
-        try expect(text == "\(Int((1.5 / 9.80665 * SensorHubEmulator.countsPerG).rounded()))", "in_accel_x_raw = \(text)")
+        try expect(
+            text == "\(Int((1.5 / 9.80665 * SensorHubEmulator.countsPerG).rounded()))", "in_accel_x_raw = \(text)")
     }
 }

@@ -17,7 +17,9 @@ enum SpacenavdTests {
                 for (i, b) in path.utf8.enumerated() where i < raw.count - 1 { raw[i] = b }
             }
             let status = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+                }
             }
             guard status == 0 else { throw VMTestFailure(description: "connect \(path): errno \(errno)") }
             _ = fcntl(fd, F_SETFL, O_NONBLOCK)
@@ -49,9 +51,14 @@ enum SpacenavdTests {
     /// spacenavd as installed picks up the spacemouse device, and a client of its socket receives
     /// motion whose axes and signs follow the documented order.
     static func pickedUp() throws {
-        guard FileSystem.exists("/usr/sbin/spacenavd") else { throw VMTestFailure(description: "spacenavd is not in this VM image") }
+        guard FileSystem.exists("/usr/sbin/spacenavd") else {
+            throw VMTestFailure(description: "spacenavd is not in this VM image")
+        }
         let (receiver, streamer) = try OutputTests.start("spacemouse")
-        defer { try? receiver.send(signal: SIGTERM); _ = try? receiver.wait() }
+        defer {
+            try? receiver.send(signal: SIGTERM)
+            _ = try? receiver.wait()
+        }
         func hold(_ f: AttitudeFrame, seconds: Double) throws {
             let end = MonotonicClock.nanoseconds() + UInt64(seconds * 1e9)
             while MonotonicClock.nanoseconds() < end {
@@ -62,7 +69,10 @@ enum SpacenavdTests {
         try hold(AttitudeFrame(roll: 0, pitch: 0, yaw: 0), seconds: 0.1)
         _ = try OutputTests.node(named: "mouse3d spacemouse")
         let daemon = try ChildProcess(executable: "/usr/sbin/spacenavd", arguments: ["-d", "-v"])
-        defer { try? daemon.send(signal: SIGTERM); _ = try? daemon.wait() }
+        defer {
+            try? daemon.send(signal: SIGTERM)
+            _ = try? daemon.wait()
+        }
         var client: Client?
         _ = try waitFor("spacenavd's socket", seconds: 10) { () -> Bool? in
             try hold(AttitudeFrame(roll: 0, pitch: 0, yaw: 0), seconds: 0.05)
@@ -70,17 +80,23 @@ enum SpacenavdTests {
             return client == nil ? nil : true
         }
         var seen: [String: [Int32]] = [:]
-        for (label, frame) in [("pitch +12°", AttitudeFrame(roll: 0, pitch: Float(12 * Double.pi / 180), yaw: 0)),
-                               ("yaw +22°", AttitudeFrame(roll: 0, pitch: 0, yaw: Float(22 * Double.pi / 180))),
-                               ("roll -7°", AttitudeFrame(roll: Float(-7 * Double.pi / 180), pitch: 0, yaw: 0))] {
+        for (label, frame) in [
+            ("pitch +12°", AttitudeFrame(roll: 0, pitch: Float(12 * Double.pi / 180), yaw: 0)),
+            ("yaw +22°", AttitudeFrame(roll: 0, pitch: 0, yaw: Float(22 * Double.pi / 180))),
+            ("roll -7°", AttitudeFrame(roll: Float(-7 * Double.pi / 180), pitch: 0, yaw: 0))
+        ] {
             try hold(frame, seconds: 0.6)
             let motions = client!.motions(seconds: 0.2)
             guard let last = motions.last else {
                 try? daemon.send(signal: SIGTERM)
-                throw VMTestFailure(description: "no motion from spacenavd for \(label); it said: \((try? daemon.readAllErrors()) ?? "")")
+                throw VMTestFailure(
+                    description:
+                        "no motion from spacenavd for \(label); it said: \((try? daemon.readAllErrors()) ?? "")")
             }
             seen[label] = last
-            try expect(motions.count >= 10, "\(label): a held tilt keeps the view moving, only \(motions.count) events in 0.2 s")
+            try expect(
+                motions.count >= 10,
+                "\(label): a held tilt keeps the view moving, only \(motions.count) events in 0.2 s")
             say("VMTEST-INFO spacenavd motion for \(label): x y z rx ry rz = \(last) (\(motions.count) events)")
         }
         // Only rotation moves, each tilt on its own axis with the documented sign: pitch +RX,

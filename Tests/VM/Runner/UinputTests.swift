@@ -21,7 +21,8 @@ enum UinputTests {
         try device.write(type: Int32(EV_KEY), code: Int32(BTN_LEFT), value: 1)
         try device.synchronize()
         let first = try readFrame(reader).map { [$0.type, $0.code, $0.value] }
-        try expect(first == [[Int32(EV_REL), Int32(REL_X), 5], [Int32(EV_REL), Int32(REL_Y), -3]], "first frame \(first)")
+        try expect(
+            first == [[Int32(EV_REL), Int32(REL_X), 5], [Int32(EV_REL), Int32(REL_Y), -3]], "first frame \(first)")
         let second = try readFrame(reader).map { [$0.type, $0.code, $0.value] }
         try expect(second == [[Int32(EV_KEY), Int32(BTN_LEFT), 1]], "second frame \(second)")
     }
@@ -33,9 +34,12 @@ enum UinputTests {
         description.properties = [Int32(INPUT_PROP_ACCELEROMETER)]
         description.miscellaneous = [Int32(MSC_TIMESTAMP)]
         let accel = AbsoluteAxisInfo(value: 0, minimum: -32768, maximum: 32767, fuzz: 0, flat: 0, resolution: 8192)
-        let gyro = AbsoluteAxisInfo(value: 0, minimum: -2_097_152, maximum: 2_097_152, fuzz: 0, flat: 0, resolution: 1024)
-        description.absoluteAxes = [(Int32(ABS_X), accel), (Int32(ABS_Y), accel), (Int32(ABS_Z), accel),
-                                    (Int32(ABS_RX), gyro), (Int32(ABS_RY), gyro), (Int32(ABS_RZ), gyro)]
+        let gyro = AbsoluteAxisInfo(
+            value: 0, minimum: -2_097_152, maximum: 2_097_152, fuzz: 0, flat: 0, resolution: 1024)
+        description.absoluteAxes = [
+            (Int32(ABS_X), accel), (Int32(ABS_Y), accel), (Int32(ABS_Z), accel),
+            (Int32(ABS_RX), gyro), (Int32(ABS_RY), gyro), (Int32(ABS_RZ), gyro)
+        ]
         let device = try UinputDevice(description)
         let udev = try Udev()
         let found = try waitFor("the uinput IMU in the enumeration", seconds: 5) {
@@ -49,7 +53,8 @@ enum UinputTests {
         var pointer = UinputDevice.Description(name: "mouse3d vmtest not imu")
         pointer.relativeAxes = [Int32(REL_X)]
         _ = try UinputDevice(pointer)
-        try expect(try !MotionSourceEnumerator.evdevDevices(udev: udev).contains { $0.name == "mouse3d vmtest not imu" },
-                   "a pointer listed as a motion source")
+        try expect(
+            try !MotionSourceEnumerator.evdevDevices(udev: udev).contains { $0.name == "mouse3d vmtest not imu" },
+            "a pointer listed as a motion source")
     }
 }

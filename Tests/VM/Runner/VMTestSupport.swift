@@ -74,13 +74,17 @@ func plugDualSense() throws -> DualSenseEmulator {
 /// what a test prints when a child does not do what it waited for, to tell stuck from slow.
 func threadStates(of pid: Int32) -> String {
     func read(_ path: String) -> String {
-        (try? FileContents.read(path: path)).map { String(decoding: $0.filter { $0 != UInt8(ascii: "\n") }, as: UTF8.self) } ?? "?"
+        (try? FileContents.read(path: path)).map {
+            String(decoding: $0.filter { $0 != UInt8(ascii: "\n") }, as: UTF8.self)
+        } ?? "?"
     }
     let tasks = (try? DirectoryListing.names(in: "/proc/\(pid)/task")) ?? []
     if tasks.isEmpty { return "  process \(pid) is gone" }
     return tasks.map { task in
         let stat = read("/proc/\(pid)/task/\(task)/stat").split(separator: " ")
-        let state = stat.count > 14 ? "state \(stat[2]), user \(stat[13]) ticks, system \(stat[14]) ticks" : "stat unreadable"
-        return "  thread \(task): \(state), wchan \(read("/proc/\(pid)/task/\(task)/wchan")), syscall \(read("/proc/\(pid)/task/\(task)/syscall"))"
+        let state =
+            stat.count > 14 ? "state \(stat[2]), user \(stat[13]) ticks, system \(stat[14]) ticks" : "stat unreadable"
+        return
+            "  thread \(task): \(state), wchan \(read("/proc/\(pid)/task/\(task)/wchan")), syscall \(read("/proc/\(pid)/task/\(task)/syscall"))"
     }.joined(separator: "\n")
 }

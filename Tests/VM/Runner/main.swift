@@ -34,14 +34,19 @@ let allTests: [(name: String, run: () throws -> Void)] = [
     ("netem_buttons_released", NetworkTests.buttons),
     ("view_at_lan_address", NetworkTests.viewAtLANAddress),
     ("run_pointer_from_phone", PhoneVMTests.pointerFromPhone),
-    ("harness_selftest_must_fail", { try expect(1 + 1 == 3, "this test fails on purpose, to prove failures are reported") }),
+    (
+        "harness_selftest_must_fail",
+        { try expect(1 + 1 == 3, "this test fails on purpose, to prove failures are reported") }
+    )
 ]
 let defaultExcluded: Set = ["harness_selftest_must_fail"]
 
 let requested = Array(CommandLine.arguments.dropFirst()).flatMap { $0.split(separator: ",").map(String.init) }
 let unknown = requested.filter { name in !allTests.contains { $0.name == name } }
 if !unknown.isEmpty {
-    say("VMTEST-CASE \(unknown.joined(separator: ",")) FAIL: no such VM test; known: \(allTests.map(\.name).joined(separator: ", "))")
+    say(
+        "VMTEST-CASE \(unknown.joined(separator: ",")) FAIL: no such VM test; known: \(allTests.map(\.name).joined(separator: ", "))"
+    )
     exit(1)
 }
 var failures = 0

@@ -270,11 +270,19 @@ struct TOMLParser {
             case .table(let node) where node.origin == .dotted:
                 target = node
             case .table(let node):
-                throw TOMLError(line: keyLine, message: "'\(path.joined(separator: "."))': the table '\(part)' was defined on line \(node.line); a dotted key cannot add to it")
+                throw TOMLError(
+                    line: keyLine,
+                    message:
+                        "'\(path.joined(separator: "."))': the table '\(part)' was defined on line \(node.line); a dotted key cannot add to it"
+                )
             case .tables(_, let line):
-                throw TOMLError(line: keyLine, message: "'\(path.joined(separator: "."))': '\(part)' is an array of tables (line \(line))")
+                throw TOMLError(
+                    line: keyLine,
+                    message: "'\(path.joined(separator: "."))': '\(part)' is an array of tables (line \(line))")
             case .value(_, let line):
-                throw TOMLError(line: keyLine, message: "'\(path.joined(separator: "."))': '\(part)' is already a value (line \(line))")
+                throw TOMLError(
+                    line: keyLine,
+                    message: "'\(path.joined(separator: "."))': '\(part)' is already a value (line \(line))")
             }
         }
         let last = path[path.count - 1]
@@ -284,7 +292,8 @@ struct TOMLParser {
             case .value(_, let line), .tables(_, let line): first = line
             case .table(let node): first = node.line
             }
-            throw TOMLError(line: keyLine, message: "'\(path.joined(separator: "."))' given twice (first on line \(first))")
+            throw TOMLError(
+                line: keyLine, message: "'\(path.joined(separator: "."))' given twice (first on line \(first))")
         }
         target.add(last, .value(value, line: keyLine))
     }
@@ -319,7 +328,8 @@ struct TOMLParser {
             let start = at
             while let b = peek(), isBareKey(b) { advance() }
             guard at > start else {
-                throw fail("expected a key (letters, digits, '_' and '-', or a quoted string), found \(describe(peek()))")
+                throw fail(
+                    "expected a key (letters, digits, '_' and '-', or a quoted string), found \(describe(peek()))")
             }
             return String(decoding: bytes[start..<at], as: UTF8.self)
         }
@@ -357,7 +367,8 @@ struct TOMLParser {
     private mutating func word(_ text: String) throws(TOMLError) {
         let word = Array(text.utf8)
         guard bytes.count - at >= word.count, Array(bytes[at..<at + word.count]) == word else {
-            throw fail("expected a value (true, false, a number, a \"string\", [array] or {table}), found \(describe(peek()))")
+            throw fail(
+                "expected a value (true, false, a number, a \"string\", [array] or {table}), found \(describe(peek()))")
         }
         advance(word.count)
         if let b = peek(), isBareKey(b) { throw fail("expected a value, found '\(text)' followed by \(describe(b))") }
@@ -411,7 +422,8 @@ struct TOMLParser {
                 advance()
                 return .table(node.table)
             } else {
-                throw fail("expected ',' or '}' in the inline table (which must fit on one line), found \(describe(peek()))")
+                throw fail(
+                    "expected ',' or '}' in the inline table (which must fit on one line), found \(describe(peek()))")
             }
         }
     }
@@ -453,7 +465,10 @@ struct TOMLParser {
             switch b {
             case quote:
                 var quotes = 0
-                while peek() == quote { quotes += 1; advance() }
+                while peek() == quote {
+                    quotes += 1
+                    advance()
+                }
                 if quotes >= 3 {
                     guard quotes <= 5 else { throw fail("too many quotes before the closing \(delimiter)") }
                     out.append(contentsOf: [UInt8](repeating: quote, count: quotes - 3))
@@ -480,7 +495,11 @@ struct TOMLParser {
                 _ = try newline()
                 out.append(0x0A)
             default:
-                if isControl(b) { throw fail("\(describe(b)) " + (basic ? "must be escaped in a string" : "is not allowed in a literal string")) }
+                if isControl(b) {
+                    throw fail(
+                        "\(describe(b)) "
+                            + (basic ? "must be escaped in a string" : "is not allowed in a literal string"))
+                }
                 out.append(b)
                 advance()
             }
@@ -493,7 +512,9 @@ struct TOMLParser {
         while true {
             guard let b = peek() else { throw fail("the string has no closing \"'\"") }
             if b == 0x27 { break }
-            if b == 0x0A || b == 0x0D { throw fail("the string has no closing \"'\" on its line (use ''' for several lines)") }
+            if b == 0x0A || b == 0x0D {
+                throw fail("the string has no closing \"'\" on its line (use ''' for several lines)")
+            }
             if isControl(b) { throw fail("\(describe(b)) is not allowed in a literal string") }
             advance()
         }
@@ -525,11 +546,14 @@ struct TOMLParser {
                 advance()
             }
             guard let s = Unicode.Scalar(scalar) else {
-                throw fail("\\\(b == 0x75 ? "u" : "U")\(String(scalar, radix: 16, uppercase: true)) is not a Unicode scalar value")
+                throw fail(
+                    "\\\(b == 0x75 ? "u" : "U")\(String(scalar, radix: 16, uppercase: true)) is not a Unicode scalar value"
+                )
             }
             out.append(contentsOf: Array(String(Character(s)).utf8))
         default:
-            throw fail("\\\(describe(b)) is not an escape TOML 1.0 knows (\\b \\t \\n \\f \\r \\\" \\\\ \\uXXXX \\UXXXXXXXX)")
+            throw fail(
+                "\\\(describe(b)) is not an escape TOML 1.0 knows (\\b \\t \\n \\f \\r \\\" \\\\ \\uXXXX \\UXXXXXXXX)")
         }
     }
 
@@ -588,7 +612,9 @@ struct TOMLParser {
         // Decimal: integer part, then an optional fraction and exponent.
         let integerEnd = body.firstIndex { $0 == 0x2E || $0 == 0x65 || $0 == 0x45 } ?? body.endIndex
         guard let integerDigits = separatedDigits(body[..<integerEnd], radix: 10) else { throw bad }
-        if integerDigits.count > 1, integerDigits.first == 0x30 { throw fail("'\(text)': leading zeros are not allowed") }
+        if integerDigits.count > 1, integerDigits.first == 0x30 {
+            throw fail("'\(text)': leading zeros are not allowed")
+        }
         var rest = body[integerEnd...]
         if rest.isEmpty {
             guard let value = Int64((negative ? "-" : "") + String(decoding: integerDigits, as: UTF8.self)) else {
@@ -643,7 +669,9 @@ struct TOMLParser {
         else { throw bad }
         let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
         let days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
-        guard (1...12).contains(month), (1...days[month - 1]).contains(day) else { throw fail("'\(text)': no such date") }
+        guard (1...12).contains(month), (1...days[month - 1]).contains(day) else {
+            throw fail("'\(text)': no such date")
+        }
         let date = String(decoding: token[0..<10], as: UTF8.self)
         if token.count == 10 { return TOMLDateTime(kind: .localDate, text: date) }
         guard [0x54, 0x74, 0x20].contains(token[10]) else { throw bad }
@@ -654,7 +682,9 @@ struct TOMLParser {
             rest = rest.dropLast()
         } else if rest.count > 6, [0x2B, 0x2D].contains(rest[rest.endIndex - 6]) {
             let zone = Array(rest.suffix(6))
-            guard let hours = digits(zone, 1, 2), zone[3] == 0x3A, let minutes = digits(zone, 4, 2), hours < 24, minutes < 60 else {
+            guard let hours = digits(zone, 1, 2), zone[3] == 0x3A, let minutes = digits(zone, 4, 2), hours < 24,
+                minutes < 60
+            else {
                 throw fail("'\(text)': the offset must be Z or ±hh:mm")
             }
             offset = String(decoding: zone, as: UTF8.self)
