@@ -21,3 +21,12 @@ int setns (int fd, int nstype);
 #ifndef CLONE_NEWNET
 #define CLONE_NEWNET 0x40000000
 #endif
+/* recvmmsg(2): many datagrams in one call. struct mmsghdr and the call are GNU extensions; declared
+   under names of our own (the symbol is glibc's recvmmsg) so they cannot clash with a module that
+   sees glibc's. */
+struct mouse3d_mmsghdr {
+    struct msghdr msg_hdr;
+    unsigned int msg_len;
+};
+struct timespec;
+int mouse3d_recvmmsg (int sockfd, struct mouse3d_mmsghdr *msgvec, unsigned int vlen, int flags, struct timespec *timeout) __asm__("recvmmsg");

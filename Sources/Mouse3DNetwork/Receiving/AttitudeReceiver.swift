@@ -29,7 +29,8 @@ public final class AttitudeReceiver {
 
     private let socket: UDPSocket
     private let verifier: DatagramVerifier
-    private var buffer = [UInt8](repeating: 0, count: 2048)
+    /// Datagrams read together (`recvmmsg`), 2 kB each: a longer one is refused as oversized.
+    private let batch = DatagramBatch(capacity: 64, bufferSize: 2048)
     private var tracker = StreamTracker<StreamKey>()
     /// Each tracked stream's label, made on its first frame, gone with the stream.
     private var labels: [StreamKey: StreamLabel] = [:]
@@ -74,47 +75,52 @@ public final class AttitudeReceiver {
     public func label(of stream: StreamKey) -> StreamLabel? { labels[stream] }
 
     /// Reads every datagram waiting (at most `limit`), calling `handle` for each event in order.
-    /// Returns how many datagrams were read.
+    /// Returns how many datagrams were read. The kernel hands over up to 64 per `recvmmsg(2)`.
     @discardableResult
     public func drain(limit: Int = 4096, _ handle: (Event) throws -> Void) throws -> Int {
         var count = 0
         while count < limit {
-            let received = try buffer.withUnsafeMutableBytes { try socket.receive(into: $0) }
-            guard let (length, sender) = received else { break }
-            count += 1
-            let now = MonotonicClock.nanoseconds()
-            // A datagram that claims to be a paired sender's is checked by its tag whatever its
-            // source sent before (junk spoofed from the sender's own address cannot get its frames
-            // dropped); only the rest is subject to the per-source budget.
-            let claimsPairedSender =
-                length == SealedDatagramLayout.byteCount
-                && buffer.withUnsafeBytes { opener?.claimsPairedSender($0) ?? false }
-            guard claimsPairedSender || refusalBudget.wouldAllow(sender, now: now) else {
-                // A source that keeps sending what is refused: dropped unread.
-                try refuse(from: sender, .rateLimited, claimed: nil, now: now, handle)
-                continue
+            let n = try socket.receive(into: batch, limit: limit - count)
+            guard n > 0 else { break }
+            for i in 0..<n {
+                // Each its own time, as read in turn: streams' order of arrival decides which are
+                // the least recently heard.
+                let now = MonotonicClock.nanoseconds()
+                try intake(batch.bytes(i), length: batch.length(i), from: batch.sender(i), now: now, handle)
             }
-            let bytes = min(length, buffer.count)
-            if format == .sealed && length == LinkProbe.byteCount && buffer[3] == LinkProbe.requestKind {
-                try answerProbe(length: bytes, from: sender, now: now, handle)
-                continue
-            }
-            try buffer.withUnsafeBytes { raw in
-                try deliver(
-                    UnsafeRawBufferPointer(rebasing: raw[0..<bytes]), length: length, from: sender, now: now, handle)
-            }
+            count += n
+            if n < batch.capacity { break }  // fewer than asked for: nothing more was waiting
         }
         return count
     }
 
+    /// One datagram from the socket: the per-source budget, link probes, then its frame.
+    private func intake(
+        _ bytes: UnsafeRawBufferPointer, length: Int, from sender: SocketAddress, now: UInt64,
+        _ handle: (Event) throws -> Void
+    ) throws {
+        // A datagram that claims to be a paired sender's is checked by its tag whatever its source
+        // sent before (junk spoofed from the sender's own address cannot get its frames dropped);
+        // only the rest is subject to the per-source budget.
+        let claimsPairedSender =
+            length == SealedDatagramLayout.byteCount && (opener?.claimsPairedSender(bytes) ?? false)
+        guard claimsPairedSender || refusalBudget.wouldAllow(sender, now: now) else {
+            // A source that keeps sending what is refused: dropped unread.
+            return try refuse(from: sender, .rateLimited, claimed: nil, now: now, handle)
+        }
+        if format == .sealed && length == LinkProbe.byteCount && bytes[3] == LinkProbe.requestKind {
+            return try answerProbe(bytes, from: sender, now: now, handle)
+        }
+        try deliver(bytes, length: length, from: sender, now: now, handle)
+    }
+
     /// A paired sender timing the link: answered (once per budget token, so a replayed or forged
     /// probe cannot make this a reflector), never counted as a frame.
-    private func answerProbe(length: Int, from sender: SocketAddress, now: UInt64, _ handle: (Event) throws -> Void)
-        throws
-    {
+    private func answerProbe(
+        _ bytes: UnsafeRawBufferPointer, from sender: SocketAddress, now: UInt64, _ handle: (Event) throws -> Void
+    ) throws {
         _ = refusalBudget.allow(sender, now: now)
-        let reply = buffer.withUnsafeBytes { opener?.answerProbe(UnsafeRawBufferPointer(rebasing: $0[0..<length])) }
-        if let reply {
+        if let reply = opener?.answerProbe(bytes) {
             probesAnswered += 1
             _ = try reply.withUnsafeBytes { try socket.send($0, to: sender) }
         } else {

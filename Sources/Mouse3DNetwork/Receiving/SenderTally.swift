@@ -6,46 +6,60 @@ import Mouse3DLinux
 /// and past ``AttitudeReceiver/maximumCountedSources`` the addresses without a stream are summed
 /// into one.
 struct SenderTally {
-    private(set) var counters: [SocketAddress: AttitudeReceiver.SenderCounters] = [:]
-    private(set) var quality: [SocketAddress: LinkQualityWindow] = [:]
+    /// One source's counts and link quality, found with one hash of its address per frame.
+    private struct Entry {
+        var counters = AttitudeReceiver.SenderCounters()
+        var quality = LinkQualityWindow()
+    }
+
+    private var entries: [SocketAddress: Entry] = [:]
     /// Datagrams dropped from sources that never had a frame accepted.
     private var unattributedDrops: UInt64 = 0
     /// Counts of sources no longer counted one by one.
     private var retired = AttitudeReceiver.SenderCounters()
 
+    var counters: [SocketAddress: AttitudeReceiver.SenderCounters] { entries.mapValues(\.counters) }
+    var quality: [SocketAddress: LinkQualityWindow] { entries.mapValues(\.quality) }
+
     /// Totals over every sender.
     var totals: AttitudeReceiver.SenderCounters {
         var start = retired
         start.dropped += unattributedDrops
-        return counters.values.reduce(into: start) { t, c in t.add(c) }
+        return entries.values.reduce(into: start) { t, e in t.add(e.counters) }
     }
 
     /// A datagram from `source` refused.
     mutating func dropped(from source: SocketAddress) {
-        if counters[source] != nil { counters[source]!.dropped += 1 } else { unattributedDrops += 1 }
+        if let i = entries.index(forKey: source) {
+            entries.values[i].counters.dropped += 1
+        } else {
+            unattributedDrops += 1
+        }
     }
 
     /// A frame from `source` came after a newer one.
     mutating func reordered(from source: SocketAddress, now: UInt64) {
-        counters[source, default: .init()].reordered += 1
-        quality[source, default: LinkQualityWindow()].reordered(now: now)
+        entries[source, default: Entry()].counters.reordered += 1
+        entries[source, default: Entry()].quality.reordered(now: now)
     }
 
     /// A frame from `source` accepted, `skipped` sequence numbers after the stream's newest.
     mutating func accepted(from source: SocketAddress, skipped: UInt64, sent: UInt64?, now: UInt64) {
-        counters[source, default: .init()].lost &+= skipped  // a sender may skip 2^64 - 2
-        counters[source, default: .init()].frames &+= 1
-        quality[source, default: LinkQualityWindow()].accepted(now: now, lostBefore: skipped, sent: sent)
+        func count(_ e: inout Entry) {
+            e.counters.lost &+= skipped  // a sender may skip 2^64 - 2
+            e.counters.frames &+= 1
+            e.quality.accepted(now: now, lostBefore: skipped, sent: sent)
+        }
+        count(&entries[source, default: Entry()])
     }
 
     /// Before `source` is counted: when the table is full, the sources not in `live` are summed.
     mutating func makeRoom(for source: SocketAddress, limit: Int, live: () -> Set<SocketAddress>) {
-        guard counters[source] == nil && counters.count >= limit else { return }
+        guard entries.count >= limit, entries[source] == nil else { return }
         let keep = live()
-        for (address, c) in counters where !keep.contains(address) {
-            retired.add(c)
-            counters[address] = nil
-            quality[address] = nil
+        for (address, e) in entries where !keep.contains(address) {
+            retired.add(e.counters)
+            entries[address] = nil
         }
     }
 }
