@@ -22,6 +22,29 @@ struct StreamerReceiverTests {
         return events
     }
 
+    @Test(
+        "Read in batches: 300 datagrams waiting come out in order, each once; one longer than the buffers is refused as oversized, not cut to fit"
+    )
+    func batches() throws {
+        let r = try receiver(.datagram)
+        let s = try AttitudeStreamer(peers: [r.localAddress], format: .datagram, streamID: 5)
+        let socket = try UDPSocket(family: r.localAddress.family, blocking: true)
+        for i in 0..<300 {
+            if i == 150 {
+                // 3 kB: longer than a batch's 2 kB buffers.
+                let long = [UInt8](repeating: 0x4D, count: 3040)
+                _ = try long.withUnsafeBytes { try socket.send($0, to: r.localAddress) }
+            }
+            try s.send(AttitudeFrame(roll: Float(i) * 0.001, pitch: 0, yaw: 0), buttons: [], now: UInt64(i))
+        }
+        let frames = try events(r, count: 301).compactMap { e -> AttitudeUpdate? in
+            if case .frame(let f) = e { return f } else { return nil }
+        }
+        #expect(frames.map(\.sequence) == Array(0..<300))
+        #expect(r.refusals[.oversized] == 1 && r.refusals.total == 1, "\(r.refusals.summary)")
+        #expect(r.totals.frames == 300)
+    }
+
     @Test("Frames arrive in order with sequence numbers, buttons and a send time", arguments: ["127.0.0.1", "[::1]"])
     func frames(host: String) throws {
         let r = try receiver(.datagram, host)
