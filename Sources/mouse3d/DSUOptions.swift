@@ -8,8 +8,9 @@ struct DSUOptions: ParsableArguments {
     @Option(
         help: ArgumentHelp(
             "Serve the motion to emulators as a DSU (cemuhook) server at [ADDR:]PORT (127.0.0.1 unless an address is given; conventionally 26760).",
-            valueName: "[ADDR:]PORT"))
-    var dsu: String?
+            valueName: "[ADDR:]PORT"),
+        transform: AddressArgument.init(parsing:))
+    var dsu: AddressArgument?
 
     @Flag(help: "With --dsu: send the gyroscope less the fusion's bias estimate (default: as the sensor reports it).")
     var dsuCalibrated = false
@@ -31,7 +32,7 @@ struct DSUOptions: ParsableArguments {
     /// Starts the server for the device with calibration key `device`, saying where, and warning
     /// when it is reachable from other machines.
     func start(device: String, diagnostics: Diagnostics) throws -> DSUServer? {
-        guard let dsu else { return nil }
+        guard let dsu = dsu?.text else { return nil }
         let text = dsu.allSatisfy(\.isNumber) ? "127.0.0.1:" + dsu : dsu
         let address: SocketAddress
         do {

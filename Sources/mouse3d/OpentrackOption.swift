@@ -8,12 +8,13 @@ struct OpentrackOption: ParsableArguments {
     @Option(
         help: ArgumentHelp(
             "Send each attitude to opentrack's 'UDP over network' input at HOST[:PORT] (port 4242 unless given): six doubles, yaw/pitch/roll in opentrack's signs.",
-            valueName: "HOST[:PORT]"))
-    var opentrack: String?
+            valueName: "HOST[:PORT]"),
+        transform: AddressArgument.init(parsing:))
+    var opentrack: AddressArgument?
 
     /// The output, if asked for.
     func start(diagnostics: Diagnostics) throws -> OpentrackOutput? {
-        guard let opentrack else { return nil }
+        guard let opentrack = opentrack?.text else { return nil }
         let address: SocketAddress
         do {
             address = try SocketAddress.resolve(opentrack, defaultPort: OpentrackPose.defaultPort, passive: false)

@@ -39,9 +39,9 @@ extension Mouse3D {
 
         @Option(
             help:
-                "On the receiver: where to wait for the sender, [ADDR]:PORT (default 0.0.0.0 on network.pairing_port, \(StreamDefaults.pairingPort))."
-        )
-        var listen: String?
+                "On the receiver: where to wait for the sender, [ADDR]:PORT (default 0.0.0.0 on network.pairing_port, \(StreamDefaults.pairingPort)).",
+            transform: AddressArgument.init(parsing:))
+        var listen: AddressArgument?
 
         @Option(
             help:
@@ -83,7 +83,7 @@ extension Mouse3D {
                 print("stream to it with: mouse3d send --to \(peer.address ?? host)")
             } else {
                 try waitForSender(
-                    identity: identity, base: base, listen: listen ?? "0.0.0.0:\(pairingPort)",
+                    identity: identity, base: base, listen: listen?.text ?? "0.0.0.0:\(pairingPort)",
                     streamPort: streamPort ?? UInt16(configuration.integer("network.port")))
             }
         }

@@ -21,9 +21,9 @@ extension Mouse3D {
 
         @Option(
             help:
-                "Address to listen on, [ADDR]:PORT (default 0.0.0.0:\(StreamDefaults.port); with --insecure or --raw 127.0.0.1:\(StreamDefaults.port))."
-        )
-        var listen: String?
+                "Address to listen on, [ADDR]:PORT (default 0.0.0.0:\(StreamDefaults.port); with --insecure or --raw 127.0.0.1:\(StreamDefaults.port)).",
+            transform: AddressArgument.init(parsing:))
+        var listen: AddressArgument?
 
         @OptionGroup var outputs: OutputOptions
 
@@ -88,7 +88,7 @@ extension Mouse3D {
             let configuredListen =
                 configuration.origin("receive.listen") == .builtIn && wireFormat != .sealed
                 ? "127.0.0.1" : (configuration.text("receive.listen") ?? "0.0.0.0")
-            let listenText = listen ?? SocketAddress.text(host: configuredListen, port: port)
+            let listenText = listen?.text ?? SocketAddress.text(host: configuredListen, port: port)
             do {
                 address = try SocketAddress.resolve(listenText, defaultPort: port, passive: false)
             } catch {

@@ -293,6 +293,22 @@ struct ViewTests {
     }
 
     @Test(
+        "A malformed address fails while the command line is parsed (exit 64, an example): receive and pair --listen, --dsu, --opentrack",
+        arguments: [
+            ["receive", "--insecure", "--print", "--listen", "127.0.0.1:99999"],
+            ["pair", "--listen", "[::1:24930"],
+            ["run", "--source", "replay:\(Mouse3DProcess.sampleLog)", "--dsu", "127.0.0.1:dsu"],
+            ["receive", "--insecure", "--listen", "127.0.0.1:0", "--opentrack", "[::1]x"]
+        ])
+    func malformedAddresses(arguments: [String]) throws {
+        let home = Mouse3DProcess.makeConfigHome()
+        let bad = try runMouse3D(arguments, configHome: home, environment: ["HOME": home])
+        #expect(bad.status == 64, "\(arguments): exit \(bad.status)")
+        #expect(bad.errors.contains("for example 127.0.0.1:24930"), "\(bad.errors)")
+        #expect(!bad.errors.contains("listening") && bad.output.isEmpty, "nothing started: \(bad.output) \(bad.errors)")
+    }
+
+    @Test(
         "A port in use, or an address not on this machine, is named with what to do: --view, --dsu and receive --listen"
     )
     func listenFailures() throws {

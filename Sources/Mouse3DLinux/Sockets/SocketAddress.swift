@@ -103,9 +103,10 @@ public struct SocketAddress: Sendable, Hashable, CustomStringConvertible {
         public var description: String { "'\(text)': \(problem)" }
     }
 
-    /// Resolves `HOST:PORT`, `[IPv6]:PORT`, `:PORT` or `PORT` (wildcard host when `passive`, else
-    /// loopback), or `HOST` alone with `defaultPort`. Names are looked up with `getaddrinfo`.
-    public static func resolve(_ text: String, defaultPort: UInt16, passive: Bool) throws(ParseError) -> SocketAddress {
+    /// The host and port of `HOST:PORT`, `[IPv6]:PORT`, `:PORT`, `PORT` or `HOST` (nil where not
+    /// given), checked for form only: nothing is looked up. Command lines check their addresses with
+    /// it while parsing, before anything starts.
+    public static func split(_ text: String) throws(ParseError) -> (host: String?, port: UInt16?) {
         var host: String?
         var portText: String?
         if text.hasPrefix("[") {
@@ -126,7 +127,7 @@ public struct SocketAddress: Sendable, Hashable, CustomStringConvertible {
         } else {
             host = text  // a name, an IPv4 address, or a bare IPv6 address
         }
-        var port = defaultPort
+        var port: UInt16?
         if let portText {
             guard let p = UInt16(portText) else {
                 throw ParseError(text: text, problem: "'\(portText)' is not a port number (0-65535)")
@@ -134,6 +135,14 @@ public struct SocketAddress: Sendable, Hashable, CustomStringConvertible {
             port = p
         }
         if let h = host, h.isEmpty { host = nil }
+        return (host, port)
+    }
+
+    /// Resolves `HOST:PORT`, `[IPv6]:PORT`, `:PORT` or `PORT` (wildcard host when `passive`, else
+    /// loopback), or `HOST` alone with `defaultPort`. Names are looked up with `getaddrinfo`.
+    public static func resolve(_ text: String, defaultPort: UInt16, passive: Bool) throws(ParseError) -> SocketAddress {
+        let (host, given) = try split(text)
+        let port = given ?? defaultPort
 
         var hints = addrinfo()
         hints.ai_socktype = Int32(SOCK_DGRAM.rawValue)
