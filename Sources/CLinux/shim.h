@@ -28,5 +28,7 @@ struct mouse3d_mmsghdr {
     struct msghdr msg_hdr;
     unsigned int msg_len;
 };
+/* MSG_WAITFORONE (GNU): return once one datagram is in, even on a blocking socket. */
+#define MOUSE3D_MSG_WAITFORONE 0x10000
 struct timespec;
 int mouse3d_recvmmsg (int sockfd, struct mouse3d_mmsghdr *msgvec, unsigned int vlen, int flags, struct timespec *timeout) __asm__("recvmmsg");

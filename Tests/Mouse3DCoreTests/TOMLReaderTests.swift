@@ -97,6 +97,45 @@ struct TOMLReaderTests {
         }
     }
 
+    @Test("Tables nested past 128 levels are refused, however they are written, not read until the stack runs out")
+    func depth() {
+        let deep = Array(repeating: "a", count: 50_000).joined(separator: ".")
+        let inline = Array(
+            repeating: "{ " + Array(repeating: "b", count: 100).joined(separator: ".") + " = ", count: 100
+        ).joined()
+        for text in ["\(deep) = 1\n", "[\(deep)]\n", "x = \(inline)1\(String(repeating: " }", count: 100))\n"] {
+            do {
+                _ = try TOMLReader.parse(text)
+                Issue.record("accepted \(text.prefix(40))")
+            } catch {
+                #expect(error.message.contains("deeper than 128"), "\(error)")
+            }
+        }
+        let fine = Array(repeating: "a", count: 100).joined(separator: ".")
+        #expect((try? TOMLReader.parse("[\(fine)]\nk = 1\n")) != nil)
+    }
+
+    @Test("20,000 [[array]] headers read in linear time, in order")
+    func manyArrayTables() throws {
+        let text = (0..<20_000).map { "[[p]]\nn = \($0)\n" }.joined()
+        let table = try TOMLReader.parse(text)
+        guard case .array(let elements)? = table["p"], case .table(let last)? = elements.last else {
+            Issue.record("no array of tables")
+            return
+        }
+        #expect(elements.count == 20_000 && last["n"] == .integer(19_999))
+    }
+
+    @Test("A table implied by a deeper header and defined later carries its own header's line")
+    func impliedTableLine() {
+        do {
+            _ = try TOMLReader.parse("[a.b]\nx = 1\n[a]\ny = 2\n[a]\n")
+            Issue.record("accepted")
+        } catch {
+            #expect(error.line == 5 && error.message.contains("first on line 3"), "\(error)")
+        }
+    }
+
     @Test("Invalid UTF-8 is refused with its line, not replaced")
     func invalidUTF8() {
         do {

@@ -653,6 +653,32 @@ struct ReservationTests {
         }
     }
 
+    @Test(
+        "A paired sender back from a silence at another address is labelled with its new address (one stream throughout)"
+    )
+    func labelAfterSilence() throws {
+        let r = try AttitudeReceiver(
+            listeningOn: SocketAddress.resolve("127.0.0.1:0", defaultPort: 0, passive: false), format: .sealed,
+            opener: pair.opener())
+        var sealer = pair.sealer()
+        var events: [AttitudeReceiver.Event] = []
+        try Self.send(try (0..<5).map { try SealedPair.seal(&sealer, UInt64($0)) }, from: 2, to: r.localAddress)
+        try Self.drainAll(r, &events)
+        var lostLabel: StreamLabel?
+        try r.checkSilence(now: MonotonicClock.nanoseconds() + 1_000_000_000) {
+            if case .streamLost(let key) = $0 { lostLabel = r.label(of: key) }
+        }
+        #expect(
+            lostLabel?.sender.hasPrefix("127.0.0.2:") == true, "the lost stream's label is there to end its outputs")
+        try Self.send(try (5..<10).map { try SealedPair.seal(&sealer, UInt64($0)) }, from: 3, to: r.localAddress)
+        try Self.drainAll(r, &events)
+        let frames = events.compactMap { if case .frame(let f) = $0 { f } else { nil } }
+        let started = events.filter { if case .streamStarted = $0 { true } else { false } }.count
+        #expect(frames.count == 10 && started == 1, "\(frames.count) frames, \(started) streams")
+        #expect(frames.last?.stream.sender.hasPrefix("127.0.0.3:") == true, "\(frames.last?.stream.description ?? "")")
+        #expect(frames.first?.stream.peer == pair.senderRecord.name)
+    }
+
     static func drainAll(_ r: AttitudeReceiver, _ events: inout [AttitudeReceiver.Event]) throws {
         while try EventLoop.waitUntilReadable([r.descriptor], timeoutNanoseconds: 50_000_000) {
             try r.drain { events.append($0) }

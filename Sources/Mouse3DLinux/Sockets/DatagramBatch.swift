@@ -54,21 +54,27 @@ public final class DatagramBatch {
 
     /// Datagram `i`'s bytes as kept (at most ``bufferSize``).
     public func bytes(_ i: Int) -> UnsafeRawBufferPointer {
-        UnsafeRawBufferPointer(start: buffers + i * bufferSize, count: min(length(i), bufferSize))
+        precondition(i >= 0 && i < count, "datagram \(i) of \(count) read")
+        return UnsafeRawBufferPointer(start: buffers + i * bufferSize, count: min(length(i), bufferSize))
     }
 
     /// Datagram `i`'s real length (more than ``bufferSize`` when it was cut).
-    public func length(_ i: Int) -> Int { Int(headers[i].msg_len) }
+    public func length(_ i: Int) -> Int {
+        precondition(i >= 0 && i < count, "datagram \(i) of \(count) read")
+        return Int(headers[i].msg_len)
+    }
 
     /// Who sent datagram `i`.
     public func sender(_ i: Int) -> SocketAddress {
-        SocketAddress(storage: addresses[i], length: headers[i].msg_hdr.msg_namelen)
+        precondition(i >= 0 && i < count, "datagram \(i) of \(count) read")
+        return SocketAddress(storage: addresses[i], length: headers[i].msg_hdr.msg_namelen)
     }
 }
 
 extension UDPSocket {
     /// Reads up to `limit` (at most the batch's capacity) waiting datagrams with one `recvmmsg(2)`;
-    /// returns how many (0 when none is waiting). Lengths are the datagrams' real ones (`MSG_TRUNC`).
+    /// returns how many (0 when none is waiting). Lengths are the datagrams' real ones (`MSG_TRUNC`);
+    /// on a blocking socket it returns once one is in (`MSG_WAITFORONE`).
     public func receive(into batch: DatagramBatch, limit: Int? = nil) throws(SystemCallError) -> Int {
         let n = min(limit ?? batch.capacity, batch.capacity)
         batch.prepare(upTo: batch.count)
@@ -79,7 +85,8 @@ extension UDPSocket {
             let outcome = try SystemCall.attempt(
                 "recvmmsg", "UDP socket", tolerating: [EAGAIN, EWOULDBLOCK, ECONNREFUSED]
             ) {
-                mouse3d_recvmmsg(descriptor.rawValue, batch.headers, UInt32(n), Int32(MSG_TRUNC), nil)
+                mouse3d_recvmmsg(
+                    descriptor.rawValue, batch.headers, UInt32(n), Int32(MSG_TRUNC) | MOUSE3D_MSG_WAITFORONE, nil)
             }
             switch outcome {
             case .completed(let received):

@@ -32,7 +32,7 @@ public final class AttitudeReceiver {
     /// Datagrams read together (`recvmmsg`), 2 kB each: a longer one is refused as oversized.
     private let batch = DatagramBatch(capacity: 64, bufferSize: 2048)
     private var tracker = StreamTracker<StreamKey>()
-    /// Each tracked stream's label, made on its first frame, gone with the stream.
+    /// Each live stream's label, made on its first frame (and on its first after a silence).
     private var labels: [StreamKey: StreamLabel] = [:]
     private var rawSequence: [SocketAddress: UInt64] = [:]
     private var nextForget: UInt64 = 0
@@ -71,7 +71,7 @@ public final class AttitudeReceiver {
         verifier = DatagramVerifier(format: format, opener: opener)
     }
 
-    /// The label of a stream still tracked (live or silent), as its frames carried it.
+    /// The label of a live stream as its frames carry it (during ``Event/streamLost(_:)`` too).
     public func label(of stream: StreamKey) -> StreamLabel? { labels[stream] }
 
     /// Reads every datagram waiting (at most `limit`), calling `handle` for each event in order.
@@ -238,7 +238,11 @@ public final class AttitudeReceiver {
     /// Reports streams that have been silent for 500 ms as of `now`, and the refusals summed over
     /// the last interval; forgets streams silent for ten minutes (checked at most once a second).
     public func checkSilence(now: UInt64, _ handle: (Event) throws -> Void) throws {
-        for key in tracker.checkSilence(now: now) { try handle(.streamLost(key)) }
+        for key in tracker.checkSilence(now: now) {
+            try handle(.streamLost(key))
+            // Made anew if it comes back: a paired sender's address may have changed meanwhile.
+            labels[key] = nil
+        }
         if now >= nextForget {
             tracker.forget(silentLongerThan: 600_000_000_000, now: now)
             if labels.count > tracker.streams.count { labels = labels.filter { tracker.streams[$0.key] != nil } }

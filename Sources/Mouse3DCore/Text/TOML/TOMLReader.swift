@@ -46,13 +46,17 @@ final class TOMLTableNode {
     }
 
     var origin: Origin
-    let line: Int
+    /// Where it was defined (for an implied table, once its own header comes, that header's line).
+    var line: Int
+    /// How deep it sits below the document (an inline table: below the value it is in).
+    let depth: Int
     var keys: [String] = []
     var items: [String: Item] = [:]
 
-    init(origin: Origin, line: Int) {
+    init(origin: Origin, line: Int, depth: Int) {
         self.origin = origin
         self.line = line
+        self.depth = depth
     }
 
     func add(_ key: String, _ item: Item) {
@@ -83,10 +87,12 @@ struct TOMLParser {
     /// Arrays nested deeper than this are refused (the reader recurses).
     private let maximumDepth = 128
     private var depth = 0
+    /// How deep the table that the value being read goes into sits (for inline tables' depth).
+    private var valueBase = 0
 
     init(_ bytes: [UInt8]) {
         self.bytes = bytes
-        root = TOMLTableNode(origin: .header, line: 1)
+        root = TOMLTableNode(origin: .header, line: 1, depth: 0)
         current = root
     }
 
@@ -207,7 +213,7 @@ struct TOMLParser {
         for part in path.dropLast() {
             switch table.items[part] {
             case nil:
-                let node = TOMLTableNode(origin: .implied, line: headerLine)
+                let node = try node(.implied, line: headerLine, depth: table.depth + 1)
                 table.add(part, .table(node))
                 table = node
             case .table(let node):
@@ -220,12 +226,15 @@ struct TOMLParser {
         }
         let last = path[path.count - 1]
         if isArray {
-            let node = TOMLTableNode(origin: .header, line: headerLine)
+            let node = try node(.header, line: headerLine, depth: table.depth + 1)
             switch table.items[last] {
             case nil:
                 table.add(last, .tables([node], line: headerLine))
-            case .tables(let nodes, let line):
-                table.add(last, .tables(nodes + [node], line: line))
+            case .tables(_, let line):
+                // Taken out and put back, so that the array is appended to in place, not copied.
+                guard case .tables(var nodes, _) = table.items.removeValue(forKey: last) else { break }
+                nodes.append(node)
+                table.items[last] = .tables(nodes, line: line)
             case .table(let existing):
                 throw fail("[[\(name)]]: '\(name)' is already a table (line \(existing.line)), not an array of tables")
             case .value(_, let line):
@@ -235,11 +244,12 @@ struct TOMLParser {
         } else {
             switch table.items[last] {
             case nil:
-                let node = TOMLTableNode(origin: .header, line: headerLine)
+                let node = try node(.header, line: headerLine, depth: table.depth + 1)
                 table.add(last, .table(node))
                 current = node
             case .table(let existing) where existing.origin == .implied:
                 existing.origin = .header
+                existing.line = headerLine
                 current = existing
             case .table(let existing):
                 throw fail("[\(name)] is defined twice (first on line \(existing.line))")
@@ -259,12 +269,16 @@ struct TOMLParser {
         skipSpaces()
         try expect(0x3D, "key = value: '=' after the key '\(path.joined(separator: "."))'")
         skipSpaces()
+        // An inline table in the value sits below the dotted key's tables.
+        let outerBase = valueBase
+        valueBase = table.depth + path.count
         let value = try value()
+        valueBase = outerBase
         var target = table
         for part in path.dropLast() {
             switch target.items[part] {
             case nil:
-                let node = TOMLTableNode(origin: .dotted, line: keyLine)
+                let node = try node(.dotted, line: keyLine, depth: target.depth + 1)
                 target.add(part, .table(node))
                 target = node
             case .table(let node) where node.origin == .dotted:
@@ -296,6 +310,13 @@ struct TOMLParser {
                 line: keyLine, message: "'\(path.joined(separator: "."))' given twice (first on line \(first))")
         }
         target.add(last, .value(value, line: keyLine))
+    }
+
+    /// A new table `depth` levels below the document; refused past ``maximumDepth`` (reading and
+    /// converting recurse once per level).
+    private func node(_ origin: TOMLTableNode.Origin, line: Int, depth: Int) throws(TOMLError) -> TOMLTableNode {
+        guard depth <= maximumDepth else { throw fail("tables nested deeper than \(maximumDepth)") }
+        return TOMLTableNode(origin: origin, line: line, depth: depth)
     }
 
     // MARK: Keys
@@ -403,7 +424,7 @@ struct TOMLParser {
         depth += 1
         defer { depth -= 1 }
         guard depth <= maximumDepth else { throw fail("arrays and tables nested deeper than \(maximumDepth)") }
-        let node = TOMLTableNode(origin: .header, line: line)
+        let node = try node(.header, line: line, depth: valueBase + depth)
         advance()
         skipSpaces()
         if peek() == 0x7D {
