@@ -109,12 +109,19 @@ public final class UinputOutput: AttitudeSink {
         diagnostics.say("\(stream): virtual device removed, everything released")
     }
 
-    /// Rests and destroys every device (SIGINT, SIGTERM, errors).
+    /// Rests and destroys every device (SIGINT, SIGTERM, errors). The devices stay 20 ms at rest
+    /// before they go: evdev refuses every read of a device that is gone, queued events included,
+    /// so a reader that had not yet read the centred axes and released buttons would never see them
+    /// (the VM's joystick test lost them so once).
     public func finish() {
         for (_, output) in outputs { rest(output) }
+        if !outputs.isEmpty { MonotonicClock.sleep(nanoseconds: Self.restBeforeRemoval) }
         outputs.removeAll()
         failed.removeAll()
     }
+
+    /// How long devices stay at rest before they are destroyed at the end of a run.
+    static let restBeforeRemoval: UInt64 = 20_000_000
 
     /// Checks, before anything listens or announces, that virtual devices can be created; throws
     /// what to do about it otherwise (module, permission, udev rule).
