@@ -22,6 +22,8 @@ public final class UinputOutput: AttitudeSink {
     /// Streams whose device could not be created: their frames are skipped until they end (the
     /// others are served meanwhile); tried again when such a stream starts anew.
     private var failed: Set<StreamLabel> = []
+    /// Devices of ended streams, at rest, in the order they are due to be destroyed.
+    private var retiring: [(device: UinputDevice, until: UInt64)] = []
 
     /// Uses `mapping` from now on, for existing devices too (a configuration reload).
     public func update(mapping: PointerMapping) {
@@ -101,22 +103,31 @@ public final class UinputOutput: AttitudeSink {
         outputs[f.stream] = output
     }
 
-    /// The stream fell silent: rest and destroy its device.
+    /// The stream fell silent: rest its device, and destroy it ``restBeforeRemoval`` later (at
+    /// ``tick(now:)``), so that readers see it at rest before it goes.
     public func streamEnded(_ stream: StreamLabel) {
         failed.remove(stream)
         guard let output = outputs.removeValue(forKey: stream) else { return }
         rest(output)
+        retiring.append((output.device, MonotonicClock.nanoseconds() + Self.restBeforeRemoval))
         diagnostics.say("\(stream): virtual device removed, everything released")
     }
 
-    /// Rests and destroys every device (SIGINT, SIGTERM, errors). The devices stay 20 ms at rest
-    /// before they go: evdev refuses every read of a device that is gone, queued events included,
-    /// so a reader that had not yet read the centred axes and released buttons would never see them
-    /// (the VM's joystick test lost them so once).
+    /// When the next device at rest is due to go.
+    public var nextDeadline: UInt64? { retiring.first?.until }
+
+    /// Destroys the devices at rest whose time is up.
+    public func tick(now: UInt64) throws { retiring.removeAll { $0.until <= now } }
+
+    /// Rests and destroys every device (SIGINT, SIGTERM, errors). Devices stay 20 ms at rest before
+    /// they go, here and on stream loss: evdev refuses every read of a device that is gone, queued
+    /// events included, so a reader that had not yet read the centred axes and released buttons
+    /// would never see them (the VM's joystick test lost them so once).
     public func finish() {
         for (_, output) in outputs { rest(output) }
-        if !outputs.isEmpty { MonotonicClock.sleep(nanoseconds: Self.restBeforeRemoval) }
+        if !outputs.isEmpty || !retiring.isEmpty { MonotonicClock.sleep(nanoseconds: Self.restBeforeRemoval) }
         outputs.removeAll()
+        retiring.removeAll()
         failed.removeAll()
     }
 
