@@ -31,6 +31,8 @@ public final class ViewServer {
     public static let frameBurst = 16.0, framesPerSecond = 4.0
     /// How long a connection may take to send its request head.
     public static let headTimeoutNanoseconds: UInt64 = 5_000_000_000
+    /// How long a new connection is spared when the table is full and pages can make room instead.
+    static let youngNanoseconds: UInt64 = 250_000_000
     /// How long a page may leave a message unread before it is closed.
     public static let stallNanoseconds: UInt64 = 10_000_000_000
     /// The fastest the pages are updated, in Hz: a display's rate.
@@ -180,6 +182,8 @@ public final class ViewServer {
         var closesWhenSent = false
         /// The order it was accepted in.
         var opened: UInt64 = 0
+        /// When it was accepted (CLOCK_MONOTONIC ns).
+        var acceptedAt: UInt64 = 0
         /// The address and port it arrived at, for a view on every address (its Host is then this).
         var arrivedAt: String?
         /// How much of `inbound` was looked through for the end of the head.
@@ -204,14 +208,21 @@ public final class ViewServer {
             if connections.count >= Self.maximumConnections {
                 // Full: a connection accepted before this turn makes room (one accepted now has had
                 // no chance to send its head: a flood of connections cannot push out a browser's
-                // fresh request): first one that is closing, then the oldest still sending its head
-                // (connections that send nothing cannot keep the page from loading), else the oldest
-                // page (pages held open by another program cannot keep a browser out: its page
-                // reconnects by itself). With none, the newcomer is closed.
+                // fresh request): first one that is closing, then the oldest that has been sending
+                // its head for a while (connections that send nothing cannot keep the page from
+                // loading), then the oldest page (pages held open by another program cannot keep a
+                // browser out: its page reconnects by itself), and only then the oldest of those
+                // still young (a browser's own connections come in twos and threes: the second
+                // must not push out the first, whose request is on its way). With none, the
+                // newcomer is closed.
                 let candidates = connections.filter { $0.value.opened < firstThisTurn }
+                func settled(_ c: Connection) -> Bool { now - c.acceptedAt >= Self.youngNanoseconds }
                 let oldest =
                     candidates.filter { $0.value.closesWhenSent }.min { $0.value.opened < $1.value.opened }
-                    ?? candidates.filter { !$0.value.isPage }.min { $0.value.opened < $1.value.opened }
+                    ?? candidates.filter { !$0.value.isPage && settled($0.value) }.min {
+                        $0.value.opened < $1.value.opened
+                    }
+                    ?? candidates.filter { $0.value.isPage }.min { $0.value.opened < $1.value.opened }
                     ?? candidates.min { $0.value.opened < $1.value.opened }
                 refuse(.tooManyConnections)
                 guard let (fd, _) = oldest else { continue }  // closed as `stream` goes
@@ -220,6 +231,7 @@ public final class ViewServer {
             let fd = stream.descriptor.rawValue
             stream.setSendBufferSize(64 * 1024)
             let c = Connection(stream: stream, deadline: now + Self.headTimeoutNanoseconds, now: now)
+            c.acceptedAt = now
             if policy.isWildcard { c.arrivedAt = stream.localAddress()?.hostText }
             c.opened = nextOpened
             nextOpened += 1
