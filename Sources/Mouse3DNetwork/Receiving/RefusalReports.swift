@@ -31,7 +31,7 @@ struct RefusalReports {
     mutating func note(
         from source: SocketAddress, reason: Refusal, claimed: [UInt8]?, now: UInt64, _ say: (Report) throws -> Void
     ) rethrows {
-        if now >= end { try endInterval(now: now, say) }
+        try check(now: now, say)
         if var report = sources[source] {
             report.count += 1
             if now >= report.next {

@@ -39,18 +39,24 @@ struct SenderTally {
 
     /// A frame from `source` came after a newer one.
     mutating func reordered(from source: SocketAddress, now: UInt64) {
-        entries[source, default: Entry()].counters.reordered += 1
-        entries[source, default: Entry()].quality.reordered(now: now)
+        update(source) { e in
+            e.counters.reordered += 1
+            e.quality.reordered(now: now)
+        }
     }
 
     /// A frame from `source` accepted, `skipped` sequence numbers after the stream's newest.
     mutating func accepted(from source: SocketAddress, skipped: UInt64, sent: UInt64?, now: UInt64) {
-        func count(_ e: inout Entry) {
+        update(source) { e in
             e.counters.lost &+= skipped  // a sender may skip 2^64 - 2
             e.counters.frames &+= 1
             e.quality.accepted(now: now, lostBefore: skipped, sent: sent)
         }
-        count(&entries[source, default: Entry()])
+    }
+
+    /// `body` on the entry of `source` (made if new), in place: one hash of the address.
+    private mutating func update(_ source: SocketAddress, _ body: (inout Entry) -> Void) {
+        body(&entries[source, default: Entry()])
     }
 
     /// Before `source` is counted: when the table is full, the sources not in `live` are summed.
