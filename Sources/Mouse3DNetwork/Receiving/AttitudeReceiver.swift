@@ -245,7 +245,6 @@ public final class AttitudeReceiver {
         }
         if now >= nextForget {
             tracker.forget(silentLongerThan: 600_000_000_000, now: now)
-            if labels.count > tracker.streams.count { labels = labels.filter { tracker.streams[$0.key] != nil } }
             nextForget = now + 1_000_000_000
         }
         try reports.check(now: now) { try handle(Self.event($0)) }
