@@ -1,6 +1,12 @@
 // swift-tools-version: 6.0
 import PackageDescription
 
+/// Release builds put every function in a section of its own, so that the linker can lay out the code
+/// that runs (Tools/link/mouse3d.order) in a few contiguous pages (see the executable's linker flags).
+let functionSections: [SwiftSetting] = [
+    .unsafeFlags(["-Xfrontend", "-function-sections"], .when(configuration: .release))
+]
+
 let package = Package(
     name: "mouse3d",
     platforms: [.macOS(.v13)],
@@ -19,7 +25,8 @@ let package = Package(
         // Layer 1: pure Swift, no I/O, no C imports.
         .target(
             name: "Mouse3DCore",
-            dependencies: [.product(name: "RealModule", package: "swift-numerics")]),
+            dependencies: [.product(name: "RealModule", package: "swift-numerics")],
+            swiftSettings: functionSections),
 
         // C libraries from Debian, each behind a one-line shim header.
         .systemLibrary(
@@ -47,7 +54,8 @@ let package = Package(
             dependencies: [
                 "Mouse3DCore", "CEvdev", "CUdev", "CLinux", "CSodium", "CAvahi", "COpenSSL", "CQRencode",
                 .product(name: "SystemPackage", package: "swift-system")
-            ]),
+            ],
+            swiftSettings: functionSections),
 
         // Layer 3: streaming, pairing, discovery.
         .target(
@@ -56,20 +64,22 @@ let package = Package(
                 "Mouse3DCore", "Mouse3DLinux",
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
                 .product(name: "SystemPackage", package: "swift-system")
-            ]),
+            ],
+            swiftSettings: functionSections),
 
         // Layer 3: the live view in the browser (HTTP/1.1 and WebSocket on the event loop).
-        .target(name: "Mouse3DView", dependencies: ["Mouse3DCore", "Mouse3DLinux"]),
+        .target(name: "Mouse3DView", dependencies: ["Mouse3DCore", "Mouse3DLinux"], swiftSettings: functionSections),
 
         // Layer 3: a phone's browser as the motion source (HTTPS page and WebSocket on the event loop).
-        .target(name: "Mouse3DPhone", dependencies: ["Mouse3DCore", "Mouse3DLinux"]),
+        .target(name: "Mouse3DPhone", dependencies: ["Mouse3DCore", "Mouse3DLinux"], swiftSettings: functionSections),
 
         // Benchmarks that run real processes and sockets (`mouse3d bench stream|output|floor-peer`).
         .target(
             name: "Mouse3DBench",
             dependencies: [
                 "Mouse3DCore", "Mouse3DLinux", "Mouse3DNetwork", .product(name: "RealModule", package: "swift-numerics")
-            ]),
+            ],
+            swiftSettings: functionSections),
 
         // `mouse3d doctor`: what the main job needs, checked, each with its fix.
         .target(
@@ -77,12 +87,14 @@ let package = Package(
             dependencies: [
                 "Mouse3DCore", "Mouse3DLinux", "Mouse3DNetwork", "Mouse3DConfig",
                 .product(name: "SystemPackage", package: "swift-system")
-            ]),
+            ],
+            swiftSettings: functionSections),
 
         // Configuration files (TOML through Core's reader), checked against Core's schema.
         .target(
             name: "Mouse3DConfig",
-            dependencies: ["Mouse3DCore", "Mouse3DLinux"]),
+            dependencies: ["Mouse3DCore", "Mouse3DLinux"],
+            swiftSettings: functionSections),
 
         // Layer 4: the thin command-line executable.
         .executableTarget(
@@ -92,14 +104,19 @@ let package = Package(
                 "Mouse3DDoctor", "Mouse3DPhone",
                 .product(name: "ArgumentParser", package: "swift-argument-parser")
             ],
+            swiftSettings: functionSections,
             // Release: linked by the toolchain's lld with packed relative relocations (DT_RELR, glibc
             // 2.36+). gold writes 2 MB of RELA entries that the loader reads, and so keeps resident,
-            // in every process; packed, they are 17 kB (bench stream: RSS at 1 kHz).
+            // in every process; packed, they are 17 kB (bench stream: RSS at 1 kHz). The functions that
+            // send, receive and run use are laid out first, together (Tools/link/make-order.sh says
+            // why and how the list is made); a name the list has and the build lacks is skipped.
             linkerSettings: [
                 .unsafeFlags(
                     [
                         "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker",
-                        "--no-export-dynamic"
+                        "--no-export-dynamic", "-Xlinker",
+                        "--symbol-ordering-file=\(Context.packageDirectory)/Tools/link/mouse3d.order", "-Xlinker",
+                        "--no-warn-symbol-ordering"
                     ], .when(configuration: .release))
             ]),
 
