@@ -42,8 +42,9 @@ let package = Package(
         // Kernel and libc headers that Glibc's module leaves out (signalfd, ppoll with _GNU_SOURCE).
         .systemLibrary(name: "CLinux"),
         // TLS for the phone page (browsers give motion sensors to secure pages only) and its certificate.
-        .systemLibrary(
-            name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+        // Headers only: the library is opened when TLS is first used (see its shim.h), so no pkg-config
+        // link flags (libssl-dev is still needed for the headers).
+        .systemLibrary(name: "COpenSSL", providers: [.apt(["libssl-dev"])]),
         // The phone page's URL as a QR code in the terminal.
         .systemLibrary(
             name: "CQRencode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),

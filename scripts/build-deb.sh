@@ -1,7 +1,7 @@
 #!/bin/bash
 # Builds a Debian package of mouse3d: the static release binary, manual page, completions, udev
 # rule, systemd user units and the default configuration (a conffile), with a postinst that reloads
-# udev's rules. Depends lists the packages of the C libraries the binary links (dpkg -S).
+# udev's rules. Depends lists the packages of the C libraries the binary links or opens (dpkg -S).
 #
 #   scripts/build-deb.sh [--no-build]     writes .build/deb/mouse3d_VERSION_ARCH.deb and prints its path
 #
@@ -29,7 +29,11 @@ rmdir "$stage/usr/share/mouse3d" 2>/dev/null || true
 
 version=$("$stage/usr/bin/mouse3d" --version)
 arch=$(dpkg --print-architecture)
-depends=$(objdump -p "$stage/usr/bin/mouse3d" | awk '/NEEDED/ {print $2}' | while read -r lib; do
+# The libraries the binary links, and those it opens when first needed (OpenSSL for the phone page's
+# TLS: Sources/COpenSSL/shim.h names them).
+opened=$(sed -n 's/^#define M3D_LIB[A-Z]* "\(.*\)"$/\1/p' Sources/COpenSSL/shim.h)
+[ -n "$opened" ] || { echo "build-deb.sh: no library names found in Sources/COpenSSL/shim.h" >&2; exit 1; }
+depends=$({ objdump -p "$stage/usr/bin/mouse3d" | awk '/NEEDED/ {print $2}'; echo "$opened"; } | while read -r lib; do
     dpkg -S "*/$lib" 2>/dev/null | head -1 | cut -d: -f1
 done | sort -u | { grep -v '^libc6$' || true; } | paste -sd, | sed 's/,/, /g')
 cat > "$stage/DEBIAN/control" <<CONTROL

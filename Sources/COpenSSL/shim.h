@@ -1,71 +1,164 @@
 /* Debian's OpenSSL 3 for the phone page's HTTPS: a TLS server context and a self-signed certificate.
-   The helpers below stand in for OpenSSL's macros (which Swift cannot call) and keep the
-   certificate's making in one place; every call is OpenSSL's own. */
+
+   OpenSSL is opened when TLS is first needed (dlopen), not linked: linked, the loader reads
+   libcrypto's relocations and relocates its tables in every process, 1.2 MB resident in a `send` or
+   `receive` that never speaks TLS (bench stream: peak RSS). The headers give the types; the table
+   below gives each function the type its header declares (no prototype is written here), and
+   m3d_openssl() fills it once. The helpers stand in for OpenSSL's macros (which Swift cannot call)
+   and keep the certificate's making in one place; every call is OpenSSL's own. */
 #include <openssl/ssl.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/pem.h>
 #include <openssl/x509v3.h>
 #include <openssl/rand.h>
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <string.h>
 
-/* TLS 1.2 at least; writes may be partial and retried from a moved buffer (non-blocking sockets). */
-static inline int m3d_ssl_ctx_configure(SSL_CTX *ctx) {
-    if (SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION) != 1) return 0;
-    SSL_CTX_set_mode(ctx, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
-    SSL_CTX_set_options(ctx, SSL_OP_NO_RENEGOTIATION | SSL_OP_NO_COMPRESSION);
+/* The library file names opened (scripts/build-deb.sh adds their packages to Depends). */
+#define M3D_LIBSSL "libssl.so.3"
+#define M3D_LIBCRYPTO "libcrypto.so.3"
+
+#define M3D_OPENSSL_FUNCTIONS(F) \
+    F(ASN1_TIME_diff) F(BIO_ctrl) F(BIO_free) F(BIO_new) F(BIO_new_mem_buf) F(BIO_s_mem) F(BN_bin2bn) \
+    F(BN_free) F(BN_to_ASN1_INTEGER) F(ERR_clear_error) F(ERR_error_string_n) F(ERR_get_error) \
+    F(EVP_PKEY_CTX_free) F(EVP_PKEY_CTX_new_id) F(EVP_PKEY_CTX_set_ec_paramgen_curve_nid) F(EVP_PKEY_free) \
+    F(EVP_PKEY_keygen) F(EVP_PKEY_keygen_init) F(EVP_sha256) F(GENERAL_NAME_print) F(GENERAL_NAMES_free) \
+    F(OPENSSL_sk_num) F(OPENSSL_sk_value) F(PEM_read_bio_PrivateKey) F(PEM_read_bio_X509) \
+    F(PEM_write_bio_PrivateKey) F(PEM_write_bio_X509) F(RAND_bytes) F(SSL_CTX_check_private_key) \
+    F(SSL_CTX_ctrl) F(SSL_CTX_free) F(SSL_CTX_new) F(SSL_CTX_set_options) F(SSL_CTX_set_verify) \
+    F(SSL_CTX_use_PrivateKey) F(SSL_CTX_use_certificate) F(SSL_connect) F(SSL_do_handshake) F(SSL_free) \
+    F(SSL_get_error) F(SSL_new) F(SSL_pending) F(SSL_read) F(SSL_set_accept_state) F(SSL_set_fd) \
+    F(SSL_write) F(TLS_client_method) F(TLS_server_method) F(X509_EXTENSION_free) F(X509_add_ext) \
+    F(X509_digest) F(X509_free) F(X509_get_ext_d2i) F(X509_get_serialNumber) F(X509_get_subject_name) \
+    F(X509_getm_notAfter) F(X509_getm_notBefore) F(X509_gmtime_adj) F(X509_NAME_add_entry_by_txt) \
+    F(X509_new) F(X509_set_issuer_name) F(X509_set_pubkey) F(X509_set_version) F(X509_sign) \
+    F(X509V3_EXT_conf_nid) F(X509V3_set_ctx)
+
+/* One pointer per function, typed from its declaration. */
+struct m3d_openssl {
+#define M3D_FIELD(name) __typeof__(name) *_Nonnull name;
+    M3D_OPENSSL_FUNCTIONS(M3D_FIELD)
+#undef M3D_FIELD
+};
+
+struct m3d_openssl_state {
+    pthread_once_t once;
+    struct m3d_openssl table;
+    int loaded;
+    char error[256];
+};
+
+static inline struct m3d_openssl_state *m3d_openssl_state(void) {
+    static struct m3d_openssl_state state = {PTHREAD_ONCE_INIT};
+    return &state;
+}
+
+static inline void m3d_openssl_load(void) {
+    struct m3d_openssl_state *s = m3d_openssl_state();
+    /* libssl needs libcrypto and brings it; both stay open for the process's life. */
+    void *ssl = dlopen(M3D_LIBSSL, RTLD_NOW | RTLD_LOCAL);
+    if (!ssl) {
+        snprintf(s->error, sizeof s->error, "%s", dlerror());
+        return;
+    }
+    void *crypto = dlopen(M3D_LIBCRYPTO, RTLD_NOW | RTLD_LOCAL);
+    if (!crypto) {
+        snprintf(s->error, sizeof s->error, "%s", dlerror());
+        return;
+    }
+#define M3D_LOOKUP(name) \
+    { \
+        void *found = dlsym(ssl, #name); \
+        if (!found) found = dlsym(crypto, #name); \
+        if (!found) { \
+            snprintf(s->error, sizeof s->error, "%s has no %s", M3D_LIBSSL, #name); \
+            return; \
+        } \
+        s->table.name = (__typeof__(name) *)found; \
+    }
+    M3D_OPENSSL_FUNCTIONS(M3D_LOOKUP)
+#undef M3D_LOOKUP
+    s->loaded = 1;
+}
+
+/* The table, OpenSSL opened on the first call (from any thread, once); NULL if it could not be:
+   m3d_openssl_error() says why. */
+static inline const struct m3d_openssl *m3d_openssl(void) {
+    struct m3d_openssl_state *s = m3d_openssl_state();
+    pthread_once(&s->once, m3d_openssl_load);
+    return s->loaded ? &s->table : NULL;
+}
+
+static inline const char *m3d_openssl_error(void) { return m3d_openssl_state()->error; }
+
+/* TLS 1.2 at least; writes may be partial and retried from a moved buffer (non-blocking sockets).
+   (SSL_CTX_set_min_proto_version and SSL_CTX_set_mode are macros over SSL_CTX_ctrl.) */
+static inline int m3d_ssl_ctx_configure(const struct m3d_openssl *o, SSL_CTX *ctx) {
+    if (o->SSL_CTX_ctrl(ctx, SSL_CTRL_SET_MIN_PROTO_VERSION, TLS1_2_VERSION, NULL) != 1) return 0;
+    o->SSL_CTX_ctrl(ctx, SSL_CTRL_MODE, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER, NULL);
+    o->SSL_CTX_set_options(ctx, SSL_OP_NO_RENEGOTIATION | SSL_OP_NO_COMPRESSION);
     return 1;
 }
 
-/* The bytes held by a memory BIO (not copied; valid until the BIO changes). */
-static inline long m3d_bio_contents(BIO *bio, char **data) { return BIO_get_mem_data(bio, data); }
+/* The bytes held by a memory BIO (not copied; valid until the BIO changes). BIO_get_mem_data. */
+static inline long m3d_bio_contents(const struct m3d_openssl *o, BIO *bio, char **data) {
+    return o->BIO_ctrl(bio, BIO_CTRL_INFO, 0, (char *)data);
+}
 
 /* Adds an X.509 v3 extension given as OpenSSL's configuration text (e.g. "DNS:a,IP:1.2.3.4"). */
-static inline int m3d_x509_add_extension(X509 *cert, int nid, const char *value) {
+static inline int m3d_x509_add_extension(const struct m3d_openssl *o, X509 *cert, int nid, const char *value) {
     X509V3_CTX ctx;
     X509V3_set_ctx_nodb(&ctx);
-    X509V3_set_ctx(&ctx, cert, cert, NULL, NULL, 0);
-    X509_EXTENSION *ext = X509V3_EXT_conf_nid(NULL, &ctx, nid, value);
+    o->X509V3_set_ctx(&ctx, cert, cert, NULL, NULL, 0);
+    X509_EXTENSION *ext = o->X509V3_EXT_conf_nid(NULL, &ctx, nid, value);
     if (!ext) return 0;
-    int ok = X509_add_ext(cert, ext, -1);
-    X509_EXTENSION_free(ext);
+    int ok = o->X509_add_ext(cert, ext, -1);
+    o->X509_EXTENSION_free(ext);
     return ok;
 }
 
 /* A new P-256 key and a self-signed certificate for it, valid from an hour ago for `days` days, named
    `common_name`, for the subject alternative names `san` ("DNS:...,IP:..."), server authentication
    only. Both are written as PEM to `key_out` and `cert_out` (memory BIOs). 1 on success. */
-static inline int m3d_make_self_signed(const char *common_name, const char *san, long days, BIO *key_out, BIO *cert_out) {
+static inline int m3d_make_self_signed(const struct m3d_openssl *o, const char *common_name,
+                                       const char *san, long days, BIO *key_out,
+                                       BIO *cert_out) {
     int ok = 0;
     EVP_PKEY *key = NULL;
     X509 *cert = NULL;
-    EVP_PKEY_CTX *kctx = EVP_PKEY_CTX_new_id(EVP_PKEY_EC, NULL);
-    if (!kctx || EVP_PKEY_keygen_init(kctx) != 1 || EVP_PKEY_CTX_set_ec_paramgen_curve_nid(kctx, NID_X9_62_prime256v1) != 1
-        || EVP_PKEY_keygen(kctx, &key) != 1) goto done;
-    cert = X509_new();
-    if (!cert || X509_set_version(cert, 2) != 1) goto done;
+    EVP_PKEY_CTX *kctx = o->EVP_PKEY_CTX_new_id(EVP_PKEY_EC, NULL);
+    if (!kctx || o->EVP_PKEY_keygen_init(kctx) != 1
+        || o->EVP_PKEY_CTX_set_ec_paramgen_curve_nid(kctx, NID_X9_62_prime256v1) != 1
+        || o->EVP_PKEY_keygen(kctx, &key) != 1) goto done;
+    cert = o->X509_new();
+    if (!cert || o->X509_set_version(cert, 2) != 1) goto done;
     unsigned char serial[16];
-    if (RAND_bytes(serial, sizeof serial) != 1) goto done;
+    if (o->RAND_bytes(serial, sizeof serial) != 1) goto done;
     serial[0] &= 0x7f;
-    BIGNUM *bn = BN_bin2bn(serial, sizeof serial, NULL);
-    if (!bn || !BN_to_ASN1_INTEGER(bn, X509_get_serialNumber(cert))) { BN_free(bn); goto done; }
-    BN_free(bn);
-    if (!X509_gmtime_adj(X509_getm_notBefore(cert), -3600) || !X509_gmtime_adj(X509_getm_notAfter(cert), days * 86400)) goto done;
-    if (X509_set_pubkey(cert, key) != 1) goto done;
-    X509_NAME *name = X509_get_subject_name(cert);
-    if (X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_UTF8, (const unsigned char *)common_name, -1, -1, 0) != 1) goto done;
-    if (X509_set_issuer_name(cert, name) != 1) goto done;
-    if (!m3d_x509_add_extension(cert, NID_subject_alt_name, san)
-        || !m3d_x509_add_extension(cert, NID_ext_key_usage, "serverAuth")
-        || !m3d_x509_add_extension(cert, NID_key_usage, "critical,digitalSignature")
-        || !m3d_x509_add_extension(cert, NID_basic_constraints, "critical,CA:FALSE")) goto done;
-    if (X509_sign(cert, key, EVP_sha256()) <= 0) goto done;
-    if (PEM_write_bio_PrivateKey(key_out, key, NULL, NULL, 0, NULL, NULL) != 1) goto done;
-    if (PEM_write_bio_X509(cert_out, cert) != 1) goto done;
+    BIGNUM *bn = o->BN_bin2bn(serial, sizeof serial, NULL);
+    if (!bn || !o->BN_to_ASN1_INTEGER(bn, o->X509_get_serialNumber(cert))) { o->BN_free(bn); goto done; }
+    o->BN_free(bn);
+    if (!o->X509_gmtime_adj(o->X509_getm_notBefore(cert), -3600)
+        || !o->X509_gmtime_adj(o->X509_getm_notAfter(cert), days * 86400)) goto done;
+    if (o->X509_set_pubkey(cert, key) != 1) goto done;
+    X509_NAME *name = o->X509_get_subject_name(cert);
+    if (o->X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_UTF8, (const unsigned char *)common_name, -1, -1, 0) != 1)
+        goto done;
+    if (o->X509_set_issuer_name(cert, name) != 1) goto done;
+    if (!m3d_x509_add_extension(o, cert, NID_subject_alt_name, san)
+        || !m3d_x509_add_extension(o, cert, NID_ext_key_usage, "serverAuth")
+        || !m3d_x509_add_extension(o, cert, NID_key_usage, "critical,digitalSignature")
+        || !m3d_x509_add_extension(o, cert, NID_basic_constraints, "critical,CA:FALSE")) goto done;
+    if (o->X509_sign(cert, key, o->EVP_sha256()) <= 0) goto done;
+    if (o->PEM_write_bio_PrivateKey(key_out, key, NULL, NULL, 0, NULL, NULL) != 1) goto done;
+    if (o->PEM_write_bio_X509(cert_out, cert) != 1) goto done;
     ok = 1;
 done:
-    X509_free(cert);
-    EVP_PKEY_free(key);
-    EVP_PKEY_CTX_free(kctx);
+    o->X509_free(cert);
+    o->EVP_PKEY_free(key);
+    o->EVP_PKEY_CTX_free(kctx);
     return ok;
 }

@@ -9,22 +9,26 @@ public final class TLSConnection {
     /// The TCP connection underneath (its descriptor is what the loop watches).
     public let stream: TCPStream
     let ssl: OpaquePointer
+    let lib: UnsafePointer<m3d_openssl>
     /// Whether the handshake is done.
     public private(set) var isEstablished = false
 
     /// Starts the server side of a handshake on `stream`.
     public init(stream: TCPStream, context: TLSServerContext) throws(TLSError) {
-        guard let ssl = SSL_new(context.context) else { throw TLSError.openSSL("SSL_new") }
+        lib = context.lib
+        guard let ssl = lib.pointee.SSL_new(context.context) else { throw TLSError.openSSL("SSL_new") }
         self.ssl = ssl
         self.stream = stream
-        guard SSL_set_fd(ssl, stream.descriptor.rawValue) == 1 else { throw TLSError.openSSL("SSL_set_fd") }
-        SSL_set_accept_state(ssl)
+        guard lib.pointee.SSL_set_fd(ssl, stream.descriptor.rawValue) == 1 else {
+            throw TLSError.openSSL("SSL_set_fd")
+        }
+        lib.pointee.SSL_set_accept_state(ssl)
     }
 
-    deinit { SSL_free(ssl) }
+    deinit { lib.pointee.SSL_free(ssl) }
 
     /// Decrypted bytes OpenSSL holds that the socket will not signal (read them before waiting).
-    public var pendingBytes: Int { Int(SSL_pending(ssl)) }
+    public var pendingBytes: Int { Int(lib.pointee.SSL_pending(ssl)) }
 
     /// What one step of the handshake gave.
     public enum HandshakeOutcome: Equatable, Sendable {
@@ -36,12 +40,12 @@ public final class TLSConnection {
     /// Goes on with the handshake as far as the socket allows. `SSL_do_handshake(3)`.
     public func handshake() -> HandshakeOutcome {
         guard !isEstablished else { return .done }
-        let r = SSL_do_handshake(ssl)
+        let r = lib.pointee.SSL_do_handshake(ssl)
         if r == 1 {
             isEstablished = true
             return .done
         }
-        switch SSL_get_error(ssl, r) {
+        switch lib.pointee.SSL_get_error(ssl, r) {
         case SSL_ERROR_WANT_READ, SSL_ERROR_WANT_WRITE: return .inProgress
         default:
             let detail = TLSError.queuedError()
@@ -53,13 +57,13 @@ public final class TLSConnection {
 
     /// Reads decrypted bytes into `buffer`. `SSL_read(3)`.
     public func read(into buffer: UnsafeMutableRawBufferPointer) -> TCPStream.ReadOutcome {
-        ERR_clear_error()
-        let r = SSL_read(ssl, buffer.baseAddress, Int32(clamping: buffer.count))
+        lib.pointee.ERR_clear_error()
+        let r = lib.pointee.SSL_read(ssl, buffer.baseAddress, Int32(clamping: buffer.count))
         if r > 0 { return .bytes(Int(r)) }
-        switch SSL_get_error(ssl, r) {
+        switch lib.pointee.SSL_get_error(ssl, r) {
         case SSL_ERROR_WANT_READ, SSL_ERROR_WANT_WRITE: return .wouldBlock
         default:
-            ERR_clear_error()
+            lib.pointee.ERR_clear_error()
             return .closed
         }
     }
@@ -68,13 +72,13 @@ public final class TLSConnection {
     /// or nil when the connection is gone. `SSL_write(3)`.
     public func write(_ bytes: UnsafeRawBufferPointer) -> Int? {
         guard bytes.count > 0 else { return 0 }
-        ERR_clear_error()
-        let r = SSL_write(ssl, bytes.baseAddress, Int32(clamping: bytes.count))
+        lib.pointee.ERR_clear_error()
+        let r = lib.pointee.SSL_write(ssl, bytes.baseAddress, Int32(clamping: bytes.count))
         if r > 0 { return Int(r) }
-        switch SSL_get_error(ssl, r) {
+        switch lib.pointee.SSL_get_error(ssl, r) {
         case SSL_ERROR_WANT_READ, SSL_ERROR_WANT_WRITE: return 0
         default:
-            ERR_clear_error()
+            lib.pointee.ERR_clear_error()
             return nil
         }
     }

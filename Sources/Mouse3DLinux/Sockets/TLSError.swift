@@ -6,20 +6,25 @@ import SystemPackage
 public enum TLSError: Error, Sendable, CustomStringConvertible, Equatable {
     /// A call failed; `what` names it, with OpenSSL's first queued error.
     case openSSL(String, detail: String = TLSError.queuedError())
+    /// OpenSSL could not be opened; `reason` is the loader's.
+    case unavailable(String)
 
     public var description: String {
         switch self {
         case .openSSL(let what, let detail): "OpenSSL: \(what) failed" + (detail.isEmpty ? "" : " (\(detail))")
+        case .unavailable(let reason):
+            "TLS needs OpenSSL 3, which could not be opened (\(reason)); install it: sudo apt install libssl3"
         }
     }
 
-    /// OpenSSL's oldest queued error as text (the queue is cleared).
+    /// OpenSSL's oldest queued error as text (the queue is cleared); empty before OpenSSL is opened.
     public static func queuedError() -> String {
-        let code = ERR_get_error()
-        ERR_clear_error()
+        guard let lib = OpenSSLLibrary.opened?.pointee else { return "" }
+        let code = lib.ERR_get_error()
+        lib.ERR_clear_error()
         guard code != 0 else { return "" }
         var buffer = [CChar](repeating: 0, count: 256)
-        ERR_error_string_n(code, &buffer, buffer.count)
+        lib.ERR_error_string_n(code, &buffer, buffer.count)
         return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }

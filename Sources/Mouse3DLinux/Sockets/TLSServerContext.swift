@@ -6,22 +6,28 @@ import SystemPackage
 public final class TLSServerContext: @unchecked Sendable {
     // @unchecked: the SSL_CTX is only read after init (OpenSSL's contexts are safe to share then).
     let context: OpaquePointer
+    /// OpenSSL's functions (open for as long as the process runs).
+    let lib: UnsafePointer<m3d_openssl>
 
     /// A context serving `certificate`.
     public init(certificate: SelfSignedCertificate) throws(TLSError) {
-        guard let ctx = SSL_CTX_new(TLS_server_method()) else { throw TLSError.openSSL("SSL_CTX_new") }
+        let lib = try OpenSSLLibrary.functions()
+        self.lib = lib
+        guard let ctx = lib.pointee.SSL_CTX_new(lib.pointee.TLS_server_method()) else {
+            throw TLSError.openSSL("SSL_CTX_new")
+        }
         context = ctx
-        guard m3d_ssl_ctx_configure(ctx) == 1 else { throw TLSError.openSSL("configuring TLS") }
-        let cert = try SelfSignedCertificate.loadCertificate(certificate.certificatePEM)
-        defer { X509_free(cert) }
-        let key = try SelfSignedCertificate.loadKey(certificate.keyPEM)
-        defer { EVP_PKEY_free(key) }
-        guard SSL_CTX_use_certificate(ctx, cert) == 1, SSL_CTX_use_PrivateKey(ctx, key) == 1,
-            SSL_CTX_check_private_key(ctx) == 1
+        guard m3d_ssl_ctx_configure(lib, ctx) == 1 else { throw TLSError.openSSL("configuring TLS") }
+        let cert = try SelfSignedCertificate.loadCertificate(certificate.certificatePEM, lib)
+        defer { lib.pointee.X509_free(cert) }
+        let key = try SelfSignedCertificate.loadKey(certificate.keyPEM, lib)
+        defer { lib.pointee.EVP_PKEY_free(key) }
+        guard lib.pointee.SSL_CTX_use_certificate(ctx, cert) == 1, lib.pointee.SSL_CTX_use_PrivateKey(ctx, key) == 1,
+            lib.pointee.SSL_CTX_check_private_key(ctx) == 1
         else {
             throw TLSError.openSSL("using the certificate and key")
         }
     }
 
-    deinit { SSL_CTX_free(context) }
+    deinit { lib.pointee.SSL_CTX_free(context) }
 }

@@ -10,6 +10,8 @@ import VMDeviceEmulators
 /// speaks the page's protocol (`PhoneMessage`) byte for byte.
 final class PhonePageClient: @unchecked Sendable {
     let fd: Int32
+    /// OpenSSL's functions (mouse3d opens the library when TLS is first needed; so does this client).
+    let lib: m3d_openssl
     let context: OpaquePointer
     let ssl: OpaquePointer
 
@@ -25,24 +27,25 @@ final class PhonePageClient: @unchecked Sendable {
                 connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
             }
         }
-        context = SSL_CTX_new(TLS_client_method())!
-        SSL_CTX_set_verify(context, SSL_VERIFY_NONE, nil)
-        ssl = SSL_new(context)!
+        lib = m3d_openssl()!.pointee
+        context = lib.SSL_CTX_new(lib.TLS_client_method())!
+        lib.SSL_CTX_set_verify(context, SSL_VERIFY_NONE, nil)
+        ssl = lib.SSL_new(context)!
         try expect(connected == 0, "connect to the phone page: errno \(errno)")
-        SSL_set_fd(ssl, fd)
-        try expect(SSL_connect(ssl) == 1, "TLS handshake with the phone page")
+        _ = lib.SSL_set_fd(ssl, fd)
+        try expect(lib.SSL_connect(ssl) == 1, "TLS handshake with the phone page")
     }
 
     deinit {
-        SSL_free(ssl)
-        SSL_CTX_free(context)
+        lib.SSL_free(ssl)
+        lib.SSL_CTX_free(context)
         close(fd)
     }
 
     func send(_ bytes: [UInt8]) throws {
         var offset = 0
         while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { SSL_write(ssl, $0.baseAddress! + offset, Int32($0.count - offset)) }
+            let n = bytes.withUnsafeBytes { lib.SSL_write(ssl, $0.baseAddress! + offset, Int32($0.count - offset)) }
             try expect(n > 0, "TLS write")
             offset += Int(n)
         }
@@ -56,7 +59,7 @@ final class PhonePageClient: @unchecked Sendable {
                     + "Upgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n")
                     .utf8))
         var buffer = [UInt8](repeating: 0, count: 4096)
-        let n = buffer.withUnsafeMutableBytes { SSL_read(ssl, $0.baseAddress, Int32($0.count)) }
+        let n = buffer.withUnsafeMutableBytes { lib.SSL_read(ssl, $0.baseAddress, Int32($0.count)) }
         return String(decoding: buffer.prefix(max(0, Int(n))), as: UTF8.self).split(separator: "\r\n").first.map(
             String.init) ?? ""
     }
