@@ -80,19 +80,10 @@ public final class PhoneSource: MotionSampleSource {
 
     /// Listens on `address` and `port` (0: any free one) with `certificate`, for a page that sends `token`.
     public init(address: String, port: UInt16, token: String, certificate: SelfSignedCertificate) throws {
-        let socketAddress: SocketAddress
         do {
-            socketAddress = try SocketAddress.resolve(
-                SocketAddress.text(host: address, port: port), defaultPort: port, passive: false)
+            listener = try TCPListener.listening(host: address, port: port)
         } catch {
             throw PhoneSourceError(message: "cannot serve the phone page on \(address):\(port): \(error)")
-        }
-        do {
-            listener = try TCPListener(listeningOn: socketAddress)
-        } catch {
-            throw PhoneSourceError(
-                message:
-                    "cannot serve the phone page on \(address):\(port): \(SystemCallError.describeBindFailure(error))")
         }
         context = try TLSServerContext(certificate: certificate)
         fingerprint = try certificate.fingerprint()
@@ -161,8 +152,7 @@ public final class PhoneSource: MotionSampleSource {
         var registration: EventLoop.Registration?
         var inbound: [UInt8] = []
         var consumed = 0
-        var outbound: [UInt8] = []
-        var sent = 0
+        var outbound = OutboundQueue()
         var deadline: UInt64
         var opened: UInt64 = 0
         var arrivedAt: String?
@@ -180,7 +170,7 @@ public final class PhoneSource: MotionSampleSource {
             self.deadline = deadline
         }
 
-        var pending: Bool { sent < outbound.count }
+        var pending: Bool { outbound.isPending }
     }
 
     func acceptAll() throws {
@@ -245,51 +235,33 @@ public final class PhoneSource: MotionSampleSource {
             case .done: break
             }
         }
-        // A few reads per wake-up (tiny TLS records cost a read each), the loop calls again while
-        // more waits; what OpenSSL holds decrypted is read on the next tick.
-        var budget = Self.readBudget
-        for _ in 0..<Self.readsPerWakeUp where budget > 0 {
-            let outcome = chunk.withUnsafeMutableBytes {
-                c.tls.read(into: UnsafeMutableRawBufferPointer(rebasing: $0.prefix(budget)))
-            }
-            switch outcome {
-            case .wouldBlock: budget = 0
-            case .closed: return close(fd)
-            case .bytes(let n):
-                budget -= n
-                if c.closesWhenSent { return }  // a response is on its way; the rest is not read
-                c.inbound += chunk[0..<n]
-                if c.isSocket { try readFrames(c, fd) } else { try readHead(c, fd) }
-                guard connections[fd] != nil else { return }
-            }
+        // What OpenSSL holds decrypted beyond the budget is read on the next tick.
+        let open = try TCPStream.readWithinBudget(
+            into: &chunk, budget: Self.readBudget, reads: Self.readsPerWakeUp, read: { c.tls.read(into: $0) }
+        ) { bytes in
+            if c.closesWhenSent { return true }  // a response is on its way; what else comes is dropped
+            c.inbound += bytes
+            if c.isSocket { try readFrames(c, fd) } else { try readHead(c, fd) }
+            return connections[fd] != nil
         }
+        if !open { close(fd) }
     }
 
     func readHead(_ c: Connection, _ fd: Int32) throws {
-        // Parsed once its end is in (looked for in the new bytes only).
-        guard HTTPRequestHead.isComplete(c.inbound, scanned: &c.scanned) else { return }
-        switch HTTPRequestHead.parse(c.inbound) {
+        switch HTTPRequestHead.take(from: &c.inbound, scanned: &c.scanned) {
         case .incomplete: return
         case .invalid:
             refuse(.malformed)
-            respond(c, fd, .text(400, "Bad Request", "bad request\n"))
-        case .complete(let head, let length):
-            c.inbound.removeFirst(length)
-            try route(head, c, fd)
+            respond(c, fd, .badRequest)
+        case .head(let head): try route(head, c, fd)
         }
     }
 
-    static let pageFields: [(String, String)] = [
-        ("Content-Type", "text/html; charset=utf-8"),
-        (
-            "Content-Security-Policy",
-            "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; img-src data:; frame-ancestors 'none'"
-        ),
-        ("Cache-Control", "no-store"),
-        ("X-Content-Type-Options", "nosniff"),
-        ("Referrer-Policy", "no-referrer"),
-        ("Strict-Transport-Security", "max-age=0")
-    ]
+    static let pageFields =
+        HTTPResponse.pageFields(
+            contentSecurityPolicy:
+                "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; img-src data:; frame-ancestors 'none'"
+        ) + [("Strict-Transport-Security", "max-age=0")]
 
     func route(_ head: HTTPRequestHead, _ c: Connection, _ fd: Int32) throws {
         let host = head.field("host")
@@ -308,21 +280,13 @@ public final class PhoneSource: MotionSampleSource {
                 refuse(.foreignOrigin)
                 return respond(c, fd, .text(403, "Forbidden", "refused: foreign-origin\n"))
             }
-            guard head.field("upgrade", contains: "websocket"), head.field("connection", contains: "upgrade"),
-                head.field("sec-websocket-version") == "13", let key = head.field("sec-websocket-key"),
-                Base64.decode(key)?.count == 16
-            else {
+            guard let switching = WebSocketFrame.handshakeResponse(to: head) else {
                 refuse(.malformed)
-                return respond(c, fd, .text(400, "Bad Request", "a WebSocket upgrade (version 13) is expected here\n"))
+                return respond(c, fd, .upgradeExpected)
             }
-            let accept = Base64.encode(SHA1.hash(Array((key + WebSocketFrame.handshakeGUID).utf8)))
             c.isSocket = true
             c.deadline = MonotonicClock.nanoseconds() + Self.headTimeoutNanoseconds  // for the token
-            write(
-                c, fd,
-                Array(
-                    "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: \(accept)\r\n\r\n"
-                        .utf8))
+            write(c, fd, switching)
             if c.inbound.count > c.consumed { try readFrames(c, fd) }
         default:
             respond(c, fd, .text(404, "Not Found", "not found\n"))
@@ -447,26 +411,16 @@ public final class PhoneSource: MotionSampleSource {
     func releaseButtons() throws { try setButtons([]) }
 
     func write(_ c: Connection, _ fd: Int32, _ bytes: [UInt8]) {
-        if c.pending {
-            guard c.outbound.count - c.sent + bytes.count <= 262_144 else { return close(fd) }
-            c.outbound += bytes
-        } else {
-            c.outbound = bytes
-            c.sent = 0
-        }
+        guard c.outbound.enqueue(bytes, limit: 262_144) else { return close(fd) }
         flush(c, fd)
     }
 
     func flush(_ c: Connection, _ fd: Int32) {
-        while c.pending {
-            let n = c.outbound.withUnsafeBytes { all in c.tls.write(UnsafeRawBufferPointer(rebasing: all[c.sent...])) }
-            guard let written = n else { return close(fd) }
-            if written == 0 { return }
-            c.sent += written
+        switch c.outbound.drain({ c.tls.write($0) }).0 {
+        case .failed: return close(fd)
+        case .blocked: return
+        case .empty: if c.closesWhenSent { close(fd) }
         }
-        c.outbound = []
-        c.sent = 0
-        if c.closesWhenSent { close(fd) }
     }
 
     // MARK: Timing

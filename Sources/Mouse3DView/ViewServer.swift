@@ -71,18 +71,10 @@ public final class ViewServer {
     /// serving only requests that carry `token`. `onRecenter`, taken only for a loopback view,
     /// offers a recenter button.
     public init(address: String, port: UInt16, token: String, onRecenter: (() throws -> Void)? = nil) throws {
-        let socketAddress: SocketAddress
         do {
-            socketAddress = try SocketAddress.resolve(
-                SocketAddress.text(host: address, port: port), defaultPort: port, passive: false)
+            listener = try TCPListener.listening(host: address, port: port)
         } catch {
             throw ViewServerError(message: "cannot serve the view on \(address):\(port): \(error)")
-        }
-        do {
-            listener = try TCPListener(listeningOn: socketAddress)
-        } catch {
-            throw ViewServerError(
-                message: "cannot serve the view on \(address):\(port): \(SystemCallError.describeBindFailure(error))")
         }
         self.address = address
         self.port = listener.localAddress.port
@@ -172,8 +164,7 @@ public final class ViewServer {
         /// Bytes received and not yet taken; `consumed` of them are taken (parsed in place).
         var inbound: [UInt8] = []
         var consumed = 0
-        var outbound: [UInt8] = []
-        var sent = 0
+        var outbound = OutboundQueue()
         /// The latest ping's payload, answered once nothing else is pending.
         var pong: [UInt8]?
         /// Until the head is in (request), or when the pending message was last moved (page).
@@ -197,7 +188,7 @@ public final class ViewServer {
             frames = TokenBucket(ratePerSecond: ViewServer.framesPerSecond, burst: ViewServer.frameBurst, now: now)
         }
 
-        var pending: Bool { sent < outbound.count }
+        var pending: Bool { outbound.isPending }
     }
 
     func acceptAll() throws {
@@ -255,38 +246,28 @@ public final class ViewServer {
     /// kind closes the connection, never the process.
     func readable(_ fd: Int32) throws {
         guard let c = connections[fd] else { return }
-        var budget = Self.readBudget
-        for _ in 0..<Self.readsPerWakeUp where budget > 0 {
-            let outcome = chunk.withUnsafeMutableBytes {
-                (try? c.stream.read(into: UnsafeMutableRawBufferPointer(rebasing: $0.prefix(budget)))) ?? .closed
-            }
-            switch outcome {
-            case .wouldBlock: budget = 0
-            case .closed: return close(fd)
-            case .bytes(let n):
-                budget -= n
-                if c.closesWhenSent { continue }  // a response is on its way; what else comes is dropped
-                c.inbound += chunk[0..<n]
-                if c.isPage { try readFrames(c, fd) } else { try readHead(c, fd) }
-                guard connections[fd] != nil else { return }
-            }
+        let open = try TCPStream.readWithinBudget(
+            into: &chunk, budget: Self.readBudget, reads: Self.readsPerWakeUp,
+            read: { (try? c.stream.read(into: $0)) ?? .closed }
+        ) { bytes in
+            if c.closesWhenSent { return true }  // a response is on its way; what else comes is dropped
+            c.inbound += bytes
+            if c.isPage { try readFrames(c, fd) } else { try readHead(c, fd) }
+            return connections[fd] != nil
         }
+        if !open { close(fd) }
     }
 
     /// Reads per connection per wake-up.
     static let readsPerWakeUp = 4
 
     func readHead(_ c: Connection, _ fd: Int32) throws {
-        // Parsed once its end is in (looked for in the new bytes only).
-        guard HTTPRequestHead.isComplete(c.inbound, scanned: &c.scanned) else { return }
-        switch HTTPRequestHead.parse(c.inbound) {
+        switch HTTPRequestHead.take(from: &c.inbound, scanned: &c.scanned) {
         case .incomplete: return
         case .invalid:
             refuse(.malformed)
-            respond(c, fd, .text(400, "Bad Request", "bad request\n"))
-        case .complete(let head, let length):
-            c.inbound.removeFirst(length)
-            try route(head, c, fd)
+            respond(c, fd, .badRequest)
+        case .head(let head): try route(head, c, fd)
         }
     }
 
@@ -304,19 +285,13 @@ public final class ViewServer {
             if let r = policy.check(host: host, origin: origin, token: token, stream: true, arrivedAt: c.arrivedAt) {
                 return refused(r, c, fd)
             }
-            guard head.field("upgrade", contains: "websocket"), head.field("connection", contains: "upgrade"),
-                head.field("sec-websocket-version") == "13", let key = head.field("sec-websocket-key"),
-                Base64.decode(key)?.count == 16
-            else {
+            guard let switching = WebSocketFrame.handshakeResponse(to: head) else {
                 refuse(.malformed)
-                return respond(c, fd, .text(400, "Bad Request", "a WebSocket upgrade (version 13) is expected here\n"))
+                return respond(c, fd, .upgradeExpected)
             }
-            let accept = Base64.encode(SHA1.hash(Array((key + WebSocketFrame.handshakeGUID).utf8)))
-            let response =
-                "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: \(accept)\r\n\r\n"
             c.isPage = true
             pages += 1
-            write(c, fd, Array(response.utf8))
+            write(c, fd, switching)
             // The state as it is now, at once (the other pages keep their schedule).
             write(c, fd, message(markPushed: false))
             if c.inbound.count > c.consumed { try readFrames(c, fd) }
@@ -339,16 +314,10 @@ public final class ViewServer {
         }
     }
 
-    static let pageFields: [(String, String)] = [
-        ("Content-Type", "text/html; charset=utf-8"),
-        (
-            "Content-Security-Policy",
+    static let pageFields = HTTPResponse.pageFields(
+        contentSecurityPolicy:
             "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; img-src 'self' data:; frame-ancestors 'none'"
-        ),
-        ("Cache-Control", "no-store"),
-        ("X-Content-Type-Options", "nosniff"),
-        ("Referrer-Policy", "no-referrer")
-    ]
+    )
 
     func refused(_ reason: ViewAccessPolicy.Refusal, _ c: Connection, _ fd: Int32) {
         refuse(reason)
@@ -419,45 +388,38 @@ public final class ViewServer {
     /// are, up to ``maximumOutbound`` held, past which the connection is closed.
     func write(_ c: Connection, _ fd: Int32, _ bytes: [UInt8], force: Bool = true) {
         if !c.pending {
-            c.outbound = bytes
-            c.sent = 0
-            if !c.closesWhenSent {
-                c.deadline =
-                    MonotonicClock.nanoseconds() + (c.isPage ? Self.stallNanoseconds : Self.headTimeoutNanoseconds)
-            }
+            _ = c.outbound.enqueue(bytes, limit: Self.maximumOutbound)  // nothing waits: always taken
+            if !c.closesWhenSent { moveDeadline(c) }
         } else if force {
-            guard c.outbound.count - c.sent + bytes.count <= Self.maximumOutbound else {
+            guard c.outbound.enqueue(bytes, limit: Self.maximumOutbound) else {
                 refuse(.unread)
                 return close(fd)
             }
-            c.outbound += bytes
         } else {
             return
         }
         flush(c, fd)
     }
 
+    /// A page's stall deadline, or a request's for its head, from now.
+    func moveDeadline(_ c: Connection) {
+        c.deadline = MonotonicClock.nanoseconds() + (c.isPage ? Self.stallNanoseconds : Self.headTimeoutNanoseconds)
+    }
+
     func flush(_ c: Connection, _ fd: Int32) {
         while true {
-            while c.pending {
-                let n = c.outbound.withUnsafeBytes { all in
-                    try? c.stream.write(UnsafeRawBufferPointer(rebasing: all[c.sent...]))
-                }
-                guard let written = n ?? nil else { return close(fd) }
-                if written == 0 { return }
-                c.sent += written
-                // Progress moves a page's stall deadline; a closing connection keeps its own (1 s).
-                if !c.closesWhenSent {
-                    c.deadline =
-                        MonotonicClock.nanoseconds() + (c.isPage ? Self.stallNanoseconds : Self.headTimeoutNanoseconds)
-                }
+            let (drained, progressed) = c.outbound.drain { (try? c.stream.write($0)) ?? nil }
+            // Progress moves a page's stall deadline; a closing connection keeps its own (1 s).
+            if progressed && !c.closesWhenSent { moveDeadline(c) }
+            switch drained {
+            case .failed: return close(fd)
+            case .blocked: return
+            case .empty: break
             }
-            c.outbound = []
-            c.sent = 0
             // The pong waits for the socket to take what was before it, so unanswered pings hold one.
             guard let pong = c.pong else { break }
             c.pong = nil
-            c.outbound = WebSocketFrame.encode(.pong, pong)
+            _ = c.outbound.enqueue(WebSocketFrame.encode(.pong, pong), limit: Self.maximumOutbound)
         }
         if c.closesWhenSent { close(fd) }
     }

@@ -46,6 +46,28 @@ public final class TCPListener {
         }
     }
 
+    /// Listens on `host` (a numeric IPv4 or IPv6 address) and `port` (0: any free one); the error
+    /// says why not in words, a bind failure with its usual cause.
+    public static func listening(host: String, port: UInt16) throws(Failure) -> TCPListener {
+        let address: SocketAddress
+        do {
+            address = try SocketAddress.resolve(
+                SocketAddress.text(host: host, port: port), defaultPort: port, passive: false)
+        } catch {
+            throw Failure(description: "\(error)")
+        }
+        do {
+            return try TCPListener(listeningOn: address)
+        } catch {
+            throw Failure(description: SystemCallError.describeBindFailure(error))
+        }
+    }
+
+    /// Why ``listening(host:port:)`` could not listen.
+    public struct Failure: Error, CustomStringConvertible, Sendable {
+        public let description: String
+    }
+
     deinit { try? descriptor.close() }
 
     /// The next waiting connection and its peer, or nil when none waits. Errors that concern only
