@@ -17,6 +17,19 @@ struct AttitudePrintFormatTests {
                 + #""roll":0.5,"pitch":-0.25,"yaw":1.0,"buttons":3}"#)
     }
 
+    @Test("jsonl appended to a buffer: what was there stays; zeros and the largest numbers are written whole")
+    func jsonlAppended() {
+        var u = Self.update
+        u.sequence = .max
+        u.buttons = ButtonState(rawValue: 0)
+        var bytes = Array("before\n".utf8)
+        AttitudePrintFormat.jsonl.append(u, wallNanoseconds: 5_000_000_000, secondText: "", to: &bytes)
+        #expect(
+            String(decoding: bytes, as: UTF8.self)
+                == "before\n" + #"{"sender":"127.0.0.1:5000","stream":"2a","seq":18446744073709551615,"#
+                + #""time":5.000000,"roll":0.5,"pitch":-0.25,"yaw":1.0,"buttons":0}"#)
+    }
+
     @Test("text: the second given, the microseconds, the stream, degrees")
     func text() {
         let line = AttitudePrintFormat.text.line(

@@ -22,7 +22,9 @@ public final class PrintOutput: AttitudeSink {
             second = s
             secondText = String(WallClock.iso8601(nanoseconds: s * 1_000_000_000).prefix(19))
         }
-        try output.writeLine(format.line(update, wallNanoseconds: wall, secondText: secondText))
+        let format = format
+        let secondText = secondText
+        try output.writeLine { format.append(update, wallNanoseconds: wall, secondText: secondText, to: &$0) }
     }
 
     public func endOfBatch() throws { try output.flush() }

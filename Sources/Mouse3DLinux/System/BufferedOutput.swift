@@ -44,6 +44,13 @@ public final class BufferedOutput {
         if buffer.count >= capacity { try flush() }
     }
 
+    /// Appends what `fill` writes into the buffer, and a newline (no string in between).
+    public func writeLine(_ fill: (inout [UInt8]) -> Void) throws(SystemCallError) {
+        fill(&buffer)
+        buffer.append(UInt8(ascii: "\n"))
+        if buffer.count >= capacity { try flush() }
+    }
+
     /// Writes out whatever is buffered. The corresponding C call is `write(2)`, retried on `EINTR`.
     public func flush() throws(SystemCallError) {
         guard !buffer.isEmpty else { return }
