@@ -35,26 +35,36 @@ public enum AttitudePrintFormat: String, CaseIterable, Sendable {
 
     func appendJSONLine(_ update: AttitudeUpdate, wallNanoseconds wall: UInt64, to bytes: inout [UInt8]) {
         let f = update.frame
-        bytes.append(contentsOf: #"{"sender":""#.utf8)
-        bytes.append(contentsOf: update.stream.sender.utf8)
-        bytes.append(contentsOf: #"","stream":""#.utf8)
-        bytes.append(contentsOf: update.stream.stream.utf8)
-        bytes.append(contentsOf: #"","seq":"#.utf8)
+        bytes.append(contentsOf: update.stream.jsonlPrefix)
         appendDecimal(UInt64(update.sequence), to: &bytes)
-        bytes.append(contentsOf: #","time":"#.utf8)
+        appendLiteral(#","time":"#, to: &bytes)
         appendDecimal(wall / 1_000_000_000, to: &bytes)
         bytes.append(UInt8(ascii: "."))
         appendDecimal(wall / 1000 % 1_000_000, minimumDigits: 6, to: &bytes)
-        bytes.append(contentsOf: #","roll":"#.utf8)
-        bytes.append(contentsOf: f.roll.description.utf8)  // a small string: no allocation
-        bytes.append(contentsOf: #","pitch":"#.utf8)
-        bytes.append(contentsOf: f.pitch.description.utf8)
-        bytes.append(contentsOf: #","yaw":"#.utf8)
-        bytes.append(contentsOf: f.yaw.description.utf8)
-        bytes.append(contentsOf: #","buttons":"#.utf8)
+        appendLiteral(#","roll":"#, to: &bytes)
+        appendShortest(f.roll, to: &bytes)
+        appendLiteral(#","pitch":"#, to: &bytes)
+        appendShortest(f.pitch, to: &bytes)
+        appendLiteral(#","yaw":"#, to: &bytes)
+        appendShortest(f.yaw, to: &bytes)
+        appendLiteral(#","buttons":"#, to: &bytes)
         appendDecimal(UInt64(update.buttons.rawValue), to: &bytes)
         bytes.append(UInt8(ascii: "}"))
     }
+}
+
+/// Appends a literal's bytes (one copy, no string made).
+@inline(__always)
+func appendLiteral(_ text: StaticString, to bytes: inout [UInt8]) {
+    bytes.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+}
+
+/// Appends the shortest decimal that reads back as `value` (Swift's `description`: a small string,
+/// which allocates nothing, copied out through its UTF-8 view).
+@inline(__always)
+func appendShortest(_ value: Float, to bytes: inout [UInt8]) {
+    var text = value.description
+    text.withUTF8 { bytes.append(contentsOf: $0) }
 }
 
 /// Appends `value` in decimal, zero-padded to `minimumDigits`.

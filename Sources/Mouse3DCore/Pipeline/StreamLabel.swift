@@ -11,6 +11,9 @@ public final class StreamLabel: Hashable, CustomStringConvertible, Sendable {
     public let description: String
     /// The paired sender's name, for a sealed stream.
     public let peer: String?
+    /// The start of its jsonl lines, `{"sender":"…","stream":"…","seq":`, made once (see
+    /// ``AttitudePrintFormat``).
+    public let jsonlPrefix: [UInt8]
 
     /// A label with these texts.
     public init(sender: String, stream: String, description: String, peer: String? = nil) {
@@ -18,6 +21,7 @@ public final class StreamLabel: Hashable, CustomStringConvertible, Sendable {
         self.stream = stream
         self.description = description
         self.peer = peer
+        jsonlPrefix = Array(#"{"sender":"\#(sender)","stream":"\#(stream)","seq":"#.utf8)
     }
 
     /// The label of a process's own fusion.

@@ -49,13 +49,27 @@ public struct StreamTracker<Stream: Hashable & Sendable>: Sendable {
     /// Judges a datagram with `sequence` from `stream`, heard at `now`.
     @inlinable
     public mutating func receive(_ stream: Stream, sequence: UInt64, now: UInt64) -> Verdict {
-        guard let index = _streams.index(forKey: stream) else {
-            var fresh = State(newestSequence: sequence, lastHeardNanoseconds: now)
-            fresh.accepted = 1
-            _streams[stream] = fresh
-            return .accept(isNew: true, resumed: false)
-        }
-        return _streams.values.withState(at: index) { state in
+        guard let index = _streams.index(forKey: stream) else { return start(stream, sequence: sequence, now: now) }
+        return receive(at: index, sequence: sequence, now: now)
+    }
+
+    /// Where a stream's state is kept, or nil for one not heard yet. With ``receive(at:sequence:now:)``
+    /// and ``newestSequence(at:)`` a datagram costs its stream one hash; the place is good until the
+    /// next stream is started or removed.
+    public typealias Place = Dictionary<Stream, State>.Index
+
+    /// Where `stream`'s state is, or nil for a stream not heard yet.
+    @inlinable
+    public func place(of stream: Stream) -> Place? { _streams.index(forKey: stream) }
+
+    /// The newest sequence number accepted from the stream at `place`.
+    @inlinable
+    public func newestSequence(at place: Place) -> UInt64 { _streams.values[place].newestSequence }
+
+    /// ``receive(_:sequence:now:)`` for a stream already heard, found at `place`.
+    @inlinable
+    public mutating func receive(at place: Place, sequence: UInt64, now: UInt64) -> Verdict {
+        _streams.values.withState(at: place) { state in
             guard sequence > state.newestSequence else {
                 state.reordered += 1
                 return .stale
@@ -68,6 +82,15 @@ public struct StreamTracker<Stream: Hashable & Sendable>: Sendable {
             state.isSilent = false
             return .accept(isNew: false, resumed: resumed)
         }
+    }
+
+    /// ``receive(_:sequence:now:)`` for a stream not heard yet: it starts with this datagram.
+    @inlinable
+    public mutating func start(_ stream: Stream, sequence: UInt64, now: UInt64) -> Verdict {
+        var fresh = State(newestSequence: sequence, lastHeardNanoseconds: now)
+        fresh.accepted = 1
+        _streams[stream] = fresh
+        return .accept(isNew: true, resumed: false)
     }
 
     /// Marks the streams that have been silent past the limit at `now`; returns those newly silent.

@@ -34,6 +34,8 @@ public final class AttitudeReceiver {
     private var tracker = StreamTracker<StreamKey>()
     /// Each live stream's label, made on its first frame (and on its first after a silence).
     private var labels: [StreamKey: StreamLabel] = [:]
+    /// The label found last: consecutive datagrams are mostly one stream's (a batch of one sender's).
+    private var lastLabel: (key: StreamKey, label: StreamLabel)?
     private var rawSequence: [SocketAddress: UInt64] = [:]
     private var nextForget: UInt64 = 0
     private var tally = SenderTally()
@@ -172,14 +174,20 @@ public final class AttitudeReceiver {
         if format == .raw { sequence = nextRawSequence(from: sender) }
         let key = StreamKey(
             sender: sender, streamID: d.streamID, peerName: verified.peerName, senderKey: verified.senderKey)
-        let before = tracker.streams[key]
-        if before == nil { try makeRoom(for: key, handle) }
+        // One hash for the stream: its place serves the verdict and the gap (it stays good until a
+        // stream is started or removed, which only happens below when it had none).
+        let place = tracker.place(of: key)
+        let newestBefore = place.map { tracker.newestSequence(at: $0) }
+        if place == nil { try makeRoom(for: key, handle) }
         tally.makeRoom(for: sender, limit: Self.maximumCountedSources) { Set(tracker.streams.keys.map(\.sender)) }
-        switch tracker.receive(key, sequence: sequence, now: now) {
+        let verdict =
+            place.map { tracker.receive(at: $0, sequence: sequence, now: now) }
+            ?? tracker.start(key, sequence: sequence, now: now)
+        switch verdict {
         case .stale:
             tally.reordered(from: sender, now: now)
         case .accept(let isNew, let resumed):
-            let skipped = before.map { sequence - $0.newestSequence - 1 } ?? 0
+            let skipped = newestBefore.map { sequence - $0 - 1 } ?? 0
             let sent = format == .raw ? nil : d.sentNanoseconds
             tally.accepted(from: sender, skipped: skipped, sent: sent, now: now)
             if isNew { try handle(.streamStarted(key)) }
@@ -195,11 +203,14 @@ public final class AttitudeReceiver {
 
     /// The label of a tracked stream, made on its first frame.
     private func label(for key: StreamKey) -> StreamLabel {
-        if let label = labels[key] { return label }
-        let label = StreamLabel(
-            sender: key.sender.description, stream: String(key.streamID, radix: 16), description: key.description,
-            peer: key.peerName)
+        if let last = lastLabel, last.key == key { return last.label }
+        let label =
+            labels[key]
+            ?? StreamLabel(
+                sender: key.sender.description, stream: String(key.streamID, radix: 16),
+                description: key.description, peer: key.peerName)
         labels[key] = label
+        lastLabel = (key, label)
         return label
     }
 
@@ -233,6 +244,7 @@ public final class AttitudeReceiver {
         streamsDropped += 1
         if !oldest.silent { try handle(.streamDropped(oldest.key)) }  // a silent one was reported lost already
         labels[oldest.key] = nil
+        lastLabel = nil
     }
 
     /// Reports streams that have been silent for 500 ms as of `now`, and the refusals summed over
@@ -242,6 +254,7 @@ public final class AttitudeReceiver {
             try handle(.streamLost(key))
             // Made anew if it comes back: a paired sender's address may have changed meanwhile.
             labels[key] = nil
+            lastLabel = nil
         }
         if now >= nextForget {
             tracker.forget(silentLongerThan: 600_000_000_000, now: now)
