@@ -37,8 +37,8 @@ let package = Package(
         .systemLibrary(
             name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
         // DNS-SD through the system's Avahi daemon (receivers announce, senders browse).
-        .systemLibrary(
-            name: "CAvahi", pkgConfig: "avahi-client", providers: [.apt(["libavahi-client-dev"])]),
+        // Headers only: the library is opened when discovery is first used (see its shim.h).
+        .systemLibrary(name: "CAvahi", providers: [.apt(["libavahi-client-dev"])]),
         // Kernel and libc headers that Glibc's module leaves out (signalfd, ppoll with _GNU_SOURCE).
         .systemLibrary(name: "CLinux"),
         // TLS for the phone page (browsers give motion sensors to secure pages only) and its certificate.

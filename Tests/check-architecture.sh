@@ -41,7 +41,8 @@ if [ "${1:-}" = "--self-test" ]; then
     plant "Foundation in the product" Sources/Mouse3DLinux/F.swift 'import Foundation' "Foundation (or a package built on it)"
     plant "a second key = value reader" Sources/Mouse3DCore/KV.swift $'func r(_ t: String) { for l in t.split(separator: "\\n") { _ = l.firstIndex(of: "=") } }' "a second key = value reader"
     plant "a default for every output" Sources/Mouse3DCore/Defaults.swift $'extension AttitudeOutput {\n    public func finish() {}\n}' "a default for every AttitudeOutput"
-    plant "OpenSSL linked" Sources/COpenSSL/module.modulemap $'module COpenSSL [system] {\n    header "shim.h"\n    link "ssl"\n}' "OpenSSL linked"
+    plant "OpenSSL linked" Sources/COpenSSL/module.modulemap $'module COpenSSL [system] {\n    header "shim.h"\n    link "ssl"\n}' "OpenSSL or Avahi linked"
+    plant "Avahi linked" Sources/CAvahi/module.modulemap $'module CAvahi [system] {\n    header "shim.h"\n    link "avahi-client"\n}' "OpenSSL or Avahi linked"
     plant "an import across the layers" Sources/Mouse3DCore/Up.swift 'import Mouse3DLinux' "imports what its layer may not"
     [ "$ok" = 0 ] && echo "architecture self-test: every planted breach was reported"
     exit "$ok"
@@ -114,10 +115,10 @@ hits=$(grep -rnE '^(public )?extension AttitudeOutput\s*\{' Sources)
 hits=$(grep -rn '@_spi(' Sources | grep -v '^Sources/Mouse3DLinux/System/SystemCall.swift:')
 [ -n "$hits" ] && fail "@_spi outside the shim's declaration (only Tests/ may use it):"$'\n'"$hits"
 
-# OpenSSL is opened when TLS is first needed, not linked (it costs every process 1.2 MB resident):
-# its module links nothing, and the phone and view code reach it through the shim's table.
-hits=$(grep -nE '^\s*link ' Sources/COpenSSL/module.modulemap)
-[ -n "$hits" ] && fail "OpenSSL linked (Sources/COpenSSL/module.modulemap; open it through m3d_openssl()):"$'\n'"$hits"
+# OpenSSL and Avahi are opened when first needed, not linked (linked, they cost every process 1.2 and
+# 1 MB resident): their modules link nothing, and the code reaches them through the shims' tables.
+hits=$(grep -nE '^\s*link ' Sources/COpenSSL/module.modulemap Sources/CAvahi/module.modulemap)
+[ -n "$hits" ] && fail "OpenSSL or Avahi linked (open them through m3d_openssl(), m3d_avahi()):"$'\n'"$hits"
 
 # One public top-level type per file (extensions and nested types do not count).
 while IFS= read -r f; do

@@ -30,9 +30,9 @@ rmdir "$stage/usr/share/mouse3d" 2>/dev/null || true
 version=$("$stage/usr/bin/mouse3d" --version)
 arch=$(dpkg --print-architecture)
 # The libraries the binary links, and those it opens when first needed (OpenSSL for the phone page's
-# TLS: Sources/COpenSSL/shim.h names them).
-opened=$(sed -n 's/^#define M3D_LIB[A-Z]* "\(.*\)"$/\1/p' Sources/COpenSSL/shim.h)
-[ -n "$opened" ] || { echo "build-deb.sh: no library names found in Sources/COpenSSL/shim.h" >&2; exit 1; }
+# TLS, Avahi for discovery: each shim under Sources/C*/ names them).
+opened=$(sed -n 's/^#define M3D_LIB[A-Z_]* "\(.*\)"$/\1/p' Sources/C*/shim.h)
+[ -n "$opened" ] || { echo "build-deb.sh: no library names found in Sources/C*/shim.h" >&2; exit 1; }
 depends=$({ objdump -p "$stage/usr/bin/mouse3d" | awk '/NEEDED/ {print $2}'; echo "$opened"; } | while read -r lib; do
     dpkg -S "*/$lib" 2>/dev/null | head -1 | cut -d: -f1
 done | sort -u | { grep -v '^libc6$' || true; } | paste -sd, | sed 's/,/, /g')

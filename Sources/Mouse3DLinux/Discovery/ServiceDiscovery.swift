@@ -36,16 +36,21 @@ public final class ServiceDiscovery: @unchecked Sendable {
     /// `browsedType` once it runs. Throws if there is no system bus to reach it on (or no memory);
     /// a daemon that is not running yet is reported as an event and awaited.
     public init(announcing announcement: ServiceAnnouncement?, browsing browsedType: String?) throws {
+        guard m3d_avahi() != nil else {
+            throw DiscoveryUnavailable(
+                reason: "Avahi's client library could not be opened (\(String(cString: m3d_avahi_error())));"
+                    + " install it: sudo apt install libavahi-client3")
+        }
         notifier = try EventNotifier()
-        guard let poll = avahi_threaded_poll_new() else { throw DiscoveryUnavailable(reason: "out of memory") }
+        guard let poll = avahi.avahi_threaded_poll_new() else { throw DiscoveryUnavailable(reason: "out of memory") }
         self.poll = poll
         self.announcement = announcement
         self.browsedType = browsedType
         if let announcement { announcedName = announcement.name }
         var error: Int32 = 0
         // The callback may run inside avahi_client_new, on this thread, before the poll thread starts.
-        let created = avahi_client_new(
-            avahi_threaded_poll_get(poll), AVAHI_CLIENT_NO_FAIL, ServiceDiscovery.clientChanged,
+        let created = avahi.avahi_client_new(
+            avahi.avahi_threaded_poll_get(poll), AVAHI_CLIENT_NO_FAIL, ServiceDiscovery.clientChanged,
             Unmanaged.passUnretained(self).toOpaque(), &error)
         // The callback keeps `client` current (it may already have replaced a failed one, freeing
         // `created`): only a client the callback never saw is taken from the return value.
@@ -55,17 +60,17 @@ public final class ServiceDiscovery: @unchecked Sendable {
             client = nil  // avahi_client_new freed what it made
             throw DiscoveryUnavailable(reason: ServiceDiscovery.text(of: error))
         }
-        guard avahi_threaded_poll_start(poll) >= 0 else {
+        guard avahi.avahi_threaded_poll_start(poll) >= 0 else {
             throw DiscoveryUnavailable(reason: "cannot start Avahi's event thread")
         }
         running = true
     }
 
     deinit {
-        if running { avahi_threaded_poll_stop(poll) }
+        if running { avahi.avahi_threaded_poll_stop(poll) }
         // Frees the entry group, browser and resolvers with it (withdrawing the announcement).
-        if let client { avahi_client_free(client) }
-        avahi_threaded_poll_free(poll)
+        if let client { avahi.avahi_client_free(client) }
+        avahi.avahi_threaded_poll_free(poll)
     }
 
     /// The events since the last call, oldest first.
@@ -84,7 +89,7 @@ public final class ServiceDiscovery: @unchecked Sendable {
 
     /// Avahi's text for `error`, starting lower case ("daemon not running"): it goes mid-sentence.
     private static func text(of error: Int32) -> String {
-        let text = String(cString: avahi_strerror(error))
+        let text = avahi.avahi_strerror(error).map { String(cString: $0) } ?? "error \(error)"
         guard let first = text.first, first.isUppercase, text.dropFirst().first?.isLowercase ?? true else {
             return text
         }
@@ -110,11 +115,11 @@ public final class ServiceDiscovery: @unchecked Sendable {
                 me.browse()
             case AVAHI_CLIENT_S_COLLISION, AVAHI_CLIENT_S_REGISTERING:
                 // The host name changes: announce again once the daemon runs.
-                if let group = me.group { avahi_entry_group_reset(group) }
+                if let group = me.group { avahi.avahi_entry_group_reset(group) }
             case AVAHI_CLIENT_CONNECTING:
                 me.post(.daemonUnavailable("the Avahi daemon is not running"))
             case AVAHI_CLIENT_FAILURE:
-                let error = avahi_client_errno(client)
+                let error = avahi.avahi_client_errno(client)
                 me.post(
                     .daemonUnavailable(error == AVAHI_ERR_DISCONNECTED ? "the Avahi daemon went away" : text(of: error))
                 )
@@ -122,10 +127,10 @@ public final class ServiceDiscovery: @unchecked Sendable {
                 me.group = nil
                 me.browser = nil
                 me.resolvers.removeAll()
-                avahi_client_free(client)
+                avahi.avahi_client_free(client)
                 var e: Int32 = 0
-                me.client = avahi_client_new(
-                    avahi_threaded_poll_get(me.poll), AVAHI_CLIENT_NO_FAIL, clientChanged, userdata, &e)
+                me.client = avahi.avahi_client_new(
+                    avahi.avahi_threaded_poll_get(me.poll), AVAHI_CLIENT_NO_FAIL, clientChanged, userdata, &e)
                 if me.client == nil { me.post(.daemonUnavailable(text(of: e))) }
             default:
                 break
@@ -138,18 +143,18 @@ public final class ServiceDiscovery: @unchecked Sendable {
     private func announce() {
         guard let announcement, let client else { return }
         if group == nil {
-            group = avahi_entry_group_new(
+            group = avahi.avahi_entry_group_new(
                 client, ServiceDiscovery.groupChanged, Unmanaged.passUnretained(self).toOpaque())
-            guard group != nil else { return post(.publishFailed(Self.text(of: avahi_client_errno(client)))) }
+            guard group != nil else { return post(.publishFailed(Self.text(of: avahi.avahi_client_errno(client)))) }
         }
-        guard let group, avahi_entry_group_is_empty(group) != 0 else { return }
+        guard let group, avahi.avahi_entry_group_is_empty(group) != 0 else { return }
         var list: UnsafeMutablePointer<AvahiStringList>?
-        for entry in announcement.txt { list = avahi_string_list_add(list, entry) }
-        defer { avahi_string_list_free(list) }
+        for entry in announcement.txt { list = avahi.avahi_string_list_add(list, entry) }
+        defer { avahi.avahi_string_list_free(list) }
         let interface: AvahiIfIndex =
             announcement.loopbackOnly ? AvahiIfIndex(if_nametoindex("lo")) : AvahiIfIndex(AVAHI_IF_UNSPEC)
         let name = announcedName ?? announcement.name
-        var status = avahi_entry_group_add_service_strlst(
+        var status = avahi.avahi_entry_group_add_service_strlst(
             group, interface, AvahiProtocol(AVAHI_PROTO_UNSPEC), AvahiPublishFlags(0), name, announcement.type, nil,
             nil,
             announcement.port, list)
@@ -157,17 +162,17 @@ public final class ServiceDiscovery: @unchecked Sendable {
             renameAfterCollision()
             return announce()
         }
-        if status >= 0 { status = avahi_entry_group_commit(group) }
+        if status >= 0 { status = avahi.avahi_entry_group_commit(group) }
         if status < 0 { post(.publishFailed(Self.text(of: status))) }
     }
 
     private func renameAfterCollision() {
         let current = announcedName ?? announcement?.name ?? "mouse3d"
-        if let next = avahi_alternative_service_name(current) {
+        if let next = avahi.avahi_alternative_service_name(current) {
             announcedName = String(cString: next)
-            avahi_free(next)
+            avahi.avahi_free(next)
         }
-        if let group { avahi_entry_group_reset(group) }
+        if let group { avahi.avahi_entry_group_reset(group) }
     }
 
     private static let groupChanged: AvahiEntryGroupCallback = { group, state, userdata in
@@ -179,7 +184,7 @@ public final class ServiceDiscovery: @unchecked Sendable {
                 me.renameAfterCollision()
                 me.announce()
             case AVAHI_ENTRY_GROUP_FAILURE:
-                me.post(.publishFailed(text(of: avahi_client_errno(avahi_entry_group_get_client(group)))))
+                me.post(.publishFailed(text(of: avahi.avahi_client_errno(avahi.avahi_entry_group_get_client(group)))))
             default:
                 break
             }
@@ -190,24 +195,24 @@ public final class ServiceDiscovery: @unchecked Sendable {
 
     private func browse() {
         guard let browsedType, let client, browser == nil else { return }
-        browser = avahi_service_browser_new(
+        browser = avahi.avahi_service_browser_new(
             client, AvahiIfIndex(AVAHI_IF_UNSPEC), AvahiProtocol(AVAHI_PROTO_UNSPEC), browsedType, nil,
             AvahiLookupFlags(0),
             ServiceDiscovery.browserChanged, Unmanaged.passUnretained(self).toOpaque())
-        if browser == nil { post(.browseFailed(Self.text(of: avahi_client_errno(client)))) }
+        if browser == nil { post(.browseFailed(Self.text(of: avahi.avahi_client_errno(client)))) }
     }
 
     /// Browses again from scratch (from any thread): every instance present is reported and resolved
     /// anew, so a change Avahi did not report (or a stale cache) shows up.
     public func browseAgain() {
         guard running else { return }
-        avahi_threaded_poll_lock(poll)
-        for resolver in resolvers.values { avahi_service_resolver_free(resolver) }
+        avahi.avahi_threaded_poll_lock(poll)
+        for resolver in resolvers.values { avahi.avahi_service_resolver_free(resolver) }
         resolvers.removeAll()
-        if let browser { avahi_service_browser_free(browser) }
+        if let browser { avahi.avahi_service_browser_free(browser) }
         browser = nil
         browse()
-        avahi_threaded_poll_unlock(poll)
+        avahi.avahi_threaded_poll_unlock(poll)
     }
 
     private static func resolverKey(_ interface: AvahiIfIndex, _ proto: AvahiProtocol, _ name: UnsafePointer<CChar>?)
@@ -225,25 +230,26 @@ public final class ServiceDiscovery: @unchecked Sendable {
                 let key = resolverKey(interface, proto, name)
                 guard me.resolvers[key] == nil else { return }
                 // Kept until the instance goes (or resolving fails): it answers again on every change.
-                if let resolver = avahi_service_resolver_new(
+                if let resolver = avahi.avahi_service_resolver_new(
                     client, interface, proto, name, type, domain, AvahiProtocol(AVAHI_PROTO_UNSPEC),
                     AvahiLookupFlags(0),
                     resolved, userdata)
                 {
                     me.resolvers[key] = resolver
                 } else {
-                    me.post(.browseFailed(text(of: avahi_client_errno(client))))
+                    me.post(.browseFailed(text(of: avahi.avahi_client_errno(client))))
                 }
             case AVAHI_BROWSER_REMOVE:
                 if let resolver = me.resolvers.removeValue(forKey: resolverKey(interface, proto, name)) {
-                    avahi_service_resolver_free(resolver)
+                    avahi.avahi_service_resolver_free(resolver)
                 }
                 me.post(
                     .removed(
                         name: name.map { TerminalText.escaped(String(cString: $0)) } ?? "", interface: interface,
                         ipv6: proto == AVAHI_PROTO_INET6))
             case AVAHI_BROWSER_FAILURE:
-                me.post(.browseFailed(text(of: avahi_client_errno(avahi_service_browser_get_client(browser)))))
+                me.post(
+                    .browseFailed(text(of: avahi.avahi_client_errno(avahi.avahi_service_browser_get_client(browser)))))
             default:
                 break
             }
@@ -257,7 +263,7 @@ public final class ServiceDiscovery: @unchecked Sendable {
                 // Failed (timed out, gone): dropped; the browser's next NEW starts another.
                 let key = resolverKey(interface, proto, name)
                 if me.resolvers[key] == resolver { me.resolvers.removeValue(forKey: key) }
-                avahi_service_resolver_free(resolver)
+                avahi.avahi_service_resolver_free(resolver)
                 return
             }
             guard let address, let found = socketAddress(address.pointee, port: port, interface: interface) else {
@@ -288,8 +294,8 @@ public final class ServiceDiscovery: @unchecked Sendable {
         var result: [String: String] = [:]
         var item = list
         while let current = item {
-            let size = Int(avahi_string_list_get_size(current))
-            if let text = avahi_string_list_get_text(current) {
+            let size = Int(avahi.avahi_string_list_get_size(current))
+            if let text = avahi.avahi_string_list_get_text(current) {
                 let entry = String(decoding: UnsafeBufferPointer(start: text, count: size), as: UTF8.self)
                 if let equals = entry.firstIndex(of: "=") {
                     result[String(entry[..<equals])] = String(entry[entry.index(after: equals)...])
@@ -297,8 +303,12 @@ public final class ServiceDiscovery: @unchecked Sendable {
                     result[entry] = ""
                 }
             }
-            item = avahi_string_list_get_next(current)
+            item = avahi.avahi_string_list_get_next(current)
         }
         return result
     }
 }
+
+/// Avahi's functions. Every use follows ``ServiceDiscovery``'s init, which refuses to go on when the
+/// library could not be opened, so the table is there (CAvahi's shim.h says why it is not linked).
+private var avahi: m3d_avahi { m3d_avahi()!.pointee }
