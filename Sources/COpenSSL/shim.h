@@ -2,9 +2,9 @@
 
    OpenSSL is opened when TLS is first needed (dlopen), not linked: linked, the loader reads
    libcrypto's relocations and relocates its tables in every process, 1.2 MB resident in a `send` or
-   `receive` that never speaks TLS (bench stream: peak RSS). The headers give the types; the table
-   below gives each function the type its header declares (no prototype is written here), and
-   m3d_openssl() fills it once. The helpers stand in for OpenSSL's macros (which Swift cannot call)
+   `receive` that never speaks TLS (bench stream: peak RSS). The headers give the types;
+   M3D_OPENED_LIBRARY (CLinux/opened_library.h) declares the table and m3d_openssl(), which opens
+   the libraries on first use. The helpers stand in for OpenSSL's macros (which Swift cannot call)
    and keep the certificate's making in one place; every call is OpenSSL's own. */
 #include <openssl/ssl.h>
 #include <openssl/err.h>
@@ -12,10 +12,8 @@
 #include <openssl/pem.h>
 #include <openssl/x509v3.h>
 #include <openssl/rand.h>
-#include <dlfcn.h>
-#include <pthread.h>
-#include <stdio.h>
 #include <string.h>
+#include "../CLinux/opened_library.h"
 
 /* The library file names opened (scripts/build-deb.sh adds their packages to Depends). */
 #define M3D_LIBSSL "libssl.so.3"
@@ -37,62 +35,7 @@
     F(X509_new) F(X509_set_issuer_name) F(X509_set_pubkey) F(X509_set_version) F(X509_sign) \
     F(X509V3_EXT_conf_nid) F(X509V3_set_ctx)
 
-/* One pointer per function, typed from its declaration. */
-struct m3d_openssl {
-#define M3D_FIELD(name) __typeof__(name) *_Nonnull name;
-    M3D_OPENSSL_FUNCTIONS(M3D_FIELD)
-#undef M3D_FIELD
-};
-
-struct m3d_openssl_state {
-    pthread_once_t once;
-    struct m3d_openssl table;
-    int loaded;
-    char error[256];
-};
-
-static inline struct m3d_openssl_state *m3d_openssl_state(void) {
-    static struct m3d_openssl_state state = {PTHREAD_ONCE_INIT};
-    return &state;
-}
-
-static inline void m3d_openssl_load(void) {
-    struct m3d_openssl_state *s = m3d_openssl_state();
-    /* libssl needs libcrypto and brings it; both stay open for the process's life. */
-    void *ssl = dlopen(M3D_LIBSSL, RTLD_NOW | RTLD_LOCAL);
-    if (!ssl) {
-        snprintf(s->error, sizeof s->error, "%s", dlerror());
-        return;
-    }
-    void *crypto = dlopen(M3D_LIBCRYPTO, RTLD_NOW | RTLD_LOCAL);
-    if (!crypto) {
-        snprintf(s->error, sizeof s->error, "%s", dlerror());
-        return;
-    }
-#define M3D_LOOKUP(name) \
-    { \
-        void *found = dlsym(ssl, #name); \
-        if (!found) found = dlsym(crypto, #name); \
-        if (!found) { \
-            snprintf(s->error, sizeof s->error, "%s has no %s", M3D_LIBSSL, #name); \
-            return; \
-        } \
-        s->table.name = (__typeof__(name) *)found; \
-    }
-    M3D_OPENSSL_FUNCTIONS(M3D_LOOKUP)
-#undef M3D_LOOKUP
-    s->loaded = 1;
-}
-
-/* The table, OpenSSL opened on the first call (from any thread, once); NULL if it could not be:
-   m3d_openssl_error() says why. */
-static inline const struct m3d_openssl *m3d_openssl(void) {
-    struct m3d_openssl_state *s = m3d_openssl_state();
-    pthread_once(&s->once, m3d_openssl_load);
-    return s->loaded ? &s->table : NULL;
-}
-
-static inline const char *m3d_openssl_error(void) { return m3d_openssl_state()->error; }
+M3D_OPENED_LIBRARY(openssl, M3D_OPENSSL_FUNCTIONS, M3D_LIBSSL, M3D_LIBCRYPTO)
 
 /* TLS 1.2 at least; writes may be partial and retried from a moved buffer (non-blocking sockets).
    (SSL_CTX_set_min_proto_version and SSL_CTX_set_mode are macros over SSL_CTX_ctrl.) */
