@@ -8,7 +8,4 @@ enum OpenSSLLibrary {
         guard let table = m3d_openssl() else { throw TLSError.unavailable(String(cString: m3d_openssl_error())) }
         return table
     }
-
-    /// The functions if the library is already open (errors are only queued once it is).
-    static var opened: UnsafePointer<m3d_openssl>? { m3d_openssl() }
 }

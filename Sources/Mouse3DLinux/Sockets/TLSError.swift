@@ -17,14 +17,15 @@ public enum TLSError: Error, Sendable, CustomStringConvertible, Equatable {
         }
     }
 
-    /// OpenSSL's oldest queued error as text (the queue is cleared); empty before OpenSSL is opened.
+    /// OpenSSL's oldest queued error as text (the queue is cleared); empty when OpenSSL cannot be
+    /// opened (every caller comes after an OpenSSL call, so it is open by then).
     public static func queuedError() -> String {
-        guard let lib = OpenSSLLibrary.opened?.pointee else { return "" }
-        let code = lib.ERR_get_error()
-        lib.ERR_clear_error()
+        guard let lib = try? OpenSSLLibrary.functions() else { return "" }
+        let code = lib.pointee.ERR_get_error()
+        lib.pointee.ERR_clear_error()
         guard code != 0 else { return "" }
         var buffer = [CChar](repeating: 0, count: 256)
-        lib.ERR_error_string_n(code, &buffer, buffer.count)
+        lib.pointee.ERR_error_string_n(code, &buffer, buffer.count)
         return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }
