@@ -33,6 +33,12 @@ public enum AttitudePrintFormat: String, CaseIterable, Sendable {
         }
     }
 
+    /// The start of a stream's jsonl lines, `{"sender":"…","stream":"…","seq":`, which its
+    /// ``StreamLabel`` makes once.
+    static func jsonlPrefix(sender: String, stream: String) -> [UInt8] {
+        Array(#"{"sender":"\#(sender)","stream":"\#(stream)","seq":"#.utf8)
+    }
+
     func appendJSONLine(_ update: AttitudeUpdate, wallNanoseconds wall: UInt64, to bytes: inout [UInt8]) {
         let f = update.frame
         bytes.append(contentsOf: update.stream.jsonlPrefix)

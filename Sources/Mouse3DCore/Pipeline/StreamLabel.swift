@@ -21,7 +21,7 @@ public final class StreamLabel: Hashable, CustomStringConvertible, Sendable {
         self.stream = stream
         self.description = description
         self.peer = peer
-        jsonlPrefix = Array(#"{"sender":"\#(sender)","stream":"\#(stream)","seq":"#.utf8)
+        jsonlPrefix = AttitudePrintFormat.jsonlPrefix(sender: sender, stream: stream)
     }
 
     /// The label of a process's own fusion.

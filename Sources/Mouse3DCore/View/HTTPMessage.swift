@@ -153,3 +153,28 @@ extension StringProtocol {
         return String(self[first...last])
     }
 }
+
+extension HTTPRequestHead {
+    /// What a connection's received bytes gave.
+    public enum Taken: Sendable, Equatable {
+        /// Not a whole head yet.
+        case incomplete
+        /// Not a head this server takes (a 400 is due).
+        case invalid
+        /// A head, taken out of the bytes (what followed it stays).
+        case head(HTTPRequestHead)
+    }
+
+    /// Takes a whole head from the start of `inbound`, looking for its end only past `scanned` (see
+    /// ``isComplete(_:scanned:)``).
+    public static func take(from inbound: inout [UInt8], scanned: inout Int) -> Taken {
+        guard isComplete(inbound, scanned: &scanned) else { return .incomplete }
+        switch parse(inbound) {
+        case .incomplete: return .incomplete
+        case .invalid: return .invalid
+        case .complete(let head, let length):
+            inbound.removeFirst(length)
+            return .head(head)
+        }
+    }
+}

@@ -36,3 +36,17 @@ public struct HTTPResponse: Sendable, Equatable {
             && a.fields.map(\.1) == b.fields.map(\.1) && a.body == b.body
     }
 }
+
+extension HTTPResponse {
+    /// The answer to bytes that are not a request head this server takes.
+    public static let badRequest = text(400, "Bad Request", "bad request\n")
+
+    /// The fields of an HTML page served with its script inline and nothing from elsewhere:
+    /// `contentSecurityPolicy`, never cached, never sniffed, no referrer.
+    public static func pageFields(contentSecurityPolicy: String) -> [(String, String)] {
+        [
+            ("Content-Type", "text/html; charset=utf-8"), ("Content-Security-Policy", contentSecurityPolicy),
+            ("Cache-Control", "no-store"), ("X-Content-Type-Options", "nosniff"), ("Referrer-Policy", "no-referrer")
+        ]
+    }
+}

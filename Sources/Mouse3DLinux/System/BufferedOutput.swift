@@ -39,9 +39,7 @@ public final class BufferedOutput {
 
     /// Appends `text` and a newline.
     public func writeLine(_ text: String) throws(SystemCallError) {
-        buffer.append(contentsOf: text.utf8)
-        buffer.append(UInt8(ascii: "\n"))
-        if buffer.count >= capacity { try flush() }
+        try writeLine { $0.append(contentsOf: text.utf8) }
     }
 
     /// Appends what `fill` writes into the buffer, and a newline (no string in between).
