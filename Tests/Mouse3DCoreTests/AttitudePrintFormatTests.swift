@@ -30,11 +30,43 @@ struct AttitudePrintFormatTests {
                 + #""time":5.000000,"roll":0.5,"pitch":-0.25,"yaw":1.0,"buttons":0}"#)
     }
 
-    @Test("text: the second given, the microseconds, the stream, degrees")
+    @Test("text: the second given, the microseconds, the stream, degrees right-aligned, buttons in hex")
     func text() {
         let line = AttitudePrintFormat.text.line(
             Self.update, wallNanoseconds: 1_700_000_000_004_056_789, secondText: "2023-11-14T22:13:20")
-        #expect(line.hasPrefix("2023-11-14T22:13:20.004056Z 'deck' (127.0.0.1:5000) stream 2a #17 roll "), "\(line)")
-        #expect(line.contains("28.648°") && line.hasSuffix(" buttons 0x3"), "\(line)")
+        #expect(
+            line == "2023-11-14T22:13:20.004056Z 'deck' (127.0.0.1:5000) stream 2a #17 roll   28.648° "
+                + "pitch  -14.324° yaw   57.296° buttons 0x3")
+    }
+
+    @Test("text appended to a buffer: no buttons, no button text; the largest sequence and buttons written whole")
+    func textAppended() {
+        var u = Self.update
+        u.buttons = ButtonState(rawValue: 0)
+        u.frame = AttitudeFrame(roll: -.pi, pitch: 0, yaw: -0.000_001)
+        var bytes = Array("before\n".utf8)
+        AttitudePrintFormat.text.append(u, wallNanoseconds: 7_000_000_000, secondText: "S", to: &bytes)
+        #expect(
+            String(decoding: bytes, as: UTF8.self)
+                == "before\nS.000000Z 'deck' (127.0.0.1:5000) stream 2a #17 roll -180.000° pitch    0.000° yaw    0.000°"
+        )
+        u.sequence = .max
+        u.buttons = ButtonState(rawValue: .max)
+        let line = AttitudePrintFormat.text.line(u, wallNanoseconds: 0, secondText: "S")
+        #expect(
+            line.contains(" #\(UInt64.max) ") && line.hasSuffix(" buttons 0x\(String(u.buttons.rawValue, radix: 16))"))
+    }
+
+    @Test("fixed: rounding, signs, padding, and the texts of nan, infinities and huge values")
+    func fixedText() {
+        #expect(fixed(1.0005, 3) == "1.000" || fixed(1.0005, 3) == "1.001")
+        #expect(fixed(2.5, 0) == "3")
+        #expect(fixed(-0.0004, 3, width: 7) == "  0.000")
+        #expect(fixed(-12.34567, 2, width: 3) == "-12.35")
+        #expect(fixed(0.05, 2, width: 6) == "  0.05")
+        #expect(fixed(Double.nan, 2, width: 5) == "  nan")
+        #expect(fixed(-Double.infinity, 1) == "-inf")
+        #expect(fixed(1e16, 2) == "1e+16")
+        #expect(fixed(123_456_789.125, 3) == "123456789.125")
     }
 }

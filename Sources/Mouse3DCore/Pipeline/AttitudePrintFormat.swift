@@ -8,17 +8,9 @@ public enum AttitudePrintFormat: String, CaseIterable, Sendable {
     /// The line for `update`, stamped with the wall clock `wallNanoseconds`; `secondText` is that
     /// second as `2026-11-22T01:50:00` (made once a second by the caller).
     public func line(_ update: AttitudeUpdate, wallNanoseconds wall: UInt64, secondText: String) -> String {
-        guard self == .text else {
-            var bytes: [UInt8] = []
-            appendJSONLine(update, wallNanoseconds: wall, to: &bytes)
-            return String(decoding: bytes, as: UTF8.self)
-        }
-        let f = update.frame
-        let microseconds = String(wall / 1000 % 1_000_000).leftPadded(to: 6)
-        func deg(_ r: Float) -> String { fixed(Double(r) * 180 / .pi, 3, width: 8) + "°" }
-        return "\(secondText).\(microseconds)Z \(update.stream) #\(update.sequence) roll \(deg(f.roll)) "
-            + "pitch \(deg(f.pitch)) yaw \(deg(f.yaw))"
-            + (update.buttons.isEmpty ? "" : " buttons 0x\(String(update.buttons.rawValue, radix: 16))")
+        var bytes: [UInt8] = []
+        append(update, wallNanoseconds: wall, secondText: secondText, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Appends the line for `update` (without its newline) to `bytes`: the receiver's output buffer,
@@ -29,8 +21,42 @@ public enum AttitudePrintFormat: String, CaseIterable, Sendable {
     ) {
         switch self {
         case .jsonl: appendJSONLine(update, wallNanoseconds: wall, to: &bytes)
-        case .text: bytes.append(contentsOf: line(update, wallNanoseconds: wall, secondText: secondText).utf8)
+        case .text: appendTextLine(update, wallNanoseconds: wall, secondText: secondText, to: &bytes)
         }
+    }
+
+    /// The start of a stream's text lines, `'laptop' (127.0.0.1:5000) stream 2a #`, which its
+    /// ``StreamLabel`` makes once.
+    static func textPrefix(description: String) -> [UInt8] { Array("\(description) #".utf8) }
+
+    /// `2026-11-22T01:50:00.123456Z 'laptop' (127.0.0.1:5000) stream 2a #17 roll    1.000° …`, written
+    /// byte by byte like the jsonl line (as a string it was a quarter of a 1 kHz receiver's time: `perf`).
+    func appendTextLine(
+        _ update: AttitudeUpdate, wallNanoseconds wall: UInt64, secondText: String, to bytes: inout [UInt8]
+    ) {
+        let f = update.frame
+        var second = secondText
+        second.withUTF8 { bytes.append(contentsOf: $0) }
+        bytes.append(UInt8(ascii: "."))
+        appendDecimal(wall / 1000 % 1_000_000, minimumDigits: 6, to: &bytes)
+        appendLiteral("Z ", to: &bytes)
+        bytes.append(contentsOf: update.stream.textPrefix)
+        appendDecimal(UInt64(update.sequence), to: &bytes)
+        appendLiteral(" roll ", to: &bytes)
+        appendDegrees(f.roll, to: &bytes)
+        appendLiteral(" pitch ", to: &bytes)
+        appendDegrees(f.pitch, to: &bytes)
+        appendLiteral(" yaw ", to: &bytes)
+        appendDegrees(f.yaw, to: &bytes)
+        guard !update.buttons.isEmpty else { return }
+        appendLiteral(" buttons 0x", to: &bytes)
+        appendHexadecimal(UInt64(update.buttons.rawValue), to: &bytes)
+    }
+
+    /// Radians as degrees, three decimals, right-aligned in eight characters, then `°`.
+    private func appendDegrees(_ radians: Float, to bytes: inout [UInt8]) {
+        appendFixed(Double(radians) * 180 / .pi, decimals: 3, width: 8, to: &bytes)
+        appendLiteral("°", to: &bytes)
     }
 
     /// The start of a stream's jsonl lines, `{"sender":"…","stream":"…","seq":`, which its
@@ -62,7 +88,7 @@ public enum AttitudePrintFormat: String, CaseIterable, Sendable {
 /// Appends a literal's bytes (one copy, no string made).
 @inline(__always)
 func appendLiteral(_ text: StaticString, to bytes: inout [UInt8]) {
-    bytes.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    text.withUTF8Buffer { bytes.append(contentsOf: $0) }  // also a one-character literal, kept as a scalar
 }
 
 /// Appends the shortest decimal that reads back as `value` (Swift's `description`: a small string,

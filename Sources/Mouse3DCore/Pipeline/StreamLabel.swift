@@ -14,6 +14,8 @@ public final class StreamLabel: Hashable, CustomStringConvertible, Sendable {
     /// The start of its jsonl lines, `{"sender":"…","stream":"…","seq":`, made once (see
     /// ``AttitudePrintFormat``).
     public let jsonlPrefix: [UInt8]
+    /// The start of its text lines, `'laptop' (127.0.0.1:5000) stream 2a #`, made once.
+    public let textPrefix: [UInt8]
 
     /// A label with these texts.
     public init(sender: String, stream: String, description: String, peer: String? = nil) {
@@ -22,6 +24,7 @@ public final class StreamLabel: Hashable, CustomStringConvertible, Sendable {
         self.description = description
         self.peer = peer
         jsonlPrefix = AttitudePrintFormat.jsonlPrefix(sender: sender, stream: stream)
+        textPrefix = AttitudePrintFormat.textPrefix(description: description)
     }
 
     /// The label of a process's own fusion.
