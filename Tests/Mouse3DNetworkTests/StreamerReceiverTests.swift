@@ -99,4 +99,47 @@ struct StreamerReceiverTests {
         #expect(r.counters.count == 2)
         #expect(r.counters.values.allSatisfy { $0.frames == 5 && $0.lost == 0 })
     }
+
+    @Test(
+        "The silence check is due when the earliest live stream would fall silent: after a check it moves to the next, and a stream that comes back brings it forward"
+    )
+    func silenceDeadline() throws {
+        let r = try receiver(.datagram)
+        let limit: UInt64 = 500_000_000
+        let a = try AttitudeStreamer(peers: [r.localAddress], format: .datagram, streamID: 1)
+        let b = try AttitudeStreamer(peers: [r.localAddress], format: .datagram, streamID: 2)
+        /// Sends one frame from `s` and reads it: the clock before and after, between which it was heard.
+        func heard(_ s: AttitudeStreamer) throws -> ClosedRange<UInt64> {
+            let before = MonotonicClock.nanoseconds()
+            try s.send(AttitudeFrame(roll: 0.1, pitch: 0, yaw: 0), buttons: [], now: 0)
+            _ = try events(r, count: 2)
+            return before...MonotonicClock.nanoseconds()
+        }
+        func lost(at now: UInt64) throws -> [UInt32] {
+            var streams: [UInt32] = []
+            try r.checkSilence(now: now) { if case .streamLost(let key) = $0 { streams.append(key.streamID) } }
+            return streams
+        }
+        // A first check schedules the once-a-second look for streams to forget, a second from now.
+        #expect(try lost(at: MonotonicClock.nanoseconds()).isEmpty)
+        let heardA = try heard(a)
+        #expect(
+            r.nextCheckDeadline.map { (heardA.lowerBound + limit + 1)...(heardA.upperBound + limit + 1) ~= $0 } == true)
+        usleep(20_000)
+        let heardB = try heard(b)
+        // B's frame does not delay A's deadline.
+        let dueA = try #require(r.nextCheckDeadline)
+        #expect(dueA <= heardA.upperBound + limit + 1)
+        #expect(try lost(at: dueA) == [1])
+        // Now B's: moved on, not left at A's.
+        let dueB = try #require(r.nextCheckDeadline)
+        #expect((heardB.lowerBound + limit + 1)...(heardB.upperBound + limit + 1) ~= dueB, "\(dueB)")
+        #expect(try lost(at: dueB) == [2])
+        // Both silent: only the look for streams to forget is due; then a frame from A brings the
+        // check forward to A's new deadline.
+        let quiet = try #require(r.nextCheckDeadline)
+        #expect(quiet > dueB)
+        let again = try heard(a)
+        #expect(r.nextCheckDeadline.map { $0 <= again.upperBound + limit + 1 } == true)
+    }
 }
