@@ -20,7 +20,7 @@ cache=${VM_CACHE:-$root/.build/vm}
 timeout_seconds=${VM_TIMEOUT:-600}
 memory=${VM_MEMORY:-768}
 use_udev=${VM_UDEV:-1}
-modules="evdev uinput uhid hid-generic hid-playstation hid-sony hid-sensor-hub hid-sensor-accel-3d hid-sensor-gyro-3d veth sch_netem"
+modules="evdev uinput uhid hid-generic hid-playstation hid-sony hid-nintendo hid-sensor-hub hid-sensor-accel-3d hid-sensor-gyro-3d veth sch_netem"
 mkdir -p "$cache/debs" "$cache/logs"
 
 Tests/setup-debian.sh --vm

@@ -16,6 +16,8 @@ let allTests: [(name: String, run: () throws -> Void)] = [
     ("iio_sensor_hub_devices", SensorHubTests.devicesWithScales),
     ("dualsense_record_rates", LiveSourceTests.dualSenseRecord),
     ("dualshock4_record_rates", LiveSourceTests.dualShock4Record),
+    ("switch_controllers_listed", SwitchControllerTests.listed),
+    ("switch_pro_record_rates", SwitchControllerTests.proControllerRecord),
     ("iio_record_buffered", LiveSourceTests.sensorHubBuffered),
     ("iio_record_polled", LiveSourceTests.sensorHubPolled),
     ("send_unplug_replug_resumes", LiveSourceTests.unplugReplug),
