@@ -21,9 +21,8 @@ import Mouse3DLinux
 ///   `raw·scale/(scale − offset)` at 4096 per g; the right Joy-Con's Y and Z are negated (its IMU is
 ///   mounted mirrored), so all three report X toward the triggers, Y to the left, Z up.
 ///
-/// Motion is given in mouse3d's frame (x right, y toward the triggers, z up out of the face) and
-/// turned into this controller's axes here, so one script means the same physical motion for every
-/// emulated model. Reports are never skipped: the driver's clock counts samples, so a skipped
+/// Motion is given in the driver's axes (``kernelAxes(_:)`` turns mouse3d's frame into them); the
+/// right Joy-Con's mirrored mounting is the emulator's business. Reports are never skipped: the driver's clock counts samples, so a skipped
 /// report would lose its time; when the VM falls behind, the reports due are sent at once.
 public final class SwitchControllerEmulator: UHIDEmulator, @unchecked Sendable {
     /// Which controller.
@@ -208,12 +207,12 @@ public final class SwitchControllerEmulator: UHIDEmulator, @unchecked Sendable {
     public static func kernelAxes(_ v: SIMD3<Double>) -> SIMD3<Double> { SIMD3(v.y, -v.x, v.z) }
 
     /// The 0x30 report carrying three samples, each `degreesPerSecond` and `metersPerSecondSquared`
-    /// in mouse3d's frame.
+    /// in the driver's axes.
     func imuReport(_ samples: [(degreesPerSecond: SIMD3<Double>, metersPerSecondSquared: SIMD3<Double>)]) -> [UInt8] {
         var r = header(0x30)
         for (i, sample) in samples.prefix(3).enumerated() {
-            var gyro = Self.kernelAxes(sample.degreesPerSecond) * 14247  // the driver's units
-            var accel = Self.kernelAxes(sample.metersPerSecondSquared) / 9.80665 * 4096
+            var gyro = sample.degreesPerSecond * 14247  // the driver's units
+            var accel = sample.metersPerSecondSquared / 9.80665 * 4096
             if model == .joyConRight {
                 // Mounted mirrored: the driver negates Y and Z of what the sensor reads.
                 gyro = SIMD3(gyro.x, -gyro.y, -gyro.z)
@@ -240,7 +239,7 @@ public final class SwitchControllerEmulator: UHIDEmulator, @unchecked Sendable {
 
     static func clamp(_ value: Double) -> Int16 { Int16(max(-32768, min(32767, value.rounded()))) }
 
-    /// Streams `script` (mouse3d's frame) on a thread of its own until ``stopStreaming()`` or
+    /// Streams `script` (the driver's axes) on a thread of its own until ``stopStreaming()`` or
     /// unplugging: a report every ``reportPeriodNanoseconds``, sample `n` carrying the script's step at
     /// `(n + ½)` · 5 ms from the start (the driver's time base), looping the script. Steps should last
     /// multiples of 5 ms.

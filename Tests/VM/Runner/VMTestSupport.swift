@@ -54,6 +54,20 @@ func loopbackPort(announcedBy child: ChildProcess, _ who: String = "the receiver
     throw VMTestFailure(description: "\(who) did not start")
 }
 
+/// Waits (up to 15 s) until `controller`'s motion device is enumerated; unplugs it if it never is.
+func plugController<C: MotionControllerEmulator>(_ controller: C) throws -> C {
+    let udev = try Udev()
+    do {
+        _ = try waitFor("the \(controller.modelName) motion device", seconds: 15) {
+            try MotionSourceEnumerator.evdevDevices(udev: udev).first { $0.name == controller.motionName }
+        }
+    } catch {
+        try? controller.unplug()
+        throw error
+    }
+    return controller
+}
+
 /// Plugs an emulated DualSense and waits (up to 15 s) until its motion device is enumerated.
 /// Unplug it when done.
 func plugDualSense() throws -> DualSenseEmulator {
