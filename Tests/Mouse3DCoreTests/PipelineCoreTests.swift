@@ -79,5 +79,13 @@ struct PipelineCoreTests {
         #expect(map.apply(code: 304, pressed: false, to: &fusion) == .none)
         _ = map.apply(code: 310, pressed: false, to: &fusion)
         #expect(step().buttons == [.primary])
+        // A release with no sample to carry it: an update of its own, at the attitude as it stands.
+        let last = step()
+        _ = map.apply(code: 311, pressed: false, to: &fusion)
+        let released = fusion.update(nowNanoseconds: 7)
+        #expect(released?.buttons == [] && released?.frame == last.frame && released?.sample == nil)
+        #expect(released?.sequence == last.sequence + 1 && released?.receivedNanoseconds == 7)
+        var fresh = MotionFusion(parameters: AttitudeEstimatorParameters())
+        #expect(fresh.update(nowNanoseconds: 1) == nil, "nothing to say before the first sample")
     }
 }

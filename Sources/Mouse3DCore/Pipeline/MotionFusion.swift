@@ -49,6 +49,18 @@ public struct MotionFusion: Sendable {
             gyroBiasRadiansPerSecond: estimator.gyroBiasRadiansPerSecond)
     }
 
+    /// The attitude as it stands, with the buttons as they are now, as an update of its own (no
+    /// sample), stamped `nowNanoseconds`; nil before the first sample. What outputs hear when
+    /// buttons change with no sample to carry them (the device went away holding them).
+    public mutating func update(nowNanoseconds: UInt64) -> AttitudeUpdate? {
+        guard sequence > 0 else { return nil }
+        defer { sequence += 1 }
+        return AttitudeUpdate(
+            stream: stream, sequence: sequence, buttons: buttons,
+            frame: AttitudeFrame(gestures.relative(estimator.attitude)),
+            receivedNanoseconds: nowNanoseconds, gyroBiasRadiansPerSecond: estimator.gyroBiasRadiansPerSecond)
+    }
+
     /// Starts measuring the gyroscope bias: once the device has been still for `seconds`, the mean
     /// angular velocity becomes the bias estimate (motion starts it over). Fusion goes on meanwhile.
     public mutating func startCalibration(seconds: Double = 5) { calibrator = GyroCalibrator(seconds: seconds) }

@@ -64,6 +64,12 @@ public final class MotionPipeline {
                             "calibrating (\(GamepadButtons.name(of: code))): put the controller down and leave it still for 5 s"
                         )
                     }
+                    // A release is handed on at once, not with the next sample: none may come (the
+                    // kernel releases a gamepad's keys as it removes it, after its motion device).
+                    if !pressed, let update = fusion.update(nowNanoseconds: MonotonicClock.nanoseconds()) {
+                        try outputs.write(update)
+                        try outputs.endOfBatch()
+                    }
                 },
                 axis: { [unowned self] code, value in outputs.gamepadAxis(code: code, value: value) },
                 ended: { [unowned self, unowned loop] in

@@ -93,9 +93,13 @@ public final class MotionSourceFollower: MotionSampleSource {
             registration = loop.watch(buttons.device.descriptor) { [unowned self, unowned loop] in
                 guard let changes = try? buttons.readChanges() else {
                     // Gone with its device (the motion side notices and reports it): stop watching
-                    // its descriptor before it is closed.
+                    // its descriptor before it is closed, and release what it held now (a gamepad
+                    // whose buttons go first, as a Joy-Con's do, would otherwise leave them stuck:
+                    // by the time the motion side is lost there is nothing left to release).
                     if let registration { loop.cancel(registration) }
+                    let held = buttons.held.sorted()
                     self.buttons = nil
+                    for code in held { try sink.button(code, false) }
                     return
                 }
                 for change in changes {
