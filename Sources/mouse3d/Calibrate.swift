@@ -62,6 +62,7 @@ extension Mouse3D {
             let chosen = try MotionSourceOptions.chosenSource(configuration)
             let sampleSource: MotionSampleSource
             let device: String
+            var axes: GamepadMotionAxes?
             switch chosen {
             case .replay(let path):
                 sampleSource = MotionLogPlayback(
@@ -72,6 +73,7 @@ extension Mouse3D {
                     request, configuration: &configuration, watchingButtons: { _ in [] }, diagnostics: diagnostics)
                 sampleSource = follower
                 device = follower.identity.calibrationKey
+                axes = follower.identity.gamepadAxes
             case .phone(let address, let port):
                 sampleSource = try MotionSourceOptions.openPhone(
                     address: address, port: port, remember: false, diagnostics: diagnostics)
@@ -120,9 +122,11 @@ extension Mouse3D {
                         : "no \(fixed(seconds, 0)) s of stillness in \(fixed(timeout, 0)) s (it moved \(moves) time\(moves == 1 ? "" : "s")); "
                             + "nothing stored: put it down where nothing shakes it and try again")
             }
-            let calibration = GyroCalibration(
+            // Kept in the driver's axes (the samples were in mouse3d's gamepad frame).
+            let measured = GyroCalibration(
                 device: device, biasRadiansPerSecond: result.bias, samples: result.samples,
                 noiseRadiansPerSecond: result.noise)
+            let calibration = axes?.toDriver(measured) ?? measured
             let path = try CalibrationStore.save(calibration)
             print(
                 "calibrated \(device): gyroscope bias \(calibration.summary), noise \(fixed(result.noise * 180 / .pi, 3)) °/s, from \(result.samples) samples; stored in \(path)"

@@ -29,9 +29,10 @@ struct DSUOptions: ParsableArguments {
     var buttonCodes: Set<Int32> { dsu == nil ? [] : DSUServer.buttonCodes }
     var axisCodes: Set<Int32> { dsu == nil ? [] : DSUServer.axisCodes }
 
-    /// Starts the server for the device with calibration key `device`, saying where, and warning
+    /// Starts the server for the device with calibration key `device` (its samples in mouse3d's
+    /// gamepad frame when `inGamepadFrame`), saying where, and warning
     /// when it is reachable from other machines.
-    func start(device: String, diagnostics: Diagnostics) throws -> DSUServer? {
+    func start(device: String, inGamepadFrame: Bool, diagnostics: Diagnostics) throws -> DSUServer? {
         guard let dsu = dsu?.text else { return nil }
         let text = dsu.allSatisfy(\.isNumber) ? "127.0.0.1:" + dsu : dsu
         let address: SocketAddress
@@ -43,7 +44,8 @@ struct DSUOptions: ParsableArguments {
         let server: DSUServer
         do {
             server = try DSUServer(
-                listeningOn: address, device: device, calibrated: dsuCalibrated, measuresLatency: dsuLatency)
+                listeningOn: address, device: device, inGamepadFrame: inGamepadFrame, calibrated: dsuCalibrated,
+                measuresLatency: dsuLatency)
         } catch {
             throw CommandFailure("--dsu: cannot listen on \(address): \(SystemCallError.describeBindFailure(error))")
         }

@@ -83,6 +83,8 @@ struct MotionSourceOptions: ParsableArguments {
         var isReplay: Bool
         /// The key its gyroscope calibration is kept under.
         var calibrationKey: String
+        /// How a gamepad's driver axes become mouse3d's frame (calibration files keep the driver's).
+        var gamepadAxes: GamepadMotionAxes? = nil
     }
 
     /// Opens `source`: a log played at --speed (looped with --loop), or a live sensor followed
@@ -123,7 +125,7 @@ struct MotionSourceOptions: ParsableArguments {
                 source: follower, buttons: buttonSettings,
                 summary: follower.summary + (follower.buttonDeviceName.map { ", buttons from '\($0)'" } ?? ""),
                 isReplay: false,
-                calibrationKey: follower.identity.calibrationKey)
+                calibrationKey: follower.identity.calibrationKey, gamepadAxes: follower.identity.gamepadAxes)
         }
     }
 
@@ -153,7 +155,7 @@ struct MotionSourceOptions: ParsableArguments {
         let fusion = MotionFusion(
             parameters: FilterOptions.parameters(configuration),
             clutchMode: opened.buttons?.map.clutch == nil ? nil : opened.buttons?.clutchMode,
-            calibration: calibration, device: opened.calibrationKey)
+            calibration: calibration.map { opened.gamepadAxes?.fromDriver($0) ?? $0 }, device: opened.calibrationKey)
         return (
             fusion,
             calibration.map { "gyroscope bias \($0.summary) from calibration" }
@@ -168,8 +170,11 @@ struct MotionSourceOptions: ParsableArguments {
     }
 
     /// Stores what a recalibrate button measures, and says so.
-    static func storeCalibrations(of pipeline: MotionPipeline, diagnostics: Diagnostics) {
-        pipeline.onCalibrated = { calibration in
+    static func storeCalibrations(
+        of pipeline: MotionPipeline, axes: GamepadMotionAxes?, diagnostics: Diagnostics
+    ) {
+        pipeline.onCalibrated = { measured in
+            let calibration = axes?.toDriver(measured) ?? measured
             do {
                 let path = try CalibrationStore.save(calibration)
                 diagnostics.say(

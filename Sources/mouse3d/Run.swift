@@ -51,7 +51,8 @@ extension Mouse3D {
             let opened = try motion.open(
                 source, configuration: &configuration, diagnostics: diagnostics, extraButtons: dsu.buttonCodes,
                 axes: dsu.axisCodes)
-            let dsuServer = try dsu.start(device: opened.calibrationKey, diagnostics: diagnostics)
+            let dsuServer = try dsu.start(
+                device: opened.calibrationKey, inGamepadFrame: opened.gamepadAxes != nil, diagnostics: diagnostics)
             var recenter: () -> Void = {}
             let rate = MotionSourceOptions.rate(configuration)
             let built = try outputs.assemble(
@@ -67,7 +68,7 @@ extension Mouse3D {
                 source: opened.source, fusion: fusion.fusion, buttons: opened.buttons?.map ?? GamepadButtonMap(),
                 outputs: AttitudePipeline(outputs: built.all + (dsuServer.map { [$0] } ?? [])), report: diagnostics.say)
             recenter = { [unowned pipeline] in pipeline.recenter(because: "the view's button") }
-            MotionSourceOptions.storeCalibrations(of: pipeline, diagnostics: diagnostics)
+            MotionSourceOptions.storeCalibrations(of: pipeline, axes: opened.gamepadAxes, diagnostics: diagnostics)
             defer { pipeline.outputs.finish() }  // devices at rest on every way out
             events.onReload = {
                 diagnostics.say("SIGHUP: run keeps the settings it started with; restart it to apply changes")

@@ -169,7 +169,8 @@ extension Mouse3D {
             let opened = try motion.open(
                 source, configuration: &configuration, diagnostics: diagnostics, extraButtons: dsu.buttonCodes,
                 axes: dsu.axisCodes)
-            let dsuServer = try dsu.start(device: opened.calibrationKey, diagnostics: diagnostics)
+            let dsuServer = try dsu.start(
+                device: opened.calibrationKey, inGamepadFrame: opened.gamepadAxes != nil, diagnostics: diagnostics)
             let fusion = try MotionSourceOptions.fusion(configuration, opened)
             diagnostics.say("sending \(destination) from \(opened.summary)\(following); \(fusion.calibration)")
             let running = configuration
@@ -189,7 +190,7 @@ extension Mouse3D {
                             hertz: MotionSourceOptions.rate(configuration))
                     ] + (dsuServer.map { [$0] } ?? [])),
                 report: diagnostics.say)
-            MotionSourceOptions.storeCalibrations(of: pipeline, diagnostics: diagnostics)
+            MotionSourceOptions.storeCalibrations(of: pipeline, axes: opened.gamepadAxes, diagnostics: diagnostics)
             finder?.attach(to: events)
             dsuServer?.attach(to: events)
             pipeline.start(on: events)

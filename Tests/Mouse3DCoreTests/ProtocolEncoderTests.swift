@@ -65,7 +65,7 @@ struct ProtocolEncoderTests {
     }
 
     @Test("Axes: flat at rest reads (0, -1, 0) g; far edge up is +pitch, turning right +yaw, right side down +roll")
-    func axes() {
+    func axes() throws {
         let g = standardGravityMetersPerSecondSquared
         func dsu(_ m: DSUAxisMapping, w: SIMD3<Double> = .zero, f: SIMD3<Double>) -> ([Float], [Float]) {
             let r = m.motion(
@@ -85,16 +85,36 @@ struct ProtocolEncoderTests {
             dsu(iio, w: SIMD3(0, 0, -1 / d), f: .zero).1 == [0, 1, 0], "about -z: turning right, clockwise from above")
         #expect(
             dsu(iio, w: SIMD3(0, 1 / d, 0), f: .zero).1 == [0, 0, 1], "about +y (forward): the right side goes down")
-        // A DualSense through hid-playstation: x right, y up, z toward the player (SDL's frame).
-        let ds = DSUAxisMapping.forDevice("evdev 054c:0ce6:a0:b1:c2:d3:e4:f5")
-        #expect(ds.name.contains("DualSense"))
-        #expect(dsu(ds, f: SIMD3(0, g, 0)).0 == [0, -1, 0])
-        #expect(dsu(ds, w: SIMD3(1 / d, 0, 0), f: .zero).1 == [1, 0, 0], "far edge up")
-        #expect(dsu(ds, w: SIMD3(0, -1 / d, 0), f: .zero).1 == [0, 1, 0], "about -y (down): turning right")
-        #expect(dsu(ds, w: SIMD3(0, 0, -1 / d), f: .zero).1 == [0, 0, 1], "about -z (away): right side down")
-        #expect(
-            DSUAxisMapping.forDevice("iio accel_3d /sys/x") == .generic
-                && DSUAxisMapping.forDevice("log /tmp/a.csv") == .generic)
+        // Gamepads: each driver's axes turned into mouse3d's gamepad frame first, then one table.
+        // hid-playstation (DualSense, DS4): x right, y up, z toward the player (SDL's frame for it).
+        // hid-nintendo: x toward the triggers, y left, z up.
+        let pad = DSUAxisMapping.forSamples(inGamepadFrame: true)
+        for (driver, up, farEdgeUp, turnRight, rightDown):
+            (String, SIMD3<Double>, SIMD3<Double>, SIMD3<Double>, SIMD3<Double>) in [
+                ("playstation", SIMD3(0, 1, 0), SIMD3(1, 0, 0), SIMD3(0, -1, 0), SIMD3(0, 0, -1)),
+                ("sony", SIMD3(0, 1, 0), SIMD3(1, 0, 0), SIMD3(0, -1, 0), SIMD3(0, 0, -1)),
+                ("nintendo", SIMD3(0, 0, 1), SIMD3(0, -1, 0), SIMD3(0, 0, -1), SIMD3(1, 0, 0))
+            ]
+        {
+            let axes = try #require(GamepadMotionAxes.forDriver(driver))
+            func dsu(w: SIMD3<Double> = .zero, f: SIMD3<Double> = .zero) -> ([Float], [Float]) {
+                let r = pad.motion(
+                    axes.apply(
+                        MotionSample(
+                            timestampNanoseconds: 0, angularVelocityRadiansPerSecond: w,
+                            specificForceMetersPerSecondSquared: f)))
+                return (
+                    [r.accelerometer.x, r.accelerometer.y, r.accelerometer.z],
+                    [r.gyroscope.x, r.gyroscope.y, r.gyroscope.z]
+                )
+            }
+            #expect(dsu(f: up * g).0 == [0, -1, 0], "\(driver): lying flat")
+            #expect(dsu(w: farEdgeUp / d).1 == [1, 0, 0], "\(driver): far edge up")
+            #expect(dsu(w: turnRight / d).1 == [0, 1, 0], "\(driver): turning right")
+            #expect(dsu(w: rightDown / d).1 == [0, 0, 1], "\(driver): right side down")
+        }
+        #expect(DSUAxisMapping.forSamples(inGamepadFrame: false) == .generic)
+        #expect(GamepadMotionAxes.forDriver("hid-generic") == nil && GamepadMotionAxes.forDriver(nil) == nil)
     }
 
     @Test("MACs: a controller's own address, else a stable non-zero locally administered one")

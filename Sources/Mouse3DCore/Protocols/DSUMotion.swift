@@ -1,8 +1,7 @@
-/// How a sample in mouse3d's sensor frame becomes DSU's accelerometer (g) and gyroscope (°/s,
-/// pitch/yaw/roll): each DSU axis is one sensor axis with a sign. Gamepads whose Linux drivers
-/// report their own axes get their known table (the same as the evdev-to-DSU mappings emulators are
-/// used with); everything else is taken to follow mouse3d's own convention (x right, y forward,
-/// z up, right-handed; see README "DSU").
+/// How a sample becomes DSU's accelerometer (g) and gyroscope (°/s, pitch/yaw/roll): each DSU axis
+/// is one sensor axis with a sign. Gamepads arrive in mouse3d's gamepad frame (their drivers' axes
+/// turned by ``GamepadMotionAxes``), so one table serves every model; IIO sensors, phones and logs
+/// keep their device axes (x right, y toward the far edge, z up) and get the other (see README "DSU").
 public struct DSUAxisMapping: Sendable, Equatable {
     /// Accelerometer X, Y, Z: which sensor axis (0–2) and its sign.
     public var accelerometer: [(axis: Int, sign: Double)]
@@ -41,24 +40,14 @@ public struct DSUAxisMapping: Sendable, Equatable {
     public static let generic = DSUAxisMapping(
         accelerometer: "x-z-y+", gyroscope: "x+z-y+", name: "IIO frame (x right, y forward, z up)")!
 
-    /// Known gamepads by USB vendor:product, in their Linux drivers' evdev axes.
-    static let known: [String: DSUAxisMapping] = {
-        let ds4 = DSUAxisMapping(accelerometer: "x-y-z-", gyroscope: "x-y-z-", name: "DualShock 4 (hid-playstation)")!
-        let dualSense = DSUAxisMapping(
-            accelerometer: "x-y-z-", gyroscope: "x+y-z-", name: "DualSense (hid-playstation)")!
-        let nintendo = DSUAxisMapping(accelerometer: "y+z-x+", gyroscope: "y-z-x+", name: "Nintendo (hid-nintendo)")!
-        return [
-            "054c:05c4": ds4, "054c:09cc": ds4, "054c:0ce6": dualSense, "054c:0df2": dualSense,
-            "057e:2006": nintendo, "057e:2007": nintendo, "057e:2009": nintendo
-        ]
-    }()
+    /// mouse3d's gamepad frame (x toward the triggers, y left, z up): X = +y, Y = -z, Z = +x; the far
+    /// edge rising is a turn about -y, so pitch = -y, yaw = -z, roll = +x. The same for every
+    /// gamepad, whichever driver: the per-driver differences are undone before (``GamepadMotionAxes``).
+    public static let gamepad = DSUAxisMapping(
+        accelerometer: "y+z-x+", gyroscope: "y-z-x+", name: "gamepad frame (x to the triggers, y left, z up)")!
 
-    /// The mapping for the device with calibration key `device` (`evdev vvvv:pppp:...`), or ``generic``.
-    public static func forDevice(_ device: String) -> DSUAxisMapping {
-        guard device.hasPrefix("evdev ") else { return generic }
-        let id = String(device.dropFirst(6).prefix(9)).lowercased()
-        return known[id] ?? generic
-    }
+    /// The mapping for samples in mouse3d's gamepad frame, or in a device's own axes.
+    public static func forSamples(inGamepadFrame: Bool) -> DSUAxisMapping { inGamepadFrame ? gamepad : generic }
 
     /// The DSU accelerometer (g) and gyroscope (°/s) for `sample`, less `bias` (rad/s) on the gyroscope.
     public func motion(_ sample: MotionSample, bias: SIMD3<Double> = .zero) -> (

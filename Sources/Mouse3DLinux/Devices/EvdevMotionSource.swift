@@ -10,6 +10,10 @@ public final class EvdevMotionSource {
     private var decoder: EvdevMotionDecoder
     /// Times the kernel dropped events and libevdev resynchronised.
     public private(set) var resynchronisations = 0
+    /// The HID driver that made the device (`playstation`, `nintendo`, ...), if it has one.
+    public let driver: String?
+    /// How that driver's axes become mouse3d's gamepad frame; nil: taken as they are.
+    public let axes: GamepadMotionAxes?
 
     /// Opens `path`; it must be a motion device (INPUT_PROP_ACCELEROMETER with ABS_X..ABS_RZ).
     public init(path: String) throws {
@@ -39,6 +43,8 @@ public final class EvdevMotionSource {
                 message: "\(path) ('\(device.name)') is not a motion device (no INPUT_PROP_ACCELEROMETER)")
         }
         decoder = EvdevMotionDecoder(axes: axes, initialValues: values)
+        driver = Self.driver(of: path)
+        self.axes = GamepadMotionAxes.forDriver(driver)
         accelerometerRangeMetersPerSecondSquared =
             reach.isFinite && reach > 0 ? reach * standardGravityMetersPerSecondSquared : nil
     }
@@ -46,6 +52,15 @@ public final class EvdevMotionSource {
     /// The accelerometer's range per axis from the device's absinfo (maximum less the centre, over
     /// the resolution in units per g), in m/s².
     public let accelerometerRangeMetersPerSecondSquared: Double?
+
+    /// The name of the driver bound to the device behind event node `path` (its parent HID
+    /// device's `driver` link in sysfs), or nil.
+    public static func driver(of path: String) -> String? {
+        guard path.hasPrefix("/dev/input/"),
+            let target = FileSystem.realPath("/sys/class/input/\(path.dropFirst(11))/device/device/driver")
+        else { return nil }
+        return target.split(separator: "/").last.map(String.init)
+    }
 
     /// The descriptor to poll for readability.
     public var descriptor: FileDescriptor { device.descriptor }
@@ -67,7 +82,7 @@ public final class EvdevMotionSource {
                 if let s = decoder.feed(
                     type: e.type, code: e.code, value: e.value, eventTimeNanoseconds: e.timeNanoseconds)
                 {
-                    samples.append(s)
+                    samples.append(axes?.apply(s) ?? s)
                 }
             case .resynchronised(let e):
                 if e.type == Int32(EV_SYN) && e.code == Int32(SYN_DROPPED) {
@@ -76,7 +91,7 @@ public final class EvdevMotionSource {
                 } else if let s = decoder.feed(
                     type: e.type, code: e.code, value: e.value, eventTimeNanoseconds: e.timeNanoseconds)
                 {
-                    samples.append(s)
+                    samples.append(axes?.apply(s) ?? s)
                 }
             }
         }

@@ -14,6 +14,11 @@ public enum MotionSourceSelector {
         public var deviceID: String? = nil
         /// The sysfs path (IIO), if known.
         public var sysfsPath: String? = nil
+        /// The HID driver behind an evdev device (`playstation`, `nintendo`, ...), if known.
+        public var driver: String? = nil
+
+        /// How its driver's axes become mouse3d's gamepad frame (nil: taken as they are).
+        public var gamepadAxes: GamepadMotionAxes? { GamepadMotionAxes.forDriver(driver) }
 
         /// The key its gyroscope calibration is kept under.
         public var calibrationKey: String {
@@ -53,9 +58,12 @@ public enum MotionSourceSelector {
         let mode: IIOMotionSource.Mode = iioPollHertz.map { .polled(hertz: $0) } ?? .buffered
         func openEvdev(_ info: MotionSourceInfo) throws -> (LiveMotionSource, Identity) {
             guard let node = info.node else { throw MotionSourceError(message: "'\(info.name)' has no device node") }
+            let source = try EvdevMotionSource(path: node)
             return (
-                try EvdevMotionSource(path: node),
-                Identity(kind: .evdev, name: info.name, uniqueID: info.uniqueID, deviceID: info.deviceID)
+                source,
+                Identity(
+                    kind: .evdev, name: info.name, uniqueID: info.uniqueID, deviceID: info.deviceID,
+                    driver: source.driver)
             )
         }
         if let identity {
@@ -86,7 +94,7 @@ public enum MotionSourceSelector {
                 source,
                 Identity(
                     kind: .evdev, name: source.device.name, uniqueID: info?.uniqueID ?? source.device.uniqueID,
-                    deviceID: deviceID)
+                    deviceID: deviceID, driver: source.driver)
             )
         case .iio(let name):
             return try openIIO(name: name, among: sources, mode: mode, mountOverride: mountOverride)

@@ -66,16 +66,18 @@ public final class DSUServer: AttitudeSink {
     /// From a sample's arrival at the pipeline to its datagram handed to the kernel, when measured.
     var latency: LatencyRecorder?
 
-    /// Serves on `address` the device with calibration key `device`; `measuresLatency` records the
-    /// time from each sample's arrival to each of its datagrams (for `bench dsu`).
-    public init(listeningOn address: SocketAddress, device: String, calibrated: Bool, measuresLatency: Bool = false)
-        throws(SystemCallError)
-    {
+    /// Serves on `address` the device with calibration key `device`, whose samples are in mouse3d's
+    /// gamepad frame or (`inGamepadFrame` false) in a device's own axes; `measuresLatency` records
+    /// the time from each sample's arrival to each of its datagrams (for `bench dsu`).
+    public init(
+        listeningOn address: SocketAddress, device: String, inGamepadFrame: Bool = false, calibrated: Bool,
+        measuresLatency: Bool = false
+    ) throws(SystemCallError) {
         latency = measuresLatency ? LatencyRecorder() : nil
         socket = try UDPSocket(family: address.family)
         try socket.bind(to: address)
         localAddress = try socket.localAddress()
-        mapping = DSUAxisMapping.forDevice(device)
+        mapping = DSUAxisMapping.forSamples(inGamepadFrame: inGamepadFrame)
         mac = DSUAxisMapping.mac(for: device)
         self.calibrated = calibrated
         var generator = SystemRandomNumberGenerator()

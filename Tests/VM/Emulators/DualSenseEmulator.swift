@@ -32,9 +32,15 @@ public final class DualSenseEmulator: GamepadEmulator, @unchecked Sendable {
         case ps = 80
     }
 
-    /// Creates the device; it answers the driver on its own thread until unplugged.
-    public init() throws {
-        try super.init(name: Self.name, vendor: 0x054C, product: 0x0CE6, reportDescriptor: Self.reportDescriptor())
+    /// The DualSense Edge's HID name (054c:0df2: the same reports, its own id).
+    public static let edgeName = "Sony Interactive Entertainment DualSense Edge Wireless Controller"
+
+    /// Creates the device (a DualSense Edge with `edge`); it answers the driver on its own thread
+    /// until unplugged.
+    public init(edge: Bool = false) throws {
+        try super.init(
+            name: edge ? Self.edgeName : Self.name, vendor: 0x054C, product: edge ? 0x0DF2 : 0x0CE6,
+            reportDescriptor: Self.reportDescriptor())
     }
 
     /// Holds exactly these buttons in the reports that follow.

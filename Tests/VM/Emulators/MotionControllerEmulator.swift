@@ -1,7 +1,7 @@
 /// What every emulated motion controller offers the device tests, whatever its driver: the name of
-/// the motion device its driver makes, a stream of motion given in mouse3d's frame (x right, y toward
-/// the triggers, z up out of the face; each emulator turns it into its own driver's axes), and
-/// unplugging.
+/// the motion device its driver makes, a stream of motion given in mouse3d's gamepad frame (x toward
+/// the triggers, y left, z up out of the face; each emulator turns it into its own driver's axes, as
+/// the hardware would report it), and unplugging.
 public protocol MotionControllerEmulator: AnyObject, Sendable {
     /// The name of the evdev motion device the driver makes for it.
     var motionName: String { get }
@@ -30,11 +30,13 @@ extension MotionScript {
 
 extension GamepadEmulator: MotionControllerEmulator {
     public var motionName: String { name + " Motion Sensors" }
-    public var modelName: String { self is DualSenseEmulator ? "DualSense" : "DualShock 4" }
+    public var modelName: String {
+        name == DualSenseEmulator.edgeName ? "DualSense Edge" : self is DualSenseEmulator ? "DualSense" : "DualShock 4"
+    }
 
     /// The Sony drivers' axes (hid-playstation and hid-sony: x right, y up out of the face, z toward
-    /// the player) of a vector in mouse3d's frame.
-    public static func kernelAxes(_ v: SIMD3<Double>) -> SIMD3<Double> { SIMD3(v.x, v.z, -v.y) }
+    /// the player) of a vector in mouse3d's gamepad frame.
+    public static func kernelAxes(_ v: SIMD3<Double>) -> SIMD3<Double> { SIMD3(-v.y, v.z, -v.x) }
 
     /// 250 reports a second, each with the mean rate since the one before.
     public func stream(_ script: MotionScript) {

@@ -94,14 +94,15 @@ public final class SwitchControllerEmulator: UHIDEmulator, @unchecked Sendable {
     public private(set) var samplesSent = 0
 
     /// Plugs the controller; it answers the driver on its own thread until unplugged. `mac`'s last
-    /// byte tells two emulated controllers apart.
-    public init(_ model: Model, macLastByte: UInt8 = 0x01) throws {
+    /// byte tells two emulated controllers apart. `vendor` other than Nintendo's (0x057E) makes a
+    /// third-party pad in Switch mode, which hid-nintendo takes only once given its id (`new_id`).
+    public init(_ model: Model, macLastByte: UInt8 = 0x01, vendor: UInt32 = 0x057E) throws {
         self.model = model
         macAddress = [0x98, 0xB6, 0xE9, 0x5A, 0x3C, macLastByte]
         try super.init(
             identity: .init(
                 name: model.name, phys: "mouse3d-test/uhid/\(model.product)",
-                bus: UInt16(model == .proController ? BUS_USB : BUS_BLUETOOTH), vendor: 0x057E,
+                bus: UInt16(model == .proController ? BUS_USB : BUS_BLUETOOTH), vendor: vendor,
                 product: model.product),
             reportDescriptor: Self.reportDescriptor())
     }
@@ -202,9 +203,9 @@ public final class SwitchControllerEmulator: UHIDEmulator, @unchecked Sendable {
         return r
     }
 
-    /// This controller's axes (as the driver reports them: x toward the triggers, y left, z up) of a
-    /// vector in mouse3d's frame (x right, y toward the triggers, z up).
-    public static func kernelAxes(_ v: SIMD3<Double>) -> SIMD3<Double> { SIMD3(v.y, -v.x, v.z) }
+    /// This controller's axes as the driver reports them (x toward the triggers, y left, z up) of a
+    /// vector in mouse3d's gamepad frame: the same frame.
+    public static func kernelAxes(_ v: SIMD3<Double>) -> SIMD3<Double> { v }
 
     /// The 0x30 report carrying three samples, each `degreesPerSecond` and `metersPerSecondSquared`
     /// in the driver's axes.

@@ -26,7 +26,9 @@ enum LiveSourceTests {
     }
 
     /// `mouse3d record` reads an emulated DualSense, rotating at known rates, within 1% of the
-    /// injected rates and forces, with the controller's own 4 ms sample spacing.
+    /// injected rates and forces, with the controller's own 4 ms sample spacing. The motion is given
+    /// in mouse3d's gamepad frame and the controller reports it in hid-playstation's axes: the log
+    /// has it back in the gamepad frame.
     static func dualSenseRecord() throws { try recordRates(try DualSenseEmulator()) }
 
     /// The same for an emulated DualShock 4 (hid-sony on this kernel).
@@ -43,7 +45,7 @@ enum LiveSourceTests {
             seconds: 0.5, degreesPerSecond: SIMD3(90, -45, 30), metersPerSecondSquared: SIMD3(0, 4.903325, 8.49285))
         let b = MotionScript.Step(
             seconds: 0.5, degreesPerSecond: SIMD3(-200, 10, 0), metersPerSecondSquared: SIMD3(9.80665, 0, 0))
-        controller.startStreaming(MotionScript([a, b]), hertz: 250)
+        controller.startStreaming(MotionScript([a, b]).converted(GamepadEmulator.kernelAxes), hertz: 250)
         let log = try record(["--source", "evdev:\(node)"], seconds: 2)
         controller.stopStreaming()
         try expect(log.samples.count > 200, "only \(log.samples.count) samples in 2 s at 250 Hz")

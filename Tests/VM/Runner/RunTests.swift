@@ -74,9 +74,13 @@ enum RunTests {
 
     static func pointerFromDualSense() throws { try pointer(from: plugDualSense) }
     static func pointerFromDualShock4() throws { try pointer(from: { try plugController(DualShock4Emulator()) }) }
-    static func pointerFromSwitchPro() throws { try pointer(from: { try SwitchControllerTests.plug(.proController).0 }) }
+    static func pointerFromSwitchPro() throws {
+        try pointer(from: { try SwitchControllerTests.plug(.proController).0 })
+    }
     static func pointerFromJoyConLeft() throws { try pointer(from: { try SwitchControllerTests.plug(.joyConLeft).0 }) }
-    static func pointerFromJoyConRight() throws { try pointer(from: { try SwitchControllerTests.plug(.joyConRight).0 }) }
+    static func pointerFromJoyConRight() throws {
+        try pointer(from: { try SwitchControllerTests.plug(.joyConRight).0 })
+    }
 
     /// `mouse3d calibrate` on an emulated DualSense lying still with a gyroscope offset of
     /// 0.6/-0.5/0.8 °/s: it stores that bias (to the controller's resolution) under the device's id,
@@ -209,5 +213,79 @@ extension RunTests {
         controller.set(sticks: [0x80, 0x80, 0x80, 0x80], dpad: 5)  // d-pad down-left
         _ = try report("down-left") { buttons, sticks in buttons == 0xC0 && sticks == [128, 127, 128, 127] }
         say("VMTEST-INFO run --dsu: sticks and the d-pad of the emulated DualSense reach the DSU report")
+    }
+}
+
+extension RunTests {
+    /// `run --dsu` with each emulated model lying flat and turning at once about all three axes,
+    /// given physically (far edge rising 30 °/s, turning right 20 °/s, right side going down 10 °/s):
+    /// every model's pad packets read the same, as DSU defines them: accelerometer (0, -1, 0) g,
+    /// gyroscope pitch +30, yaw +20, roll +10 °/s. (No 0.858 factor for Switch pads: hid-nintendo's
+    /// rates are °/s already, and DSU's are °/s.) The client reads floats at the protocol's offsets.
+    static func dsuMotionEveryModel() throws {
+        let plugs: [(String, () throws -> any MotionControllerEmulator)] = [
+            ("DualSense", plugDualSense), ("DualShock 4", { try plugController(DualShock4Emulator()) }),
+            ("Switch Pro", { try SwitchControllerTests.plug(.proController).0 }),
+            ("Joy-Con (L)", { try SwitchControllerTests.plug(.joyConLeft).0 }),
+            ("Joy-Con (R)", { try SwitchControllerTests.plug(.joyConRight).0 })
+        ]
+        var failures: [String] = []
+        for (model, plug) in plugs {
+            let controller = try plug()
+            defer { try? controller.unplug() }
+            // In mouse3d's gamepad frame (x to the triggers, y left, z up): the far edge rising is a
+            // turn about -y, turning right about -z, the right side going down about +x.
+            controller.stream(
+                MotionScript([
+                    .init(
+                        seconds: 60, degreesPerSecond: SIMD3(10, -30, -20), metersPerSecondSquared: SIMD3(0, 0, 9.80665)
+                    )
+                ]))
+            let run = try ChildProcess(
+                executable: mouse3d, arguments: ["run", "--print", "--dsu", "127.0.0.1:26761"],
+                standardOutputPath: "/dev/null")
+            defer {
+                try? run.send(signal: SIGTERM)
+                _ = try? run.wait()
+            }
+            var said: [String] = []
+            while let line = try run.readErrorLine() {
+                said.append(line)
+                if line.contains("DSU server at") { break }
+            }
+            try expect(said.last?.contains("DSU server at") == true, "\(model): no DSU server: \(said)")
+            let client = try UDPSocket(family: AF_INET)
+            try client.bind(to: SocketAddress.resolve("127.0.0.1:0", defaultPort: 0, passive: false))
+            let server = try SocketAddress.resolve("127.0.0.1:26761", defaultPort: 0, passive: false)
+            let request = DSUProtocol.request(.padData(slot: 0, mac: nil), clientID: 9)
+            var buffer = [UInt8](repeating: 0, count: 256)
+            var motion: [Float]?
+            let end = MonotonicClock.nanoseconds() + 10_000_000_000
+            func float(_ at: Int) -> Float {
+                Float(
+                    bitPattern: UInt32(buffer[at]) | UInt32(buffer[at + 1]) << 8 | UInt32(buffer[at + 2]) << 16
+                        | UInt32(buffer[at + 3]) << 24)
+            }
+            while motion == nil && MonotonicClock.nanoseconds() < end {
+                _ = try request.withUnsafeBytes { try client.send($0, to: server) }
+                _ = try EventLoop.waitUntilReadable([client.descriptor], timeoutNanoseconds: 100_000_000)
+                while let (n, _) = try buffer.withUnsafeMutableBytes({ try client.receive(into: $0) }) {
+                    // Pad data (type 0x100002): accelerometer x, y, z at 76, gyroscope pitch, yaw, roll at 88.
+                    guard n == 100, buffer[16] == 0x02, buffer[17] == 0x00, buffer[18] == 0x10 else { continue }
+                    let values = (0..<6).map { float(76 + 4 * $0) }
+                    if abs(values[4] - 20) < 1 { motion = values }  // a sample after the start-up
+                }
+            }
+            guard let motion else {
+                failures.append("\(model): no pad data with the turn within 10 s")
+                continue
+            }
+            say("VMTEST-INFO run --dsu from \(model): accelerometer \(motion[0..<3]) g, gyroscope \(motion[3..<6]) °/s")
+            let want: [Float] = [0, -1, 0, 30, 20, 10]
+            if !zip(motion, want).allSatisfy({ abs($0 - $1) <= max(0.01, 0.005 * abs($1)) }) {
+                failures.append("\(model): \(motion), want \(want)")
+            }
+        }
+        try expect(failures.isEmpty, "DSU packets: \(failures.joined(separator: "; "))")
     }
 }

@@ -1,3 +1,4 @@
+import CLinux
 import Glibc
 import Mouse3DCore
 import Mouse3DLinux
@@ -6,10 +7,10 @@ import VMDeviceEmulators
 enum SwitchControllerTests {
     /// Plugs an emulated Nintendo controller and waits (up to 20 s: the driver's handshake is a dozen
     /// round trips) until hid-nintendo has made its IMU device; returns it with the device's node.
-    static func plug(_ model: SwitchControllerEmulator.Model, macLastByte: UInt8 = 0x01) throws -> (
-        SwitchControllerEmulator, String
-    ) {
-        let controller = try SwitchControllerEmulator(model, macLastByte: macLastByte)
+    static func plug(_ model: SwitchControllerEmulator.Model, macLastByte: UInt8 = 0x01, vendor: UInt32 = 0x057E) throws
+        -> (SwitchControllerEmulator, String)
+    {
+        let controller = try SwitchControllerEmulator(model, macLastByte: macLastByte, vendor: vendor)
         let udev = try Udev()
         do {
             let node = try waitFor("hid-nintendo's '\(model.motionName)'", seconds: 20) {
@@ -109,5 +110,103 @@ enum SwitchControllerTests {
                     && abs(s.specificForceMetersPerSecondSquared.y) < 0.01,
                 "force \(s.specificForceMetersPerSecondSquared) for 1 g up")
         }
+    }
+
+    /// Records `seconds` from `node` while `controller` turns at (15, 0, 20) °/s, level, in mouse3d's
+    /// gamepad frame; fails unless the log reads that back (the driver's axes turned by its table).
+    static func recordsGamepadFrame(_ controller: any MotionControllerEmulator, node: String, _ who: String) throws {
+        let level = SIMD3(0.0, 0.0, 9.80665)
+        let rate = SIMD3(15.0, 0, 20)
+        controller.stream(MotionScript([.init(seconds: 30, degreesPerSecond: rate, metersPerSecondSquared: level)]))
+        let log = try LiveSourceTests.record(["--source", "evdev:\(node)"], seconds: 1)
+        controller.stopStreaming()
+        try expect(log.samples.count > 100, "\(who): only \(log.samples.count) samples in 1 s")
+        let s = log.samples[log.samples.count / 2]
+        let degrees = s.angularVelocityRadiansPerSecond * 180 / .pi
+        say("VMTEST-INFO record from \(who): \(degrees) °/s, \(s.specificForceMetersPerSecondSquared) m/s²")
+        try expect(
+            LiveSourceTests.close(degrees, rate, floor: 0.1)
+                && LiveSourceTests.close(s.specificForceMetersPerSecondSquared, level, floor: 0.02),
+            "\(who): recorded \(degrees) °/s and \(s.specificForceMetersPerSecondSquared) m/s², \(rate) and \(level) injected"
+        )
+    }
+
+    /// Ids other than the originals': a DualSense Edge (054c:0df2, hid-playstation) and a
+    /// third-party pad in Switch Pro mode (2dc8:2009, which hid-nintendo takes once given the id
+    /// through `new_id`, as its users do) are listed and read in mouse3d's gamepad frame, because the
+    /// axes follow the driver, not the ids.
+    static func otherIDs() throws {
+        let edge = try plugController(DualSenseEmulator(edge: true))
+        defer { try? edge.unplug() }
+        let udev = try Udev()
+        let edgeNode = try waitFor("the Edge's node", seconds: 5) {
+            try MotionSourceEnumerator.evdevDevices(udev: udev).first { $0.name == edge.motionName }?.node
+        }
+        try recordsGamepadFrame(edge, node: edgeNode, "DualSense Edge (054c:0df2)")
+        try edge.unplug()
+
+        try writeAttribute("3 2DC8 2009", to: "/sys/bus/hid/drivers/nintendo/new_id")
+        let (pad, node) = try plug(.proController, macLastByte: 0x07, vendor: 0x2DC8)
+        defer { try? pad.unplug() }
+        let driver = EvdevMotionSource.driver(of: node)
+        try expect(driver == "nintendo", "2dc8:2009 is driven by \(driver ?? "no driver"), not hid-nintendo")
+        let (status, json) = try ListTests.list(["--json"])
+        try expect(status == 0 && json.contains("0003:2DC8:2009"), "list --json does not show 2dc8:2009: \(json)")
+        try recordsGamepadFrame(pad, node: node, "a pad in Switch Pro mode (2dc8:2009)")
+    }
+
+    /// A Joy-Con unplugged during `run --uinput pointer --primary BTN_TL` while its L button is held:
+    /// the virtual pointer's button is released; plugged back (same MAC, another node), the pointer
+    /// moves again within 1 s of the IMU device's return, with the button still released.
+    static func joyConUnplugReplug() throws {
+        let turning = MotionScript([
+            .init(seconds: 60, degreesPerSecond: SIMD3(0, 0, -30), metersPerSecondSquared: SIMD3(0, 0, 9.80665))
+        ])
+        var (joyCon, _) = try plug(.joyConLeft, macLastByte: 0x21)
+        defer { try? joyCon.unplug() }
+        joyCon.stream(turning)
+        let run = try ChildProcess(
+            executable: mouse3d, arguments: ["run", "--uinput", "pointer", "--primary", "BTN_TL"])
+        defer {
+            try? run.send(signal: SIGTERM)
+            _ = try? run.wait()
+        }
+        let pointer = try EvdevDevice(path: try OutputTests.node(named: "mouse3d pointer"))
+        /// Reads the pointer until `want` holds for an event (or `seconds` pass); returns when it did.
+        func until(_ what: String, seconds: Double, _ want: (EvdevDevice.Event) -> Bool) throws -> UInt64 {
+            let end = MonotonicClock.nanoseconds() + UInt64(seconds * 1e9)
+            while MonotonicClock.nanoseconds() < end {
+                switch try pointer.next() {
+                case .event(let e), .resynchronised(let e): if want(e) { return MonotonicClock.nanoseconds() }
+                case .wouldBlock:
+                    _ = try EventLoop.waitUntilReadable([pointer.descriptor], timeoutNanoseconds: 20_000_000)
+                }
+            }
+            throw VMTestFailure(description: "\(what) within \(seconds) s")
+        }
+        func isMove(_ e: EvdevDevice.Event) -> Bool {
+            e.type == Int32(EV_REL) && e.code == Int32(REL_X) && e.value != 0
+        }
+        func isLeft(_ value: Int32) -> (EvdevDevice.Event) -> Bool {
+            { $0.type == Int32(EV_KEY) && $0.code == Int32(BTN_LEFT) && $0.value == value }
+        }
+        _ = try until("no motion from the Joy-Con", seconds: 10, isMove)
+        joyCon.hold(buttonBits: 1 << 22)  // L
+        _ = try until("L did not press the primary button", seconds: 5, isLeft(1))
+        try joyCon.unplug()
+        _ = try until("unplugged with L held: the button was not released", seconds: 3, isLeft(0))
+        MonotonicClock.sleep(nanoseconds: 1_000_000_000)
+        while case .event = try pointer.next() {}  // what came before the return
+        (joyCon, _) = try plug(.joyConLeft, macLastByte: 0x21)
+        let back = MonotonicClock.nanoseconds()
+        joyCon.stream(turning)
+        let moved = try until("no motion within 5 s of the Joy-Con's return", seconds: 5, isMove)
+        let resumed = Double(moved - back) / 1e9
+        let pressed = pointer.currentValue(type: Int32(EV_KEY), code: Int32(BTN_LEFT))
+        say(
+            "VMTEST-INFO run --uinput pointer, Joy-Con (L) unplugged with L held and plugged back: button released, motion again \(resumed) s after its IMU device returned; primary now \(pressed)"
+        )
+        try expect(resumed <= 1, "the pointer resumed \(resumed) s after the Joy-Con came back")
+        try expect(pressed == 0, "the primary button is stuck after the return")
     }
 }

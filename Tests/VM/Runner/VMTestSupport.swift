@@ -102,3 +102,14 @@ func threadStates(of pid: Int32) -> String {
             "  thread \(task): \(state), wchan \(read("/proc/\(pid)/task/\(task)/wchan")), syscall \(read("/proc/\(pid)/task/\(task)/syscall"))"
     }.joined(separator: "\n")
 }
+
+/// Writes `text` to the sysfs attribute `path` in one `write(2)`, as `echo TEXT > PATH` does.
+func writeAttribute(_ text: String, to path: String) throws {
+    let fd = open(path, O_WRONLY | O_CLOEXEC)
+    guard fd >= 0 else { throw VMTestFailure(description: "open \(path): errno \(errno)") }
+    defer { close(fd) }
+    let bytes = Array(text.utf8)
+    guard write(fd, bytes, bytes.count) == bytes.count else {
+        throw VMTestFailure(description: "write '\(text)' to \(path): errno \(errno)")
+    }
+}

@@ -1,0 +1,77 @@
+/// How a gamepad driver's motion axes become mouse3d's gamepad frame: x toward the triggers (the
+/// direction the controller points), y to the left, z up out of the face when it lies flat
+/// (right-handed, the body frame of ROS REP 103). In that frame the attitude's roll, pitch and yaw
+/// are the controller's own: yaw about z, pitch about y (nose down positive), roll about x (README
+/// "Conventions").
+///
+/// The kernel documents no common frame for gamepad motion sensors (Documentation/input/gamepad.rst
+/// has none; event-codes.rst only says which axes carry acceleration and rate), so each driver
+/// keeps its own, and the table below says, per driver, how to turn it. Keyed by the HID driver
+/// that made the motion device, not by vendor and product ids, so a controller that another id
+/// brings to the same driver (a DualSense Edge, a third-party pad in Switch Pro mode bound to
+/// hid-nintendo) is turned the same way.
+public struct GamepadMotionAxes: Sendable, Equatable {
+    /// The kernel driver's name (`/sys/bus/hid/drivers/NAME`).
+    public var driver: String
+    /// The controllers it drives, for messages and the README.
+    public var models: String
+    /// `v_mouse3d = M · v_driver`, for both sensors.
+    public var mount: MountMatrix
+    /// Why, in the driver's own terms.
+    public var reason: String
+
+    /// The drivers known.
+    public static let table: [GamepadMotionAxes] = [
+        GamepadMotionAxes(
+            driver: "nintendo", models: "Switch Pro Controller, Joy-Con (L), Joy-Con (R)",
+            mount: .identity,
+            reason:
+                "hid-nintendo already reports x toward the triggers, y left, z up (its source says so), and negates the right Joy-Con's y and z, whose sensor is mounted mirrored"
+        ),
+        GamepadMotionAxes(
+            driver: "playstation", models: "DualSense, DualSense Edge, DualShock 4 (kernel 6.2 and later)",
+            mount: sonyMount,
+            reason:
+                "hid-playstation passes the controller's axes: x right, y up out of the face, z toward the player (ABS_RX pitch, ABS_RY yaw, ABS_RZ roll)"
+        ),
+        GamepadMotionAxes(
+            driver: "sony", models: "DualShock 4 (kernel 6.1)",
+            mount: sonyMount,
+            reason: "hid-sony's DualShock 4 motion device has hid-playstation's layout"
+        )
+    ]
+
+    /// x right, y up, z toward the player → x forward (−z), y left (−x), z up (y).
+    static let sonyMount = MountMatrix(matrix: Matrix3(SIMD3(0, 0, -1), SIMD3(-1, 0, 0), SIMD3(0, 1, 0)))
+
+    /// The entry for `driver`, or nil (its axes are taken as they are).
+    public static func forDriver(_ driver: String?) -> GamepadMotionAxes? {
+        guard let driver else { return nil }
+        return table.first { $0.driver == driver }
+    }
+
+    /// `sample` with both sensors in mouse3d's gamepad frame.
+    @inlinable
+    public func apply(_ sample: MotionSample) -> MotionSample {
+        var s = sample
+        s.angularVelocityRadiansPerSecond = mount.apply(sample.angularVelocityRadiansPerSecond)
+        s.specificForceMetersPerSecondSquared = mount.apply(sample.specificForceMetersPerSecondSquared)
+        return s
+    }
+
+    /// A calibration measured in mouse3d's gamepad frame, turned back into the driver's axes: the
+    /// way calibration files keep it, so a file means the device's own bias whatever mouse3d's
+    /// frame (files written before this table existed stay right).
+    public func toDriver(_ calibration: GyroCalibration) -> GyroCalibration {
+        var c = calibration
+        c.biasRadiansPerSecond = mount.matrix.transposed * calibration.biasRadiansPerSecond
+        return c
+    }
+
+    /// A stored calibration (the driver's axes) in mouse3d's gamepad frame.
+    public func fromDriver(_ calibration: GyroCalibration) -> GyroCalibration {
+        var c = calibration
+        c.biasRadiansPerSecond = mount.apply(calibration.biasRadiansPerSecond)
+        return c
+    }
+}
