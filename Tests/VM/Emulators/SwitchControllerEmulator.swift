@@ -107,6 +107,12 @@ public final class SwitchControllerEmulator: UHIDEmulator, @unchecked Sendable {
             reportDescriptor: Self.reportDescriptor())
     }
 
+    /// Puts the sticks in the reports that follow: raw 12-bit counts, x then y, centre 2048 and
+    /// ±1400 full (the flash's calibration), y up larger as the hardware reports it.
+    public func set(leftStick: (Int, Int), rightStick: (Int, Int)) {
+        lock.withLock { sticks = (leftStick, rightStick) }
+    }
+
     /// Holds exactly these buttons (the report's 24 bits: byte 3 right side, 4 shared, 5 left side).
     public func hold(buttonBits: UInt32) { lock.withLock { buttons = buttonBits & 0xFF_FFFF } }
 

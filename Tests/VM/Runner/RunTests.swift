@@ -167,10 +167,39 @@ extension RunTests {
     static func dsuSticksFromDualSense() throws {
         let controller = try plugDualSense()
         defer { try? controller.unplug() }
+        try dsuSticks(
+            controller, "DualSense",
+            moved: { controller.set(sticks: [0, 0, 255, 255], dpad: 2) },
+            downLeft: { controller.set(sticks: [0x80, 0x80, 0x80, 0x80], dpad: 5) })
+    }
+
+    /// The same from an emulated Switch Pro Controller (hid-nintendo: ±32767 sticks with y up
+    /// negative, the d-pad as a hat), whose raw sticks are 12-bit with y up larger.
+    static func dsuSticksFromSwitchPro() throws {
+        let (controller, _) = try SwitchControllerTests.plug(.proController)
+        defer { try? controller.unplug() }
+        let c = 2048
+        let reach = 1400
+        try dsuSticks(
+            controller, "Switch Pro Controller",
+            moved: {
+                controller.set(leftStick: (c - reach, c + reach), rightStick: (c + reach, c - reach))
+                controller.hold(buttonBits: 1 << 18)  // d-pad right
+            },
+            downLeft: {
+                controller.set(leftStick: (c, c), rightStick: (c, c))
+                controller.hold(buttonBits: 1 << 16 | 1 << 19)  // d-pad down and left
+            })
+    }
+
+    /// `run --dsu` with `controller` held still: at rest the sticks read centred; after `moved` (left
+    /// stick left and up, right stick right and down, d-pad right) and `downLeft` (sticks centred,
+    /// d-pad down-left) the report's bytes follow.
+    static func dsuSticks(
+        _ controller: any MotionControllerEmulator, _ model: String, moved: () -> Void, downLeft: () -> Void
+    ) throws {
         let level = SIMD3(0.0, 0.0, 9.80665)
-        controller.startStreaming(
-            MotionScript([.init(seconds: 60, degreesPerSecond: .zero, metersPerSecondSquared: level)]), hertz: 250,
-            integrating: true)
+        controller.stream(MotionScript([.init(seconds: 60, degreesPerSecond: .zero, metersPerSecondSquared: level)]))
         let run = try ChildProcess(
             executable: mouse3d, arguments: ["run", "--print", "--dsu", "127.0.0.1:26760"],
             standardOutputPath: "/dev/null")
@@ -206,13 +235,14 @@ extension RunTests {
             throw VMTestFailure(
                 description: "\(what): the last report had buttons \(String(last.0, radix: 2)), sticks \(last.1)")
         }
-        _ = try report("at rest") { buttons, sticks in buttons == 0 && sticks == [128, 127, 128, 127] }
-        // left stick left and up, right stick right and down, d-pad right
-        controller.set(sticks: [0, 0, 255, 255], dpad: 2)
+        // Centred is 128 or 127 (a DualSense's raw 0x80 is just past the middle of 0–255; hid-nintendo's 0 is it).
+        func centred(_ sticks: [UInt8]) -> Bool { sticks.count == 4 && sticks.allSatisfy { (127...128).contains($0) } }
+        _ = try report("at rest") { buttons, sticks in buttons == 0 && centred(sticks) }
+        moved()
         _ = try report("moved") { buttons, sticks in buttons == 0x20 && sticks == [0, 255, 255, 0] }
-        controller.set(sticks: [0x80, 0x80, 0x80, 0x80], dpad: 5)  // d-pad down-left
-        _ = try report("down-left") { buttons, sticks in buttons == 0xC0 && sticks == [128, 127, 128, 127] }
-        say("VMTEST-INFO run --dsu: sticks and the d-pad of the emulated DualSense reach the DSU report")
+        downLeft()
+        _ = try report("down-left") { buttons, sticks in buttons == 0xC0 && centred(sticks) }
+        say("VMTEST-INFO run --dsu: sticks and the d-pad of the emulated \(model) reach the DSU report")
     }
 }
 

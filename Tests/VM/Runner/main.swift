@@ -33,6 +33,7 @@ let allTests: [(name: String, run: () throws -> Void)] = [
     ("calibrate_dualsense", RunTests.calibrateDualSense),
     ("dsu_sticks_from_dualsense", RunTests.dsuSticksFromDualSense),
     ("dsu_motion_every_model", RunTests.dsuMotionEveryModel),
+    ("dsu_sticks_from_switch_pro", RunTests.dsuSticksFromSwitchPro),
     ("uinput_joystick_output", OutputTests.joystick),
     ("uinput_spacemouse_output", OutputTests.spacemouse),
     ("uinput_one_sender_fails_others_served", OutputTests.oneSenderFailsOthersServed),
