@@ -54,10 +54,12 @@ public final class EvdevMotionSource {
     public let accelerometerRangeMetersPerSecondSquared: Double?
 
     /// The name of the driver bound to the device behind event node `path` (its parent HID
-    /// device's `driver` link in sysfs), or nil.
+    /// device's `driver` link in sysfs), or nil. `path` may be a link to the node (udev's
+    /// `/dev/input/by-id/...`).
     public static func driver(of path: String) -> String? {
-        guard path.hasPrefix("/dev/input/"),
-            let target = FileSystem.realPath("/sys/class/input/\(path.dropFirst(11))/device/device/driver")
+        guard let node = FileSystem.realPath(path), node.hasPrefix("/dev/input/event"),
+            let name = node.split(separator: "/").last,
+            let target = FileSystem.realPath("/sys/class/input/\(name)/device/device/driver")
         else { return nil }
         return target.split(separator: "/").last.map(String.init)
     }

@@ -150,6 +150,11 @@ enum SwitchControllerTests {
         defer { try? pad.unplug() }
         let driver = EvdevMotionSource.driver(of: node)
         try expect(driver == "nintendo", "2dc8:2009 is driven by \(driver ?? "no driver"), not hid-nintendo")
+        // Through a link to the node, as udev's /dev/input/by-id names are, the driver is found too.
+        let link = "/tmp/pad-\(MonotonicClock.nanoseconds())"
+        try expect(symlink(node, link) == 0, "symlink \(link): errno \(errno)")
+        let linked = EvdevMotionSource.driver(of: link)
+        try expect(linked == "nintendo", "through \(link): \(linked ?? "no driver")")
         let (status, json) = try ListTests.list(["--json"])
         try expect(status == 0 && json.contains("0003:2DC8:2009"), "list --json does not show 2dc8:2009: \(json)")
         try recordsGamepadFrame(pad, node: node, "a pad in Switch Pro mode (2dc8:2009)")
