@@ -68,5 +68,6 @@ struct AttitudePrintFormatTests {
         #expect(fixed(-Double.infinity, 1) == "-inf")
         #expect(fixed(1e16, 2) == "1e+16")
         #expect(fixed(123_456_789.125, 3) == "123456789.125")
+        #expect(fixed(2e14, 5) == "\(2e14)", "past what UInt64 holds at 5 decimals: no trap, Swift's own text")
     }
 }

@@ -115,6 +115,12 @@ struct ProtocolEncoderTests {
         }
         #expect(DSUAxisMapping.forSamples(inGamepadFrame: false) == .generic)
         #expect(GamepadMotionAxes.forDriver("hid-generic") == nil && GamepadMotionAxes.forDriver(nil) == nil)
+        // The driver decides; only when it cannot be read do the originals' ids stand in for it.
+        #expect(GamepadMotionAxes.forDevice(driver: nil, id: "054C:0CE6")?.driver == "playstation")
+        #expect(GamepadMotionAxes.forDevice(driver: nil, id: "057e:2007")?.driver == "nintendo")
+        #expect(GamepadMotionAxes.forDevice(driver: "nintendo", id: "2dc8:2009")?.driver == "nintendo")
+        #expect(GamepadMotionAxes.forDevice(driver: "hid-generic", id: "054c:0ce6") == nil)
+        #expect(GamepadMotionAxes.forDevice(driver: nil, id: "2dc8:2009") == nil)
     }
 
     @Test("MACs: a controller's own address, else a stable non-zero locally administered one")

@@ -50,6 +50,21 @@ public struct GamepadMotionAxes: Sendable, Equatable {
         return table.first { $0.driver == driver }
     }
 
+    /// The drivers of the originals' USB ids, for a device whose driver cannot be read (sysfs not
+    /// visible, as in some containers): Sony's DualShock 4s and DualSenses, Nintendo's pads.
+    static let driverOfID: [String: String] = [
+        "054c:05c4": "playstation", "054c:09cc": "playstation", "054c:0ba0": "playstation",
+        "054c:0ce6": "playstation", "054c:0df2": "playstation",
+        "057e:2006": "nintendo", "057e:2007": "nintendo", "057e:2009": "nintendo", "057e:200e": "nintendo"
+    ]
+
+    /// The entry for a device driven by `driver`, or, when that is unknown, for its
+    /// `vendor:product` (lower-case hex) if it is one of the originals.
+    public static func forDevice(driver: String?, id: String?) -> GamepadMotionAxes? {
+        if let driver { return forDriver(driver) }
+        return forDriver(id.flatMap { driverOfID[$0.lowercased()] })
+    }
+
     /// `sample` with both sensors in mouse3d's gamepad frame.
     @inlinable
     public func apply(_ sample: MotionSample) -> MotionSample {

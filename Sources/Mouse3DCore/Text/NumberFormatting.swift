@@ -15,7 +15,8 @@ public func appendFixed(_ value: Double, decimals: Int, width: Int = 0, to bytes
         } else {
             appendLiteral(value < 0 ? "-inf" : "inf", to: &bytes)
         }
-    } else if abs(value) >= 1e15 {
+    } else if abs(value) >= 1e15 || abs(value) * pow10(min(max(decimals, 0), 15)) >= 1.8e19 {
+        // Beyond what the digits below can hold (UInt64): Swift's own description.
         var text = "\(value)"
         text.withUTF8 { bytes.append(contentsOf: $0) }
     } else {
@@ -35,6 +36,13 @@ public func appendFixed(_ value: Double, decimals: Int, width: Int = 0, to bytes
     if length < width {
         bytes.insert(contentsOf: repeatElement(UInt8(ascii: " "), count: width - length), at: start)
     }
+}
+
+/// 10 to the `n`.
+private func pow10(_ n: Int) -> Double {
+    var p = 1.0
+    for _ in 0..<n { p *= 10 }
+    return p
 }
 
 /// Appends `value` in lowercase hexadecimal (no prefix).

@@ -44,7 +44,9 @@ public final class EvdevMotionSource {
         }
         decoder = EvdevMotionDecoder(axes: axes, initialValues: values)
         driver = Self.driver(of: path)
-        self.axes = GamepadMotionAxes.forDriver(driver)
+        let ids = device.identity
+        self.axes = GamepadMotionAxes.forDevice(
+            driver: driver, id: String(format4: ids.vendor) + ":" + String(format4: ids.product))
         accelerometerRangeMetersPerSecondSquared =
             reach.isFinite && reach > 0 ? reach * standardGravityMetersPerSecondSquared : nil
     }
@@ -97,5 +99,13 @@ public final class EvdevMotionSource {
                 }
             }
         }
+    }
+}
+
+extension String {
+    /// `value`'s low 16 bits as four lower-case hex digits.
+    init(format4 value: Int) {
+        let digits = String(value & 0xffff, radix: 16)
+        self = String(repeating: "0", count: 4 - digits.count) + digits
     }
 }

@@ -23,7 +23,10 @@ extension LiveMotionSource {
 }
 
 extension EvdevMotionSource: LiveMotionSource {
-    public var summary: String { "evdev '\(device.name)' at \(device.path)" }
+    public var summary: String {
+        "evdev '\(device.name)' at \(device.path)"
+            + (axes.map { " (hid-\($0.driver) axes turned into the gamepad frame)" } ?? "")
+    }
     public var descriptors: [FileDescriptor] { [descriptor] }
     public var pollIntervalNanoseconds: UInt64? { nil }
     public var isPresent: Bool { FileSystem.exists(device.path) }

@@ -18,7 +18,7 @@ public enum MotionSourceSelector {
         public var driver: String? = nil
 
         /// How its driver's axes become mouse3d's gamepad frame (nil: taken as they are).
-        public var gamepadAxes: GamepadMotionAxes? { GamepadMotionAxes.forDriver(driver) }
+        public var gamepadAxes: GamepadMotionAxes? { GamepadMotionAxes.forDevice(driver: driver, id: deviceID) }
 
         /// The key its gyroscope calibration is kept under.
         public var calibrationKey: String {
@@ -84,12 +84,10 @@ public enum MotionSourceSelector {
             let source = try EvdevMotionSource(path: path)
             let info = sources.first { $0.node == path }
             let ids = source.device.identity
-            func hex4(_ v: Int) -> String {
-                let digits = String(v & 0xffff, radix: 16)
-                return String(repeating: "0", count: 4 - digits.count) + digits
-            }
             let deviceID =
-                info?.deviceID ?? MotionSourceEnumerator.deviceID(vendor: hex4(ids.vendor), product: hex4(ids.product))
+                info?.deviceID
+                ?? MotionSourceEnumerator.deviceID(
+                    vendor: String(format4: ids.vendor), product: String(format4: ids.product))
             return (
                 source,
                 Identity(

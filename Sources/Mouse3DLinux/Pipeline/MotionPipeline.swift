@@ -56,6 +56,7 @@ public final class MotionPipeline {
                     }
                 },
                 button: { [unowned self] code, pressed in
+                    let before = fusion.buttons
                     outputs.gamepadButton(code: code, pressed: pressed)
                     let effect = buttons.apply(code: code, pressed: pressed, to: &fusion)
                     if effect == .recentred { report("recentred (\(GamepadButtons.name(of: code)))") }
@@ -66,7 +67,9 @@ public final class MotionPipeline {
                     }
                     // A release is handed on at once, not with the next sample: none may come (the
                     // kernel releases a gamepad's keys as it removes it, after its motion device).
-                    if !pressed, let update = fusion.update(nowNanoseconds: MonotonicClock.nanoseconds()) {
+                    if !pressed, fusion.buttons != before,
+                        let update = fusion.update(nowNanoseconds: MonotonicClock.nanoseconds())
+                    {
                         try outputs.write(update)
                         try outputs.endOfBatch()
                     }
