@@ -78,6 +78,7 @@ extension Mouse3D {
                 sampleSource = try MotionSourceOptions.openPhone(
                     address: address, port: port, remember: false, diagnostics: diagnostics)
                 device = "phone"
+                axes = .phone
             }
             let progress = Progress(seconds: seconds)
             diagnostics.say(

@@ -111,7 +111,7 @@ struct MotionSourceOptions: ParsableArguments {
             return Opened(
                 source: phone, buttons: ButtonSettings(map: map, clutchMode: .hold), summary: phone.summary,
                 isReplay: false,
-                calibrationKey: "phone")
+                calibrationKey: "phone", gamepadAxes: .phone)
         case .live(let request):
             var buttonSettings: ButtonSettings?
             let follower = try LiveSourceOptions.follow(

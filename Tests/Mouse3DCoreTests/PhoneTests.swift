@@ -137,7 +137,7 @@ struct PhoneTests {
     }
 
     @Test(
-        "Readings become samples: °/s to rad/s about the same axes, the specification's signs kept, WebKit's negated; every reading a sample"
+        "Readings become samples in the gamepad frame (portrait, pointed with the top edge): the top edge rising is a turn about -y, lying flat is +z; WebKit's force negated; every reading a sample"
     )
     func mapping() {
         var mapper = PhoneSampleMapper()
@@ -147,13 +147,21 @@ struct PhoneTests {
         #expect(
             s.count == 2 && abs(s[0].angularVelocityRadiansPerSecond.z - .pi / 2) < 1e-12
                 && s[0].specificForceMetersPerSecondSquared.z == 9.8)
+        // The phone's x is its right edge, y its top edge: forward is y, left is -x.
+        let tilted = PhoneReading(
+            milliseconds: 20, rotationRate: SIMD3(90, 0, 30), accelerationIncludingGravity: SIMD3(1, 2, 9.8))
+        let u = mapper.samples([tilted], arrival: 1_000_000_000)[0]
+        #expect(
+            u.angularVelocityRadiansPerSecond == SIMD3(0, -90, 30) * (.pi / 180),
+            "the top edge rising (about the phone's x) is nose up: a turn about -y")
+        #expect(u.specificForceMetersPerSecondSquared == SIMD3(2, -1, 9.8))
         var ios = PhoneSampleMapper()
         ios.platform = .webKit
         let flatIOS = PhoneReading(
             milliseconds: 10, rotationRate: SIMD3(90, 0, 0), accelerationIncludingGravity: SIMD3(0, 0, -9.8))
         let t = ios.samples([flatIOS], arrival: 1_000_000_000)
         #expect(
-            abs(t[0].angularVelocityRadiansPerSecond.x - .pi / 2) < 1e-12
+            abs(t[0].angularVelocityRadiansPerSecond.y + .pi / 2) < 1e-12
                 && t[0].specificForceMetersPerSecondSquared.z == 9.8)
     }
 }

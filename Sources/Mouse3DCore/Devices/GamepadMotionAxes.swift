@@ -41,6 +41,15 @@ public struct GamepadMotionAxes: Sendable, Equatable {
         )
     ]
 
+    /// A phone as the phone page is held: in portrait, screen up, pointed with its top edge. The
+    /// browser gives motion in the device's frame (x right, y to the top edge, z out of the
+    /// screen; W3C DeviceMotion), so forward is y and left is −x. (Not a kernel driver: the phone
+    /// source applies it.)
+    public static let phone = GamepadMotionAxes(
+        driver: "phone", models: "a phone in portrait, screen up, pointed with its top edge",
+        mount: MountMatrix(matrix: Matrix3(SIMD3(0, 1, 0), SIMD3(-1, 0, 0), SIMD3(0, 0, 1))),
+        reason: "DeviceMotion's frame: x right, y to the top edge, z out of the screen")
+
     /// x right, y up, z toward the player → x forward (−z), y left (−x), z up (y).
     static let sonyMount = MountMatrix(matrix: Matrix3(SIMD3(0, 0, -1), SIMD3(-1, 0, 0), SIMD3(0, 1, 0)))
 

@@ -1,5 +1,6 @@
-/// Turns a phone's readings into mouse3d's samples: rad/s about the device's axes, specific force
-/// in m/s² (+9.81 up at rest), on this machine's monotonic clock (``PhoneClock``). Every reading
+/// Turns a phone's readings into mouse3d's samples: rad/s and specific force in m/s² (+9.81 up at
+/// rest) in the gamepad frame, the phone held in portrait, screen up, pointed with its top edge
+/// (``GamepadMotionAxes/phone``), on this machine's monotonic clock (``PhoneClock``). Every reading
 /// becomes a sample.
 public struct PhoneSampleMapper: Sendable {
     /// The browser's conventions (standard until the page says otherwise).
@@ -17,9 +18,10 @@ public struct PhoneSampleMapper: Sendable {
         out.reserveCapacity(readings.count)
         for (r, t) in zip(readings, times) {
             out.append(
-                MotionSample(
-                    timestampNanoseconds: t, angularVelocityRadiansPerSecond: r.rotationRate * (Double.pi / 180),
-                    specificForceMetersPerSecondSquared: r.accelerationIncludingGravity * sign))
+                GamepadMotionAxes.phone.apply(
+                    MotionSample(
+                        timestampNanoseconds: t, angularVelocityRadiansPerSecond: r.rotationRate * (Double.pi / 180),
+                        specificForceMetersPerSecondSquared: r.accelerationIncludingGravity * sign)))
         }
         return out
     }

@@ -1,7 +1,7 @@
 /// How a sample becomes DSU's accelerometer (g) and gyroscope (°/s, pitch/yaw/roll): each DSU axis
-/// is one sensor axis with a sign. Gamepads arrive in mouse3d's gamepad frame (their drivers' axes
-/// turned by ``GamepadMotionAxes``), so one table serves every model; IIO sensors, phones and logs
-/// keep their device axes (x right, y toward the far edge, z up) and get the other (see README "DSU").
+/// is one sensor axis with a sign. Gamepads and phones arrive in mouse3d's gamepad frame (their
+/// axes turned by ``GamepadMotionAxes``), so one table serves every model; IIO sensors and logs keep
+/// their device axes (x right, y toward the far edge, z up) and get the other (see README "DSU").
 public struct DSUAxisMapping: Sendable, Equatable {
     /// Accelerometer X, Y, Z: which sensor axis (0–2) and its sign.
     public var accelerometer: [(axis: Int, sign: Double)]
