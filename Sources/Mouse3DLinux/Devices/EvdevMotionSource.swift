@@ -10,9 +10,8 @@ public final class EvdevMotionSource {
     private var decoder: EvdevMotionDecoder
     /// Times the kernel dropped events and libevdev resynchronised.
     public private(set) var resynchronisations = 0
-    /// The HID driver that made the device (`playstation`, `nintendo`, ...), if it has one.
-    public let driver: String?
-    /// How that driver's axes become mouse3d's gamepad frame; nil: taken as they are.
+    /// How the axes of the HID driver that made the device (`playstation`, `nintendo`, ...) become
+    /// mouse3d's gamepad frame; nil: taken as they are.
     public let axes: GamepadMotionAxes?
 
     /// Opens `path`; it must be a motion device (INPUT_PROP_ACCELEROMETER with ABS_X..ABS_RZ).
@@ -43,10 +42,10 @@ public final class EvdevMotionSource {
                 message: "\(path) ('\(device.name)') is not a motion device (no INPUT_PROP_ACCELEROMETER)")
         }
         decoder = EvdevMotionDecoder(axes: axes, initialValues: values)
-        driver = Self.driver(of: path)
         let ids = device.identity
         self.axes = GamepadMotionAxes.forDevice(
-            driver: driver, id: String(format4: ids.vendor) + ":" + String(format4: ids.product))
+            driver: Self.driver(of: path), id: MotionSourceEnumerator.deviceID(vendor: ids.vendor, product: ids.product)
+        )
         accelerometerRangeMetersPerSecondSquared =
             reach.isFinite && reach > 0 ? reach * standardGravityMetersPerSecondSquared : nil
     }
@@ -99,13 +98,5 @@ public final class EvdevMotionSource {
                 }
             }
         }
-    }
-}
-
-extension String {
-    /// `value`'s low 16 bits as four lower-case hex digits.
-    init(format4 value: Int) {
-        let digits = String(value & 0xffff, radix: 16)
-        self = String(repeating: "0", count: 4 - digits.count) + digits
     }
 }

@@ -25,6 +25,15 @@ public enum MotionSourceEnumerator {
         }
     }
 
+    /// `vvvv:pppp` from numeric ids (their low 16 bits), or nil for 0000:0000.
+    static func deviceID(vendor: Int, product: Int) -> String? {
+        func hex4(_ v: Int) -> String {
+            let digits = String(v & 0xffff, radix: 16)
+            return String(repeating: "0", count: 4 - digits.count) + digits
+        }
+        return deviceID(vendor: hex4(vendor), product: hex4(product))
+    }
+
     /// `vvvv:pppp` from sysfs id attributes (hex), or nil.
     static func deviceID(vendor: String?, product: String?) -> String? {
         guard let vendor, let product, vendor.count == 4, product.count == 4, vendor != "0000" || product != "0000"

@@ -14,11 +14,9 @@ public enum MotionSourceSelector {
         public var deviceID: String? = nil
         /// The sysfs path (IIO), if known.
         public var sysfsPath: String? = nil
-        /// The HID driver behind an evdev device (`playstation`, `nintendo`, ...), if known.
-        public var driver: String? = nil
-
-        /// How its driver's axes become mouse3d's gamepad frame (nil: taken as they are).
-        public var gamepadAxes: GamepadMotionAxes? { GamepadMotionAxes.forDevice(driver: driver, id: deviceID) }
+        /// How an evdev device's driver axes become mouse3d's gamepad frame, as its source found
+        /// (nil: taken as they are).
+        public var gamepadAxes: GamepadMotionAxes? = nil
 
         /// The key its gyroscope calibration is kept under.
         public var calibrationKey: String {
@@ -63,7 +61,7 @@ public enum MotionSourceSelector {
                 source,
                 Identity(
                     kind: .evdev, name: info.name, uniqueID: info.uniqueID, deviceID: info.deviceID,
-                    driver: source.driver)
+                    gamepadAxes: source.axes)
             )
         }
         if let identity {
@@ -86,13 +84,12 @@ public enum MotionSourceSelector {
             let ids = source.device.identity
             let deviceID =
                 info?.deviceID
-                ?? MotionSourceEnumerator.deviceID(
-                    vendor: String(format4: ids.vendor), product: String(format4: ids.product))
+                ?? MotionSourceEnumerator.deviceID(vendor: ids.vendor, product: ids.product)
             return (
                 source,
                 Identity(
                     kind: .evdev, name: source.device.name, uniqueID: info?.uniqueID ?? source.device.uniqueID,
-                    deviceID: deviceID, driver: source.driver)
+                    deviceID: deviceID, gamepadAxes: source.axes)
             )
         case .iio(let name):
             return try openIIO(name: name, among: sources, mode: mode, mountOverride: mountOverride)
