@@ -217,6 +217,7 @@ public final class SwitchControllerEmulator: UHIDEmulator, @unchecked Sendable {
     /// in the driver's axes.
     func imuReport(_ samples: [(degreesPerSecond: SIMD3<Double>, metersPerSecondSquared: SIMD3<Double>)]) -> [UInt8] {
         var r = header(0x30)
+        var carry = lock.withLock { gyroCarry }
         for (i, sample) in samples.prefix(3).enumerated() {
             var gyro = sample.degreesPerSecond * 14247  // the driver's units
             var accel = sample.metersPerSecondSquared / 9.80665 * 4096
@@ -229,10 +230,10 @@ public final class SwitchControllerEmulator: UHIDEmulator, @unchecked Sendable {
                 // Inverse of the driver's calibration; the rounding carried to the next sample.
                 let o = Double(Self.gyroOffset[axis])
                 let s = Double(Self.gyroScale[axis])
-                let want = gyro[axis] + lock.withLock { gyroCarry[axis] }
+                let want = gyro[axis] + carry[axis]
                 let raw = Self.clamp(o + want * (s - o) / (1000 * s))
                 let got = 1000 * (Double(raw) - o) * s / (s - o)
-                lock.withLock { gyroCarry[axis] = want - got }
+                carry[axis] = want - got
                 let ao = Double(Self.accelOffset[axis])
                 let asc = Double(Self.accelScale[axis])
                 let rawAccel = Self.clamp(accel[axis] * (asc - ao) / asc)
@@ -240,7 +241,10 @@ public final class SwitchControllerEmulator: UHIDEmulator, @unchecked Sendable {
                 r.replaceSubrange(19 + 12 * i + 2 * axis..<21 + 12 * i + 2 * axis, with: le16(raw))
             }
         }
-        lock.withLock { samplesSent += samples.count }
+        lock.withLock {
+            gyroCarry = carry
+            samplesSent += samples.count
+        }
         return r
     }
 

@@ -200,40 +200,20 @@ extension RunTests {
     ) throws {
         let level = SIMD3(0.0, 0.0, 9.80665)
         controller.stream(MotionScript([.init(seconds: 60, degreesPerSecond: .zero, metersPerSecondSquared: level)]))
-        let run = try ChildProcess(
-            executable: mouse3d, arguments: ["run", "--print", "--dsu", "127.0.0.1:26760"],
-            standardOutputPath: "/dev/null")
-        defer {
-            try? run.send(signal: SIGTERM)
-            _ = try? run.wait()
-        }
-        var said: [String] = []
-        while let line = try run.readErrorLine() {
-            said.append(line)
-            if line.contains("DSU server at") { break }
-        }
-        try expect(said.last?.contains("DSU server at") == true, "run did not start its DSU server: \(said)")
-        let client = try UDPSocket(family: AF_INET)
-        try client.bind(to: SocketAddress.resolve("127.0.0.1:0", defaultPort: 0, passive: false))
-        let server = try SocketAddress.resolve("127.0.0.1:26760", defaultPort: 0, passive: false)
-        let request = DSUProtocol.request(.padData(slot: 0, mac: nil), clientID: 7)
+        let dsu = try DSURun(port: 26760, who: model)
+        defer { dsu.stop() }
         /// The buttons byte and the four stick bytes of the next reports, until `want` holds (5 s).
         func report(_ what: String, _ want: (UInt8, [UInt8]) -> Bool) throws -> (UInt8, [UInt8]) {
             var last: (UInt8, [UInt8]) = (0, [])
-            let end = MonotonicClock.nanoseconds() + 5_000_000_000
-            var buffer = [UInt8](repeating: 0, count: 256)
-            while MonotonicClock.nanoseconds() < end {
-                _ = try request.withUnsafeBytes { try client.send($0, to: server) }
-                _ = try EventLoop.waitUntilReadable([client.descriptor], timeoutNanoseconds: 100_000_000)
-                while let (n, _) = try buffer.withUnsafeMutableBytes({ try client.receive(into: $0) }) {
-                    // pad data
-                    guard n == 100, buffer[16] == 0x02, buffer[17] == 0x00, buffer[18] == 0x10 else { continue }
-                    last = (buffer[36], Array(buffer[40...43]))
-                    if want(last.0, last.1) { return last }
-                }
+            let found = try dsu.padData(seconds: 5) { packet in
+                last = (packet[36], Array(packet[40...43]))
+                return want(last.0, last.1)
             }
-            throw VMTestFailure(
-                description: "\(what): the last report had buttons \(String(last.0, radix: 2)), sticks \(last.1)")
+            guard found else {
+                throw VMTestFailure(
+                    description: "\(what): the last report had buttons \(String(last.0, radix: 2)), sticks \(last.1)")
+            }
+            return last
         }
         // Centred is 128 or 127 (a DualSense's raw 0x80 is just past the middle of 0–255; hid-nintendo's 0 is it).
         func centred(_ sticks: [UInt8]) -> Bool { sticks.count == 4 && sticks.allSatisfy { (127...128).contains($0) } }
@@ -271,40 +251,16 @@ extension RunTests {
                         seconds: 60, degreesPerSecond: SIMD3(10, -30, -20), metersPerSecondSquared: SIMD3(0, 0, 9.80665)
                     )
                 ]))
-            let run = try ChildProcess(
-                executable: mouse3d, arguments: ["run", "--print", "--dsu", "127.0.0.1:26761"],
-                standardOutputPath: "/dev/null")
-            defer {
-                try? run.send(signal: SIGTERM)
-                _ = try? run.wait()
-            }
-            var said: [String] = []
-            while let line = try run.readErrorLine() {
-                said.append(line)
-                if line.contains("DSU server at") { break }
-            }
-            try expect(said.last?.contains("DSU server at") == true, "\(model): no DSU server: \(said)")
-            let client = try UDPSocket(family: AF_INET)
-            try client.bind(to: SocketAddress.resolve("127.0.0.1:0", defaultPort: 0, passive: false))
-            let server = try SocketAddress.resolve("127.0.0.1:26761", defaultPort: 0, passive: false)
-            let request = DSUProtocol.request(.padData(slot: 0, mac: nil), clientID: 9)
-            var buffer = [UInt8](repeating: 0, count: 256)
+            let dsu = try DSURun(port: 26761, who: model)
+            defer { dsu.stop() }
             var motion: [Float]?
-            let end = MonotonicClock.nanoseconds() + 10_000_000_000
-            func float(_ at: Int) -> Float {
-                Float(
-                    bitPattern: UInt32(buffer[at]) | UInt32(buffer[at + 1]) << 8 | UInt32(buffer[at + 2]) << 16
-                        | UInt32(buffer[at + 3]) << 24)
-            }
-            while motion == nil && MonotonicClock.nanoseconds() < end {
-                _ = try request.withUnsafeBytes { try client.send($0, to: server) }
-                _ = try EventLoop.waitUntilReadable([client.descriptor], timeoutNanoseconds: 100_000_000)
-                while let (n, _) = try buffer.withUnsafeMutableBytes({ try client.receive(into: $0) }) {
-                    // Pad data (type 0x100002): accelerometer x, y, z at 76, gyroscope pitch, yaw, roll at 88.
-                    guard n == 100, buffer[16] == 0x02, buffer[17] == 0x00, buffer[18] == 0x10 else { continue }
-                    let values = (0..<6).map { float(76 + 4 * $0) }
-                    if abs(values[4] - 20) < 1 { motion = values }  // a sample after the start-up
+            _ = try dsu.padData(seconds: 10) { packet in
+                // Accelerometer x, y, z at 76, gyroscope pitch, yaw, roll at 88 (little-endian floats).
+                let values = (0..<6).map { i in
+                    Float(bitPattern: (0..<4).reduce(UInt32(0)) { $0 | UInt32(packet[76 + 4 * i + $1]) << (8 * $1) })
                 }
+                if abs(values[4] - 20) < 1 { motion = values }  // a sample after the start-up
+                return motion != nil
             }
             guard let motion else {
                 failures.append("\(model): no pad data with the turn within 10 s")
@@ -317,5 +273,59 @@ extension RunTests {
             }
         }
         try expect(failures.isEmpty, "DSU packets: \(failures.joined(separator: "; "))")
+    }
+}
+
+/// `mouse3d run --print --dsu 127.0.0.1:PORT` and a client asking it for slot 0's pad data, as the
+/// DSU tests use them. Stop it when done.
+struct DSURun {
+    let run: ChildProcess
+    let client: UDPSocket
+    let server: SocketAddress
+    let request = DSUProtocol.request(.padData(slot: 0, mac: nil), clientID: 7)
+
+    /// Starts `run` and waits for its "DSU server at" line; `who` names the controller in failures.
+    init(port: Int, who: String) throws {
+        run = try ChildProcess(
+            executable: mouse3d, arguments: ["run", "--print", "--dsu", "127.0.0.1:\(port)"],
+            standardOutputPath: "/dev/null")
+        do {
+            var said: [String] = []
+            while let line = try run.readErrorLine() {
+                said.append(line)
+                if line.contains("DSU server at") { break }
+            }
+            try expect(
+                said.last?.contains("DSU server at") == true, "\(who): run did not start its DSU server: \(said)")
+            client = try UDPSocket(family: AF_INET)
+            try client.bind(to: SocketAddress.resolve("127.0.0.1:0", defaultPort: 0, passive: false))
+            server = try SocketAddress.resolve("127.0.0.1:\(port)", defaultPort: 0, passive: false)
+        } catch {
+            try? run.send(signal: SIGTERM)
+            _ = try? run.wait()
+            throw error
+        }
+    }
+
+    /// Asks for pad data and hands each pad-data packet (type 0x100002, 100 bytes) to `take` until it
+    /// returns true (then true) or `seconds` pass (then false).
+    func padData(seconds: Double, _ take: ([UInt8]) -> Bool) throws -> Bool {
+        let end = MonotonicClock.nanoseconds() + UInt64(seconds * 1e9)
+        var buffer = [UInt8](repeating: 0, count: 256)
+        while MonotonicClock.nanoseconds() < end {
+            _ = try request.withUnsafeBytes { try client.send($0, to: server) }
+            _ = try EventLoop.waitUntilReadable([client.descriptor], timeoutNanoseconds: 100_000_000)
+            while let (n, _) = try buffer.withUnsafeMutableBytes({ try client.receive(into: $0) }) {
+                guard n == 100, buffer[16] == 0x02, buffer[17] == 0x00, buffer[18] == 0x10 else { continue }
+                if take(Array(buffer[0..<100])) { return true }
+            }
+        }
+        return false
+    }
+
+    /// Ends `run` (SIGTERM) and waits for it.
+    func stop() {
+        try? run.send(signal: SIGTERM)
+        _ = try? run.wait()
     }
 }

@@ -70,19 +70,7 @@ func plugController<C: MotionControllerEmulator>(_ controller: C) throws -> C {
 
 /// Plugs an emulated DualSense and waits (up to 15 s) until its motion device is enumerated.
 /// Unplug it when done.
-func plugDualSense() throws -> DualSenseEmulator {
-    let controller = try DualSenseEmulator()
-    let udev = try Udev()
-    do {
-        _ = try waitFor("the DualSense motion device", seconds: 15) {
-            try MotionSourceEnumerator.evdevDevices(udev: udev).first { $0.name == DualSenseTests.motionName }
-        }
-    } catch {
-        try? controller.unplug()
-        throw error
-    }
-    return controller
-}
+func plugDualSense() throws -> DualSenseEmulator { try plugController(DualSenseEmulator()) }
 
 /// Each thread of process `pid` as the kernel sees it (state, CPU ticks, the system call it is in):
 /// what a test prints when a child does not do what it waited for, to tell stuck from slow.
