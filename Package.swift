@@ -36,9 +36,6 @@ let package = Package(
         // ristretto255 group operations for the pairing PAKE (swift-crypto has no prime-order group API).
         .systemLibrary(
             name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
-        // DNS-SD through the system's Avahi daemon (receivers announce, senders browse).
-        // Headers only: the library is opened when discovery is first used (see its shim.h).
-        .systemLibrary(name: "CAvahi", providers: [.apt(["libavahi-client-dev"])]),
         // Kernel and libc headers that Glibc's module leaves out (signalfd, ppoll with _GNU_SOURCE).
         .systemLibrary(name: "CLinux"),
         // TLS for the phone page (browsers give motion sensors to secure pages only) and its certificate.
@@ -53,7 +50,7 @@ let package = Package(
         .target(
             name: "Mouse3DLinux",
             dependencies: [
-                "Mouse3DCore", "CEvdev", "CUdev", "CLinux", "CSodium", "CAvahi", "COpenSSL", "CQRencode",
+                "Mouse3DCore", "CEvdev", "CUdev", "CLinux", "CSodium", "COpenSSL", "CQRencode",
                 .product(name: "SystemPackage", package: "swift-system")
             ],
             swiftSettings: functionSections),

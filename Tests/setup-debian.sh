@@ -2,10 +2,11 @@
 # Installs the Debian packages mouse3d builds and tests with (idempotent; needs root or sudo).
 # Swift itself is expected at /opt/swift or on PATH.
 set -eu
-# libavahi-client-dev to build; avahi-daemon and dbus-daemon for the discovery tests, which start
+# libstdc++-12-dev for GCC's libstdc++.a, linked into release builds (Tools/link/static);
+# avahi-daemon and dbus-daemon for the discovery tests (mouse3d speaks D-Bus itself), which start
 # their own private system bus and a daemon restricted to the loopback interface. gnuplot-nox draws
 # `bench accuracy|gyro-mouse --plot` (tested on the host).
-packages="libevdev-dev libudev-dev libsodium-dev libavahi-client-dev libssl-dev libqrencode-dev avahi-daemon dbus-daemon pkg-config gnuplot-nox"
+packages="libstdc++-12-dev libevdev-dev libudev-dev libsodium-dev libssl-dev libqrencode-dev avahi-daemon dbus-daemon pkg-config gnuplot-nox"
 # The whole suite (--vm) also boots a kernel under QEMU, drives the live view in headless Chromium and
 # installs the Debian package into an empty root.
 # man-db and binutils for the package test (man -l, objdump for the package's Depends); debootstrap

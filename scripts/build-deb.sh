@@ -30,7 +30,7 @@ rmdir "$stage/usr/share/mouse3d" 2>/dev/null || true
 version=$("$stage/usr/bin/mouse3d" --version)
 arch=$(dpkg --print-architecture)
 # The libraries the binary links, and those it opens when first needed (OpenSSL for the phone page's
-# TLS, Avahi for discovery: each shim under Sources/C*/ names them).
+# TLS: each shim under Sources/C*/ names them). Avahi is reached over D-Bus, with no library of its own.
 opened=$(sed -n 's/^#define M3D_LIB[A-Z_]* "\(.*\)"$/\1/p' Sources/C*/shim.h)
 [ -n "$opened" ] || { echo "build-deb.sh: no library names found in Sources/C*/shim.h" >&2; exit 1; }
 depends=$({ objdump -p "$stage/usr/bin/mouse3d" | awk '/NEEDED/ {print $2}'; echo "$opened"; } | while read -r lib; do

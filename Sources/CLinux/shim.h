@@ -10,6 +10,10 @@
 #include <sys/stat.h>
 #include <sys/inotify.h>
 #include <sys/eventfd.h>
+#include <sys/epoll.h>
+#include <sys/timerfd.h>
+#include <sys/un.h>
+#include <arpa/inet.h>
 /* GNU extensions, declared here rather than through _GNU_SOURCE, which would change struct layouts
    that other modules (libevdev, libudev, swift-system) see without it. */
 int ppoll (struct pollfd *fds, nfds_t nfds, const struct timespec *timeout, const sigset_t *sigmask);

@@ -204,7 +204,12 @@ public enum Doctor {
     /// The Avahi daemon, for discovery and announcing.
     static func avahi() -> DoctorCheck {
         do {
-            _ = try ServiceDiscovery(announcing: nil, browsing: nil)  // connects, then lets go at once
+            guard try ServiceDiscovery.daemonIsRunning() else {
+                return DoctorCheck(
+                    "avahi", .note,
+                    "the Avahi daemon is not running: discovery is off (send --to HOST and pair HOST CODE still work)",
+                    fix: "sudo apt install avahi-daemon && sudo systemctl enable --now avahi-daemon")
+            }
             return DoctorCheck(
                 "avahi", .ok, "the Avahi daemon answers: receivers announce themselves and senders find them")
         } catch {

@@ -6,6 +6,7 @@
 # Avahi, if any, is left alone.
 #
 #   avahi-loopback.sh start DIR   prints DBUS_SYSTEM_BUS_ADDRESS=... once the daemon answers
+#   avahi-loopback.sh restart-daemon DIR   stops the Avahi daemon and starts it again on the same bus
 #   avahi-loopback.sh stop DIR    stops both (by the PIDs kept in DIR)
 #   avahi-loopback.sh check       exit 0 if this machine can run it (root, unshare, the daemons)
 set -euo pipefail
@@ -16,6 +17,32 @@ check() {
     [ "$(id -u)" = 0 ] || { echo "needs root (a private mount namespace for avahi-daemon)"; return 1; }
     for tool in dbus-daemon avahi-daemon unshare; do
         command -v "$tool" >/dev/null || { echo "$tool is not installed (Tests/setup-debian.sh installs it)"; return 1; }
+    done
+}
+
+start_avahi() {  # start_avahi DIR: the daemon on DIR's bus; prints the bus address once it runs
+    local dir=$1
+    export DBUS_SYSTEM_BUS_ADDRESS="unix:path=$dir/system_bus_socket"
+    # unshare execs the shell, which execs the daemon: $! is the daemon's PID.
+    unshare --mount sh -c 'mkdir -p /run/avahi-daemon && mount -t tmpfs tmpfs /run/avahi-daemon &&
+        exec avahi-daemon --no-drop-root --no-chroot -f "$0"' "$dir/avahi-lo.conf" >"$dir/avahi.log" 2>&1 </dev/null &
+    echo $! >"$dir/avahi.pid"
+    for _ in $(seq 100); do
+        grep -q "Server startup complete" "$dir/avahi.log" 2>/dev/null && { echo "DBUS_SYSTEM_BUS_ADDRESS=$DBUS_SYSTEM_BUS_ADDRESS"; exit 0; }
+        kill -0 "$(cat "$dir/avahi.pid")" 2>/dev/null || break
+        sleep 0.1
+    done
+    echo "avahi-daemon did not start:" >&2
+    cat "$dir/avahi.log" >&2
+    exit 1
+}
+
+stop_avahi() {  # stop_avahi DIR: the daemon, waited for
+    local dir=$1
+    [ -f "$dir/avahi.pid" ] && kill "$(cat "$dir/avahi.pid")" 2>/dev/null || true
+    for _ in $(seq 50); do
+        kill -0 "$(cat "$dir/avahi.pid" 2>/dev/null || echo 0)" 2>/dev/null || break
+        sleep 0.1
     done
 }
 
@@ -60,19 +87,13 @@ publish-hinfo=no
 publish-workstation=no
 CONF
     dbus-daemon --config-file="$dir/bus.conf" --fork --print-pid >"$dir/bus.pid" 2>"$dir/bus.log" </dev/null
-    export DBUS_SYSTEM_BUS_ADDRESS="unix:path=$dir/system_bus_socket"
-    # unshare execs the shell, which execs the daemon: $! is the daemon's PID.
-    unshare --mount sh -c 'mkdir -p /run/avahi-daemon && mount -t tmpfs tmpfs /run/avahi-daemon &&
-        exec avahi-daemon --no-drop-root --no-chroot -f "$0"' "$dir/avahi-lo.conf" >"$dir/avahi.log" 2>&1 </dev/null &
-    echo $! >"$dir/avahi.pid"
-    for _ in $(seq 100); do
-        grep -q "Server startup complete" "$dir/avahi.log" 2>/dev/null && { echo "DBUS_SYSTEM_BUS_ADDRESS=$DBUS_SYSTEM_BUS_ADDRESS"; exit 0; }
-        kill -0 "$(cat "$dir/avahi.pid")" 2>/dev/null || break
-        sleep 0.1
-    done
-    echo "avahi-daemon did not start:" >&2
-    cat "$dir/avahi.log" >&2
-    exit 1
+    start_avahi "$dir"
+    ;;
+restart-daemon)
+    # The Avahi daemon alone stops, then starts again on the same bus (what a package upgrade does).
+    dir=${2:?DIR}
+    stop_avahi "$dir"
+    start_avahi "$dir"
     ;;
 stop)
     dir=${2:?DIR}
@@ -85,7 +106,7 @@ stop)
     done
     ;;
 *)
-    echo "usage: avahi-loopback.sh start|stop DIR, or check" >&2
+    echo "usage: avahi-loopback.sh start|restart-daemon|stop DIR, or check" >&2
     exit 2
     ;;
 esac

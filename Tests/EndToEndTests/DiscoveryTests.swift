@@ -38,6 +38,16 @@ final class AvahiLoopback: @unchecked Sendable {
         try? FileManager.default.removeItem(atPath: directory)
     }
 
+    /// Stops the Avahi daemon and starts it again on the same bus.
+    func restartDaemon() throws {
+        let restarted = try Self.runScript(["restart-daemon", directory])
+        guard restarted.status == 0 else {
+            throw CocoaError(
+                .executableLoad,
+                userInfo: [NSLocalizedDescriptionKey: "avahi-loopback.sh restart-daemon failed: \(restarted.output)"])
+        }
+    }
+
     /// The environment that points a mouse3d process at this bus.
     var environment: [String: String] { ["DBUS_SYSTEM_BUS_ADDRESS": busAddress] }
 
@@ -109,6 +119,35 @@ struct DiscoveryTests {
             )
             #expect(foundAfter <= 2)
             #expect(elapsed < 2 + 1.5, "peers browses 2 s; it must not take much longer")
+            #expect(receiver.terminate() == 0)
+        }
+    }
+
+    @Test(
+        "The Avahi daemon restarted under a running receiver: it says so once, announces itself again, and `peers` finds it"
+    )
+    func daemonRestart() throws {
+        try withAvahiLoopback { avahi in
+            let receiver = try Mouse3DProcess(
+                ["receive", "--listen", "127.0.0.1:0"], configHome: Mouse3DProcess.makeConfigHome(),
+                environment: avahi.environment)
+            let port = try receiver.listeningPort()
+            #expect(receiver.waitForError(containing: "discovery: announced as"), "receiver: \(receiver.errors)")
+            try avahi.restartDaemon()
+            #expect(
+                receiver.waitForError(containing: "discovery: the Avahi daemon is not running"), "\(receiver.errors)")
+            let announced = { receiver.errors.components(separatedBy: "discovery: announced as").count - 1 }
+            let deadline = Date().addingTimeInterval(5)
+            while announced() < 2 && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+            #expect(announced() == 2, "announced again once the daemon is back: \(receiver.errors)")
+            let peers = try Mouse3DProcess(["peers", "--json", "--timeout", "2"], environment: avahi.environment)
+            #expect(peers.waitForExit(seconds: 10) == 0, "peers: \(peers.errors)")
+            #expect(
+                try listedPeers(peers.output).contains { $0["port"] as? Int == port },
+                "not found again: \(peers.output)")
+            #expect(
+                receiver.errors.split(separator: "\n").filter { $0.contains("not running") }.count == 1,
+                "said once: \(receiver.errors)")
             #expect(receiver.terminate() == 0)
         }
     }

@@ -83,7 +83,7 @@ copy_with_libraries() {  # FILE DEST: the file and every shared library ldd list
 }
 copy_with_libraries "$runner" /mouse3d-vmtests
 copy_with_libraries "$bin/mouse3d" /mouse3d
-# And those it opens when first needed (OpenSSL, Avahi: each shim under Sources/C*/ names them).
+# And those it opens when first needed (OpenSSL: each shim under Sources/C*/ names them).
 for name in $(sed -n 's/^#define M3D_LIB[A-Z_]* "\(.*\)"$/\1/p' Sources/C*/shim.h); do
     lib=$(/sbin/ldconfig -p | awk -v n="$name" '$1 == n && /x86-64/ {print $NF; exit}')
     [ -n "$lib" ] || { echo "vm: $name is not on this machine (Tests/setup-debian.sh installs it)" >&2; exit 1; }

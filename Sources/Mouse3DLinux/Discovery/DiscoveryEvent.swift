@@ -1,7 +1,5 @@
-import CAvahi
 import Glibc
 import Mouse3DCore
-import Synchronization
 import SystemPackage
 
 /// What the discovery daemon reported.

@@ -1,12 +1,10 @@
-import CAvahi
 import Glibc
 import Mouse3DCore
-import Synchronization
 import SystemPackage
 
 /// Why discovery cannot start.
 public struct DiscoveryUnavailable: Error, Sendable, CustomStringConvertible {
-    /// The reason, from Avahi.
+    /// The reason, from the bus or Avahi.
     public var reason: String
     public var description: String { reason }
 }

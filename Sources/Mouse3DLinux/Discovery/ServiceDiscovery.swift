@@ -1,314 +1,616 @@
-import CAvahi
+import CLinux
 import Glibc
 import Mouse3DCore
-import Synchronization
 import SystemPackage
 
-/// DNS-SD through the system's Avahi daemon (libavahi-client over D-Bus): announces one service and
-/// browses one service type, resolving every instance found.
+/// DNS-SD through the system's Avahi daemon, spoken to over D-Bus (Avahi's published D-Bus API,
+/// `org.freedesktop.Avahi.*`): announces one service and browses one service type, resolving every
+/// instance found.
 ///
-/// Avahi's client runs on its own thread (`AvahiThreadedPoll`); every call into the library happens
-/// on that thread, inside its callbacks (or before it starts and after it stops). Callbacks turn
-/// what they learn into ``DiscoveryEvent``s, queue them and make ``descriptor`` readable; the
-/// owner's poll loop collects them with ``takeEvents()``. If the daemon is not running (or
-/// restarts), the client waits for it and announces and browses again when it is back.
-public final class ServiceDiscovery: @unchecked Sendable {
-    /// Readable when events are waiting.
-    public var descriptor: FileDescriptor { notifier.descriptor }
+/// Everything happens on the owner's event loop: ``descriptor`` (an epoll descriptor over the bus
+/// socket and a retry timer) is readable when there is something to do, and ``takeEvents()`` does
+/// it and returns what was learnt. If the daemon is not running (or restarts) it is awaited through
+/// the bus's `NameOwnerChanged`, and announcing and browsing start again when it is back; if the bus
+/// itself goes away it is tried again every second.
+///
+/// Only the daemon is believed: a signal counts only when the bus says it comes from the name's
+/// current owner, and a reply only from whoever was asked (any program on the system bus can send
+/// us a signal).
+public final class ServiceDiscovery {
+    /// Readable when ``takeEvents()`` has something to do.
+    public var descriptor: FileDescriptor { poller }
 
-    private let notifier: EventNotifier
-    private let events = Mutex<[DiscoveryEvent]>([])
-    // Touched on Avahi's thread only (or while it is stopped).
-    private let poll: OpaquePointer
-    private var client: OpaquePointer?
-    private var group: OpaquePointer?
-    private var browser: OpaquePointer?
-    /// One resolver per instance, interface and family, kept while the instance is there: Avahi calls
-    /// it again when the instance's records change (a receiver restarted on another port under the
-    /// same name, which the browser need not report as gone and back). Avahi's thread only.
-    private var resolvers: [String: OpaquePointer] = [:]
-    private var announcement: ServiceAnnouncement?
+    private let poller: FileDescriptor
+    private let retryTimer: FileDescriptor
+    private let address: DBusAddress
+    private var bus: DBusConnection?
+    private var events: [DiscoveryEvent] = []
+
+    /// What a reply answers; replies are believed only from `from` and only in the generation of
+    /// the daemon (and of browsing) they were asked in.
+    private enum Request {
+        case ignored
+        case nameOwner
+        case serverState
+        case entryGroupNew
+        case addService
+        case commit
+        case browserNew(Int)
+        case resolverNew(String, Int)
+
+        /// Whether the reply names a new browser or resolver.
+        var makesObject: Bool {
+            switch self {
+            case .browserNew, .resolverNew: true
+            default: false
+            }
+        }
+    }
+    private var pending: [UInt32: (request: Request, from: String, daemon: Int)] = [:]
+    /// Counts the daemon's comings and goings: what was asked of an earlier one is not answered.
+    private var daemonGeneration = 0
+    /// The unique bus name of `org.freedesktop.Avahi`'s owner while there is one.
+    private var avahiOwner: String?
+    private var serverRunning = false
+
+    private let announcement: ServiceAnnouncement?
     private var announcedName: String?
-    private let browsedType: String?
-    private var running = false
+    private var group: String?
+    private var groupRequested = false
 
-    /// Connects to the Avahi daemon over the system bus; announces `announcement` and browses for
-    /// `browsedType` once it runs. Throws if there is no system bus to reach it on (or no memory);
-    /// a daemon that is not running yet is reported as an event and awaited.
+    private let browsedType: String?
+    private var browser: String?
+    private var browserRequested = false
+    /// Counts ``browseAgain()``s: a browser or resolver made for an earlier browse is freed.
+    private var browseGeneration = 0
+    /// One resolver per instance, interface and family (key), kept while the instance is there:
+    /// Avahi answers again when the instance's records change (a receiver restarted on another
+    /// port under the same name, which the browser need not report as gone and back).
+    private var resolvers: [String: String] = [:]
+    private var resolverKeys: [String: String] = [:]
+    private var resolving: Set<String> = []
+    /// Signals of browsers and resolvers whose path is not known yet: Avahi (0.8) starts one as it
+    /// makes it, so its first signals can come before the reply that names it. Kept until that reply
+    /// (at most ``maximumUnclaimed``; none while nothing is being made).
+    private var unclaimed: [DBusMessage] = []
+    static let maximumUnclaimed = 256
+    /// Instances resolved at once at most (a network announcing thousands is not followed further).
+    static let maximumResolvers = 256
+
+    static let avahi = "org.freedesktop.Avahi"
+    static let busName = "org.freedesktop.DBus"
+
+    /// Connects to the system bus (`DBUS_SYSTEM_BUS_ADDRESS`, or the usual socket); announces
+    /// `announcement` and browses for `browsedType` once the Avahi daemon runs. Throws if there is no
+    /// system bus to reach; a daemon that is not running yet is reported as an event and awaited.
     public init(announcing announcement: ServiceAnnouncement?, browsing browsedType: String?) throws {
-        guard m3d_avahi() != nil else {
-            throw DiscoveryUnavailable(
-                reason: "Avahi's client library could not be opened (\(String(cString: m3d_avahi_error())));"
-                    + " install it: sudo apt install libavahi-client3")
-        }
-        notifier = try EventNotifier()
-        guard let poll = avahi.avahi_threaded_poll_new() else { throw DiscoveryUnavailable(reason: "out of memory") }
-        self.poll = poll
+        address = try Self.systemBus()
         self.announcement = announcement
+        announcedName = announcement?.name
         self.browsedType = browsedType
-        if let announcement { announcedName = announcement.name }
-        var error: Int32 = 0
-        // The callback may run inside avahi_client_new, on this thread, before the poll thread starts.
-        let created = avahi.avahi_client_new(
-            avahi.avahi_threaded_poll_get(poll), AVAHI_CLIENT_NO_FAIL, ServiceDiscovery.clientChanged,
-            Unmanaged.passUnretained(self).toOpaque(), &error)
-        // The callback keeps `client` current (it may already have replaced a failed one, freeing
-        // `created`): only a client the callback never saw is taken from the return value.
-        if client == nil { client = created }
-        // (Fully initialized from here: a throw runs deinit, which frees what exists.)
-        guard created != nil else {
-            client = nil  // avahi_client_new freed what it made
-            throw DiscoveryUnavailable(reason: ServiceDiscovery.text(of: error))
+        poller = FileDescriptor(
+            rawValue: try SystemCall.retrying("epoll_create1", "discovery") { epoll_create1(Int32(EPOLL_CLOEXEC)) })
+        do {
+            retryTimer = FileDescriptor(
+                rawValue: try SystemCall.retrying("timerfd_create", "discovery") {
+                    timerfd_create(CLOCK_MONOTONIC, Int32(TFD_NONBLOCK | TFD_CLOEXEC))
+                })
+        } catch {
+            try? poller.close()
+            throw error
         }
-        guard avahi.avahi_threaded_poll_start(poll) >= 0 else {
-            throw DiscoveryUnavailable(reason: "cannot start Avahi's event thread")
+        try watch(retryTimer)
+        try connect()
+    }
+
+    /// The system bus: `DBUS_SYSTEM_BUS_ADDRESS`, or the usual socket.
+    private static func systemBus() throws(DiscoveryUnavailable) -> DBusAddress {
+        guard let text = getenv("DBUS_SYSTEM_BUS_ADDRESS").map({ String(cString: $0) }) else { return .systemDefault }
+        guard let parsed = DBusAddress.parse(text) else {
+            throw DiscoveryUnavailable(
+                reason: "DBUS_SYSTEM_BUS_ADDRESS ('\(TerminalText.escaped(text))') names no Unix socket")
         }
-        running = true
+        return parsed
+    }
+
+    /// Whether the Avahi daemon is on the system bus now (asked once, waiting up to 2 s for the
+    /// answer); throws when there is no bus to ask.
+    public static func daemonIsRunning() throws -> Bool {
+        let bus = try DBusConnection(address: systemBus(), blocking: true)
+        try bus.send(.call("Hello", on: "/org/freedesktop/DBus", interface: busName, destination: busName))
+        var name = DBusWriter()
+        name.string(avahi)
+        let asked = try bus.send(
+            .call(
+                "GetNameOwner", on: "/org/freedesktop/DBus", interface: busName, destination: busName, signature: "s",
+                body: name.bytes))
+        while true {
+            let messages = try bus.receive()
+            guard !messages.isEmpty else { throw DiscoveryUnavailable(reason: "the system bus did not answer") }
+            if let reply = messages.first(where: { $0.replySerial == asked && $0.sender == busName }) {
+                return reply.kind == .methodReturn
+            }
+        }
     }
 
     deinit {
-        if running { avahi.avahi_threaded_poll_stop(poll) }
-        // Frees the entry group, browser and resolvers with it (withdrawing the announcement).
-        if let client { avahi.avahi_client_free(client) }
-        avahi.avahi_threaded_poll_free(poll)
+        try? retryTimer.close()
+        try? poller.close()
+        // Closing the connection withdraws the announcement and frees the browser and resolvers.
     }
 
-    /// The events since the last call, oldest first.
-    public func takeEvents() -> [DiscoveryEvent] {
-        notifier.reset()
-        return events.withLock { queued in
-            defer { queued.removeAll() }
-            return queued
+    private func watch(_ descriptor: FileDescriptor) throws(SystemCallError) {
+        var event = epoll_event()
+        event.events = EPOLLIN.rawValue
+        event.data.fd = descriptor.rawValue
+        _ = try SystemCall.retrying("epoll_ctl", "discovery") {
+            epoll_ctl(poller.rawValue, EPOLL_CTL_ADD, descriptor.rawValue, &event)
         }
     }
 
-    private func post(_ event: DiscoveryEvent) {
-        events.withLock { $0.append(event) }
-        notifier.notify()
+    /// Connects, says hello and asks to hear of Avahi: whether it runs, its signals.
+    private func connect() throws {
+        let connection = try DBusConnection(address: address)
+        try watch(connection.descriptor)
+        bus = connection
+        try call(.ignored, "Hello", on: "/org/freedesktop/DBus", interface: Self.busName, at: Self.busName)
+        for rule in [
+            "type='signal',sender='\(Self.busName)',path='/org/freedesktop/DBus',interface='\(Self.busName)',"
+                + "member='NameOwnerChanged',arg0='\(Self.avahi)'",
+            "type='signal',sender='\(Self.avahi)'"
+        ] {
+            try call(
+                .ignored, "AddMatch", on: "/org/freedesktop/DBus", interface: Self.busName, at: Self.busName,
+                signature: "s"
+            ) {
+                $0.string(rule)
+            }
+        }
+        try call(
+            .nameOwner, "GetNameOwner", on: "/org/freedesktop/DBus", interface: Self.busName, at: Self.busName,
+            signature: "s"
+        ) {
+            $0.string(Self.avahi)
+        }
     }
 
-    /// Avahi's text for `error`, starting lower case ("daemon not running"): it goes mid-sentence.
-    private static func text(of error: Int32) -> String {
-        let text = avahi.avahi_strerror(error).map { String(cString: $0) } ?? "error \(error)"
+    /// Sends a method call whose reply is handled as `request`; `signature` names the arguments
+    /// `arguments` writes.
+    private func call(
+        _ request: Request, _ member: String, on path: String, interface: String, at destination: String,
+        signature: String = "", _ arguments: (inout DBusWriter) -> Void = { _ in }
+    ) throws(DiscoveryUnavailable) {
+        guard let bus else { return }
+        var body = DBusWriter()
+        arguments(&body)
+        let serial = try bus.send(
+            .call(
+                member, on: path, interface: interface, destination: destination, signature: signature, body: body.bytes
+            ))
+        pending[serial] = (
+            request, destination == Self.avahi ? (avahiOwner ?? Self.avahi) : destination, daemonGeneration
+        )
+    }
+
+    /// A call to the Avahi daemon (ignoring a lost connection: the next ``takeEvents()`` sees it).
+    private func callAvahi(
+        _ request: Request, _ member: String, on path: String = "/", interface: String,
+        signature: String = "", _ arguments: (inout DBusWriter) -> Void = { _ in }
+    ) {
+        do {
+            try call(request, member, on: path, interface: interface, at: Self.avahi, signature: signature, arguments)
+        } catch {
+            disconnect()
+        }
+    }
+
+    /// The events since the last call, oldest first, after reading what the bus sent (and trying
+    /// the bus again if it is due).
+    public func takeEvents() -> [DiscoveryEvent] {
+        var expirations: UInt64 = 0
+        let fired =
+            (try? SystemCall.retrying("read", "discovery timer", tolerating: [EAGAIN]) {
+                read(retryTimer.rawValue, &expirations, 8)
+            }) ?? nil
+        if fired != nil, bus == nil {
+            if (try? connect()) != nil {
+                arm(retry: false)
+            } else {
+                bus = nil
+            }
+        }
+        if let bus {
+            do {
+                try bus.flush()
+                for message in try bus.receive() { handle(message) }
+            } catch {
+                disconnect()
+            }
+        }
+        defer { events.removeAll() }
+        return events
+    }
+
+    private func post(_ event: DiscoveryEvent) { events.append(event) }
+
+    /// The bus is gone: everything Avahi held for us went with it; tried again every second.
+    private func disconnect() {
+        guard bus != nil else { return }
+        bus = nil
+        daemonLost()
+        post(.daemonUnavailable("the Avahi daemon went away"))
+        arm(retry: true)
+    }
+
+    private func arm(retry: Bool) {
+        var spec = itimerspec()
+        if retry {
+            spec.it_value.tv_sec = 1
+            spec.it_interval.tv_sec = 1
+        }
+        _ = try? SystemCall.retrying("timerfd_settime", "discovery timer") {
+            timerfd_settime(retryTimer.rawValue, 0, &spec, nil)
+        }
+    }
+
+    /// Forgets what the daemon held (its objects are gone) and what was asked of it.
+    private func daemonLost() {
+        daemonGeneration += 1
+        avahiOwner = nil
+        serverRunning = false
+        group = nil
+        groupRequested = false
+        browser = nil
+        browserRequested = false
+        resolvers.removeAll()
+        resolverKeys.removeAll()
+        resolving.removeAll()
+        unclaimed.removeAll()
+        pending = pending.filter { $0.value.from == Self.busName }
+    }
+
+    // MARK: Messages
+
+    private func handle(_ message: DBusMessage) {
+        switch message.kind {
+        case .methodReturn, .error:
+            guard let serial = message.replySerial, let asked = pending[serial], message.sender == asked.from else {
+                return
+            }
+            pending[serial] = nil
+            guard asked.daemon == daemonGeneration || asked.from == Self.busName else { return }
+            if message.kind == .error {
+                failed(asked.request, message)
+            } else {
+                answered(asked.request, message)
+            }
+        case .signal:
+            if message.sender == Self.busName {
+                if message.member == "NameOwnerChanged", message.interface == Self.busName { ownerChanged(message) }
+            } else if let owner = avahiOwner, message.sender == owner {
+                avahiSignal(message)
+            }
+        case .methodCall:
+            break  // nobody calls us
+        }
+    }
+
+    private func answered(_ request: Request, _ reply: DBusMessage) {
+        var r = reply.bodyReader
+        switch request {
+        case .ignored, .commit:
+            break
+        case .nameOwner:
+            guard reply.signature == "s", let owner = try? r.string() else { return }
+            avahiAppeared(owner)
+        case .serverState:
+            guard reply.signature == "i", let state = try? r.int32() else { return }
+            serverState(state, error: "")
+        case .entryGroupNew:
+            guard reply.signature == "o", let path = try? r.objectPath() else { return }
+            group = path
+            addService()
+        case .addService:
+            callAvahi(.commit, "Commit", on: group ?? "/", interface: "\(Self.avahi).EntryGroup")
+        case .browserNew(let generation):
+            guard reply.signature == "o", let path = try? r.objectPath() else { return }
+            guard generation == browseGeneration else {
+                return callAvahi(.ignored, "Free", on: path, interface: "\(Self.avahi).ServiceBrowser")
+            }
+            browser = path
+            claim(path)
+        case .resolverNew(let key, let generation):
+            guard reply.signature == "o", let path = try? r.objectPath() else { return }
+            guard generation == browseGeneration, resolving.remove(key) != nil else {
+                return callAvahi(.ignored, "Free", on: path, interface: "\(Self.avahi).ServiceResolver")
+            }
+            resolvers[key] = path
+            resolverKeys[path] = key
+            claim(path)
+        }
+        if !pending.values.contains(where: { $0.request.makesObject }) { unclaimed.removeAll() }
+    }
+
+    /// Handles the signals that came for `path` before its name did, in order.
+    private func claim(_ path: String) {
+        let early = unclaimed.filter { $0.path == path }
+        unclaimed.removeAll { $0.path == path }
+        for signal in early { avahiSignal(signal) }
+    }
+
+    private func failed(_ request: Request, _ error: DBusMessage) {
+        let text = Self.text(error)
+        switch request {
+        case .ignored, .serverState:
+            break
+        case .nameOwner:
+            post(.daemonUnavailable("the Avahi daemon is not running"))
+        case .entryGroupNew, .commit:
+            post(.publishFailed(text))
+        case .addService:
+            if error.errorName == "\(Self.avahi).CollisionError" {
+                announcedName = ServiceInstanceName.alternative(to: announcedName ?? announcement?.name ?? "mouse3d")
+                addService()
+            } else {
+                post(.publishFailed(text))
+            }
+        case .browserNew:
+            browserRequested = false
+            browser = nil
+            post(.browseFailed(text))
+        case .resolverNew(let key, _):
+            resolving.remove(key)
+            post(.browseFailed(text))
+        }
+    }
+
+    /// An error's words, starting lower case ("daemon not running"): they go mid-sentence.
+    private static func text(_ error: DBusMessage) -> String {
+        var text = TerminalText.escaped(error.errorText)
+        if text.isEmpty { text = TerminalText.escaped(error.errorName ?? "error") }
         guard let first = text.first, first.isUppercase, text.dropFirst().first?.isLowercase ?? true else {
             return text
         }
         return first.lowercased() + text.dropFirst()
     }
 
-    /// Runs `body` with the instance behind a callback's userdata, without retaining it: were the
-    /// callback to hold the last reference, deinit would run on Avahi's own thread and could not
-    /// stop it. (deinit on the owner's thread waits for a running callback to finish.)
-    private static func withInstance(_ userdata: UnsafeMutableRawPointer?, _ body: (ServiceDiscovery) -> Void) {
-        Unmanaged<ServiceDiscovery>.fromOpaque(userdata!)._withUnsafeGuaranteedRef(body)
+    private func ownerChanged(_ signal: DBusMessage) {
+        guard signal.signature == "sss" else { return }
+        var r = signal.bodyReader
+        guard let name = try? r.string(), name == Self.avahi, (try? r.string()) != nil, let owner = try? r.string()
+        else { return }
+        if avahiOwner != nil {
+            daemonLost()
+            post(.daemonUnavailable("the Avahi daemon is not running"))
+        }
+        if !owner.isEmpty { avahiAppeared(owner) }
     }
 
-    // MARK: Client state (Avahi's thread)
+    private func avahiAppeared(_ owner: String) {
+        avahiOwner = owner
+        callAvahi(.serverState, "GetState", interface: "\(Self.avahi).Server")
+    }
 
-    private static let clientChanged: AvahiClientCallback = { client, state, userdata in
-        withInstance(userdata) { me in
-            me.client = client
-            switch state {
-            case AVAHI_CLIENT_S_RUNNING:
-                me.post(.daemonRunning)
-                me.announce()
-                me.browse()
-            case AVAHI_CLIENT_S_COLLISION, AVAHI_CLIENT_S_REGISTERING:
-                // The host name changes: announce again once the daemon runs.
-                if let group = me.group { avahi.avahi_entry_group_reset(group) }
-            case AVAHI_CLIENT_CONNECTING:
-                me.post(.daemonUnavailable("the Avahi daemon is not running"))
-            case AVAHI_CLIENT_FAILURE:
-                let error = avahi.avahi_client_errno(client)
-                me.post(
-                    .daemonUnavailable(error == AVAHI_ERR_DISCONNECTED ? "the Avahi daemon went away" : text(of: error))
-                )
-                // Start over and wait for the daemon to come back (freeing the client frees its objects).
-                me.group = nil
-                me.browser = nil
-                me.resolvers.removeAll()
-                avahi.avahi_client_free(client)
-                var e: Int32 = 0
-                me.client = avahi.avahi_client_new(
-                    avahi.avahi_threaded_poll_get(me.poll), AVAHI_CLIENT_NO_FAIL, clientChanged, userdata, &e)
-                if me.client == nil { me.post(.daemonUnavailable(text(of: e))) }
-            default:
-                break
-            }
+    /// The daemon's state (`AvahiServerState`): 2 is running; 1 (registering) and 3 (collision) mean
+    /// its host name is changing, and services are announced again once it runs.
+    private func serverState(_ state: Int32, error: String) {
+        switch state {
+        case 2:
+            guard !serverRunning else { return }
+            serverRunning = true
+            post(.daemonRunning)
+            announce()
+            browse()
+        case 1, 3:
+            serverRunning = false
+            if let group { callAvahi(.ignored, "Reset", on: group, interface: "\(Self.avahi).EntryGroup") }
+        case 4:
+            serverRunning = false
+            post(.daemonUnavailable(error.isEmpty ? "the Avahi daemon failed" : TerminalText.escaped(error)))
+        default:
+            break
         }
     }
 
-    // MARK: Announcing (Avahi's thread)
+    private func avahiSignal(_ signal: DBusMessage) {
+        guard let path = signal.path, let interface = signal.interface, let member = signal.member else { return }
+        var r = signal.bodyReader
+        switch (interface, member) {
+        case ("\(Self.avahi).Server", "StateChanged") where path == "/" && signal.signature == "is":
+            guard let state = try? r.int32(), let error = try? r.string() else { return }
+            serverState(state, error: error)
+        case ("\(Self.avahi).EntryGroup", "StateChanged") where path == group && signal.signature == "is":
+            guard let state = try? r.int32(), let error = try? r.string() else { return }
+            groupState(state, error: error)
+        case ("\(Self.avahi).ServiceBrowser", _) where path == browser:
+            browserSignal(member, signal)
+        case ("\(Self.avahi).ServiceResolver", _) where resolverKeys[path] != nil:
+            resolverSignal(member, signal, key: resolverKeys[path]!, path: path)
+        case ("\(Self.avahi).ServiceBrowser", _), ("\(Self.avahi).ServiceResolver", _):
+            if unclaimed.count < Self.maximumUnclaimed, pending.values.contains(where: { $0.request.makesObject }) {
+                unclaimed.append(signal)
+            }
+        default:
+            break
+        }
+    }
+
+    // MARK: Announcing
 
     private func announce() {
-        guard let announcement, let client else { return }
-        if group == nil {
-            group = avahi.avahi_entry_group_new(
-                client, ServiceDiscovery.groupChanged, Unmanaged.passUnretained(self).toOpaque())
-            guard group != nil else { return post(.publishFailed(Self.text(of: avahi.avahi_client_errno(client)))) }
+        guard announcement != nil, serverRunning else { return }
+        if group != nil {
+            addService()
+        } else if !groupRequested {
+            groupRequested = true
+            callAvahi(.entryGroupNew, "EntryGroupNew", interface: "\(Self.avahi).Server")
         }
-        guard let group, avahi.avahi_entry_group_is_empty(group) != 0 else { return }
-        var list: UnsafeMutablePointer<AvahiStringList>?
-        for entry in announcement.txt { list = avahi.avahi_string_list_add(list, entry) }
-        defer { avahi.avahi_string_list_free(list) }
-        let interface: AvahiIfIndex =
-            announcement.loopbackOnly ? AvahiIfIndex(if_nametoindex("lo")) : AvahiIfIndex(AVAHI_IF_UNSPEC)
+    }
+
+    private func addService() {
+        guard let announcement, let group else { return }
+        let interface = announcement.loopbackOnly ? Int32(if_nametoindex("lo")) : -1
         let name = announcedName ?? announcement.name
-        var status = avahi.avahi_entry_group_add_service_strlst(
-            group, interface, AvahiProtocol(AVAHI_PROTO_UNSPEC), AvahiPublishFlags(0), name, announcement.type, nil,
-            nil,
-            announcement.port, list)
-        if status == AVAHI_ERR_COLLISION {
-            renameAfterCollision()
-            return announce()
-        }
-        if status >= 0 { status = avahi.avahi_entry_group_commit(group) }
-        if status < 0 { post(.publishFailed(Self.text(of: status))) }
-    }
-
-    private func renameAfterCollision() {
-        let current = announcedName ?? announcement?.name ?? "mouse3d"
-        if let next = avahi.avahi_alternative_service_name(current) {
-            announcedName = String(cString: next)
-            avahi.avahi_free(next)
-        }
-        if let group { avahi.avahi_entry_group_reset(group) }
-    }
-
-    private static let groupChanged: AvahiEntryGroupCallback = { group, state, userdata in
-        withInstance(userdata) { me in
-            switch state {
-            case AVAHI_ENTRY_GROUP_ESTABLISHED:
-                me.post(.published(me.announcedName ?? ""))
-            case AVAHI_ENTRY_GROUP_COLLISION:
-                me.renameAfterCollision()
-                me.announce()
-            case AVAHI_ENTRY_GROUP_FAILURE:
-                me.post(.publishFailed(text(of: avahi.avahi_client_errno(avahi.avahi_entry_group_get_client(group)))))
-            default:
-                break
+        callAvahi(.addService, "AddService", on: group, interface: "\(Self.avahi).EntryGroup", signature: "iiussssqaay")
+        {
+            $0.int32(interface)
+            $0.int32(-1)  // either family
+            $0.uint32(0)
+            $0.string(name)
+            $0.string(announcement.type)
+            $0.string("")  // the default domain
+            $0.string("")  // this host
+            $0.uint16(announcement.port)
+            $0.array(elementAlignment: 4) { w in
+                for entry in announcement.txt { w.byteArray(Array(entry.utf8)) }
             }
         }
     }
 
-    // MARK: Browsing and resolving (Avahi's thread)
+    /// The entry group's state: 2 established, 3 collision (renamed and announced again), 4 failure.
+    private func groupState(_ state: Int32, error: String) {
+        switch state {
+        case 2:
+            post(.published(announcedName ?? ""))
+        case 3:
+            announcedName = ServiceInstanceName.alternative(to: announcedName ?? announcement?.name ?? "mouse3d")
+            if let group { callAvahi(.ignored, "Reset", on: group, interface: "\(Self.avahi).EntryGroup") }
+            addService()
+        case 4:
+            post(.publishFailed(error.isEmpty ? "the Avahi daemon could not announce it" : TerminalText.escaped(error)))
+        default:
+            break
+        }
+    }
+
+    // MARK: Browsing and resolving
 
     private func browse() {
-        guard let browsedType, let client, browser == nil else { return }
-        browser = avahi.avahi_service_browser_new(
-            client, AvahiIfIndex(AVAHI_IF_UNSPEC), AvahiProtocol(AVAHI_PROTO_UNSPEC), browsedType, nil,
-            AvahiLookupFlags(0),
-            ServiceDiscovery.browserChanged, Unmanaged.passUnretained(self).toOpaque())
-        if browser == nil { post(.browseFailed(Self.text(of: avahi.avahi_client_errno(client)))) }
+        guard let browsedType, serverRunning, browser == nil, !browserRequested else { return }
+        browserRequested = true
+        callAvahi(
+            .browserNew(browseGeneration), "ServiceBrowserNew", interface: "\(Self.avahi).Server",
+            signature: "iissu"
+        ) {
+            $0.int32(-1)
+            $0.int32(-1)
+            $0.string(browsedType)
+            $0.string("")
+            $0.uint32(0)
+        }
     }
 
-    /// Browses again from scratch (from any thread): every instance present is reported and resolved
-    /// anew, so a change Avahi did not report (or a stale cache) shows up.
+    /// Browses again from scratch: every instance present is reported and resolved anew, so a
+    /// change Avahi did not report (or a stale cache) shows up.
     public func browseAgain() {
-        guard running else { return }
-        avahi.avahi_threaded_poll_lock(poll)
-        for resolver in resolvers.values { avahi.avahi_service_resolver_free(resolver) }
+        browseGeneration += 1
+        for path in resolvers.values {
+            callAvahi(.ignored, "Free", on: path, interface: "\(Self.avahi).ServiceResolver")
+        }
         resolvers.removeAll()
-        if let browser { avahi.avahi_service_browser_free(browser) }
+        resolverKeys.removeAll()
+        resolving.removeAll()
+        if let browser { callAvahi(.ignored, "Free", on: browser, interface: "\(Self.avahi).ServiceBrowser") }
         browser = nil
+        browserRequested = false
         browse()
-        avahi.avahi_threaded_poll_unlock(poll)
     }
 
-    private static func resolverKey(_ interface: AvahiIfIndex, _ proto: AvahiProtocol, _ name: UnsafePointer<CChar>?)
-        -> String
-    {
-        "\(interface)/\(proto)/" + (name.map { String(cString: $0) } ?? "")
-    }
-
-    private static let browserChanged: AvahiServiceBrowserCallback = {
-        browser, interface, proto, event, name, type, domain, _, userdata in
-        withInstance(userdata) { me in
-            switch event {
-            case AVAHI_BROWSER_NEW:
-                guard let client = me.client else { return }
-                let key = resolverKey(interface, proto, name)
-                guard me.resolvers[key] == nil else { return }
-                // Kept until the instance goes (or resolving fails): it answers again on every change.
-                if let resolver = avahi.avahi_service_resolver_new(
-                    client, interface, proto, name, type, domain, AvahiProtocol(AVAHI_PROTO_UNSPEC),
-                    AvahiLookupFlags(0),
-                    resolved, userdata)
-                {
-                    me.resolvers[key] = resolver
-                } else {
-                    me.post(.browseFailed(text(of: avahi.avahi_client_errno(client))))
+    private func browserSignal(_ member: String, _ signal: DBusMessage) {
+        var r = signal.bodyReader
+        switch member {
+        case "ItemNew", "ItemRemove":
+            guard signal.signature == "iisssu", let interface = try? r.int32(), let proto = try? r.int32(),
+                let name = try? r.string(), let type = try? r.string(), let domain = try? r.string()
+            else { return }
+            let key = "\(interface)/\(proto)/\(name)"
+            if member == "ItemRemove" {
+                resolving.remove(key)
+                if let path = resolvers.removeValue(forKey: key) {
+                    resolverKeys[path] = nil
+                    callAvahi(.ignored, "Free", on: path, interface: "\(Self.avahi).ServiceResolver")
                 }
-            case AVAHI_BROWSER_REMOVE:
-                if let resolver = me.resolvers.removeValue(forKey: resolverKey(interface, proto, name)) {
-                    avahi.avahi_service_resolver_free(resolver)
-                }
-                me.post(
-                    .removed(
-                        name: name.map { TerminalText.escaped(String(cString: $0)) } ?? "", interface: interface,
-                        ipv6: proto == AVAHI_PROTO_INET6))
-            case AVAHI_BROWSER_FAILURE:
-                me.post(
-                    .browseFailed(text(of: avahi.avahi_client_errno(avahi.avahi_service_browser_get_client(browser)))))
-            default:
-                break
+                return post(.removed(name: TerminalText.escaped(name), interface: interface, ipv6: proto == 1))
             }
+            guard resolvers[key] == nil, !resolving.contains(key),
+                resolvers.count + resolving.count < Self.maximumResolvers
+            else { return }
+            resolving.insert(key)
+            callAvahi(
+                .resolverNew(key, browseGeneration), "ServiceResolverNew", interface: "\(Self.avahi).Server",
+                signature: "iisssiu"
+            ) {
+                $0.int32(interface)
+                $0.int32(proto)
+                $0.string(name)
+                $0.string(type)
+                $0.string(domain)
+                $0.int32(-1)  // an address of either family
+                $0.uint32(0)
+            }
+        case "Failure":
+            guard signal.signature == "s", let error = try? r.string() else { return }
+            post(.browseFailed(TerminalText.escaped(error)))
+        default:
+            break  // AllForNow, CacheExhausted
         }
     }
 
-    private static let resolved: AvahiServiceResolverCallback = {
-        resolver, interface, proto, event, name, _, _, hostName, address, port, txt, _, userdata in
-        withInstance(userdata) { me in
-            guard event == AVAHI_RESOLVER_FOUND else {
-                // Failed (timed out, gone): dropped; the browser's next NEW starts another.
-                let key = resolverKey(interface, proto, name)
-                if me.resolvers[key] == resolver { me.resolvers.removeValue(forKey: key) }
-                avahi.avahi_service_resolver_free(resolver)
-                return
-            }
-            guard let address, let found = socketAddress(address.pointee, port: port, interface: interface) else {
-                return
-            }
-            me.post(
-                .found(
-                    DiscoveredService(
-                        name: name.map { TerminalText.escaped(String(cString: $0)) } ?? "", interface: interface,
-                        hostName: hostName.map { TerminalText.escaped(String(cString: $0)) } ?? "", address: found,
-                        txt: entries(of: txt))))
+    private func resolverSignal(_ member: String, _ signal: DBusMessage, key: String, path: String) {
+        switch member {
+        case "Found":
+            guard signal.signature == "iissssisqaayu", let found = Self.service(signal) else { return }
+            post(.found(found))
+        case "Failure":
+            // Timed out or gone: dropped; the browser's next ItemNew starts another.
+            resolvers[key] = nil
+            resolverKeys[path] = nil
+            callAvahi(.ignored, "Free", on: path, interface: "\(Self.avahi).ServiceResolver")
+        default:
+            break
         }
     }
 
-    private static func socketAddress(_ a: AvahiAddress, port: UInt16, interface: Int32) -> SocketAddress? {
-        let all = withUnsafeBytes(of: a.data) { Array($0) }
-        switch a.proto {
-        case AvahiProtocol(AVAHI_PROTO_INET): return SocketAddress(addressBytes: Array(all.prefix(4)), port: port)
-        case AvahiProtocol(AVAHI_PROTO_INET6):
-            let linkLocal = all[0] == 0xfe && all[1] & 0xc0 == 0x80
-            return SocketAddress(
-                addressBytes: Array(all.prefix(16)), port: port, scopeID: linkLocal ? UInt32(max(interface, 0)) : 0)
-        default: return nil
+    /// A resolver's `Found`: interface, protocol, name, type, domain, host, address family, address
+    /// (text), port, TXT, flags.
+    private static func service(_ signal: DBusMessage) -> DiscoveredService? {
+        var r = signal.bodyReader
+        guard let interface = try? r.int32(), (try? r.int32()) != nil, let name = try? r.string(),
+            (try? r.string()) != nil, (try? r.string()) != nil, let host = try? r.string(),
+            let family = try? r.int32(), let text = try? r.string(), let port = try? r.uint16(),
+            let txt = try? r.byteArrays(),
+            let address = socketAddress(text, family: family, port: port, interface: interface)
+        else { return nil }
+        var entries: [String: String] = [:]
+        for item in txt {
+            let entry = String(decoding: item, as: UTF8.self)
+            if let equals = entry.firstIndex(of: "=") {
+                entries[String(entry[..<equals])] = String(entry[entry.index(after: equals)...])
+            } else {
+                entries[entry] = ""
+            }
         }
+        return DiscoveredService(
+            name: TerminalText.escaped(name), interface: interface, hostName: TerminalText.escaped(host),
+            address: address, txt: entries)
     }
 
-    private static func entries(of list: UnsafeMutablePointer<AvahiStringList>?) -> [String: String] {
-        var result: [String: String] = [:]
-        var item = list
-        while let current = item {
-            let size = Int(avahi.avahi_string_list_get_size(current))
-            if let text = avahi.avahi_string_list_get_text(current) {
-                let entry = String(decoding: UnsafeBufferPointer(start: text, count: size), as: UTF8.self)
-                if let equals = entry.firstIndex(of: "=") {
-                    result[String(entry[..<equals])] = String(entry[entry.index(after: equals)...])
-                } else {
-                    result[entry] = ""
-                }
-            }
-            item = avahi.avahi_string_list_get_next(current)
+    /// Avahi's address text (family 0 IPv4, 1 IPv6) as a socket address; a link-local IPv6 one gets
+    /// the interface as its scope.
+    private static func socketAddress(_ text: String, family: Int32, port: UInt16, interface: Int32) -> SocketAddress? {
+        switch family {
+        case 0:
+            var a = in_addr()
+            guard inet_pton(AF_INET, text, &a) == 1 else { return nil }
+            return SocketAddress(addressBytes: withUnsafeBytes(of: a) { Array($0) }, port: port)
+        case 1:
+            var a = in6_addr()
+            guard inet_pton(AF_INET6, text, &a) == 1 else { return nil }
+            let bytes = withUnsafeBytes(of: a) { Array($0) }
+            let linkLocal = bytes[0] == 0xfe && bytes[1] & 0xc0 == 0x80
+            return SocketAddress(addressBytes: bytes, port: port, scopeID: linkLocal ? UInt32(max(interface, 0)) : 0)
+        default:
+            return nil
         }
-        return result
     }
 }
-
-/// Avahi's functions. Every use follows ``ServiceDiscovery``'s init, which refuses to go on when the
-/// library could not be opened, so the table is there (CAvahi's shim.h says why it is not linked).
-private var avahi: m3d_avahi { m3d_avahi()!.pointee }
