@@ -15,5 +15,17 @@ func loadMotionLog(path: String) throws -> MotionLog {
     }
 }
 
+/// Opens a motion log to be played as it is read (checked through first), turning every failure into
+/// a one-line message and exit status 1.
+func openMotionLog(path: String) throws -> MotionLogFile {
+    do {
+        return try MotionLogFile(path: path)
+    } catch let error as SystemCallError {
+        throw CommandFailure("cannot read the motion log: \(error)")
+    } catch let error as MotionLogError {
+        throw CommandFailure("bad motion log: \(error)")
+    }
+}
+
 /// A failure the user can act on (printed as one line, exit status 1, no stack trace).
 typealias CommandFailure = ActionableError

@@ -96,10 +96,10 @@ struct MotionSourceOptions: ParsableArguments {
     ) throws -> Opened {
         switch source {
         case .replay(let path):
-            let log = try loadMotionLog(path: path)
+            let log = try openMotionLog(path: path)
             let speedFactor: Double? = if case .factor(let f) = speed { f } else { nil }
             return Opened(
-                source: MotionLogPlayback(samples: log.samples, path: path, loops: loop, speed: speedFactor),
+                source: MotionLogPlayback(file: log, loops: loop, speed: speedFactor),
                 buttons: nil,
                 summary: source.description, isReplay: true, calibrationKey: GyroCalibration.logKey(path: path))
         case .phone(let address, let port):

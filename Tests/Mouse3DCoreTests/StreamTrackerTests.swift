@@ -47,10 +47,10 @@ struct MotionLogPlayerTests {
     }
 
     @Test("Due times follow the log at the given speed")
-    func dueTimes() {
+    func dueTimes() throws {
         var p = MotionLogPlayer(samples: samples, loops: false, speed: 2)
         var dues: [UInt64] = []
-        while let due = p.nextDueNanoseconds() {
+        while let due = try p.nextDueNanoseconds() {
             dues.append(due)
             p.advance()
         }
@@ -58,14 +58,69 @@ struct MotionLogPlayerTests {
     }
 
     @Test("Looping continues time instead of jumping back")
-    func looping() {
+    func looping() throws {
         var p = MotionLogPlayer(samples: samples, loops: true, speed: nil)
         var times: [Int64] = []
         for _ in 0..<7 {
-            times.append(p.peek()!.timestampNanoseconds)
-            #expect(p.nextDueNanoseconds() == 0)
+            times.append(try #require(try p.peek()).timestampNanoseconds)
+            #expect(try p.nextDueNanoseconds() == 0)
             p.advance()
         }
         #expect(times == [1_000, 10_001_000, 20_001_000, 30_001_000, 40_001_000, 50_001_000, 60_001_000])
+    }
+
+    /// A log handed over a few samples at a time, as a file is read; `changed` shifts every
+    /// timestamp of the passes after the first (the file was rewritten).
+    struct Trickle: MotionSampleBatches {
+        let samples: [MotionSample]
+        let size: Int
+        var changed = false
+        var at = 0
+        var passes = 0
+        mutating func next() -> [MotionSample] {
+            let batch = samples[min(at, samples.count)..<min(at + size, samples.count)].map {
+                var s = $0
+                if changed && passes > 0 { s.timestampNanoseconds -= 1 }
+                return s
+            }
+            at += size
+            return batch
+        }
+        mutating func restart() {
+            at = 0
+            passes += 1
+        }
+    }
+
+    @Test("Played from batches of any size, a log gives what it gives from memory; changed between passes, it stops")
+    func batches() throws {
+        let many = (0..<10).map {
+            MotionSample(
+                timestampNanoseconds: 5 + Int64($0) * 4_000_000,
+                angularVelocityRadiansPerSecond: SIMD3(Double($0), 0, 0),
+                specificForceMetersPerSecondSquared: SIMD3(0, 0, 9.8))
+        }
+        func played(_ p: inout MotionLogPlayer, _ count: Int) throws -> [MotionSample] {
+            var out: [MotionSample] = []
+            while out.count < count, let s = try p.peek() {
+                out.append(s)
+                p.advance()
+            }
+            return out
+        }
+        var memory = MotionLogPlayer(samples: many, loops: true, speed: 1)
+        let expected = try played(&memory, 35)
+        for size in [1, 3, 10, 64] {
+            var p = MotionLogPlayer(
+                span: MotionLogSpan(of: many), batches: Trickle(samples: many, size: size), loops: true, speed: 1)
+            #expect(try played(&p, 35) == expected, "batches of \(size)")
+        }
+        var once = MotionLogPlayer(
+            span: MotionLogSpan(of: many), batches: Trickle(samples: many, size: 3), loops: false, speed: 1)
+        #expect(try played(&once, 100).count == 10)
+        var changed = MotionLogPlayer(
+            span: MotionLogSpan(of: many), batches: Trickle(samples: many, size: 4, changed: true), loops: true,
+            speed: 1)
+        #expect(throws: MotionLogChanged.self) { try played(&changed, 35) }
     }
 }

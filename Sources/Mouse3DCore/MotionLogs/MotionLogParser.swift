@@ -32,6 +32,23 @@ public struct MotionLogParser {
         try parse(Array(text.utf8), file: file)
     }
 
+    /// The samples parsed since the last call, handed over and forgotten (with any truth and
+    /// movement columns): for playing a log as it is read, in memory bounded by a chunk.
+    public mutating func takeSamples() -> [MotionSample] {
+        truth.removeAll(keepingCapacity: true)
+        movement.removeAll(keepingCapacity: true)
+        defer { samples.removeAll(keepingCapacity: true) }
+        return samples
+    }
+
+    /// After the last chunk of a log read with ``takeSamples()``: its last line's samples. Throws for
+    /// a file without a header; whether it had any sample is the caller's count.
+    public mutating func finishTaking() throws(MotionLogError) -> [MotionSample] {
+        try parsePartialLine()
+        guard header != nil else { throw MotionLogError(file: file, line: nil, reason: .empty) }
+        return takeSamples()
+    }
+
     /// Parses every complete line in `bytes` (plus a line left open by the previous chunk); keeps the
     /// unfinished last line for the next call.
     public mutating func consume(_ bytes: [UInt8]) throws(MotionLogError) {

@@ -17,6 +17,12 @@ public final class MotionLogPlayback: MotionSampleSource {
         self.path = path
     }
 
+    /// Plays `file` as it is read (memory bounded by a chunk, whatever the log's length).
+    public init(file: MotionLogFile, loops: Bool, speed: Double?) {
+        player = MotionLogPlayer(span: file.span, batches: file, loops: loops, speed: speed)
+        path = file.path
+    }
+
     public var summary: String { "replay:\(path)" }
 
     /// The largest batch delivered in one go.
@@ -26,17 +32,28 @@ public final class MotionLogPlayback: MotionSampleSource {
         start = MonotonicClock.nanoseconds()
         var batch: [MotionSample] = []
         batch.reserveCapacity(Self.batchLimit)
-        registration = loop.timer(deadline: { [unowned self] in player.nextDueNanoseconds().map { start + $0 } }) {
+        // The deadline cannot throw: a failure to read the next batch (a file gone or changed) is
+        // kept and thrown from the timer, which then runs at once.
+        var failure: (any Error)?
+        func due() -> UInt64? {
+            guard failure == nil else { return 0 }
+            do { return try player.nextDueNanoseconds() } catch {
+                failure = error
+                return 0
+            }
+        }
+        registration = loop.timer(deadline: { [unowned self] in due().map { start + $0 } }) {
             [unowned self] now in
+            if let failure { throw failure }
             batch.removeAll(keepingCapacity: true)
-            while batch.count < Self.batchLimit, let due = player.nextDueNanoseconds(), start + due <= now,
-                let sample = player.peek()
+            while batch.count < Self.batchLimit, let due = try player.nextDueNanoseconds(), start + due <= now,
+                let sample = try player.peek()
             {
                 batch.append(sample)
                 player.advance()
             }
             if !batch.isEmpty { try sink.samples(batch) }
-            if player.nextDueNanoseconds() == nil {
+            if try player.nextDueNanoseconds() == nil {
                 if let registration { loop.cancel(registration) }
                 registration = nil
                 try sink.ended()
