@@ -31,8 +31,8 @@ let package = Package(
         // C libraries from Debian, each behind a one-line shim header.
         .systemLibrary(
             name: "CEvdev", pkgConfig: "libevdev", providers: [.apt(["libevdev-dev"])]),
-        .systemLibrary(
-            name: "CUdev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
+        // Headers only: libudev is opened when devices are first looked for (see its shim.h).
+        .systemLibrary(name: "CUdev", providers: [.apt(["libudev-dev"])]),
         // ristretto255 group operations for the pairing PAKE (swift-crypto has no prime-order group API).
         .systemLibrary(
             name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
@@ -42,9 +42,8 @@ let package = Package(
         // Headers only: the library is opened when TLS is first used (see its shim.h), so no pkg-config
         // link flags (libssl-dev is still needed for the headers).
         .systemLibrary(name: "COpenSSL", providers: [.apt(["libssl-dev"])]),
-        // The phone page's URL as a QR code in the terminal.
-        .systemLibrary(
-            name: "CQRencode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
+        // The phone page's URL as a QR code in the terminal. Headers only: opened when a code is drawn.
+        .systemLibrary(name: "CQRencode", providers: [.apt(["libqrencode-dev"])]),
 
         // Layer 2: the only code that imports C libraries or makes syscalls.
         .target(

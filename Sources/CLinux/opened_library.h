@@ -1,10 +1,10 @@
 /* Functions from a shared library opened when first needed (dlopen) rather than linked: linked, a
    library and those it brings cost every process their relocations and tables at load, whether it
-   is used or not. COpenSSL's shim declares its own with M3D_OPENED_LIBRARY.
+   is used or not. COpenSSL's, CUdev's and CQRencode's shims declare theirs with M3D_OPENED_LIBRARY.
 
    The functions are static inline, so each object file that calls m3d_PREFIX() has its own table
-   and its own once: each library is reached from one Swift file (OpenSSLLibrary.swift),
-   which keeps it to one dlopen and one table per process. */
+   and its own once: each library is reached from one Swift file (OpenSSLLibrary.swift, Udev.swift,
+   QRCode.swift) or after it, which keeps it to one dlopen and one table per process. */
 #ifndef M3D_OPENED_LIBRARY_H
 #define M3D_OPENED_LIBRARY_H
 #include <dlfcn.h>

@@ -7,10 +7,10 @@ public struct UdevDeviceReference {
     let device: OpaquePointer
 
     /// `/sys/...`.
-    public var sysfsPath: String { udev_device_get_syspath(device).map { String(cString: $0) } ?? "" }
+    public var sysfsPath: String { udevLib.udev_device_get_syspath(device).map { String(cString: $0) } ?? "" }
 
     /// A sysfs attribute's value, trimmed.
     public func attribute(_ name: String) -> String? {
-        udev_device_get_sysattr_value(device, name).map { String(cString: $0).trimmingBlanks }
+        udevLib.udev_device_get_sysattr_value(device, name).map { String(cString: $0).trimmingBlanks }
     }
 }

@@ -26,35 +26,35 @@ public final class UdevMonitor {
     public init(subsystems: [String]) throws(SystemCallError) {
         udev = try Udev()
         let source = FileSystem.exists("/run/udev/control") ? "udev" : "kernel"
-        guard let monitor = udev_monitor_new_from_netlink(udev.context, source) else {
+        guard let monitor = udevLib.udev_monitor_new_from_netlink(udev.context, source) else {
             throw SystemCallError(call: "udev_monitor_new_from_netlink", subject: source, errno: .init(rawValue: errno))
         }
         self.monitor = monitor
-        for s in subsystems { udev_monitor_filter_add_match_subsystem_devtype(monitor, s, nil) }
-        let rc = udev_monitor_enable_receiving(monitor)
+        for s in subsystems { udevLib.udev_monitor_filter_add_match_subsystem_devtype(monitor, s, nil) }
+        let rc = udevLib.udev_monitor_enable_receiving(monitor)
         guard rc >= 0 else {
-            udev_monitor_unref(monitor)
+            udevLib.udev_monitor_unref(monitor)
             throw SystemCallError(call: "udev_monitor_enable_receiving", subject: source, errno: .init(rawValue: -rc))
         }
     }
 
-    deinit { udev_monitor_unref(monitor) }
+    deinit { udevLib.udev_monitor_unref(monitor) }
 
     /// The descriptor to wait on (owned by libudev's monitor, closed with it).
-    public var descriptor: FileDescriptor { FileDescriptor(rawValue: udev_monitor_get_fd(monitor)) }
+    public var descriptor: FileDescriptor { FileDescriptor(rawValue: udevLib.udev_monitor_get_fd(monitor)) }
 
     /// Every event waiting (none if nothing is).
     public func pendingEvents() -> [Event] {
         var events: [Event] = []
-        while let device = udev_monitor_receive_device(monitor) {
-            defer { udev_device_unref(device) }
+        while let device = udevLib.udev_monitor_receive_device(monitor) {
+            defer { udevLib.udev_device_unref(device) }
             func text(_ p: UnsafePointer<CChar>?) -> String? { p.map { String(cString: $0) } }
             events.append(
                 Event(
-                    action: text(udev_device_get_action(device)) ?? "",
-                    sysfsPath: text(udev_device_get_syspath(device)) ?? "",
-                    node: text(udev_device_get_devnode(device)),
-                    subsystem: text(udev_device_get_subsystem(device)) ?? ""))
+                    action: text(udevLib.udev_device_get_action(device)) ?? "",
+                    sysfsPath: text(udevLib.udev_device_get_syspath(device)) ?? "",
+                    node: text(udevLib.udev_device_get_devnode(device)),
+                    subsystem: text(udevLib.udev_device_get_subsystem(device)) ?? ""))
         }
         return events
     }
