@@ -1,9 +1,11 @@
 import Histogram
 
-/// Latencies in nanoseconds, kept in an HDR histogram (3 significant digits, 1 ns to 10 s).
+/// Latencies in nanoseconds, kept in an HDR histogram (3 significant digits, 0.1 µs to 10 s: what is
+/// printed is in tenths of a microsecond, and telling nanoseconds apart took 25,600 counters, 200 kB
+/// of a 1 kHz receiver's 10 MiB, against 19,456 now).
 public struct LatencyRecorder: Sendable {
     private var histogram = Histogram<UInt64>(
-        lowestDiscernibleValue: 1, highestTrackableValue: 10_000_000_000, numberOfSignificantValueDigits: .three)
+        lowestDiscernibleValue: 100, highestTrackableValue: 10_000_000_000, numberOfSignificantValueDigits: .three)
 
     /// An empty recorder.
     public init() {}
