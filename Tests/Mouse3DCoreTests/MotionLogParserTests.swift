@@ -1,6 +1,7 @@
 import Foundation
-import Mouse3DCore
 import Testing
+
+@testable import Mouse3DCore
 
 @Suite("Motion log format")
 struct MotionLogParserTests {
@@ -107,5 +108,32 @@ struct MotionLogParserTests {
         let log = try MotionLogParser.parse(Array(try Data(contentsOf: url)), file: url.path)
         #expect(log.samples.count > 1000)
         #expect(log.truth?.count == log.samples.count)
+    }
+
+    @Test("Plain decimals are read without a String, to the same bits Double(_:) gives; anything else is left to it")
+    func plainDecimals() {
+        func fast(_ text: String) -> Double? {
+            Array(text.utf8).withUnsafeBufferPointer { MotionLogParser.plainDecimal($0[...]) }
+        }
+        var rng = SplitMix64(seed: 7)
+        var checked = 0
+        for _ in 0..<200_000 {
+            let digits = Int(rng.next() % 17) + 1
+            var text = (0..<digits).map { _ in String(rng.next() % 10) }.joined()
+            let point = Int(rng.next() % UInt64(digits + 2))
+            if point <= digits { text.insert(".", at: text.index(text.startIndex, offsetBy: point)) }
+            if rng.next() % 3 == 0 { text = (rng.next() % 2 == 0 ? "-" : "+") + text }
+            if rng.next() % 5 == 0 { text = "0000" + text.drop { $0 == "-" || $0 == "+" } }
+            guard let value = fast(text) else { continue }
+            checked += 1
+            #expect(value.bitPattern == Double(text)!.bitPattern, "\(text)")
+        }
+        #expect(checked > 100_000, "most of the cases take the fast path")
+        for text in ["-0", "0.0", "9.80665", "-0.000123", "123456789012345", ".5", "5."] {
+            #expect(fast(text)?.bitPattern == Double(text)?.bitPattern, "\(text)")
+        }
+        for text in ["", "-", ".", "1e5", "nan", "inf", "1.2.3", "1234567890123456", "0x10", " 1", "1,5"] {
+            #expect(fast(text) == nil, "\(text) is left to Double(_:)")
+        }
     }
 }

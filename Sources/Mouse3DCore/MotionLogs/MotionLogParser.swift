@@ -15,9 +15,14 @@ public struct MotionLogParser {
     private var row: [Range<Int>] = []
     private var partialLine: [UInt8] = []
 
-    /// A parser for the log named `file` (for messages).
-    public init(file: String) {
+    /// Whether the truth and movement columns are read (a replay plays the samples alone).
+    public let readsTruth: Bool
+
+    /// A parser for the log named `file` (for messages); `readsTruth: false` skips the truth and
+    /// movement columns (a log checked once already, read again to be played).
+    public init(file: String, readsTruth: Bool = true) {
         self.file = file
+        self.readsTruth = readsTruth
     }
 
     /// Parses a whole log from its bytes (UTF-8). `file` is used in error messages only.
@@ -108,15 +113,17 @@ public struct MotionLogParser {
             return
         }
         row.removeAll(keepingCapacity: true)
-        row.append(contentsOf: Self.cells(of: line, in: buffer))
+        Self.appendCells(of: line, in: buffer, to: &row)
         let (file, lineNumber, headerCells, row) = (self.file, self.lineNumber, self.headerCells, self.row)
         func cell(_ index: Int, finite: Bool) throws(MotionLogError) -> Double {
             let name = headerCells[index]
             guard index < row.count else {
                 throw MotionLogError(file: file, line: lineNumber, reason: .missingCell(column: name))
             }
+            let bytes = buffer[Self.trimmed(row[index], in: buffer)]
+            if let value = Self.plainDecimal(bytes) { return value }
             // Short cells become small (inline) strings: no allocation for typical numbers.
-            let text = String(decoding: buffer[Self.trimmed(row[index], in: buffer)], as: UTF8.self)
+            let text = String(decoding: bytes, as: UTF8.self)
             guard let value = Double(text) else {
                 throw MotionLogError(file: file, line: lineNumber, reason: .notANumber(column: name, text: text))
             }
@@ -139,16 +146,55 @@ public struct MotionLogParser {
             MotionSample(
                 timestampNanoseconds: Self.nanoseconds(fromSeconds: seconds),
                 angularVelocityRadiansPerSecond: gyro, specificForceMetersPerSecondSquared: accel))
-        if let q = header.truth {
+        if readsTruth, let q = header.truth {
             truth.append(
                 Quaternion(
                     w: try cell(q[0], finite: false), x: try cell(q[1], finite: false),
                     y: try cell(q[2], finite: false), z: try cell(q[3], finite: false)))
         }
-        if let m = header.movement {
+        if readsTruth, let m = header.movement {
             movement.append(try cell(m, finite: false) == 1)
         }
     }
+
+    /// A cell of the form `[+-]digits[.digits]` with at most 15 significant digits, as the nearest
+    /// double, or nil for anything else (exponents, more digits, `inf`, text), which `Double(_:)`
+    /// reads. The integer of its digits and the power of ten it is divided by are both exact
+    /// doubles, so one correctly rounded division gives what `Double(_:)` gives (Clinger's fast
+    /// path), without making a String: a log's cells are parsed again on every pass of a replay.
+    @inline(__always)
+    static func plainDecimal(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> Double? {
+        var i = bytes.startIndex
+        guard i < bytes.endIndex else { return nil }
+        let negative = bytes[i] == UInt8(ascii: "-")
+        if negative || bytes[i] == UInt8(ascii: "+") { i += 1 }
+        var mantissa: UInt64 = 0
+        var digits = 0
+        var fraction = 0
+        var seenPoint = false
+        var seenDigit = false
+        while i < bytes.endIndex {
+            let c = bytes[i]
+            if c == UInt8(ascii: "."), !seenPoint {
+                seenPoint = true
+            } else if c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9") {
+                seenDigit = true
+                if mantissa != 0 || c != UInt8(ascii: "0") { digits += 1 }
+                guard digits <= 15 else { return nil }  // below 2^53: exact
+                mantissa = mantissa * 10 + UInt64(c - UInt8(ascii: "0"))
+                if seenPoint { fraction += 1 }
+            } else {
+                return nil
+            }
+            i += 1
+        }
+        // Powers of ten are exact doubles up to 10^22.
+        guard seenDigit, fraction <= 22 else { return nil }
+        let value = Double(mantissa) / Self.powersOfTen[fraction]
+        return negative ? -value : value
+    }
+
+    static let powersOfTen: [Double] = (0...22).map { k in (0..<k).reduce(1.0) { r, _ in r * 10 } }
 
     /// Yields the byte range of each line (without its `\n`).
     struct LineReader {
@@ -170,13 +216,18 @@ public struct MotionLogParser {
     /// The comma-separated cells of `line`, as byte ranges.
     static func cells(of line: Range<Int>, in buffer: UnsafeBufferPointer<UInt8>) -> [Range<Int>] {
         var result: [Range<Int>] = []
+        appendCells(of: line, in: buffer, to: &result)
+        return result
+    }
+
+    /// Appends the comma-separated cells of `line` to `cells` (a row's array, reused line after line).
+    static func appendCells(of line: Range<Int>, in buffer: UnsafeBufferPointer<UInt8>, to cells: inout [Range<Int>]) {
         var start = line.lowerBound
         for i in line where buffer[i] == UInt8(ascii: ",") {
-            result.append(start..<i)
+            cells.append(start..<i)
             start = i + 1
         }
-        result.append(start..<line.upperBound)
-        return result
+        cells.append(start..<line.upperBound)
     }
 
     /// `range` without surrounding blanks and carriage returns.

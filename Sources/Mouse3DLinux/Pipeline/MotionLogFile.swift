@@ -2,7 +2,7 @@ import Mouse3DCore
 import SystemPackage
 
 /// A motion log read from its file as it is played, a chunk at a time: memory stays bounded by a
-/// chunk (64 kB and its samples) however long the log is. Opening it reads it through once to check
+/// chunk (16 kB and its samples) however long the log is. Opening it reads it through once to check
 /// every line (errors name the file and line before anything plays) and to learn its span; each
 /// pass reads it again. Closed on deinit.
 public final class MotionLogFile: MotionSampleBatches {
@@ -14,7 +14,8 @@ public final class MotionLogFile: MotionSampleBatches {
     /// Whether this pass has opened the file (at its end it is closed again).
     private var passStarted = false
     private var parser: MotionLogParser
-    private var chunk = [UInt8](repeating: 0, count: 1 << 16)
+    /// 16 kB a read: about 280 samples of a typical log, a few reads a second at 1 kHz.
+    private var chunk = [UInt8](repeating: 0, count: 1 << 14)
 
     /// Opens and checks the log at `path`. Throws ``SystemCallError`` when it cannot be read and
     /// ``MotionLogError`` when a line is not a sample (or there is none).
@@ -37,7 +38,7 @@ public final class MotionLogFile: MotionSampleBatches {
         note(try check.finishTaking())
         guard let first else { throw MotionLogError(file: path, line: nil, reason: .noSamples) }
         span = MotionLogSpan(firstTimestampNanoseconds: first, lastTimestampNanoseconds: last, sampleCount: count)
-        parser = MotionLogParser(file: path)
+        parser = MotionLogParser(file: path, readsTruth: false)
     }
 
     deinit { try? descriptor?.close() }
@@ -68,7 +69,7 @@ public final class MotionLogFile: MotionSampleBatches {
     public func restart() throws {
         try? descriptor?.close()
         descriptor = nil
-        parser = MotionLogParser(file: path)
+        parser = MotionLogParser(file: path, readsTruth: false)
         try open()
     }
 
