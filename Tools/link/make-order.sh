@@ -7,10 +7,11 @@
 # few hundred kB. Resident memory of `send` and `receive` is what `mouse3d bench stream` reports.
 #
 # How: a release build runs under valgrind's callgrind for the commands below (send and receive
-# sealed, plain and raw, print in both formats, `run` from a log); every function callgrind saw that
+# sealed, plain and raw, print in both formats, sealed text with latency as `bench stream` runs
+# it, `run` from a log); every function callgrind saw that
 # the linker can move on its own (it has a section of its own: our modules are compiled with
-# -function-sections, the Swift runtime's archives partly) goes in the list, sorted by name so that
-# the file's diffs stay readable. A function that is not listed still links; a stale list only
+# -function-sections, the Swift runtime's archives and GCC's libstdc++.a partly) goes in the list,
+# sorted by name so that the file's diffs stay readable. A function that is not listed still links; a stale list only
 # costs memory, never correctness.
 #
 # usage: Tools/link/make-order.sh [MOUSE3D]   (default .build/release/mouse3d; needs valgrind)
@@ -54,6 +55,7 @@ stream() {
     wait $rp || true
 }
 stream sealed --print --format jsonl --latency -- --quiet
+stream sealed-text --print --format text --latency -- --quiet
 stream plain --insecure --print --format text -- --insecure --quiet
 stream raw --raw --print --format jsonl -- --raw --quiet
 XDG_CONFIG_HOME="$work/s" profile run "$m" run --source "replay:$sample" --print >/dev/null 2>"$work/run.err"
@@ -62,7 +64,7 @@ XDG_CONFIG_HOME="$work/s" profile run "$m" run --source "replay:$sample" --print
 cat "$work"/cg.* | sed -n 's/^c\{0,1\}fn=([0-9]*) //p' | sort -u >"$work/seen"
 # Symbols that sit in a section of their own in the objects the binary is linked from.
 objects=$(cat .build/release/mouse3d.product/Objects.LinkFileList)
-objdump -t $objects /opt/swift/usr/lib/swift_static/linux/*.a 2>/dev/null |
+objdump -t $objects /opt/swift/usr/lib/swift_static/linux/*.a /usr/lib/gcc/x86_64-linux-gnu/12/libstdc++.a 2>/dev/null |
     awk '$0 ~ / F \.text\./ {print $NF}' | sort -u >"$work/movable"
 comm -12 "$work/seen" "$work/movable" >Tools/link/mouse3d.order
 echo "make-order.sh: $(wc -l <Tools/link/mouse3d.order) functions of $(wc -l <"$work/seen") seen -> Tools/link/mouse3d.order"
