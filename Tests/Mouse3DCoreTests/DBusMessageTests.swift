@@ -209,15 +209,26 @@ struct DBusMessageTests {
         path.string("/a//b")
         var p = DBusReader(path.bytes)
         #expect(throws: DBusFormatError.invalid("a malformed object path")) { try p.objectPath() }
-        var tooLong = DBusWriter()
-        tooLong.byte(UInt8(ascii: "l"))
-        tooLong.byte(1)
-        tooLong.byte(0)
-        tooLong.byte(1)
-        tooLong.uint32(UInt32(DBusMessage.maximumLength + 1))
-        tooLong.uint32(1)
-        tooLong.uint32(0)
-        #expect(throws: DBusFormatError.self) { try DBusMessage.length(of: tooLong.bytes[...]) }
+        func start(body: Int) -> [UInt8] {
+            var w = DBusWriter()
+            w.byte(UInt8(ascii: "l"))
+            w.byte(1)
+            w.byte(0)
+            w.byte(1)
+            w.uint32(UInt32(body))
+            w.uint32(1)
+            w.uint32(0)
+            return w.bytes
+        }
+        // Longer than mouse3d reads: its length is known, so a reader can skip it; decoding refuses it.
+        let long = start(body: DBusMessage.maximumLength + 1)
+        #expect(try DBusMessage.length(of: long[...]) == 16 + DBusMessage.maximumLength + 1)
+        #expect(throws: DBusFormatError.self) {
+            try DBusMessage.decode(long + [UInt8](repeating: 0, count: DBusMessage.maximumLength + 1))
+        }
+        // Longer than the specification allows: the stream cannot be trusted.
+        let tooLong = start(body: DBusMessage.specificationLimit + 1)
+        #expect(throws: DBusFormatError.self) { try DBusMessage.length(of: tooLong[...]) }
     }
 
     @Test("Bus addresses: the first Unix socket, escapes decoded, other transports and malformed values skipped")

@@ -50,6 +50,14 @@ final class DBusConnection {
         } catch { throw DiscoveryUnavailable(reason: "\(error)") }
         descriptor = FileDescriptor(rawValue: fd)
         do {
+            // Bounded waits for connecting (a full listen queue) and for the authentication's answer.
+            var timeout = timeval(
+                tv_sec: Int(timeoutMilliseconds / 1000), tv_usec: Int(timeoutMilliseconds % 1000) * 1000)
+            for option in [SO_RCVTIMEO, SO_SNDTIMEO] {
+                _ = try SystemCall.retrying("setsockopt", "system bus") {
+                    setsockopt(fd, SOL_SOCKET, option, &timeout, socklen_t(MemoryLayout<timeval>.size))
+                }
+            }
             _ = try SystemCall.retrying("connect", "the system bus at \(place)") {
                 withUnsafePointer(to: &socketAddress) {
                     $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, length) }
@@ -71,21 +79,17 @@ final class DBusConnection {
 
     /// `AUTH EXTERNAL` with our uid, then `BEGIN` once the bus says OK (blocking, with a timeout).
     private func authenticate(timeoutMilliseconds: Int32, where: String) throws {
-        var timeout = timeval(
-            tv_sec: Int(timeoutMilliseconds / 1000), tv_usec: Int(timeoutMilliseconds % 1000) * 1000)
-        _ = try SystemCall.retrying("setsockopt", "system bus") {
-            setsockopt(descriptor.rawValue, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        }
         let uid = Array(String(getuid()).utf8)
         let hex = uid.map { String($0, radix: 16) }.joined()
         try writeAll(Array("\0AUTH EXTERNAL \(hex)\r\n".utf8))
         var line: [UInt8] = []
-        while !(line.count >= 2 && line[line.count - 2] == 13 && line[line.count - 1] == 10) {
+        var end: Int?
+        while end == nil {
             guard line.count < 512 else {
                 throw DiscoveryUnavailable(reason: "the system bus answered with a line too long")
             }
             var chunk = [UInt8](repeating: 0, count: 512 - line.count)
-            // The bus sends nothing else before BEGIN. The socket's receive timeout bounds the wait.
+            // The socket's receive timeout bounds the wait.
             let n = try chunk.withUnsafeMutableBytes { raw in
                 try SystemCall.retrying("read", "system bus", tolerating: [EAGAIN, EWOULDBLOCK]) {
                     read(descriptor.rawValue, raw.baseAddress, raw.count)
@@ -96,6 +100,12 @@ final class DBusConnection {
                 throw DiscoveryUnavailable(reason: "the system bus at \(`where`) closed the connection")
             }
             line += chunk[..<n]
+            end = line.indices.dropFirst().first { line[$0 - 1] == 13 && line[$0] == 10 }
+        }
+        // A bus sends nothing more before BEGIN; whatever came after the line is kept for receive().
+        if let end {
+            input = Array(line[(end + 1)...])
+            line = Array(line[...end])
         }
         guard line.starts(with: Array("OK ".utf8)) else {
             let text = String(decoding: line.prefix(80).filter { $0 != 13 && $0 != 10 }, as: UTF8.self)
@@ -151,12 +161,23 @@ final class DBusConnection {
         }
     }
 
-    /// The whole messages waiting (reading what the socket has; a blocking connection waits for
-    /// some up to its timeout); throws when the bus closed the connection or sent something that
-    /// is not a message.
+    /// Read at most this much per call: a bus that has queued more for us (anyone on the system bus
+    /// may send us signals, and dbus-daemon queues up to 127 MiB) is read on the loop's next turns,
+    /// never all at once.
+    static let readLimit = 64 << 10
+    /// Bytes of a message longer than ``DBusMessage/maximumLength`` still to be skipped.
+    private var skipping = 0
+    /// Messages skipped: longer than ``DBusMessage/maximumLength``, or whole but malformed.
+    private(set) var dropped: UInt64 = 0
+
+    /// The whole messages among what the socket has (at most ``readLimit`` read; a blocking
+    /// connection waits for some up to its timeout). A message too long or malformed is dropped
+    /// and counted, and the connection goes on; it throws only when the bus closed the connection
+    /// or sent bytes that cannot start a message (the stream is lost).
     func receive() throws(DiscoveryUnavailable) -> [DBusMessage] {
         var chunk = [UInt8](repeating: 0, count: 16384)
-        while true {
+        var total = 0
+        reading: while total < Self.readLimit {
             let outcome: SystemCall.Outcome<Int>
             do {
                 outcome = try chunk.withUnsafeMutableBytes { raw in
@@ -168,23 +189,40 @@ final class DBusConnection {
             switch outcome {
             case .completed(0): throw DiscoveryUnavailable(reason: "the system bus closed the connection")
             case .completed(let n):
-                input += chunk[..<n]
-                if n < chunk.count { break }
-                continue
-            case .tolerated(let e) where e.rawValue == EAGAIN || e.rawValue == EWOULDBLOCK: break
+                total += n
+                let skipped = min(skipping, n)
+                skipping -= skipped
+                input += chunk[skipped..<n]
+                if n < chunk.count { break reading }
+            case .tolerated(let e) where e.rawValue == EAGAIN || e.rawValue == EWOULDBLOCK: break reading
             case .tolerated: throw DiscoveryUnavailable(reason: "the system bus closed the connection")
             }
-            break
         }
         var messages: [DBusMessage] = []
-        do {
-            while let length = try DBusMessage.length(of: input[...]), input.count >= length {
-                messages.append(try DBusMessage.decode(Array(input[..<length])))
-                input.removeFirst(length)
+        var start = 0
+        while input.count - start >= 16 {
+            let length: Int
+            do {
+                length = try DBusMessage.length(of: input[start...]) ?? 0
+            } catch {
+                throw DiscoveryUnavailable(reason: "the system bus sent \(error)")
             }
-        } catch {
-            throw DiscoveryUnavailable(reason: "the system bus sent \(error)")
+            if length > DBusMessage.maximumLength {
+                dropped += 1
+                let available = input.count - start
+                skipping = max(0, length - available)
+                start += min(length, available)
+                continue
+            }
+            guard input.count - start >= length else { break }
+            if let message = try? DBusMessage.decode(Array(input[start..<start + length])) {
+                messages.append(message)
+            } else {
+                dropped += 1
+            }
+            start += length
         }
+        input.removeFirst(start)
         return messages
     }
 }

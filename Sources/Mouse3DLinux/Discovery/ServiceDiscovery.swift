@@ -149,8 +149,8 @@ public final class ServiceDiscovery {
     }
 
     /// Connects, says hello and asks to hear of Avahi: whether it runs, its signals.
-    private func connect() throws {
-        let connection = try DBusConnection(address: address)
+    private func connect(timeoutMilliseconds: Int32 = 2000) throws {
+        let connection = try DBusConnection(address: address, timeoutMilliseconds: timeoutMilliseconds)
         try watch(connection.descriptor)
         bus = connection
         try call(.ignored, "Hello", on: "/org/freedesktop/DBus", interface: Self.busName, at: Self.busName)
@@ -213,7 +213,8 @@ public final class ServiceDiscovery {
                 read(retryTimer.rawValue, &expirations, 8)
             }) ?? nil
         if fired != nil, bus == nil {
-            if (try? connect()) != nil {
+            // A short wait: this runs on the loop, and a bus that is back answers at once.
+            if (try? connect(timeoutMilliseconds: 250)) != nil {
                 arm(retry: false)
             } else {
                 bus = nil
@@ -238,6 +239,7 @@ public final class ServiceDiscovery {
         guard bus != nil else { return }
         bus = nil
         daemonLost()
+        pending.removeAll()  // the bus's own answers went with the connection
         post(.daemonUnavailable("the Avahi daemon went away"))
         arm(retry: true)
     }
@@ -348,9 +350,12 @@ public final class ServiceDiscovery {
         case .entryGroupNew, .commit:
             post(.publishFailed(text))
         case .addService:
-            if error.errorName == "\(Self.avahi).CollisionError" {
-                announcedName = ServiceInstanceName.alternative(to: announcedName ?? announcement?.name ?? "mouse3d")
-                addService()
+            // Taken on the network, or by another program on this host (LocalCollisionError): a
+            // failed AddService may leave some of its records in the group, so it starts empty.
+            if error.errorName == "\(Self.avahi).CollisionError"
+                || error.errorName == "\(Self.avahi).LocalCollisionError"
+            {
+                renameAndAnnounce(text)
             } else {
                 post(.publishFailed(text))
             }
@@ -358,7 +363,8 @@ public final class ServiceDiscovery {
             browserRequested = false
             browser = nil
             post(.browseFailed(text))
-        case .resolverNew(let key, _):
+        case .resolverNew(let key, let generation):
+            guard generation == browseGeneration else { return }  // an earlier browse's: nothing of now
             resolving.remove(key)
             post(.browseFailed(text))
         }
@@ -467,15 +473,30 @@ public final class ServiceDiscovery {
         }
     }
 
+    /// Names tried after collisions since the last announcement that held: past
+    /// ``maximumCollisions`` announcing stops (someone is taking every name tried).
+    private var collisions = 0
+    static let maximumCollisions = 50
+
+    /// The next name after a collision, in an emptied group.
+    private func renameAndAnnounce(_ why: String) {
+        collisions += 1
+        guard collisions <= Self.maximumCollisions else {
+            return post(.publishFailed("\(why), and so were the \(Self.maximumCollisions) names tried after it"))
+        }
+        announcedName = ServiceInstanceName.alternative(to: announcedName ?? announcement?.name ?? "mouse3d")
+        if let group { callAvahi(.ignored, "Reset", on: group, interface: "\(Self.avahi).EntryGroup") }
+        addService()
+    }
+
     /// The entry group's state: 2 established, 3 collision (renamed and announced again), 4 failure.
     private func groupState(_ state: Int32, error: String) {
         switch state {
         case 2:
+            collisions = 0
             post(.published(announcedName ?? ""))
         case 3:
-            announcedName = ServiceInstanceName.alternative(to: announcedName ?? announcement?.name ?? "mouse3d")
-            if let group { callAvahi(.ignored, "Reset", on: group, interface: "\(Self.avahi).EntryGroup") }
-            addService()
+            renameAndAnnounce("the name is taken")
         case 4:
             post(.publishFailed(error.isEmpty ? "the Avahi daemon could not announce it" : TerminalText.escaped(error)))
         default:
@@ -562,7 +583,8 @@ public final class ServiceDiscovery {
             guard signal.signature == "iissssisqaayu", let found = Self.service(signal) else { return }
             post(.found(found))
         case "Failure":
-            // Timed out or gone: dropped; the browser's next ItemNew starts another.
+            // Timed out or gone: dropped. Avahi reports the instance again only on a new browse
+            // (a sender browses again when a paired receiver stops answering its probes).
             resolvers[key] = nil
             resolverKeys[path] = nil
             callAvahi(.ignored, "Free", on: path, interface: "\(Self.avahi).ServiceResolver")
@@ -585,9 +607,10 @@ public final class ServiceDiscovery {
         for item in txt {
             let entry = String(decoding: item, as: UTF8.self)
             if let equals = entry.firstIndex(of: "=") {
-                entries[String(entry[..<equals])] = String(entry[entry.index(after: equals)...])
+                entries[TerminalText.escaped(String(entry[..<equals]))] = TerminalText.escaped(
+                    String(entry[entry.index(after: equals)...]))
             } else {
-                entries[entry] = ""
+                entries[TerminalText.escaped(entry)] = ""
             }
         }
         return DiscoveredService(

@@ -94,8 +94,12 @@ public struct DBusMessage: Sendable, Equatable {
         return w.bytes + body
     }
 
+    /// The specification's limit on a message's length (2^27 bytes).
+    public static let specificationLimit = 1 << 27
+
     /// The length of the message that `bytes` start with, once its first 16 bytes are there (nil
-    /// before); throws if they cannot start a message or say it is longer than ``maximumLength``.
+    /// before); throws if they cannot start a message (another byte order mark or version, or over
+    /// the specification's 128 MiB). A reader skips one longer than ``maximumLength``.
     public static func length(of bytes: ArraySlice<UInt8>) throws(DBusFormatError) -> Int? {
         guard bytes.count >= 16 else { return nil }
         let start = bytes.startIndex
@@ -112,12 +116,13 @@ public struct DBusMessage: Sendable, Equatable {
         }
         let bodyLength = u32(4)
         let fieldsLength = u32(12)
-        guard bodyLength <= maximumLength, fieldsLength <= maximumLength else {
-            throw .invalid("a length over \(maximumLength) bytes")
+        guard bodyLength <= specificationLimit, fieldsLength <= specificationLimit else {
+            throw .invalid("a length over the specification's \(specificationLimit) bytes")
         }
-        let header = (16 + fieldsLength + 7) & ~7
-        let total = header + bodyLength
-        guard total <= maximumLength else { throw .invalid("a length over \(maximumLength) bytes") }
+        let total = ((16 + fieldsLength + 7) & ~7) + bodyLength
+        guard total <= specificationLimit else {
+            throw .invalid("a length over the specification's \(specificationLimit) bytes")
+        }
         return total
     }
 
@@ -125,6 +130,7 @@ public struct DBusMessage: Sendable, Equatable {
     /// specification gives them, and those each kind of message requires.
     public static func decode(_ bytes: [UInt8]) throws(DBusFormatError) -> DBusMessage {
         guard let total = try length(of: bytes[...]), total == bytes.count else { throw .truncated }
+        guard total <= maximumLength else { throw .invalid("a length over \(maximumLength) bytes") }
         let big = bytes[0] == UInt8(ascii: "B")
         var r = DBusReader(bytes, offset: 1, bigEndian: big)
         guard let kind = Kind(rawValue: try r.byte()) else { throw .invalid("an unknown message type") }

@@ -204,8 +204,12 @@ public struct DBusReader: Sendable {
                 try consumeType(&types, arrays: arrays, structs: structs + 1)
             }
             types = types.dropFirst()
+        case UInt8(ascii: "y"), UInt8(ascii: "b"), UInt8(ascii: "n"), UInt8(ascii: "q"), UInt8(ascii: "i"),
+            UInt8(ascii: "u"), UInt8(ascii: "x"), UInt8(ascii: "t"), UInt8(ascii: "d"), UInt8(ascii: "s"),
+            UInt8(ascii: "o"), UInt8(ascii: "g"), UInt8(ascii: "v"), UInt8(ascii: "h"):
+            break
         default:
-            guard Array("ybnqiuxtdsogvh".utf8).contains(code) else { throw .invalid("an unknown type code") }
+            throw .invalid("an unknown type code")
         }
     }
 
