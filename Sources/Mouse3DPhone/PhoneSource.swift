@@ -12,13 +12,11 @@ import Mouse3DLinux
 /// ``maximumSamplesPerSecond`` (beyond: refused and counted), at most ``maximumConnections``
 /// connections, 64 KiB read per connection per wake-up, and every refusal counted by reason. Held
 /// buttons are released when the phone goes.
-public final class PhoneSource: MotionSampleSource {
+public final class PhoneSource: MotionSampleSource, WebConnectionsDelegate {
     /// The port when none is given.
     public static let defaultPort: UInt16 = 24933
     /// Connections at once (the phone's page load, its socket, and a few reconnecting).
     public static let maximumConnections = 16
-    /// Bytes read from one connection per wake-up.
-    public static let readBudget = 65536
     /// How long a connection may take to finish its TLS handshake and request (and a socket to send the token).
     public static let headTimeoutNanoseconds: UInt64 = 10_000_000_000
     /// The most readings a second (Safari gives 60–100, Chromium 60): more is refused.
@@ -45,12 +43,18 @@ public final class PhoneSource: MotionSampleSource {
         case replaced = "replaced"
         case tooManyFrames = "too-many-frames"
         case tooManyFromAddress = "too-many-from-address"
+        case unread = "unread"
     }
 
     /// Connections one address may hold before its socket has sent the token.
     public static let maximumUnauthenticatedPerAddress = 4
-    /// Reads per connection per wake-up.
-    static let readsPerWakeUp = 4
+    /// The connections' bounds: control frames count (the page sends none), readings do not.
+    public static var limits: WebConnections.Limits {
+        var limits = WebConnections.Limits(
+            maximumConnections: maximumConnections, headTimeoutNanoseconds: headTimeoutNanoseconds)
+        limits.everyFrame = false
+        return limits
+    }
 
     public let address: String
     public private(set) var port: UInt16
@@ -63,38 +67,39 @@ public final class PhoneSource: MotionSampleSource {
     /// What happened that the user should hear of (a phone connected or left), said by the caller.
     public var report: (String) -> Void = { _ in }
 
-    let listener: TCPListener
-    let context: TLSServerContext
+    let server: WebConnections
     let policy: ViewAccessPolicy
     let page: [UInt8]
-    var connections: [Int32: Connection] = [:]
-    var nextOpened: UInt64 = 0
+    /// The authenticated phone's connection, and when it last sent a message.
     var phone: Int32?
+    var lastMessage: UInt64 = 0
     var mapper = PhoneSampleMapper()
     var pressed = PhoneButtons()
     var sampleBudget: TokenBucket
-    var chunk = [UInt8](repeating: 0, count: 16384)
-    weak var loop: EventLoop?
     var sink: MotionSampleSink?
-    var registrations: [EventLoop.Registration] = []
 
     /// Listens on `address` and `port` (0: any free one) with `certificate`, for a page that sends `token`.
     public init(address: String, port: UInt16, token: String, certificate: SelfSignedCertificate) throws {
+        let listener: TCPListener
         do {
             listener = try TCPListener.listening(host: address, port: port)
         } catch {
             throw PhoneSourceError(message: "cannot serve the phone page on \(address):\(port): \(error)")
         }
-        context = try TLSServerContext(certificate: certificate)
+        let context = try TLSServerContext(certificate: certificate)
         fingerprint = try certificate.fingerprint()
         self.address = address
         self.port = listener.localAddress.port
         self.token = token
         policy = ViewAccessPolicy(
             address: address, port: self.port, token: token, hostName: FileSystem.hostName, scheme: "https")
+        server = WebConnections(listener: listener, limits: Self.limits, recordsArrival: policy.isWildcard) {
+            try TLSConnection(stream: $0, context: context)
+        }
         page = Array(PhonePage.html.utf8)
         sampleBudget = TokenBucket(
             ratePerSecond: Self.maximumSamplesPerSecond, burst: 2 * Self.maximumSamplesPerSecond, now: 0)
+        server.delegate = self
     }
 
     /// The host a phone uses: the address given, or on every address the machine's name on the LAN.
@@ -126,20 +131,14 @@ public final class PhoneSource: MotionSampleSource {
     }
 
     public func start(on loop: EventLoop, sink: MotionSampleSink) {
-        self.loop = loop
         self.sink = sink
-        registrations.append(loop.watch(listener.descriptor) { [unowned self] in try acceptAll() })
-        registrations.append(
-            loop.timer(deadline: { [unowned self] in nextDeadline }) { [unowned self] now in try tick(now: now) })
+        server.attach(to: loop)
     }
 
     /// Stops serving: every connection closed, held buttons released.
     public func stop() throws {
-        if let loop {
-            loop.cancel(&registrations)
-            for c in connections.values { if let r = c.registration { loop.cancel(r) } }
-        }
-        connections.removeAll()
+        server.stop()
+        phone = nil
         try releaseButtons()
     }
 
@@ -147,114 +146,46 @@ public final class PhoneSource: MotionSampleSource {
 
     // MARK: Connections
 
-    final class Connection {
-        let tls: TLSConnection
-        var registration: EventLoop.Registration?
-        var inbound: [UInt8] = []
-        var consumed = 0
-        var outbound = OutboundQueue()
-        var deadline: UInt64
-        var opened: UInt64 = 0
-        var arrivedAt: String?
-        var isSocket = false, authenticated = false, closesWhenSent = false
-        var lastMessage: UInt64 = 0
-        /// The peer's address without its port (connections are limited per address).
-        var peer = ""
-        /// How much of `inbound` was looked through for the end of the head.
-        var scanned = 0
-        /// Control frames the socket may still send (pings; the page sends none).
-        var frames = TokenBucket(ratePerSecond: 4, burst: 16, now: 0)
-
-        init(tls: TLSConnection, deadline: UInt64) {
-            self.tls = tls
-            self.deadline = deadline
+    /// One address holds at most a few connections that have not shown the token (a flood of
+    /// connects from one host evicts its own, not the phone's page load), then the whole table is
+    /// bounded: the address holding the most unauthenticated ones gives up its oldest, never the
+    /// phone and never one accepted this turn (it had no chance yet).
+    public func admit(peer: String, server: WebConnections, turn: UInt64, now: UInt64) -> Bool {
+        let waiting = server.connections.values.filter { !$0.authenticated && $0.opened < turn }
+        func oldest(_ cs: [WebConnections.Connection]) -> WebConnections.Connection? {
+            cs.min { $0.opened < $1.opened }
         }
-
-        var pending: Bool { outbound.isPending }
+        let own = waiting.filter { $0.peer == peer }
+        if own.count >= Self.maximumUnauthenticatedPerAddress, let oldest = oldest(own) {
+            refuse(.tooManyFromAddress)
+            server.close(oldest.fd)
+        } else if server.connections.count >= Self.maximumConnections {
+            refuse(.tooManyConnections)
+            let counts = Dictionary(grouping: waiting, by: \.peer).mapValues(\.count)
+            guard let busiest = counts.max(by: { $0.value < $1.value })?.key,
+                let oldest = oldest(waiting.filter { $0.peer == busiest })
+            else { return false }
+            server.close(oldest.fd)
+        }
+        return true
     }
 
-    func acceptAll() throws {
-        let firstThisTurn = nextOpened
-        for _ in 0..<16 {
-            guard let (stream, from) = try listener.accept() else { return }
-            let peer = from.withPort(0).description
-            // One address holds at most a few connections that have not shown the token (a flood of
-            // connects from one host evicts its own, not the phone's page load), then the whole
-            // table is bounded: the address holding the most unauthenticated ones gives up its
-            // oldest, never the phone and never one accepted this turn (it had no chance yet).
-            let waiting = connections.filter { !$0.value.authenticated && $0.value.opened < firstThisTurn }
-            let own = waiting.filter { $0.value.peer == peer }
-            if own.count >= Self.maximumUnauthenticatedPerAddress,
-                let oldest = own.min(by: { $0.value.opened < $1.value.opened })?.key
-            {
-                refuse(.tooManyFromAddress)
-                close(oldest)
-            } else if connections.count >= Self.maximumConnections {
-                refuse(.tooManyConnections)
-                let counts = Dictionary(grouping: waiting.values, by: \.peer).mapValues(\.count)
-                guard let busiest = counts.max(by: { $0.value < $1.value })?.key,
-                    let oldest = waiting.filter({ $0.value.peer == busiest }).min(by: {
-                        $0.value.opened < $1.value.opened
-                    })?.key
-                else { continue }  // closed as `stream` goes
-                close(oldest)
-            }
-            let fd = stream.descriptor.rawValue
-            let arrivedAt = policy.isWildcard ? stream.localAddress()?.hostText : nil
-            let c = Connection(
-                tls: try TLSConnection(stream: stream, context: context),
-                deadline: MonotonicClock.nanoseconds() + Self.headTimeoutNanoseconds)
-            c.arrivedAt = arrivedAt
-            c.peer = peer
-            c.opened = nextOpened
-            nextOpened += 1
-            connections[fd] = c
-            c.registration = loop?.watch(stream.descriptor) { [unowned self] in try readable(fd) }
-            try readable(fd)  // the ClientHello is often there already
+    public func refused(_ reason: WebConnections.Refusal) {
+        switch reason {
+        case .notTLS: refuse(.notTLS)
+        case .malformed: refuse(.malformed)
+        case .tooSlow: refuse(.tooSlow)
+        case .unauthenticated: refuse(.noToken)
+        case .tooManyFrames: refuse(.tooManyFrames)
+        case .unread: refuse(.unread)
         }
     }
 
-    func close(_ fd: Int32) {
-        guard let c = connections.removeValue(forKey: fd) else { return }
-        if let r = c.registration { loop?.cancel(r) }
-        if phone == fd {
-            phone = nil
-            try? releaseButtons()
-            report("phone disconnected")
-        }
-    }
-
-    func readable(_ fd: Int32) throws {
-        guard let c = connections[fd] else { return }
-        if !c.tls.isEstablished {
-            switch c.tls.handshake() {
-            case .inProgress: return
-            case .failed:
-                refuse(.notTLS)
-                return close(fd)
-            case .done: break
-            }
-        }
-        // What OpenSSL holds decrypted beyond the budget is read on the next tick.
-        let open = try TCPStream.readWithinBudget(
-            into: &chunk, budget: Self.readBudget, reads: Self.readsPerWakeUp, read: { c.tls.read(into: $0) }
-        ) { bytes in
-            if c.closesWhenSent { return true }  // a response is on its way; what else comes is dropped
-            c.inbound += bytes
-            if c.isSocket { try readFrames(c, fd) } else { try readHead(c, fd) }
-            return connections[fd] != nil
-        }
-        if !open { close(fd) }
-    }
-
-    func readHead(_ c: Connection, _ fd: Int32) throws {
-        switch HTTPRequestHead.take(from: &c.inbound, scanned: &c.scanned) {
-        case .incomplete: return
-        case .invalid:
-            refuse(.malformed)
-            respond(c, fd, .badRequest)
-        case .head(let head): try route(head, c, fd)
-        }
+    public func closed(_ connection: WebConnections.Connection) {
+        guard phone == connection.fd else { return }
+        phone = nil
+        try? releaseButtons()
+        report("phone disconnected")
     }
 
     static let pageFields =
@@ -263,111 +194,73 @@ public final class PhoneSource: MotionSampleSource {
                 "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; img-src data:; frame-ancestors 'none'"
         ) + [("Strict-Transport-Security", "max-age=0")]
 
-    func route(_ head: HTTPRequestHead, _ c: Connection, _ fd: Int32) throws {
+    public func route(_ head: HTTPRequestHead, on c: WebConnections.Connection) throws {
         let host = head.field("host")
         let origin = head.field("origin")
         guard policy.serves(host: host, arrivedAt: c.arrivedAt) else {
             refuse(.foreignHost)
-            return respond(c, fd, .text(421, "Misdirected Request", "refused: foreign-host\n"))
+            return server.respond(c, .text(421, "Misdirected Request", "refused: foreign-host\n"))
         }
         switch (head.method, head.path) {
         case ("GET", "/"), ("GET", "/index.html"):
-            respond(c, fd, HTTPResponse(status: 200, reason: "OK", fields: Self.pageFields, body: page))
+            server.respond(c, HTTPResponse(status: 200, reason: "OK", fields: Self.pageFields, body: page))
         case ("GET", "/stream"):
             // A browser always sends its page's Origin on a WebSocket; no Origin (a script) is let
             // through to the token, which it must have.
             if let origin, !policy.isOwn(origin: origin, arrivedAt: c.arrivedAt) {
                 refuse(.foreignOrigin)
-                return respond(c, fd, .text(403, "Forbidden", "refused: foreign-origin\n"))
+                return server.respond(c, .text(403, "Forbidden", "refused: foreign-origin\n"))
             }
             guard let switching = WebSocketFrame.handshakeResponse(to: head) else {
                 refuse(.malformed)
-                return respond(c, fd, .upgradeExpected)
+                return server.respond(c, .upgradeExpected)
             }
-            c.isSocket = true
-            c.deadline = MonotonicClock.nanoseconds() + Self.headTimeoutNanoseconds  // for the token
-            write(c, fd, switching)
-            if c.inbound.count > c.consumed { try readFrames(c, fd) }
+            // The token comes as the socket's first message, within the head's time.
+            server.upgrade(c, switching: switching, authenticated: false)
         default:
-            respond(c, fd, .text(404, "Not Found", "not found\n"))
+            server.respond(c, .text(404, "Not Found", "not found\n"))
         }
     }
 
-    func respond(_ c: Connection, _ fd: Int32, _ response: HTTPResponse) {
-        c.closesWhenSent = true
-        c.inbound = []
-        write(c, fd, response.encoded)
-    }
-
-    func closeSocket(_ c: Connection, _ fd: Int32, code: UInt16) {
-        c.closesWhenSent = true
-        c.inbound = []
-        c.consumed = 0
-        write(c, fd, WebSocketFrame.close(code))
-    }
-
-    func readFrames(_ c: Connection, _ fd: Int32) throws {
-        defer {
-            if c.consumed > 0 {
-                c.inbound.removeSubrange(0..<min(c.consumed, c.inbound.count))
-                c.consumed = 0
-            }
+    public func frame(_ h: WebSocketFrame.Header, on c: WebConnections.Connection) throws -> Bool {
+        // Before the token, the token only: anything else (a ping included) closes the socket.
+        if !c.authenticated && h.opcode != .text && h.opcode != .close {
+            refuse(.noToken)
+            server.closeSocket(c, code: 1008)
+            return true
         }
-        // Nothing more is taken once the connection is closing or gone (a frame after a close must
-        // not press a button nobody will release).
-        while !c.closesWhenSent && connections[fd] === c {
-            let outcome = c.inbound.withUnsafeBytes { WebSocketFrame.decodeClientHeader($0, at: c.consumed) }
-            guard case .header(let h) = outcome else {
-                if case .invalid = outcome {
-                    refuse(.malformed)
-                    closeSocket(c, fd, code: 1002)
-                }
-                return
-            }
-            c.consumed = h.end
-            let payload = c.inbound.withUnsafeBytes { WebSocketFrame.unmask(h, $0) }
-            // Before the token, the token only: anything else (a ping included) closes the socket.
-            if !c.authenticated && h.opcode != .text && h.opcode != .close {
+        switch h.opcode {
+        case .close, .ping, .pong: return false
+        case .text where !c.authenticated:
+            let payload = server.payload(h, of: c)
+            guard h.final, !payload.isEmpty else {
                 refuse(.noToken)
-                return closeSocket(c, fd, code: 1008)
+                server.closeSocket(c, code: 1008)
+                return true
             }
-            if h.opcode.isControl && h.opcode != .close {
-                guard c.frames.take(now: MonotonicClock.nanoseconds()) else {
-                    refuse(.tooManyFrames)
-                    return closeSocket(c, fd, code: 1008)
-                }
+            guard ViewAccessPolicy.equal(String(decoding: payload, as: UTF8.self), token) else {
+                refuse(.badToken)
+                server.closeSocket(c, code: 1008)
+                return true
             }
-            switch h.opcode {
-            case .close: return closeSocket(c, fd, code: 1000)
-            case .ping: write(c, fd, WebSocketFrame.encode(.pong, payload))
-            case .pong: break
-            case .text where !c.authenticated:
-                guard h.final, !payload.isEmpty else {
-                    refuse(.noToken)
-                    return closeSocket(c, fd, code: 1008)
-                }
-                guard ViewAccessPolicy.equal(String(decoding: payload, as: UTF8.self), token) else {
-                    refuse(.badToken)
-                    return closeSocket(c, fd, code: 1008)
-                }
-                c.authenticated = true
-                c.lastMessage = MonotonicClock.nanoseconds()
-                if let previous = phone, previous != fd, let old = connections[previous] {
-                    refuse(.replaced)
-                    closeSocket(old, previous, code: 1000)
-                    close(previous)
-                }
-                phone = fd
-                report("phone connected")
-            case .binary where c.authenticated && h.final:
-                c.lastMessage = MonotonicClock.nanoseconds()
-                try take(payload)
-            default:
-                // Before the token anything else, after it text or fragments: not what the page sends.
-                refuse(c.authenticated ? .badMessage : .noToken)
-                return closeSocket(c, fd, code: 1008)
+            c.authenticated = true
+            lastMessage = MonotonicClock.nanoseconds()
+            if let previous = phone, previous != c.fd, let old = server.connections[previous] {
+                refuse(.replaced)
+                server.closeSocket(old, code: 1000)
+                server.close(previous)
             }
+            phone = c.fd
+            report("phone connected")
+        case .binary where c.authenticated && h.final:
+            lastMessage = MonotonicClock.nanoseconds()
+            try take(server.payload(h, of: c))
+        default:
+            // Before the token anything else, after it text or fragments: not what the page sends.
+            refuse(c.authenticated ? .badMessage : .noToken)
+            server.closeSocket(c, code: 1008)
         }
+        return true
     }
 
     /// One message of the authenticated phone.
@@ -410,48 +303,15 @@ public final class PhoneSource: MotionSampleSource {
 
     func releaseButtons() throws { try setButtons([]) }
 
-    func write(_ c: Connection, _ fd: Int32, _ bytes: [UInt8]) {
-        guard c.outbound.enqueue(bytes, limit: 262_144) else { return close(fd) }
-        flush(c, fd)
-    }
-
-    func flush(_ c: Connection, _ fd: Int32) {
-        switch c.outbound.drain({ c.tls.write($0) }).0 {
-        case .failed: return close(fd)
-        case .blocked: return
-        case .empty: if c.closesWhenSent { close(fd) }
-        }
-    }
-
     // MARK: Timing
 
-    var nextDeadline: UInt64? {
-        var earliest: UInt64?
-        let retry =
-            connections.values.contains { $0.pending || $0.tls.pendingBytes > 0 }
-            ? MonotonicClock.nanoseconds() + 5_000_000 : 0
-        for c in connections.values {
-            // An authenticated phone needs a deadline only while a button is held (to release it).
-            var d = c.authenticated ? (pressed.isEmpty ? .max : c.lastMessage + Self.silenceNanoseconds) : c.deadline
-            if retry > 0 && (c.pending || c.tls.pendingBytes > 0) { d = min(d, retry) }
-            earliest = min(earliest ?? d, d)
-        }
-        return earliest == .max ? nil : earliest
+    /// While a button is held, when the phone counts as gone if it says nothing.
+    public var nextDeadline: UInt64? {
+        phone != nil && !pressed.isEmpty ? lastMessage + Self.silenceNanoseconds : nil
     }
 
-    func tick(now: UInt64) throws {
-        for (fd, c) in connections {
-            if c.pending { flush(c, fd) }
-            guard let c = connections[fd] else { continue }
-            if c.tls.pendingBytes > 0 { try readable(fd) }
-            guard let c = connections[fd] else { continue }
-            if c.authenticated {
-                // A phone that went quiet (screen off, network lost): its buttons are released.
-                if now >= c.lastMessage + Self.silenceNanoseconds && !pressed.isEmpty { try releaseButtons() }
-            } else if now >= c.deadline {
-                refuse(c.isSocket ? .noToken : .tooSlow)
-                close(fd)
-            }
-        }
+    /// A phone that went quiet (screen off, network lost): its buttons are released.
+    public func tick(now: UInt64) throws {
+        if phone != nil && !pressed.isEmpty && now >= lastMessage + Self.silenceNanoseconds { try releaseButtons() }
     }
 }

@@ -1,0 +1,358 @@
+import Mouse3DCore
+
+/// HTTP/1.1 and WebSocket connections served on the event loop, for the live view and the phone
+/// page: what both do with a connection, whatever it serves.
+///
+/// Whoever can reach the port may send anything, so everything a connection holds or spends is
+/// bounded: connections accepted ``Limits/acceptBudget`` per wake-up and let in by the delegate; a
+/// request head that must arrive within ``Limits/headTimeoutNanoseconds`` (TLS handshake included);
+/// at most ``Limits/readBudget`` bytes in ``Limits/readsPerWakeUp`` reads per connection per
+/// wake-up (so one flooding connection cannot hold the loop that also carries the stream); client
+/// frames of 4 KiB parsed in place and a few a second; one pending pong (the latest ping's, RFC 6455
+/// §5.5.3); at most ``Limits/maximumOutbound`` bytes waiting for one connection; a socket that
+/// leaves what it was sent unread for ``Limits/stallNanoseconds`` is closed, and one that has not
+/// authenticated by its deadline too. Nothing here blocks; every refusal goes to the delegate.
+public final class WebConnections {
+    /// The bounds on what one server spends.
+    public struct Limits: Sendable {
+        /// Connections at once.
+        public var maximumConnections: Int
+        /// How long a connection may take to finish its handshake and request head, and a socket
+        /// that authenticates by message to send it.
+        public var headTimeoutNanoseconds: UInt64
+        /// Frames a socket may send: a burst, then this many a second. `everyFrame`: data frames
+        /// count too (a page that sends none); otherwise only pings and pongs do.
+        public var frameBurst = 16.0, framesPerSecond = 4.0, everyFrame = true
+        public var acceptBudget = 16
+        public var readBudget = 65536
+        public var readsPerWakeUp = 4
+        public var maximumOutbound = 262_144
+        public var stallNanoseconds: UInt64 = 10_000_000_000
+        /// How long a closing connection may take to read what is left for it.
+        public var closingNanoseconds: UInt64 = 1_000_000_000
+
+        public init(maximumConnections: Int, headTimeoutNanoseconds: UInt64) {
+            self.maximumConnections = maximumConnections
+            self.headTimeoutNanoseconds = headTimeoutNanoseconds
+        }
+    }
+
+    /// What the server refuses by itself.
+    public enum Refusal: Sendable, Equatable {
+        /// A handshake that failed (not TLS, say).
+        case notTLS
+        /// A request head or frame that is not well-formed, or too large.
+        case malformed
+        /// No request head by the deadline.
+        case tooSlow
+        /// A socket that did not authenticate by its deadline.
+        case unauthenticated
+        /// More frames than the budget.
+        case tooManyFrames
+        /// More left unread than ``Limits/maximumOutbound``.
+        case unread
+    }
+
+    /// One connection and what it holds.
+    public final class Connection {
+        /// Its descriptor (the table's key).
+        public let fd: Int32
+        let transport: any WebTransport
+        var registration: EventLoop.Registration?
+        /// Bytes received and not yet taken; `consumed` of them are taken (parsed in place).
+        var inbound: [UInt8] = []
+        var consumed = 0
+        var outbound = OutboundQueue()
+        /// The latest ping's payload, answered once nothing else is pending.
+        var pong: [UInt8]?
+        /// Until the head is in, the socket has authenticated, or (a socket) the pending message moves.
+        public internal(set) var deadline: UInt64
+        /// Upgraded to a WebSocket.
+        public internal(set) var isSocket = false
+        /// Whether its socket has shown what the server asks (set by the delegate).
+        public var authenticated = false
+        /// Answered and closing once what is pending is written.
+        public internal(set) var closesWhenSent = false
+        /// The order it was accepted in, and when (CLOCK_MONOTONIC ns).
+        public let opened: UInt64, acceptedAt: UInt64
+        /// The peer's address without its port.
+        public let peer: String
+        /// The address and port it arrived at (recorded for a server on every address).
+        public let arrivedAt: String?
+        /// How much of `inbound` was looked through for the end of the head.
+        var scanned = 0
+        var frames: TokenBucket
+
+        init(
+            fd: Int32, transport: any WebTransport, peer: String, arrivedAt: String?, opened: UInt64, now: UInt64,
+            limits: Limits
+        ) {
+            self.fd = fd
+            self.transport = transport
+            self.peer = peer
+            self.arrivedAt = arrivedAt
+            self.opened = opened
+            acceptedAt = now
+            deadline = now + limits.headTimeoutNanoseconds
+            frames = TokenBucket(ratePerSecond: limits.framesPerSecond, burst: limits.frameBurst, now: now)
+        }
+
+        /// Whether bytes wait to be written.
+        public var pending: Bool { outbound.isPending }
+        var waits: Bool { outbound.isPending || transport.bufferedBytes > 0 }
+    }
+
+    public let limits: Limits
+    /// The listening socket's address.
+    public var localAddress: SocketAddress { listener.localAddress }
+    /// The open connections by descriptor.
+    public private(set) var connections: [Int32: Connection] = [:]
+    public weak var delegate: WebConnectionsDelegate?
+
+    let listener: TCPListener
+    let makeTransport: (TCPStream) throws -> any WebTransport
+    let recordsArrival: Bool
+    var nextOpened: UInt64 = 0
+    /// One read buffer for every connection (reads happen one at a time on the loop's thread).
+    var chunk = [UInt8](repeating: 0, count: 16384)
+    var registrations: [EventLoop.Registration] = []
+    weak var loop: EventLoop?
+
+    /// Serves `listener`'s connections over what `makeTransport` makes of each (the stream itself,
+    /// or TLS over it); `recordsArrival`: note the address each arrived at (a server on every address).
+    public init(
+        listener: TCPListener, limits: Limits, recordsArrival: Bool,
+        makeTransport: @escaping (TCPStream) throws -> any WebTransport = { $0 }
+    ) {
+        self.listener = listener
+        self.limits = limits
+        self.recordsArrival = recordsArrival
+        self.makeTransport = makeTransport
+    }
+
+    /// Serves on `loop` until ``stop()``.
+    public func attach(to loop: EventLoop) {
+        self.loop = loop
+        registrations.append(loop.watch(listener.descriptor) { [unowned self] in try acceptAll() })
+        registrations.append(
+            loop.timer(deadline: { [unowned self] in nextDeadline }) { [unowned self] now in try tick(now: now) })
+    }
+
+    /// Stops serving: every connection is closed (without ``WebConnectionsDelegate/closed(_:)``).
+    public func stop() {
+        if let loop {
+            loop.cancel(&registrations)
+            for c in connections.values { if let r = c.registration { loop.cancel(r) } }
+        }
+        connections.removeAll()
+    }
+
+    /// Closes `fd`'s connection at once.
+    public func close(_ fd: Int32) {
+        guard let c = connections.removeValue(forKey: fd) else { return }
+        if let r = c.registration { loop?.cancel(r) }
+        delegate?.closed(c)
+    }
+
+    func acceptAll() throws {
+        let turn = nextOpened
+        for _ in 0..<limits.acceptBudget {
+            guard let (stream, from) = try listener.accept() else { return }
+            let now = MonotonicClock.nanoseconds()
+            let peer = from.withPort(0).description
+            // Turned away, it is closed as `stream` goes.
+            guard delegate?.admit(peer: peer, server: self, turn: turn, now: now) == true else { continue }
+            let fd = stream.descriptor.rawValue
+            stream.setSendBufferSize(64 * 1024)
+            let c = Connection(
+                fd: fd, transport: try makeTransport(stream), peer: peer,
+                arrivedAt: recordsArrival ? stream.localAddress()?.hostText : nil, opened: nextOpened, now: now,
+                limits: limits)
+            nextOpened += 1
+            connections[fd] = c
+            c.registration = loop?.watch(stream.descriptor) { [unowned self] in try readable(fd) }
+            try readable(fd)  // the head (or the ClientHello) is often there already
+        }
+    }
+
+    /// Goes on with the handshake, then reads within the budget (the loop calls again while more
+    /// waits: level-triggered) and takes what is whole: a head, or the frames. A read error of any
+    /// kind closes the connection, never the process.
+    func readable(_ fd: Int32) throws {
+        guard let c = connections[fd] else { return }
+        switch c.transport.advanceHandshake() {
+        case .done: break
+        case .inProgress: return
+        case .failed:
+            delegate?.refused(.notTLS)
+            return close(fd)
+        }
+        // What TLS holds decrypted beyond the budget is read at the next tick.
+        let open = try TCPStream.readWithinBudget(
+            into: &chunk, budget: limits.readBudget, reads: limits.readsPerWakeUp,
+            read: { c.transport.receiveBytes(into: $0) }
+        ) { bytes in
+            if c.closesWhenSent { return true }  // a response is on its way; what else comes is dropped
+            c.inbound += bytes
+            if c.isSocket { try readFrames(c) } else { try readHead(c) }
+            return connections[fd] === c
+        }
+        if !open { close(fd) }
+    }
+
+    func readHead(_ c: Connection) throws {
+        switch HTTPRequestHead.take(from: &c.inbound, scanned: &c.scanned) {
+        case .incomplete: return
+        case .invalid:
+            delegate?.refused(.malformed)
+            respond(c, .badRequest)
+        case .head(let head):
+            try delegate?.route(head, on: c)
+            if c.isSocket && connections[c.fd] === c && c.inbound.count > c.consumed { try readFrames(c) }
+        }
+    }
+
+    /// Answers a request and closes the connection once the answer is written (what else it sends
+    /// is dropped; it has ``Limits/closingNanoseconds`` to read it).
+    public func respond(_ c: Connection, _ response: HTTPResponse) {
+        c.closesWhenSent = true
+        c.inbound = []
+        c.consumed = 0
+        c.deadline = MonotonicClock.nanoseconds() + limits.closingNanoseconds
+        write(c, response.encoded)
+    }
+
+    /// Switches a request to a WebSocket with `switching` (the handshake's response); an
+    /// unauthenticated socket must authenticate within ``Limits/headTimeoutNanoseconds``.
+    public func upgrade(_ c: Connection, switching: [UInt8], authenticated: Bool) {
+        c.isSocket = true
+        c.authenticated = authenticated
+        c.deadline = MonotonicClock.nanoseconds() + limits.headTimeoutNanoseconds
+        write(c, switching)
+    }
+
+    /// Closes a socket with `code` after what is pending, dropping whatever else it sends.
+    public func closeSocket(_ c: Connection, code: UInt16) {
+        c.closesWhenSent = true
+        c.inbound = []
+        c.consumed = 0
+        c.pong = nil
+        c.deadline = MonotonicClock.nanoseconds() + limits.closingNanoseconds
+        write(c, WebSocketFrame.close(code))
+    }
+
+    /// A frame's payload, unmasked (valid during ``WebConnectionsDelegate/frame(_:on:)``).
+    public func payload(_ header: WebSocketFrame.Header, of c: Connection) -> [UInt8] {
+        c.inbound.withUnsafeBytes { WebSocketFrame.unmask(header, $0) }
+    }
+
+    /// Takes every whole frame received, in place (no copy but what is unmasked), then drops the
+    /// bytes taken at once. Nothing more is taken once the connection is closing or gone (a frame
+    /// after a close must not press a button nobody will release).
+    func readFrames(_ c: Connection) throws {
+        defer {
+            if c.consumed > 0 {
+                c.inbound.removeSubrange(0..<min(c.consumed, c.inbound.count))
+                c.consumed = 0
+            }
+        }
+        let now = MonotonicClock.nanoseconds()
+        while !c.closesWhenSent && connections[c.fd] === c {
+            let outcome = c.inbound.withUnsafeBytes { WebSocketFrame.decodeClientHeader($0, at: c.consumed) }
+            switch outcome {
+            case .incomplete: return
+            case .invalid:
+                delegate?.refused(.malformed)
+                return closeSocket(c, code: 1002)
+            case .header(let h):
+                c.consumed = h.end  // the payload stays where it is until the frames are dropped
+                if limits.everyFrame || (h.opcode.isControl && h.opcode != .close) {
+                    guard c.frames.take(now: now) else {
+                        delegate?.refused(.tooManyFrames)
+                        return closeSocket(c, code: 1008)
+                    }
+                }
+                if try delegate?.frame(h, on: c) == true { continue }
+                switch h.opcode {
+                case .close: return closeSocket(c, code: 1000)
+                case .ping:
+                    c.pong = payload(h, of: c)  // the latest only
+                    flush(c)
+                default: break  // dropped
+                }
+            }
+        }
+    }
+
+    /// Queues `bytes` and writes what the socket takes now. With `force` false, queued only when
+    /// nothing is pending (latest wins: a page's update); otherwise always, up to
+    /// ``Limits/maximumOutbound`` held, past which the connection is closed.
+    public func write(_ c: Connection, _ bytes: [UInt8], force: Bool = true) {
+        if !c.pending {
+            _ = c.outbound.enqueue(bytes, limit: limits.maximumOutbound)  // nothing waits: always taken
+            moveDeadline(c)
+        } else if force {
+            guard c.outbound.enqueue(bytes, limit: limits.maximumOutbound) else {
+                delegate?.refused(.unread)
+                return close(c.fd)
+            }
+        } else {
+            return
+        }
+        flush(c)
+    }
+
+    /// An authenticated socket's stall deadline, from now.
+    func moveDeadline(_ c: Connection) {
+        if c.isSocket && c.authenticated && !c.closesWhenSent {
+            c.deadline = MonotonicClock.nanoseconds() + limits.stallNanoseconds
+        }
+    }
+
+    func flush(_ c: Connection) {
+        while true {
+            let (drained, progressed) = c.outbound.drain { c.transport.sendBytes($0) }
+            if progressed { moveDeadline(c) }
+            switch drained {
+            case .failed: return close(c.fd)
+            case .blocked: return
+            case .empty: break
+            }
+            // The pong waits for the socket to take what was before it, so unanswered pings hold one.
+            guard let pong = c.pong else { break }
+            c.pong = nil
+            _ = c.outbound.enqueue(WebSocketFrame.encode(.pong, pong), limit: limits.maximumOutbound)
+        }
+        if c.closesWhenSent { close(c.fd) }
+    }
+
+    /// The earliest head, authentication, closing or stall deadline, a retry 5 ms on for a
+    /// connection with bytes waiting (to write, or held by TLS), and the delegate's own.
+    var nextDeadline: UInt64? {
+        var earliest = delegate?.nextDeadline
+        // The clock is read once, and only when something waits.
+        let retry = connections.values.contains(where: \.waits) ? MonotonicClock.nanoseconds() + 5_000_000 : 0
+        for c in connections.values {
+            var d = c.isSocket && c.authenticated && !c.pending ? UInt64.max : c.deadline
+            if c.waits { d = min(d, retry) }
+            earliest = min(earliest ?? d, d)
+        }
+        return earliest == .max ? nil : earliest
+    }
+
+    func tick(now: UInt64) throws {
+        for (fd, c) in connections {
+            if c.pending { flush(c) }
+            guard connections[fd] === c else { continue }
+            if c.transport.bufferedBytes > 0 { try readable(fd) }
+            guard connections[fd] === c, now >= c.deadline else { continue }
+            if c.closesWhenSent || (c.isSocket && c.authenticated) {
+                if c.pending { close(fd) }  // closing, or a page that stopped reading
+            } else {
+                delegate?.refused(c.isSocket ? .unauthenticated : .tooSlow)
+                close(fd)
+            }
+        }
+        try delegate?.tick(now: now)
+    }
+}

@@ -1,0 +1,27 @@
+/// What a ``WebConnections`` connection is carried over: the TCP stream itself, or TLS over it.
+public protocol WebTransport: AnyObject {
+    /// Goes on with a handshake as far as the socket allows (`.done` at once when there is none).
+    func advanceHandshake() -> TLSConnection.HandshakeOutcome
+    /// Reads into `buffer`: bytes, nothing now, or the connection is gone (any error closes it).
+    func receiveBytes(into buffer: UnsafeMutableRawBufferPointer) -> TCPStream.ReadOutcome
+    /// Writes what the socket takes now: the count (0 when it must wait), nil when the connection is gone.
+    func sendBytes(_ bytes: UnsafeRawBufferPointer) -> Int?
+    /// Bytes read and held above the socket, which the socket will not signal.
+    var bufferedBytes: Int { get }
+}
+
+extension TCPStream: WebTransport {
+    public func advanceHandshake() -> TLSConnection.HandshakeOutcome { .done }
+    public func receiveBytes(into buffer: UnsafeMutableRawBufferPointer) -> ReadOutcome {
+        (try? read(into: buffer)) ?? .closed
+    }
+    public func sendBytes(_ bytes: UnsafeRawBufferPointer) -> Int? { (try? write(bytes)) ?? nil }
+    public var bufferedBytes: Int { 0 }
+}
+
+extension TLSConnection: WebTransport {
+    public func advanceHandshake() -> HandshakeOutcome { handshake() }
+    public func receiveBytes(into buffer: UnsafeMutableRawBufferPointer) -> TCPStream.ReadOutcome { read(into: buffer) }
+    public func sendBytes(_ bytes: UnsafeRawBufferPointer) -> Int? { write(bytes) }
+    public var bufferedBytes: Int { pendingBytes }
+}
