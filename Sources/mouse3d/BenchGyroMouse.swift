@@ -29,10 +29,9 @@ extension Mouse3D {
 
         func run() throws {
             if let plot { try preparePlotFolder(plot) }
-            var flags = ConfigurationLayer()
-            try EffectiveConfiguration.flags {
-                try pointer.addFlags(to: &flags)
-                try filter.addFlags(to: &flags)
+            let flags = try EffectiveConfiguration.flags {
+                try pointer.addFlags(to: &$0)
+                try filter.addFlags(to: &$0)
             }
             let configuration = try EffectiveConfiguration.load(flags: flags)
             let mapping = try PointerOptions.mapping(configuration)

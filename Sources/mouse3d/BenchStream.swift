@@ -99,40 +99,26 @@ extension Mouse3D {
         }
 
         func run() throws {
+            func benchmark(_ formats: [WireFormat]) -> StreamBenchmark {
+                StreamBenchmark(
+                    stepSeconds: stepSeconds, seconds: seconds, rates: rateList, capacityRounds: capacityRounds,
+                    formats: formats)
+            }
             if let latencyRounds {
                 guard latencyRounds >= 1 && latencyRounds <= 50 else {
                     throw ValidationError("--latency-rounds takes 1 to 50 rounds.")
                 }
-                try StreamBenchmark(
-                    stepSeconds: stepSeconds, seconds: seconds, rates: rateList, capacityRounds: capacityRounds,
-                    formats: [.sealed]
-                )
-                .sealingLatency(rounds: latencyRounds)
-                return
-            }
-            if senders != nil {
-                try StreamBenchmark(
-                    stepSeconds: stepSeconds, seconds: seconds, rates: rateList, capacityRounds: capacityRounds,
-                    formats: [.sealed]
-                )
-                .loadTable(counts: senderCounts)
-                return
-            }
-            if let withView {
+                try benchmark([.sealed]).sealingLatency(rounds: latencyRounds)
+            } else if senders != nil {
+                try benchmark([.sealed]).loadTable(counts: senderCounts)
+            } else if let withView {
                 guard withView >= 1 && withView <= 20 else {
                     throw ValidationError("--with-view takes 1 to 20 rounds.")
                 }
-                try StreamBenchmark(
-                    stepSeconds: stepSeconds, seconds: seconds, rates: rateList, capacityRounds: capacityRounds,
-                    formats: [.sealed]
-                )
-                .viewComparison(rounds: withView)
-                return
+                try benchmark([.sealed]).viewComparison(rounds: withView)
+            } else {
+                try benchmark(formatList).run()
             }
-            try StreamBenchmark(
-                stepSeconds: stepSeconds, seconds: seconds, rates: rateList, capacityRounds: capacityRounds,
-                formats: formatList
-            ).run()
         }
     }
 }

@@ -53,10 +53,9 @@ extension Mouse3D {
         func run() throws {
             let events = try EventLoop(signals: .all)
             let diagnostics = Diagnostics(quiet: quiet)
-            var flags = ConfigurationLayer()
-            try EffectiveConfiguration.flags {
-                try live.addFlags(to: &flags)
-                if let source { try flags.set("send.source", .text(source.description), origin: .flag("--source")) }
+            let flags = try EffectiveConfiguration.flags {
+                try live.addFlags(to: &$0)
+                if let source { try $0.set("send.source", .text(source.description), origin: .flag("--source")) }
             }
             var configuration = try EffectiveConfiguration.load(flags: flags)
             let chosen = try MotionSourceOptions.chosenSource(configuration)

@@ -27,12 +27,14 @@ enum EffectiveConfiguration {
         }
     }
 
-    /// Runs `body`, which adds flags to a layer, turning a schema problem into a one-line message.
-    static func flags(_ body: () throws -> Void) throws {
+    /// The layer of a command's flags, which `body` adds, a schema problem turned into a one-line message.
+    static func flags(_ body: (inout ConfigurationLayer) throws -> Void) throws -> ConfigurationLayer {
+        var layer = ConfigurationLayer()
         do {
-            try body()
+            try body(&layer)
         } catch let problem as ConfigurationProblem {
             throw CommandFailure("\(problem)")
         }
+        return layer
     }
 }

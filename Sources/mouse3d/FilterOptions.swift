@@ -91,8 +91,7 @@ struct FilterOptions: ParsableArguments {
 
     /// The filter parameters: configuration files and environment, then these flags.
     func parameters() throws -> AttitudeEstimatorParameters {
-        var layer = ConfigurationLayer()
-        try EffectiveConfiguration.flags { try addFlags(to: &layer) }
+        let layer = try EffectiveConfiguration.flags { try addFlags(to: &$0) }
         var p = FilterOptions.parameters(try EffectiveConfiguration.load(flags: layer))
         if let adaptiveGain { p.adaptiveTimeConstantGain = adaptiveGain }
         if let motionStatistics { p.motionStatisticsTimeConstantSeconds = motionStatistics }

@@ -72,8 +72,7 @@ extension Mouse3D {
 
         func run() throws {
             let loop = try EventLoop(signals: [.stop, .reload])
-            var flags = ConfigurationLayer()
-            try EffectiveConfiguration.flags {
+            let flags = try EffectiveConfiguration.flags { flags in
                 try outputs.addFlags(to: &flags)
                 if let stats { try flags.set("receive.stats", .boolean(stats), origin: .flag("--[no-]stats")) }
                 if let uinput = outputs.uinput {

@@ -36,8 +36,7 @@ extension Mouse3D {
         func run() throws {
             let events = try EventLoop(signals: .stop)
             let diagnostics = Diagnostics(quiet: false)
-            var flags = ConfigurationLayer()
-            try EffectiveConfiguration.flags { try live.addFlags(to: &flags) }
+            let flags = try EffectiveConfiguration.flags { try live.addFlags(to: &$0) }
             var configuration = try EffectiveConfiguration.load(flags: flags)
             let follower: MotionSampleSource
             switch source {

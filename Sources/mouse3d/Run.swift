@@ -37,10 +37,9 @@ extension Mouse3D {
         func run() throws {
             let events = try EventLoop(signals: .all)
             let diagnostics = Diagnostics(quiet: quiet)
-            var flags = ConfigurationLayer()
-            try EffectiveConfiguration.flags {
-                try motion.addFlags(to: &flags, buttons: buttons, filter: filter, live: live)
-                try outputs.addFlags(to: &flags)
+            let flags = try EffectiveConfiguration.flags {
+                try motion.addFlags(to: &$0, buttons: buttons, filter: filter, live: live)
+                try outputs.addFlags(to: &$0)
             }
             var configuration = try EffectiveConfiguration.load(flags: flags)
             let source = try MotionSourceOptions.chosenSource(configuration)

@@ -100,10 +100,9 @@ extension Mouse3D {
         func run() throws {
             let events = try EventLoop(signals: .all)
             let diagnostics = Diagnostics(quiet: quiet)
-            var flags = ConfigurationLayer()
-            try EffectiveConfiguration.flags {
-                try motion.addFlags(to: &flags, buttons: buttons, filter: filter, live: live)
-                if !self.peers.isEmpty { try flags.set("send.to", .textList(self.peers), origin: .flag("--to")) }
+            let flags = try EffectiveConfiguration.flags {
+                try motion.addFlags(to: &$0, buttons: buttons, filter: filter, live: live)
+                if !self.peers.isEmpty { try $0.set("send.to", .textList(self.peers), origin: .flag("--to")) }
             }
             var configuration = try EffectiveConfiguration.load(flags: flags)
             let source = try MotionSourceOptions.chosenSource(configuration)
