@@ -14,6 +14,20 @@ struct TerminalTextTests {
         #expect(TerminalText.escaped("desk") == "desk")
     }
 
+    @Test("Bidirectional controls and line separators become \\u{HHHH}: a name cannot reorder or break its line")
+    func bidirectional() {
+        let all: [UInt32] =
+            [0x061C, 0x200E, 0x200F] + Array(0x202A...0x202E) + Array(0x2066...0x2069) + [0x2028, 0x2029]
+        for value in all {
+            let scalar = Unicode.Scalar(value)!
+            let safe = TerminalText.escaped("desk\(Character(scalar))kcab")
+            #expect(safe == "desk\\u{\(String(value, radix: 16))}kcab", "U+\(String(value, radix: 16))")
+            #expect(TerminalText.escaped(safe) == safe)
+        }
+        // Neighbours that are ordinary text are kept: the zero-width joiner (emoji sequences), Arabic.
+        #expect(TerminalText.escaped("👩\u{200D}💻 مرحبا") == "👩\u{200D}💻 مرحبا")
+    }
+
     @Test("A DNS-SD announcement's name (TXT, or the instance name standing in) is escaped")
     func announcement() throws {
         let txt = ["v": String(ReceiverAnnouncement.version), "name": "evil\u{1B}[2J"]
