@@ -118,6 +118,25 @@ struct ReceiverDirectoryTests {
                 == .unusable(instance: "new", problem: "protocol version 9, this mouse3d speaks 1"))
         #expect(d.receivers.map(\.instance) == ["desk"])
     }
+
+    @Test("Instances with no address left are forgotten; a flood of names holds at most 256, the stalest evicted")
+    func bounded() throws {
+        var d = ReceiverDirectory()
+        for i in 0..<1000 {
+            _ = d.apply(.found(try service("127.0.0.1:\(40000 + i)", name: "flood \(i)")))
+            if i == 500 { _ = d.apply(.found(try service("127.0.0.1:39999", name: "desk"))) }
+            if i % 10 == 0 { _ = d.apply(.found(try service("127.0.0.1:39998", name: "kept"))) }
+        }
+        #expect(d.count == ReceiverDirectory.maximumInstances, "\(d.count) held")
+        #expect(d.evicted == 1000 + 2 - ReceiverDirectory.maximumInstances)
+        let held = Set(d.receivers.map(\.instance))
+        #expect(held.contains("kept"), "one heard from again and again stays")
+        #expect(held.contains("flood 999") && !held.contains("flood 0"))
+        #expect(!held.contains("desk"), "found once, 499 instances ago")
+        for i in 0..<1000 { _ = d.apply(.removed(name: "flood \(i)", interface: 1, ipv6: false)) }
+        _ = d.apply(.removed(name: "kept", interface: 1, ipv6: false))
+        #expect(d.count == 0, "an instance with no address is forgotten: \(d.count) left")
+    }
 }
 
 @Suite("Link probes")

@@ -2,8 +2,13 @@ import Mouse3DCore
 import Mouse3DLinux
 
 /// The mouse3d receivers discovery has found, kept up to date from ``DiscoveryEvent``s: one entry
-/// per service instance, with an address per interface and family it was resolved on.
+/// per service instance, with an address per interface and family it was resolved on. An instance
+/// with no address left is forgotten, and at most ``maximumInstances`` are held (whoever is on the
+/// network may announce as many as they like): past that, the one heard from longest ago goes.
 public struct ReceiverDirectory: Sendable {
+    /// Instances held at once.
+    public static let maximumInstances = 256
+
     /// A receiver as currently known.
     public struct Receiver: Sendable, Equatable {
         /// Its DNS-SD instance name.
@@ -37,8 +42,16 @@ public struct ReceiverDirectory: Sendable {
         var announcement: ReceiverAnnouncement
         var hostName: String
         var places: [Place: SocketAddress]
+        /// When it was last found, in the order of events taken.
+        var heard: UInt64 = 0
     }
     private var entries: [String: Entry] = [:]
+    private var events: UInt64 = 0
+    /// Instances forgotten to make room.
+    public private(set) var evicted = 0
+
+    /// How many instances are held (with an address or not yet).
+    public var count: Int { entries.count }
 
     /// An empty directory.
     public init() {}
@@ -91,6 +104,14 @@ public struct ReceiverDirectory: Sendable {
             entry.announcement = announcement
             entry.hostName = service.hostName
             entry.places[Place(interface: service.interface, ipv6: !service.address.isIPv4)] = service.address
+            events += 1
+            entry.heard = events
+            if entries[service.name] == nil && entries.count >= Self.maximumInstances,
+                let oldest = entries.min(by: { $0.value.heard < $1.value.heard })?.key
+            {
+                entries[oldest] = nil
+                evicted += 1
+            }
             entries[service.name] = entry
             let after = receiver(instance: service.name)!
             return before?.preferred == after.preferred && before?.announcement == after.announcement
@@ -99,7 +120,7 @@ public struct ReceiverDirectory: Sendable {
             guard var entry = entries[name] else { return nil }
             let before = receiver(instance: name)
             entry.places[Place(interface: interface, ipv6: ipv6)] = nil
-            entries[name] = entry
+            entries[name] = entry.places.isEmpty ? nil : entry
             guard let after = receiver(instance: name) else {
                 return before == nil ? nil : .gone(instance: name, fingerprint: entry.announcement.fingerprint)
             }
