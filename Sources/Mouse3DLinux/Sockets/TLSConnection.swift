@@ -40,7 +40,7 @@ public final class TLSConnection {
     /// Goes on with the handshake as far as the socket allows. `SSL_do_handshake(3)`.
     public func handshake() -> HandshakeOutcome {
         guard !isEstablished else { return .done }
-        let r = lib.pointee.SSL_do_handshake(ssl)
+        let r = Self.sheltered { lib.pointee.SSL_do_handshake(ssl) }
         if r == 1 {
             isEstablished = true
             return .done
@@ -58,7 +58,7 @@ public final class TLSConnection {
     /// Reads decrypted bytes into `buffer`. `SSL_read(3)`.
     public func read(into buffer: UnsafeMutableRawBufferPointer) -> TCPStream.ReadOutcome {
         lib.pointee.ERR_clear_error()
-        let r = lib.pointee.SSL_read(ssl, buffer.baseAddress, Int32(clamping: buffer.count))
+        let r = Self.sheltered { lib.pointee.SSL_read(ssl, buffer.baseAddress, Int32(clamping: buffer.count)) }
         if r > 0 { return .bytes(Int(r)) }
         switch lib.pointee.SSL_get_error(ssl, r) {
         case SSL_ERROR_WANT_READ, SSL_ERROR_WANT_WRITE: return .wouldBlock
@@ -73,7 +73,7 @@ public final class TLSConnection {
     public func write(_ bytes: UnsafeRawBufferPointer) -> Int? {
         guard bytes.count > 0 else { return 0 }
         lib.pointee.ERR_clear_error()
-        let r = lib.pointee.SSL_write(ssl, bytes.baseAddress, Int32(clamping: bytes.count))
+        let r = Self.sheltered { lib.pointee.SSL_write(ssl, bytes.baseAddress, Int32(clamping: bytes.count)) }
         if r > 0 { return Int(r) }
         switch lib.pointee.SSL_get_error(ssl, r) {
         case SSL_ERROR_WANT_READ, SSL_ERROR_WANT_WRITE: return 0
@@ -81,5 +81,27 @@ public final class TLSConnection {
             lib.pointee.ERR_clear_error()
             return nil
         }
+    }
+
+    /// Runs `body`, an OpenSSL call that may write to the socket, with SIGPIPE blocked on this thread,
+    /// and takes back a SIGPIPE it raised. OpenSSL's socket BIO writes with `write(2)`, not `send(2)`
+    /// with `MSG_NOSIGNAL`: a write to a peer that has gone (one that sent a bad record and closed,
+    /// so that the answer is an alert) would otherwise end the process. The failed call shows as
+    /// `EPIPE` instead, and the connection is closed as any failed one.
+    static func sheltered<T>(_ body: () -> T) -> T {
+        var pipe = sigset_t()
+        sigemptyset(&pipe)
+        sigaddset(&pipe, SIGPIPE)
+        var previous = sigset_t()
+        pthread_sigmask(SIG_BLOCK, &pipe, &previous)
+        let result = body()
+        var pending = sigset_t()
+        sigpending(&pending)
+        if sigismember(&pending, SIGPIPE) == 1 && sigismember(&previous, SIGPIPE) == 0 {
+            var now = timespec()
+            _ = sigtimedwait(&pipe, nil, &now)
+        }
+        pthread_sigmask(SIG_SETMASK, &previous, nil)
+        return result
     }
 }
