@@ -90,6 +90,34 @@ struct EventLoopTests {
         #expect(calls == 0)
     }
 
+    @Test("A handler that registers on every call (a connection flood) does not hold the timers, nor a cancelled one")
+    func registeringHandlerLeavesTimers() throws {
+        let loop = try EventLoop(signals: [])
+        let flood = try TestPipe()
+        try flood.send()  // never taken: readable at every wait
+        var registrations: [(EventLoop.Registration, TestPipe)] = []
+        var accepted = 0
+        loop.watch(flood.read) {
+            accepted += 1
+            let extra = try TestPipe()
+            registrations.append((loop.watch(extra.read) {}, extra))
+            if registrations.count > 8 { loop.cancel(registrations.removeFirst().0) }
+        }
+        let start = MonotonicClock.nanoseconds()
+        var fired: [UInt64] = []
+        var due: UInt64? = start + 10_000_000
+        var second: EventLoop.Registration?
+        loop.timer(deadline: { due }) { now in
+            fired.append(now)
+            due = now + 10_000_000
+            if let second { loop.cancel(second) }  // the timer after it, due too, is not called
+        }
+        second = loop.timer(deadline: { due }) { _ in Issue.record("a timer cancelled in this pass fired") }
+        _ = try loop.run(until: start + 200_000_000) { fired.count >= 5 }
+        #expect(fired.count >= 5, "timers fired \(fired.count) times in 200 ms beside \(accepted) registrations")
+        #expect(accepted > 5)
+    }
+
     @Test("A handler's error ends run() and reaches the caller")
     func errors() throws {
         struct Boom: Error {}

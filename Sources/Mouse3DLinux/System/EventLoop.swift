@@ -192,26 +192,33 @@ public final class EventLoop {
         let ready = try Self.wait(&pollSet, timeoutNanoseconds: wake.map { $0 > now ? $0 - now : 0 })
         if ready > 0 {
             let pass = generation
-            for i in 0..<watches.count where pollSet[i].revents != 0 {
-                pollSet[i].revents = 0
-                try watches[i].handler()
-                // A handler that registers or cancels invalidates the indices; level-triggered
-                // readiness brings the rest back at the next wait, which then does not block.
-                if generation != pass || ending != nil { return }
-            }
-            if let signalDescriptor, pollSet[watches.count].revents != 0 {
-                pollSet[watches.count].revents = 0
-                try handleSignals(signalDescriptor)
-                if generation != pass || ending != nil { return }
+            dispatch: do {
+                for i in 0..<watches.count where pollSet[i].revents != 0 {
+                    pollSet[i].revents = 0
+                    try watches[i].handler()
+                    if ending != nil { return }
+                    // A handler that registers or cancels invalidates the indices; level-triggered
+                    // readiness brings the rest back at the next wait, which then does not block. The
+                    // timers due still run: a handler that registers on every call (a flood of
+                    // connections accepted) must not hold them.
+                    if generation != pass { break dispatch }
+                }
+                if let signalDescriptor, pollSet[watches.count].revents != 0 {
+                    pollSet[watches.count].revents = 0
+                    try handleSignals(signalDescriptor)
+                    if ending != nil { return }
+                }
             }
         }
         guard !timers.isEmpty else { return }
         let pass = generation
         let later = MonotonicClock.nanoseconds()
         for timer in timers {
+            // One cancelled by a timer before it in this pass is not called.
+            if generation != pass && !timers.contains(where: { $0.id == timer.id }) { continue }
             guard let d = timer.deadline(), d <= later else { continue }
             try timer.fire(later)
-            if generation != pass || ending != nil { return }
+            if ending != nil { return }
         }
     }
 
