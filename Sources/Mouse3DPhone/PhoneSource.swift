@@ -243,7 +243,7 @@ public final class PhoneSource: MotionSampleSource, WebConnectionsDelegate {
                 server.closeSocket(c, code: 1008)
                 return true
             }
-            c.authenticated = true
+            server.authenticate(c)
             lastMessage = MonotonicClock.nanoseconds()
             if let previous = phone, previous != c.fd, let old = server.connections[previous] {
                 refuse(.replaced)

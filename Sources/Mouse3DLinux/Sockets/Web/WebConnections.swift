@@ -49,7 +49,8 @@ public final class WebConnections {
         case unauthenticated
         /// More frames than the budget.
         case tooManyFrames
-        /// More left unread than ``Limits/maximumOutbound``.
+        /// More left unread than ``Limits/maximumOutbound``, or what was sent left unread for
+        /// ``Limits/stallNanoseconds``.
         case unread
     }
 
@@ -70,7 +71,7 @@ public final class WebConnections {
         /// Upgraded to a WebSocket.
         public internal(set) var isSocket = false
         /// Whether its socket has shown what the server asks (set by the delegate).
-        public var authenticated = false
+        public internal(set) var authenticated = false
         /// Answered and closing once what is pending is written.
         public internal(set) var closesWhenSent = false
         /// The order it was accepted in, and when (CLOCK_MONOTONIC ns).
@@ -161,7 +162,9 @@ public final class WebConnections {
             let now = MonotonicClock.nanoseconds()
             let peer = from.withPort(0).description
             // Turned away, it is closed as `stream` goes.
-            guard delegate?.admit(peer: peer, server: self, turn: turn, now: now) == true else { continue }
+            guard delegate?.admit(peer: peer, server: self, turn: turn, now: now) == true,
+                connections.count < limits.maximumConnections
+            else { continue }
             let fd = stream.descriptor.rawValue
             stream.setSendBufferSize(64 * 1024)
             let c = Connection(
@@ -207,6 +210,7 @@ public final class WebConnections {
             delegate?.refused(.malformed)
             respond(c, .badRequest)
         case .head(let head):
+            c.scanned = 0  // what is left in `inbound` is frames, or nothing
             try delegate?.route(head, on: c)
             if c.isSocket && connections[c.fd] === c && c.inbound.count > c.consumed { try readFrames(c) }
         }
@@ -215,6 +219,7 @@ public final class WebConnections {
     /// Answers a request and closes the connection once the answer is written (what else it sends
     /// is dropped; it has ``Limits/closingNanoseconds`` to read it).
     public func respond(_ c: Connection, _ response: HTTPResponse) {
+        guard isOpen(c), !c.closesWhenSent else { return }
         c.closesWhenSent = true
         c.inbound = []
         c.consumed = 0
@@ -225,6 +230,7 @@ public final class WebConnections {
     /// Switches a request to a WebSocket with `switching` (the handshake's response); an
     /// unauthenticated socket must authenticate within ``Limits/headTimeoutNanoseconds``.
     public func upgrade(_ c: Connection, switching: [UInt8], authenticated: Bool) {
+        guard isOpen(c), !c.closesWhenSent, !c.isSocket else { return }
         c.isSocket = true
         c.authenticated = authenticated
         c.deadline = MonotonicClock.nanoseconds() + limits.headTimeoutNanoseconds
@@ -233,6 +239,7 @@ public final class WebConnections {
 
     /// Closes a socket with `code` after what is pending, dropping whatever else it sends.
     public func closeSocket(_ c: Connection, code: UInt16) {
+        guard isOpen(c), !c.closesWhenSent else { return }
         c.closesWhenSent = true
         c.inbound = []
         c.consumed = 0
@@ -243,8 +250,18 @@ public final class WebConnections {
 
     /// A frame's payload, unmasked (valid during ``WebConnectionsDelegate/frame(_:on:)``).
     public func payload(_ header: WebSocketFrame.Header, of c: Connection) -> [UInt8] {
-        c.inbound.withUnsafeBytes { WebSocketFrame.unmask(header, $0) }
+        precondition(header.end <= c.inbound.count, "a frame's payload asked for after its bytes were dropped")
+        return c.inbound.withUnsafeBytes { WebSocketFrame.unmask(header, $0) }
     }
+
+    /// Marks a socket as having shown what the server asks; from now its deadline is the stall one.
+    public func authenticate(_ c: Connection) {
+        c.authenticated = true
+        moveDeadline(c)
+    }
+
+    /// Whether `c` is still in the table (not closed by either side).
+    public func isOpen(_ c: Connection) -> Bool { connections[c.fd] === c }
 
     /// Takes every whole frame received, in place (no copy but what is unmasked), then drops the
     /// bytes taken at once. Nothing more is taken once the connection is closing or gone (a frame
@@ -273,6 +290,7 @@ public final class WebConnections {
                     }
                 }
                 if try delegate?.frame(h, on: c) == true { continue }
+                guard !c.closesWhenSent, isOpen(c) else { return }  // the delegate closed it
                 switch h.opcode {
                 case .close: return closeSocket(c, code: 1000)
                 case .ping:
@@ -288,6 +306,7 @@ public final class WebConnections {
     /// nothing is pending (latest wins: a page's update); otherwise always, up to
     /// ``Limits/maximumOutbound`` held, past which the connection is closed.
     public func write(_ c: Connection, _ bytes: [UInt8], force: Bool = true) {
+        guard isOpen(c) else { return }
         if !c.pending {
             _ = c.outbound.enqueue(bytes, limit: limits.maximumOutbound)  // nothing waits: always taken
             moveDeadline(c)
@@ -322,6 +341,7 @@ public final class WebConnections {
             guard let pong = c.pong else { break }
             c.pong = nil
             _ = c.outbound.enqueue(WebSocketFrame.encode(.pong, pong), limit: limits.maximumOutbound)
+            moveDeadline(c)  // the stall is counted from when it was queued
         }
         if c.closesWhenSent { close(c.fd) }
     }
@@ -346,8 +366,12 @@ public final class WebConnections {
             guard connections[fd] === c else { continue }
             if c.transport.bufferedBytes > 0 { try readable(fd) }
             guard connections[fd] === c, now >= c.deadline else { continue }
-            if c.closesWhenSent || (c.isSocket && c.authenticated) {
-                if c.pending { close(fd) }  // closing, or a page that stopped reading
+            if c.closesWhenSent {
+                close(fd)  // it had its time to read the answer
+            } else if c.isSocket && c.authenticated {
+                guard c.pending else { continue }
+                delegate?.refused(.unread)  // stopped reading
+                close(fd)
             } else {
                 delegate?.refused(c.isSocket ? .unauthenticated : .tooSlow)
                 close(fd)
