@@ -45,6 +45,7 @@ if [ "${1:-}" = "--self-test" ]; then
     plant "libudev linked" Sources/CUdev/module.modulemap $'module CUdev [system] {\n    header "shim.h"\n    link "udev"\n}' "a library opened on first use is linked"
     plant "Avahi's library" Sources/CLinux/avahi.h '#include <avahi-client/client.h>' "a D-Bus or Avahi library"
     plant "libdbus opened" Sources/COpenSSL/dbus.h '#define M3D_LIBDBUS "libdbus-1.so.3"' "a D-Bus or Avahi library"
+    plant "a second connection engine" Sources/Mouse3DView/Server2.swift 'func f(_ b: inout [UInt8], _ s: inout Int) { _ = HTTPRequestHead.take(from: &b, scanned: &s) }' "a second HTTP/WebSocket connection engine"
     plant "an import across the layers" Sources/Mouse3DCore/Up.swift 'import Mouse3DLinux' "imports what its layer may not"
     [ "$ok" = 0 ] && echo "architecture self-test: every planted breach was reported"
     exit "$ok"
@@ -126,6 +127,13 @@ hits=$(grep -nE '^\s*link ' Sources/COpenSSL/module.modulemap Sources/CUdev/modu
 # linked, included or opened (libavahi-client's chain cost a receiver 1.2 MB resident).
 hits=$(grep -rniE 'avahi|dbus' Sources --include='*.h' --include='*.modulemap' --include='*.c')
 [ -n "$hits" ] && fail "a D-Bus or Avahi library in C (speak D-Bus through Mouse3DLinux/Discovery/DBusConnection):"$'\n'"$hits"
+
+# HTTP requests and WebSocket frames are taken off a connection in one place, the engine under the
+# view and the phone page (Mouse3DLinux/Sockets/Web): a server of its own would be a second copy of
+# its bounds, deadlines and close rules.
+hits=$(grep -rnE 'HTTPRequestHead\.take\(|WebSocketFrame\.decodeClientHeader\(' Sources \
+    | grep -vE '^Sources/(Mouse3DLinux/Sockets/Web/WebConnections|Mouse3DCore/View/[A-Za-z]+)\.swift:')
+[ -n "$hits" ] && fail "a second HTTP/WebSocket connection engine (serve through WebConnections):"$'\n'"$hits"
 
 # One public top-level type per file (extensions and nested types do not count).
 while IFS= read -r f; do
