@@ -56,20 +56,25 @@ func clientFrame(_ opcode: UInt8, _ payload: [UInt8]) -> [UInt8] {
 
 @Suite("The web connection engine under the view and the phone page")
 struct WebConnectionsTests {
-    @Test("The table's bound holds even when the delegate lets every newcomer in")
-    func tableBound() throws {
+    /// A server on a loopback port with `limits`, served by an ``OpenDoorDelegate``, on a new loop.
+    func serve(_ limits: WebConnections.Limits) throws -> (EventLoop, WebConnections, OpenDoorDelegate) {
         let loop = try EventLoop(signals: [])
-        var limits = WebConnections.Limits(maximumConnections: 4, headTimeoutNanoseconds: 5_000_000_000)
-        limits.acceptBudget = 16
         let server = WebConnections(
             listener: try TCPListener.listening(host: "127.0.0.1", port: 0), limits: limits, recordsArrival: false)
         let delegate = OpenDoorDelegate()
         delegate.server = server
         server.delegate = delegate
         server.attach(to: loop)
+        return (loop, server, delegate)
+    }
+
+    @Test("The table's bound holds even when the delegate lets every newcomer in")
+    func tableBound() throws {
+        let (loop, server, delegate) = try serve(
+            WebConnections.Limits(maximumConnections: 4, headTimeoutNanoseconds: 5_000_000_000))
         let clients = (0..<10).map { _ in connectLoopback(server.localAddress.port) }
         defer { for fd in clients { close(fd) } }
-        _ = try loop.run(until: MonotonicClock.nanoseconds() + 200_000_000)
+        try withExtendedLifetime(delegate) { _ = try loop.run(until: MonotonicClock.nanoseconds() + 200_000_000) }
         #expect(server.connections.count == 4, "\(server.connections.count) held")
         server.stop()
     }
@@ -78,15 +83,9 @@ struct WebConnectionsTests {
         "A socket that authenticates has the stall deadline from then, not the token's; one that does not is closed and counted"
     )
     func authenticationMovesTheDeadline() throws {
-        let loop = try EventLoop(signals: [])
         var limits = WebConnections.Limits(maximumConnections: 8, headTimeoutNanoseconds: 300_000_000)
         limits.stallNanoseconds = 60_000_000_000
-        let server = WebConnections(
-            listener: try TCPListener.listening(host: "127.0.0.1", port: 0), limits: limits, recordsArrival: false)
-        let delegate = OpenDoorDelegate()
-        delegate.server = server
-        server.delegate = delegate
-        server.attach(to: loop)
+        let (loop, server, delegate) = try serve(limits)
         let upgrade = Array(
             ("GET /stream HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
                 + "Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n").utf8)
