@@ -67,7 +67,7 @@ public final class DatagramBatch {
     /// Who sent datagram `i`.
     public func sender(_ i: Int) -> SocketAddress {
         precondition(i >= 0 && i < count, "datagram \(i) of \(count) read")
-        return SocketAddress(storage: addresses[i], length: headers[i].msg_hdr.msg_namelen)
+        return SocketAddress(bytes: addresses + i, length: headers[i].msg_hdr.msg_namelen)
     }
 }
 

@@ -1,23 +1,43 @@
 import CLinux
 import Glibc
 
-/// An IPv4 or IPv6 socket address (`sockaddr_storage` with its length).
+/// An IPv4 or IPv6 socket address with its length, held in the 28 bytes of a `sockaddr_in6` (a
+/// `sockaddr_in` is its first 16). Not a `sockaddr_storage` (128 bytes): a receiver copies the
+/// address of every datagram into its stream's key, its counters and its events.
 public struct SocketAddress: Sendable, Hashable, CustomStringConvertible {
-    @usableFromInline var storage: sockaddr_storage
+    @usableFromInline var raw: sockaddr_in6
     @usableFromInline var length: socklen_t
+
+    /// Wraps `length` bytes of a socket address at `bytes` (an IPv4 or IPv6 one: past 28 bytes,
+    /// nothing is kept).
+    init(bytes: UnsafeRawPointer, length: socklen_t) {
+        var raw = sockaddr_in6()
+        let kept = min(Int(length), MemoryLayout<sockaddr_in6>.size)
+        withUnsafeMutableBytes(of: &raw) { $0.baseAddress!.copyMemory(from: bytes, byteCount: kept) }
+        self.raw = raw
+        self.length = socklen_t(kept)
+    }
 
     /// Wraps raw socket address bytes.
     init(storage: sockaddr_storage, length: socklen_t) {
-        self.storage = storage
-        self.length = length
+        var storage = storage
+        self.init(bytes: &storage, length: length)
+    }
+
+    /// Calls `body` with the address as a `sockaddr` and its length (for `bind`, `connect`, `sendto`).
+    func withSocketAddress<R>(_ body: (UnsafePointer<sockaddr>, socklen_t) throws -> R) rethrows -> R {
+        var copy = raw
+        return try withUnsafePointer(to: &copy) {
+            try $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { try body($0, length) }
+        }
     }
 
     /// `AF_INET` or `AF_INET6`.
-    public var family: Int32 { Int32(storage.ss_family) }
+    public var family: Int32 { Int32(raw.sin6_family) }
 
     /// The port.
     public var port: UInt16 {
-        withUnsafeBytes(of: storage) { raw in
+        withUnsafeBytes(of: raw) { raw in
             switch family {
             case AF_INET: UInt16(bigEndian: raw.load(fromByteOffset: 2, as: UInt16.self))
             case AF_INET6: UInt16(bigEndian: raw.load(fromByteOffset: 2, as: UInt16.self))
@@ -28,7 +48,7 @@ public struct SocketAddress: Sendable, Hashable, CustomStringConvertible {
 
     /// Whether this is a loopback address (127.0.0.0/8 or ::1, or ::ffff:127.x).
     public var isLoopback: Bool {
-        withUnsafeBytes(of: storage) { raw in
+        withUnsafeBytes(of: raw) { raw in
             switch family {
             case AF_INET: return raw[4] == 127
             case AF_INET6:
@@ -42,7 +62,7 @@ public struct SocketAddress: Sendable, Hashable, CustomStringConvertible {
 
     /// Whether this is the wildcard address (0.0.0.0 or ::).
     public var isWildcard: Bool {
-        withUnsafeBytes(of: storage) { raw in
+        withUnsafeBytes(of: raw) { raw in
             switch family {
             case AF_INET: return raw[4..<8].allSatisfy { $0 == 0 }
             case AF_INET6: return raw[8..<24].allSatisfy { $0 == 0 }
@@ -65,7 +85,7 @@ public struct SocketAddress: Sendable, Hashable, CustomStringConvertible {
     /// `1.2.3.4:5` or `[::1]:5`.
     public var description: String {
         var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)
-        withUnsafeBytes(of: storage) { raw in
+        withUnsafeBytes(of: raw) { raw in
             let offset = family == AF_INET ? 4 : 8
             _ = inet_ntop(family, raw.baseAddress! + offset, &text, socklen_t(text.count))
         }
@@ -75,14 +95,14 @@ public struct SocketAddress: Sendable, Hashable, CustomStringConvertible {
 
     public static func == (a: SocketAddress, b: SocketAddress) -> Bool {
         guard a.length == b.length else { return false }
-        return withUnsafeBytes(of: a.storage) { ra in
-            withUnsafeBytes(of: b.storage) { rb in memcmp(ra.baseAddress!, rb.baseAddress!, Int(a.length)) == 0 }
+        return withUnsafeBytes(of: a.raw) { ra in
+            withUnsafeBytes(of: b.raw) { rb in memcmp(ra.baseAddress!, rb.baseAddress!, Int(a.length)) == 0 }
         }
     }
 
     public func hash(into hasher: inout Hasher) {
         // Family, port and address: the bytes that tell two peers apart (not the padding).
-        withUnsafeBytes(of: storage) { raw in
+        withUnsafeBytes(of: raw) { raw in
             switch family {
             case AF_INET: hasher.combine(raw.loadUnaligned(fromByteOffset: 0, as: UInt64.self))
             case AF_INET6:
@@ -219,13 +239,13 @@ extension SocketAddress {
 
     /// Whether this is a link-local IPv6 address (fe80::/10).
     public var isIPv6LinkLocal: Bool {
-        family == AF_INET6 && withUnsafeBytes(of: storage) { $0[8] == 0xfe && $0[9] & 0xc0 == 0x80 }
+        family == AF_INET6 && withUnsafeBytes(of: raw) { $0[8] == 0xfe && $0[9] & 0xc0 == 0x80 }
     }
 
     /// The same address with another port.
     public func withPort(_ port: UInt16) -> SocketAddress {
         var copy = self
-        withUnsafeMutableBytes(of: &copy.storage) {
+        withUnsafeMutableBytes(of: &copy.raw) {
             $0.storeBytes(of: port.bigEndian, toByteOffset: 2, as: UInt16.self)
         }
         return copy

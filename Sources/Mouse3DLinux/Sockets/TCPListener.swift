@@ -21,12 +21,9 @@ public final class TCPListener {
             _ = try SystemCall.retrying("setsockopt", "SO_REUSEADDR") {
                 setsockopt(descriptor.rawValue, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
             }
-            var storage = address.storage
             _ = try SystemCall.retrying("bind", "\(address)") {
-                withUnsafePointer(to: &storage) {
-                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                        Glibc.bind(descriptor.rawValue, $0, address.length)
-                    }
+                address.withSocketAddress {
+                    Glibc.bind(descriptor.rawValue, $0, $1)
                 }
             }
             _ = try SystemCall.retrying("listen", "\(address)") { listen(descriptor.rawValue, backlog) }

@@ -26,12 +26,9 @@ public final class UDPSocket {
         if family == AF_INET6 && address.isWildcard {
             try setOption(Int32(IPPROTO_IPV6), IPV6_V6ONLY, 0, "IPV6_V6ONLY")
         }
-        var storage = address.storage
         _ = try SystemCall.retrying("bind", "\(address)") {
-            withUnsafePointer(to: &storage) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    Glibc.bind(descriptor.rawValue, $0, address.length)
-                }
+            address.withSocketAddress {
+                Glibc.bind(descriptor.rawValue, $0, $1)
             }
         }
     }
@@ -51,12 +48,9 @@ public final class UDPSocket {
     /// Connects to `address`: the kernel then queues datagrams from that address only (for a socket
     /// that only sends, nothing another host sends to it piles up). `connect(2)`.
     public func connect(to address: SocketAddress) throws(SystemCallError) {
-        var storage = address.storage
         _ = try SystemCall.retrying("connect", "\(address)") {
-            withUnsafePointer(to: &storage) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    Glibc.connect(descriptor.rawValue, $0, address.length)
-                }
+            address.withSocketAddress {
+                Glibc.connect(descriptor.rawValue, $0, $1)
             }
         }
     }
@@ -106,12 +100,9 @@ public final class UDPSocket {
     /// ``SendOutcome/notDelivered(_:)``, anything else is thrown.
     public func send(_ bytes: UnsafeRawBufferPointer, to address: SocketAddress) throws(SystemCallError) -> SendOutcome
     {
-        var storage = address.storage
         let outcome = try SystemCall.attempt("sendto", "\(address)", tolerating: Self.survivable) {
-            withUnsafePointer(to: &storage) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    sendto(descriptor.rawValue, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL), $0, address.length)
-                }
+            address.withSocketAddress {
+                sendto(descriptor.rawValue, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL), $0, $1)
             }
         }
         switch outcome {
