@@ -19,9 +19,10 @@ public enum FloorPeer {
     }
 
     /// Receives `count` datagrams in a blocking recvfrom (or until none came for a second), recording
-    /// send→receive latency; says its port first and the latency at the end, on standard error. Its
-    /// receive buffer is as large as `mouse3d receive` asks for.
-    public static func receive(onLoopbackPort port: Int, count: Int) throws {
+    /// send→receive latency of those received `warmUp` seconds or more after the first; says its
+    /// port first and the latency at the end, on standard error. Its receive buffer is as large as
+    /// `mouse3d receive` asks for.
+    public static func receive(onLoopbackPort port: Int, count: Int, warmUp: Double = 0) throws {
         let address = try SocketAddress.resolve("127.0.0.1:\(port)", defaultPort: 0, passive: false)
         let socket = try UDPSocket(family: address.family, blocking: true)
         try socket.bind(to: address)
@@ -30,10 +31,13 @@ public enum FloorPeer {
         StandardError.write("listening on \(try socket.localAddress())\n")
         var recorder = LatencyRecorder()
         var buffer = [UInt8](repeating: 0, count: 64)
+        var from: UInt64?
         for _ in 0..<count {
             guard let (length, _) = try buffer.withUnsafeMutableBytes({ try socket.receive(into: $0) }) else { break }
             guard length >= 8 else { continue }
             let now = MonotonicClock.nanoseconds()
+            if from == nil { from = now + UInt64(max(0, warmUp) * 1e9) }
+            guard now >= from! else { continue }
             let sent = buffer.withUnsafeBytes { UInt64(littleEndian: $0.loadUnaligned(as: UInt64.self)) }
             recorder.record(nanoseconds: now &- sent)
         }

@@ -605,7 +605,10 @@ extension StreamBenchmark {
     }
 
     func loadRun(executable: String, senders: [DatagramSealer]) throws -> LoadRow {
-        let (receiver, port) = try startReceiver(executable, ["--format", "text", "--latency"], format: .sealed)
+        // Latency counts after the pacing's warm-up second, as CPU does: a sealed session's first
+        // frames wait for its state to be stored (64 stores at once at 64 senders).
+        let (receiver, port) = try startReceiver(
+            executable, ["--format", "text", "--latency", "--latency-warm-up", "1"], format: .sealed)
         let target = try SocketAddress.resolve("127.0.0.1:\(port)", defaultPort: 0, passive: false)
         let streamers = try senders.map { try AttitudeStreamer(peers: [target], format: .sealed, sealers: [$0]) }
         var cpu0 = 0.0
@@ -645,7 +648,8 @@ extension StreamBenchmark {
     func floorLoad(executable: String, senders count: Int) throws -> Double {
         let total = Int(seconds * 1000) * count + 1000 * count
         let receiver = try ChildProcess(
-            executable: executable, arguments: ["bench", "floor-peer", "--role", "receiver", "--count", "\(total)"])
+            executable: executable,
+            arguments: ["bench", "floor-peer", "--role", "receiver", "--count", "\(total)", "--warm-up", "1"])
         guard let port = try loopbackPort(announcedBy: receiver) else {
             throw ActionableError("the floor receiver did not start")
         }

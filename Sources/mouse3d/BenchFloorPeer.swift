@@ -22,10 +22,13 @@ extension Mouse3D {
         @Option(help: "Datagrams to send or receive.")
         var count: Int = 10_000
 
+        @Option(help: "Receiver: count the latency of datagrams received SECONDS or more after the first.")
+        var warmUp: Double = 0
+
         func run() throws {
             switch role {
             case .sender: try FloorPeer.send(toLoopbackPort: port, count: count)
-            case .receiver: try FloorPeer.receive(onLoopbackPort: port, count: count)
+            case .receiver: try FloorPeer.receive(onLoopbackPort: port, count: count, warmUp: warmUp)
             }
         }
     }

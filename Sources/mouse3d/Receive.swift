@@ -49,6 +49,12 @@ extension Mouse3D {
 
         @Option(
             help: ArgumentHelp(
+                "With --latency: count only frames received SECONDS or more after the first (a benchmark's warm-up).",
+                valueName: "seconds", visibility: .hidden))
+        var latencyWarmUp: Double = 0
+
+        @Option(
+            help: ArgumentHelp(
                 "Predict through gaps in a sender's frames: carry the attitude on at its last angular velocity for at most MS milliseconds (1–250) for --uinput and --opentrack (off by default).",
                 valueName: "MS"))
         var extrapolate: Int?
@@ -149,7 +155,8 @@ extension Mouse3D {
             let devices = built.device
             let reception = StreamReception(
                 receiver: receiver, pairings: pairings, outputs: AttitudePipeline(outputs: built.all),
-                printsStatistics: settings.stats, measuresLatency: latency, diagnostics: diagnostics)
+                printsStatistics: settings.stats, measuresLatency: latency,
+                latencyWarmUpNanoseconds: UInt64(max(0, latencyWarmUp) * 1e9), diagnostics: diagnostics)
             defer { reception.outputs.finish() }  // devices at rest on every way out
             reception.attach(to: loop)
             announcer?.attach(to: loop)

@@ -61,6 +61,32 @@ struct PipelineTests {
         #expect(output.finished == 1)
     }
 
+    @Test("StreamReception: with a warm-up, latency counts only frames received that long after the first")
+    func latencyWarmUp() throws {
+        let loop = try EventLoop(signals: [])
+        let receiver = try AttitudeReceiver(listeningOn: address(), format: .datagram)
+        let output = CollectingOutput()
+        let reception = StreamReception(
+            receiver: receiver, pairings: nil, outputs: AttitudePipeline(outputs: [output]), printsStatistics: false,
+            measuresLatency: true, latencyWarmUpNanoseconds: 300_000_000, diagnostics: Diagnostics(quiet: true))
+        reception.attach(to: loop)
+        let streamer = try AttitudeStreamer(peers: [receiver.localAddress], format: .datagram, streamID: 7)
+        func send(_ count: Int) throws {
+            for _ in 0..<count {
+                try streamer.send(
+                    AttitudeFrame(roll: 0, pitch: 0, yaw: 0), buttons: [], now: MonotonicClock.nanoseconds())
+            }
+        }
+        try send(6)
+        _ = try loop.run(until: MonotonicClock.nanoseconds() + 2_000_000_000) { output.updates.count == 6 }
+        MonotonicClock.sleep(nanoseconds: 350_000_000)
+        try send(4)
+        _ = try loop.run(until: MonotonicClock.nanoseconds() + 2_000_000_000) { output.updates.count == 10 }
+        let summary = reception.finish()
+        #expect(summary.count == 2, "\(summary)")
+        #expect(summary.last?.hasSuffix("(4 frames) (after the first 6 frames, the warm-up)") == true, "\(summary)")
+    }
+
     @Test("StreamReception: refusals are counted by typed reason and named in the summary")
     func refusals() throws {
         let loop = try EventLoop(signals: [])
