@@ -50,7 +50,6 @@ public final class ViewServer: WebConnectionsDelegate {
     /// Recenter requests carried out.
     public private(set) var recentres = 0
     var version: UInt64 = 0, pushedVersion: UInt64 = 0, lastPush: UInt64 = 0
-    var pages = 0
 
     /// Listens on `address` (numeric IPv4 or IPv6) and `port` (0: any free one, see ``port``),
     /// serving only requests that carry `token`. `onRecenter`, taken only for a loopback view,
@@ -85,10 +84,7 @@ public final class ViewServer: WebConnectionsDelegate {
     public func attach(to loop: EventLoop) { server.attach(to: loop) }
 
     /// Stops serving: every connection is closed.
-    public func stop() {
-        server.stop()
-        pages = 0
-    }
+    public func stop() { server.stop() }
 
     /// Takes the latest attitude of a stream (on the loop's thread; never waits on the network).
     public func publish(
@@ -173,10 +169,6 @@ public final class ViewServer: WebConnectionsDelegate {
 
     func refuse(_ reason: ViewAccessPolicy.Refusal) { refusals[reason, default: 0] += 1 }
 
-    public func closed(_ connection: WebConnections.Connection) {
-        if connection.isSocket { pages -= 1 }
-    }
-
     public func route(_ head: HTTPRequestHead, on c: WebConnections.Connection) throws {
         let host = head.field("host")
         let origin = head.field("origin")
@@ -195,7 +187,6 @@ public final class ViewServer: WebConnectionsDelegate {
                 refuse(.malformed)
                 return server.respond(c, .upgradeExpected)
             }
-            pages += 1
             server.upgrade(c, switching: switching, authenticated: true)
             // The state as it is now, at once (the other pages keep their schedule).
             server.write(c, message(markPushed: false))
@@ -236,14 +227,14 @@ public final class ViewServer: WebConnectionsDelegate {
 
     /// The next push, when something changed and a page is open, and the next sweep of silent streams.
     public var nextDeadline: UInt64? {
-        var earliest: UInt64? = pages > 0 && version != pushedVersion ? lastPush + Self.pushInterval : nil
+        var earliest: UInt64? = server.sockets > 0 && version != pushedVersion ? lastPush + Self.pushInterval : nil
         if !streams.isEmpty { earliest = min(earliest ?? .max, lastStreamSweep + 1_000_000_000) }
         return earliest
     }
 
     public func tick(now: UInt64) throws {
         forgetSilentStreams(now: now)
-        if pages > 0 && version != pushedVersion && now >= lastPush + Self.pushInterval {
+        if server.sockets > 0 && version != pushedVersion && now >= lastPush + Self.pushInterval {
             push(now: now)
         }
     }

@@ -101,11 +101,13 @@ struct WebConnectionsTests {
         let now = MonotonicClock.nanoseconds()
         let authenticated = server.connections.values.filter(\.authenticated)
         #expect(authenticated.count == 1 && server.connections.count == 2)
+        #expect(server.sockets == 2, "both upgraded")
         #expect(
             authenticated.allSatisfy { $0.deadline > now + 50_000_000_000 },
             "the stall deadline (60 s), not the token's 0.3 s")
         _ = try loop.run(until: MonotonicClock.nanoseconds() + 500_000_000)
         #expect(server.connections.count == 1 && server.connections.values.allSatisfy(\.authenticated))
+        #expect(server.sockets == 1, "the closed one no longer counted")
         #expect(delegate.refusals == [.unauthenticated], "\(delegate.refusals)")
         server.stop()
     }

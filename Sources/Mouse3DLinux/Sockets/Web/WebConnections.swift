@@ -108,6 +108,8 @@ public final class WebConnections {
     public var localAddress: SocketAddress { listener.localAddress }
     /// The open connections by descriptor.
     public private(set) var connections: [Int32: Connection] = [:]
+    /// How many of them are WebSockets (kept as they are upgraded and closed).
+    public private(set) var sockets = 0
     public weak var delegate: WebConnectionsDelegate?
 
     let listener: TCPListener
@@ -146,12 +148,14 @@ public final class WebConnections {
             for c in connections.values { if let r = c.registration { loop.cancel(r) } }
         }
         connections.removeAll()
+        sockets = 0
     }
 
     /// Closes `fd`'s connection at once.
     public func close(_ fd: Int32) {
         guard let c = connections.removeValue(forKey: fd) else { return }
         if let r = c.registration { loop?.cancel(r) }
+        if c.isSocket { sockets -= 1 }
         delegate?.closed(c)
     }
 
@@ -232,6 +236,7 @@ public final class WebConnections {
     public func upgrade(_ c: Connection, switching: [UInt8], authenticated: Bool) {
         guard isOpen(c), !c.closesWhenSent, !c.isSocket else { return }
         c.isSocket = true
+        sockets += 1
         c.authenticated = authenticated
         c.deadline = MonotonicClock.nanoseconds() + limits.headTimeoutNanoseconds
         write(c, switching)
