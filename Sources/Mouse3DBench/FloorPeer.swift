@@ -29,15 +29,13 @@ public enum FloorPeer {
         try? socket.setReceiveBufferSize(4 << 20)
         try socket.setReceiveTimeout(nanoseconds: 1_000_000_000)
         StandardError.write("listening on \(try socket.localAddress())\n")
-        var recorder = LatencyRecorder()
+        var recorder = LatencyRecorder(warmUpNanoseconds: UInt64(max(0, warmUp) * 1e9))
         var buffer = [UInt8](repeating: 0, count: 64)
-        var from: UInt64?
         for _ in 0..<count {
             guard let (length, _) = try buffer.withUnsafeMutableBytes({ try socket.receive(into: $0) }) else { break }
             guard length >= 8 else { continue }
             let now = MonotonicClock.nanoseconds()
-            if from == nil { from = now + UInt64(max(0, warmUp) * 1e9) }
-            guard now >= from! else { continue }
+            guard recorder.counts(arrivedAt: now) else { continue }
             let sent = buffer.withUnsafeBytes { UInt64(littleEndian: $0.loadUnaligned(as: UInt64.self)) }
             recorder.record(nanoseconds: now &- sent)
         }

@@ -16,15 +16,8 @@ public final class StreamReception {
     public var printsStatistics: Bool
     /// Whether send→output latency is recorded (same machine only).
     public let measuresLatency: Bool
-    /// Frames received this long after the first are the ones whose latency counts (a benchmark's
-    /// warm-up: the first frames of a sealed session wait for its state to be stored, by design).
-    public let latencyWarmUpNanoseconds: UInt64
-    /// When frames start to count (set by the first frame).
-    private var latencyFrom: UInt64?
-    /// Frames not counted as received in the warm-up.
-    private var warmUpFrames = 0
     private let diagnostics: Diagnostics
-    private var recorder = LatencyRecorder()
+    private var recorder: LatencyRecorder
     private var batchSent: [UInt64] = []
     private var statistics = ReceiveStatistics()
     private var nextStatistics: UInt64
@@ -41,7 +34,7 @@ public final class StreamReception {
         self.outputs = outputs
         self.printsStatistics = printsStatistics
         self.measuresLatency = measuresLatency
-        self.latencyWarmUpNanoseconds = latencyWarmUpNanoseconds
+        recorder = LatencyRecorder(warmUpNanoseconds: latencyWarmUpNanoseconds)
         self.diagnostics = diagnostics
         nextStatistics = MonotonicClock.nanoseconds() + Self.second
     }
@@ -108,10 +101,10 @@ public final class StreamReception {
         switch event {
         case .frame(let update):
             try outputs.write(update)
-            if measuresLatency, let sent = update.sentNanoseconds {
-                let from = latencyFrom ?? update.receivedNanoseconds + latencyWarmUpNanoseconds
-                latencyFrom = from
-                if update.receivedNanoseconds >= from { batchSent.append(sent) } else { warmUpFrames += 1 }
+            if measuresLatency, let sent = update.sentNanoseconds,
+                recorder.counts(arrivedAt: update.receivedNanoseconds)
+            {
+                batchSent.append(sent)
             }
         case .streamStarted(let key): sayStreamChange("\(key): new stream")
         case .streamLost(let key):
@@ -151,8 +144,7 @@ public final class StreamReception {
             summary +=
                 "; \(receiver.streamsDropped) stream\(receiver.streamsDropped == 1 ? "" : "s") pushed out by newer ones (bounds)"
         }
-        let warmUp = warmUpFrames == 0 ? "" : " (after the first \(warmUpFrames) frames, the warm-up)"
-        return [summary] + (measuresLatency ? ["latency send→output: \(recorder.summary)\(warmUp)"] : [])
+        return [summary] + (measuresLatency ? ["latency send→output: \(recorder.summary)"] : [])
     }
 }
 
