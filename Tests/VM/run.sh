@@ -37,7 +37,9 @@ if [ ! -f "$cache/kernel.version" ]; then
     depmod -b "$cache/kernel" "$version"
     # The uncompressed kernel boots through its PVH entry, skipping slow in-guest decompression.
     image="$cache/kernel/boot/vmlinuz-$version"
-    offset=$(LC_ALL=C grep -aboP '\xfd7zXZ\x00' "$image" | head -1 | cut -d: -f1)
+    # The first match, without a pipe (grep | head -1 can end grep with SIGPIPE under pipefail).
+    offset=$(LC_ALL=C grep -m1 -aboP '\xfd7zXZ\x00' "$image" || true)
+    offset=${offset%%:*}
     tail -c +$((offset + 1)) "$image" | xz -dq > "$cache/vmlinux" 2>/dev/null || true
     file "$cache/vmlinux" | grep -q ELF || rm -f "$cache/vmlinux"
     echo "$version" > "$cache/kernel.version"
@@ -84,8 +86,11 @@ copy_with_libraries() {  # FILE DEST: the file and every shared library ldd list
 copy_with_libraries "$runner" /mouse3d-vmtests
 copy_with_libraries "$bin/mouse3d" /mouse3d
 # And those it opens when first needed (OpenSSL: each shim under Sources/C*/ names them).
+# The cache is read once; awk leaving at its match no longer ends a still-writing ldconfig with
+# SIGPIPE (exit 141, which pipefail made the whole run's failure).
+libraries=$(/sbin/ldconfig -p)
 for name in $(sed -n 's/^#define M3D_LIB[A-Z_]* "\(.*\)"$/\1/p' Sources/C*/shim.h); do
-    lib=$(/sbin/ldconfig -p | awk -v n="$name" '$1 == n && /x86-64/ {print $NF; exit}')
+    lib=$(awk -v n="$name" '$1 == n && /x86-64/ {print $NF; exit}' <<<"$libraries")
     [ -n "$lib" ] || { echo "vm: $name is not on this machine (Tests/setup-debian.sh installs it)" >&2; exit 1; }
     copy_with_libraries "$lib" "$lib"
 done
