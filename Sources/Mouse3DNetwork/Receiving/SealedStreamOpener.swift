@@ -72,12 +72,16 @@ public final class SealedStreamOpener {
         func cachedCipher(epoch: UInt32, stream: UInt32, generation: UInt64, algorithm: SealingAlgorithm)
             -> FrameCipher?
         {
-            // The newest first: it is the one almost every datagram uses.
-            for c in ciphers.reversed()
-            where c.epoch == epoch && c.stream == stream && c.generation == generation
-                && c.cipher.algorithm == algorithm
-            {
-                return c.cipher
+            // The newest first: it is the one almost every datagram uses. By index: iterating a
+            // reversed view retained the array and each element it passed.
+            var i = ciphers.count
+            while i > 0 {
+                i -= 1
+                if ciphers[i].epoch == epoch && ciphers[i].stream == stream && ciphers[i].generation == generation
+                    && ciphers[i].cipher.algorithm == algorithm
+                {
+                    return ciphers[i].cipher
+                }
             }
             return nil
         }
@@ -93,14 +97,16 @@ public final class SealedStreamOpener {
 
     /// This receiver's id.
     public let receiverID: [UInt8]
+    // Only the owning thread touches these, and no access to one spans a call that could reach it
+    // again: the per-datagram ones skip the run-time exclusivity checks (as ``Session``'s fields do).
     /// By sender id (its 8 bytes as a number: no allocation per lookup).
-    private var sessions: [UInt64: Session] = [:] {
+    @exclusivity(unchecked) private var sessions: [UInt64: Session] = [:] {
         didSet { lastSession = nil }
     }
     /// The session of the previous datagram (a stream comes from one sender: no hashing per datagram).
-    private var lastSession: (id: UInt64, session: Session)?
-    private var plaintext = [UInt8](repeating: 0, count: AttitudeDatagram.byteCount)
-    private var nonce = [UInt8](repeating: 0, count: 12)
+    @exclusivity(unchecked) private var lastSession: (id: UInt64, session: Session)?
+    @exclusivity(unchecked) private var plaintext = [UInt8](repeating: 0, count: AttitudeDatagram.byteCount)
+    @exclusivity(unchecked) private var nonce = [UInt8](repeating: 0, count: 12)
 
     /// Called before the first datagram of a new epoch, and before a sequence number at or beyond
     /// the last reservation, is accepted: it must store the record given (its epoch, and as next
