@@ -24,6 +24,30 @@ struct StreamTrackerTests {
         #expect(t.streams["a"]!.lost == 0)
     }
 
+    @Test("A place stays good while the layout keeps its value; starting or removing a stream changes it")
+    func layout() {
+        var t = StreamTracker<String>()
+        _ = t.receive("a", sequence: 0, now: 0)
+        let layout = t.layout
+        let place = t.place(of: "a")!
+        // Datagrams of known streams, silence marks: the layout and the place hold.
+        _ = t.receive(at: place, sequence: 1, now: 1)
+        _ = t.receive("a", sequence: 2, now: 2)
+        _ = t.checkSilence(now: 2_000_000_000)
+        #expect(t.layout == layout)
+        #expect(t.newestSequence(at: place) == 2)
+        // Each way a stream comes or goes changes it.
+        _ = t.receive("b", sequence: 0, now: 3)
+        let afterStart = t.layout
+        #expect(afterStart != layout)
+        t.remove("b")
+        let afterRemove = t.layout
+        #expect(afterRemove != afterStart)
+        t.forget(silentLongerThan: 0, now: 3_000_000_000)
+        #expect(t.layout != afterRemove)
+        #expect(t.place(of: "a") == nil)
+    }
+
     @Test("Silence past 500 ms is reported once, and the stream's return is reported")
     func silence() {
         var t = StreamTracker<String>()

@@ -39,6 +39,10 @@ public struct StreamTracker<Stream: Hashable & Sendable>: Sendable {
     /// Every stream heard so far.
     public var streams: [Stream: State] { _streams }
     @usableFromInline var _streams: [Stream: State] = [:]
+    /// Changes whenever a stream is started or removed: a ``Place`` found while it keeps one value
+    /// stays good (a receiver keeps the last one and skips the hash for its stream's next datagram).
+    public var layout: UInt64 { _layout }
+    @usableFromInline var _layout: UInt64 = 0
 
     /// A tracker that calls a stream lost after `silenceLimitNanoseconds` without datagrams (500 ms).
     @inlinable
@@ -90,6 +94,7 @@ public struct StreamTracker<Stream: Hashable & Sendable>: Sendable {
         var fresh = State(newestSequence: sequence, lastHeardNanoseconds: now)
         fresh.accepted = 1
         _streams[stream] = fresh
+        _layout &+= 1
         return .accept(isNew: true, resumed: false)
     }
 
@@ -119,12 +124,16 @@ public struct StreamTracker<Stream: Hashable & Sendable>: Sendable {
 
     /// Forgets `stream` now (to make room for another).
     @inlinable
-    public mutating func remove(_ stream: Stream) { _streams[stream] = nil }
+    public mutating func remove(_ stream: Stream) {
+        _streams[stream] = nil
+        _layout &+= 1
+    }
 
     /// Forgets streams silent for longer than `nanoseconds` (a sender that restarted gets a new id).
     @inlinable
     public mutating func forget(silentLongerThan nanoseconds: UInt64, now: UInt64) {
         _streams = _streams.filter { _, s in !(s.isSilent && now > s.lastHeardNanoseconds + nanoseconds) }
+        _layout &+= 1
     }
 }
 

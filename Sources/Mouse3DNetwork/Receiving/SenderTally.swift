@@ -13,6 +13,10 @@ struct SenderTally {
     }
 
     private var entries: [SocketAddress: Entry] = [:]
+    /// Changes whenever an entry is added or removed (an index found before is then stale).
+    private var layout: UInt64 = 0
+    /// The entry updated last, where it is, and the layout then.
+    private var last: (source: SocketAddress, layout: UInt64, index: Dictionary<SocketAddress, Entry>.Index)?
     /// Datagrams dropped from sources that never had a frame accepted.
     private var unattributedDrops: UInt64 = 0
     /// Counts of sources no longer counted one by one.
@@ -56,7 +60,16 @@ struct SenderTally {
 
     /// `body` on the entry of `source` (made if new), in place: one hash of the address.
     private mutating func update(_ source: SocketAddress, _ body: (inout Entry) -> Void) {
+        // A stream's datagrams come one after another from one source: its entry is found without
+        // hashing the address while no entry was added or removed since (``layout``).
+        if let last, last.layout == layout, last.source == source {
+            body(&entries.values[last.index])
+            return
+        }
+        let count = entries.count
         body(&entries[source, default: Entry()])
+        if entries.count != count { layout &+= 1 }
+        last = entries.index(forKey: source).map { (source, layout, $0) }
     }
 
     /// Before `source` is counted: when the table is full, the sources not in `live` are summed.
@@ -67,6 +80,7 @@ struct SenderTally {
             retired.add(e.counters)
             entries[address] = nil
         }
+        layout &+= 1
     }
 }
 
