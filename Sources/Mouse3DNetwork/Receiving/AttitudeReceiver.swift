@@ -199,6 +199,8 @@ public final class AttitudeReceiver {
         }
         let newestBefore = place.map { tracker.newestSequence(at: $0) }
         if place == nil { try makeRoom(for: key, handle) }
+        // The closure runs inside the access to `tally`, which skips exclusivity checks: it must not
+        // read `tally` itself.
         tally.makeRoom(for: sender, limit: Self.maximumCountedSources) { Set(tracker.streams.keys.map(\.sender)) }
         let verdict =
             place.map { tracker.receive(at: $0, sequence: sequence, now: now) }

@@ -58,7 +58,8 @@ struct SenderTally {
         }
     }
 
-    /// `body` on the entry of `source` (made if new), in place: one hash of the address.
+    /// `body` on the entry of `source` (made if new), in place: no hash of the address when the
+    /// last update was the same source's, one when not (two for a new source).
     private mutating func update(_ source: SocketAddress, _ body: (inout Entry) -> Void) {
         // A stream's datagrams come one after another from one source: its entry is found without
         // hashing the address while no entry was added or removed since (``layout``).
@@ -66,9 +67,15 @@ struct SenderTally {
             body(&entries.values[last.index])
             return
         }
-        let count = entries.count
-        body(&entries[source, default: Entry()])
-        if entries.count != count { layout &+= 1 }
+        if let index = entries.index(forKey: source) {
+            body(&entries.values[index])
+            last = (source, layout, index)
+            return
+        }
+        var entry = Entry()
+        body(&entry)
+        entries[source] = entry
+        layout &+= 1
         last = entries.index(forKey: source).map { (source, layout, $0) }
     }
 
