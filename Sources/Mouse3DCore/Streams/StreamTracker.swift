@@ -39,10 +39,9 @@ public struct StreamTracker<Stream: Hashable & Sendable>: Sendable {
     /// Every stream heard so far.
     public var streams: [Stream: State] { _streams }
     @usableFromInline var _streams: [Stream: State] = [:]
-    /// Changes whenever a stream is started or removed: a ``Place`` found while it keeps one value
-    /// stays good (a receiver keeps the last one and skips the hash for its stream's next datagram).
-    public var layout: UInt64 { _layout }
-    @usableFromInline var _layout: UInt64 = 0
+    /// The stream found last, and where: its next datagram (most are) is found without a hash.
+    /// Forgotten whenever a stream is started or removed, which moves places.
+    @usableFromInline var _last: (stream: Stream, place: Place)?
 
     /// A tracker that calls a stream lost after `silenceLimitNanoseconds` without datagrams (500 ms).
     @inlinable
@@ -58,13 +57,18 @@ public struct StreamTracker<Stream: Hashable & Sendable>: Sendable {
     }
 
     /// Where a stream's state is kept, or nil for one not heard yet. With ``receive(at:sequence:now:)``
-    /// and ``newestSequence(at:)`` a datagram costs its stream one hash; the place is good until the
-    /// next stream is started or removed.
+    /// and ``newestSequence(at:)`` a datagram costs its stream at most one hash (none when the last
+    /// place asked for was its); the place is good until the next stream is started or removed.
     public typealias Place = Dictionary<Stream, State>.Index
 
     /// Where `stream`'s state is, or nil for a stream not heard yet.
     @inlinable
-    public func place(of stream: Stream) -> Place? { _streams.index(forKey: stream) }
+    public mutating func place(of stream: Stream) -> Place? {
+        if let last = _last, last.stream == stream { return last.place }
+        let place = _streams.index(forKey: stream)
+        _last = place.map { (stream, $0) }
+        return place
+    }
 
     /// The newest sequence number accepted from the stream at `place`.
     @inlinable
@@ -94,7 +98,7 @@ public struct StreamTracker<Stream: Hashable & Sendable>: Sendable {
         var fresh = State(newestSequence: sequence, lastHeardNanoseconds: now)
         fresh.accepted = 1
         _streams[stream] = fresh
-        _layout &+= 1
+        _last = nil
         return .accept(isNew: true, resumed: false)
     }
 
@@ -126,14 +130,14 @@ public struct StreamTracker<Stream: Hashable & Sendable>: Sendable {
     @inlinable
     public mutating func remove(_ stream: Stream) {
         _streams[stream] = nil
-        _layout &+= 1
+        _last = nil
     }
 
     /// Forgets streams silent for longer than `nanoseconds` (a sender that restarted gets a new id).
     @inlinable
     public mutating func forget(silentLongerThan nanoseconds: UInt64, now: UInt64) {
         _streams = _streams.filter { _, s in !(s.isSilent && now > s.lastHeardNanoseconds + nanoseconds) }
-        _layout &+= 1
+        _last = nil
     }
 }
 

@@ -39,10 +39,6 @@ public final class AttitudeReceiver {
     @exclusivity(unchecked) private var labels: [StreamKey: StreamLabel] = [:]
     /// The label found last: consecutive datagrams are mostly one stream's (a batch of one sender's).
     @exclusivity(unchecked) private var lastLabel: (key: StreamKey, label: StreamLabel)?
-    /// Where the last stream's state was, and the tracker's layout then: the next datagram of the
-    /// same stream (most of them) finds it without a hash.
-    @exclusivity(unchecked) private var lastPlace:
-        (key: StreamKey, layout: UInt64, place: StreamTracker<StreamKey>.Place)?
     @exclusivity(unchecked) private var rawSequence: [SocketAddress: UInt64] = [:]
     private var nextForget: UInt64 = 0
     /// No live stream falls silent before this (nil: none can), while `silenceKnown`: the loop asks
@@ -188,15 +184,10 @@ public final class AttitudeReceiver {
         if format == .raw { sequence = nextRawSequence(from: sender) }
         let key = StreamKey(
             sender: sender, streamID: d.streamID, peerName: verified.peerName, senderKey: verified.senderKey)
-        // One hash for the stream: its place serves the verdict and the gap (it stays good until a
-        // stream is started or removed, which only happens below when it had none).
-        let place: StreamTracker<StreamKey>.Place?
-        if let last = lastPlace, last.layout == tracker.layout, last.key == key {
-            place = last.place
-        } else {
-            place = tracker.place(of: key)
-            lastPlace = place.map { (key, tracker.layout, $0) }
-        }
+        // At most one hash for the stream (none when the last datagram was its): its place serves the
+        // verdict and the gap (it stays good until a stream is started or removed, which only happens
+        // below when it had none).
+        let place = tracker.place(of: key)
         let newestBefore = place.map { tracker.newestSequence(at: $0) }
         if place == nil { try makeRoom(for: key, handle) }
         // The closure runs inside the access to `tally`, which skips exclusivity checks: it must not

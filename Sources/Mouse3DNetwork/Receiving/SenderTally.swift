@@ -13,10 +13,9 @@ struct SenderTally {
     }
 
     private var entries: [SocketAddress: Entry] = [:]
-    /// Changes whenever an entry is added or removed (an index found before is then stale).
-    private var layout: UInt64 = 0
-    /// The entry updated last, where it is, and the layout then.
-    private var last: (source: SocketAddress, layout: UInt64, index: Dictionary<SocketAddress, Entry>.Index)?
+    /// The entry updated last, and where: forgotten whenever an entry is added or removed, which
+    /// moves them.
+    private var last: (source: SocketAddress, index: Dictionary<SocketAddress, Entry>.Index)?
     /// Datagrams dropped from sources that never had a frame accepted.
     private var unattributedDrops: UInt64 = 0
     /// Counts of sources no longer counted one by one.
@@ -62,21 +61,20 @@ struct SenderTally {
     /// last update was the same source's, one when not (two for a new source).
     private mutating func update(_ source: SocketAddress, _ body: (inout Entry) -> Void) {
         // A stream's datagrams come one after another from one source: its entry is found without
-        // hashing the address while no entry was added or removed since (``layout``).
-        if let last, last.layout == layout, last.source == source {
+        // hashing the address again.
+        if let last, last.source == source {
             body(&entries.values[last.index])
             return
         }
         if let index = entries.index(forKey: source) {
             body(&entries.values[index])
-            last = (source, layout, index)
+            last = (source, index)
             return
         }
         var entry = Entry()
         body(&entry)
         entries[source] = entry
-        layout &+= 1
-        last = entries.index(forKey: source).map { (source, layout, $0) }
+        last = entries.index(forKey: source).map { (source, $0) }
     }
 
     /// Before `source` is counted: when the table is full, the sources not in `live` are summed.
@@ -87,7 +85,7 @@ struct SenderTally {
             retired.add(e.counters)
             entries[address] = nil
         }
-        layout &+= 1
+        last = nil
     }
 }
 
