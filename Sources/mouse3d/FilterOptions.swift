@@ -46,6 +46,11 @@ struct FilterOptions: ParsableArguments {
     var translationFilter: Double?
     @Option(help: ArgumentHelp("Tuning (see Tools/fusion/tune.py): angular speed floor.", visibility: .hidden))
     var angularSpeedFloor: Double?
+    @Option(
+        help: ArgumentHelp(
+            "Tuning (see Tools/fusion/tune.py): gyroscope scale prior, percent (0: not estimated).", visibility: .hidden
+        ))
+    var gyroScaleSigma: Double?
 
     @Option(
         help:
@@ -97,6 +102,10 @@ struct FilterOptions: ParsableArguments {
         if let motionStatistics { p.motionStatisticsTimeConstantSeconds = motionStatistics }
         if let translationFilter { p.translationFilterTimeConstantSeconds = translationFilter }
         if let angularSpeedFloor { p.angularSpeedFloorRadiansPerSecond = angularSpeedFloor }
+        if let gyroScaleSigma {
+            p.gyroScaleEstimation = gyroScaleSigma > 0
+            p.gyroScaleSigmaInitial = gyroScaleSigma / 100
+        }
         if adaptiveLow != nil || adaptiveHigh != nil {
             let r = p.adaptiveTimeConstantRangeSeconds ?? 1...8
             p.adaptiveTimeConstantRangeSeconds =

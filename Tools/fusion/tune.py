@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Tune the fusion's adaptive time constant on BROAD trials, with leave-one-out.
+"""Tune the fusion's adaptive time constant and gyroscope scale prior on BROAD trials, with leave-one-out.
 
 usage: tune.py MOUSE3D DATA_DIR [REFERENCE_CSV]
 
@@ -25,7 +25,7 @@ def score(binary, data, flags):
 
 
 def main(binary, data, reference=None):
-    grid = {"--adaptive-gain": [2.5, 3, 3.5], "--translation-filter": [0.2, 0.3, 0.4], "--adaptive-high": [3.5, 4, 5], "--adaptive-low": [1.25, 1.5, 2]}
+    grid = {"--adaptive-gain": [3, 3.5, 4], "--translation-filter": [0.1, 0.2, 0.3, 0.4], "--adaptive-high": [3.5, 4, 5], "--adaptive-low": [1.5, 2, 2.5], "--gyro-scale-sigma": [0.25, 0.5, 1]}
     settings = [dict(zip(grid, v)) for v in itertools.product(*grid.values())]
     results = []
     for s in settings:

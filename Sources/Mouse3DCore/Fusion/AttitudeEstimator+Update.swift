@@ -63,10 +63,10 @@ extension AttitudeEstimator {
             // The warm-up averages span the intended time, now that the rate is known.
             accelerometerLowPass.setWarmUpLength(Int(parameters.accelerometerTimeConstantSeconds / gap))
             accelerometerLongLowPass.setWarmUpLength(Int(parameters.accelerometerTimeConstantSeconds / gap))
-            biasRotationLowPass.setWarmUpLength(
-                Int(
-                    parameters.accelerometerTimeConstantSeconds
-                        / (gap * Double(Tuning.biasUpdateInterval(periodSeconds: gap)))))
+            let biasWarmUp = Int(
+                parameters.accelerometerTimeConstantSeconds
+                    / (gap * Double(Tuning.biasUpdateInterval(periodSeconds: gap))))
+            biasRotationLowPass.setWarmUpLength(biasWarmUp)
             restGyroLowPass.setWarmUpLength(Int(parameters.restTimeConstantSeconds / gap))
             restAccelerometerLowPass.setWarmUpLength(Int(parameters.restTimeConstantSeconds / gap))
         }
@@ -112,7 +112,8 @@ extension AttitudeEstimator {
     /// Strapdown integration of the bias-corrected angular velocity over `seconds`.
     mutating func integrateGyro(_ gyro: SIMD3<Double>, seconds: Double) {
         guard seconds > 0 else { return }
-        let omega = gyro - gyroBiasRadiansPerSecond
+        let omega = (gyro - gyroBiasRadiansPerSecond) * (1 - gyroScaleError)
+        lastRate = omega
         let (s, cosine) = halfAngleStep(rateSquared: dot(omega, omega), seconds: seconds)
         let step = Quaternion(w: cosine, x: omega.x * s, y: omega.y * s, z: omega.z * s)
         // Both factors are unit to rounding, so the product is too: a Newton step keeps it there.
@@ -289,6 +290,7 @@ extension AttitudeEstimator {
         // does not cancel.
         let q = inclinationCorrection * gyroQuaternion
         biasBlockSum += SIMD4(q.w, q.x, q.y, q.z)
+        biasBlockRate += lastRate
         biasBlockCount += 1
         biasUpdateCountdown -= 1
         guard biasUpdateCountdown <= 0 else { return }
@@ -296,7 +298,9 @@ extension AttitudeEstimator {
         let bias = gyroBiasRadiansPerSecond
         let mean = biasBlockSum
         let rotation = Quaternion(w: mean[0], x: mean[1], y: mean[2], z: mean[3]).normalized.rotationMatrix
+        let rate = biasBlockRate / Double(max(biasBlockCount, 1))
         biasBlockSum = .zero
+        biasBlockRate = .zero
         biasBlockCount = 0
         var packed = SIMD16<Double>.zero
         packed[0] = rotation.r0.x
@@ -310,11 +314,16 @@ extension AttitudeEstimator {
         packed[8] = rotation.r2.z
         packed[9] = dot(rotation.r0, bias)
         packed[10] = dot(rotation.r1, bias)
+        // The scale's regressor: R·ω (the block's mean rate).
+        packed[11] = dot(rotation.r0, rate)
+        packed[12] = dot(rotation.r1, rate)
+        packed[13] = dot(rotation.r2, rate)
         let f = biasRotationLowPass.step(packed, tuning.biasLowPass)
 
         // The covariance grows while no measurement comes in, up to its initial value.
-        let grown = biasCovariance.diagonalElements .< SIMD3(repeating: tuning.biasInitialVariance)
-        biasCovariance.addToDiagonal(SIMD3<Double>.zero.replacing(with: tuning.biasProcessVariance, where: grown))
+        biasScaleCovariance.grow(
+            bias: tuning.biasProcessVariance, upTo: tuning.biasInitialVariance, scale: tuning.scaleProcessVariance,
+            upTo: tuning.scaleInitialVariance)
 
         let measurement: Matrix3?  // nil: the identity, at rest
         let error: SIMD3<Double>
@@ -338,14 +347,75 @@ extension AttitudeEstimator {
         }
         let limit = SIMD3(repeating: p.biasLimitRadiansPerSecond)
         let e = error.clamped(lowerBound: -limit, upperBound: limit)
-        // K = P Rᵀ (W + R P Rᵀ)⁻¹; bias += K e; P -= K R P, where R P = (P Rᵀ)ᵀ as P is symmetric.
-        let pRt = measurement.map { biasCovariance * $0.transposed } ?? biasCovariance
-        var innovation = measurement.map { $0 * pRt } ?? pRt
+        // One Kalman step for the bias and the scale together (they explain the same corrections, and
+        // while the device turns mostly one way a scale error looks like a bias): the state is
+        // (bias, scale), in (0.01 °/s) and as a fraction; the measurement model is [R | R·ω], R and
+        // R·ω low-passed as the accelerometer is. At rest the scale column is zero (nothing turns),
+        // and the scale moves only through its covariance with the bias.
+        let k = 18_000 / Double.pi
+        let scaleColumn =
+            p.gyroScaleEstimation && measurement != nil ? SIMD3(f[11], f[12], f[13]) * k : SIMD3<Double>.zero
+        let rows = measurement ?? .diagonal(1)
+        let h0 = SIMD4(rows.r0, scaleColumn.x)
+        let h1 = SIMD4(rows.r1, scaleColumn.y)
+        let h2 = SIMD4(rows.r2, scaleColumn.z)
+        var covariance = biasScaleCovariance
+        // P Hᵀ, by column; S = H P Hᵀ + W.
+        let c0 = covariance.times(h0)
+        let c1 = covariance.times(h1)
+        let c2 = covariance.times(h2)
+        var innovation = Matrix3(
+            SIMD3((h0 * c0).sum(), (h0 * c1).sum(), (h0 * c2).sum()),
+            SIMD3((h1 * c0).sum(), (h1 * c1).sum(), (h1 * c2).sum()),
+            SIMD3((h2 * c0).sum(), (h2 * c1).sum(), (h2 * c2).sum()))
         innovation.addToDiagonal(noise)
-        guard let innovationInverse = innovation.inverse else { return }
-        let gain = pRt * innovationInverse
-        gyroBiasRadiansPerSecond = (bias + gain * e).clamped(lowerBound: -limit, upperBound: limit)
-        biasCovariance = biasCovariance - gain * pRt.transposed
+        guard let inverse = innovation.inverse else { return }
+        // K = P Hᵀ S⁻¹, by column; state += K e; P -= K (P Hᵀ)ᵀ.
+        let g0 = c0 * inverse.r0.x + c1 * inverse.r1.x + c2 * inverse.r2.x
+        let g1 = c0 * inverse.r0.y + c1 * inverse.r1.y + c2 * inverse.r2.y
+        let g2 = c0 * inverse.r0.z + c1 * inverse.r1.z + c2 * inverse.r2.z
+        let step = g0 * e.x + g1 * e.y + g2 * e.z
+        gyroBiasRadiansPerSecond = (bias + SIMD3(step.x, step.y, step.z)).clamped(lowerBound: -limit, upperBound: limit)
+        if p.gyroScaleEstimation {
+            let scaleLimit = p.gyroScaleLimit
+            gyroScaleError = min(max(gyroScaleError + step.w * k, -scaleLimit), scaleLimit)
+        }
+        covariance.subtract(g0, c0)
+        covariance.subtract(g1, c1)
+        covariance.subtract(g2, c2)
+        biasScaleCovariance = covariance
+    }
+}
+
+/// The covariance of the bias's three axes (in (0.01 °/s)²) and the scale, a symmetric 4×4 by rows.
+@usableFromInline struct BiasScaleCovariance: Sendable {
+    var r0: SIMD4<Double>, r1: SIMD4<Double>, r2: SIMD4<Double>, r3: SIMD4<Double>
+
+    init(bias: Double, scale: Double) {
+        r0 = SIMD4(bias, 0, 0, 0)
+        r1 = SIMD4(0, bias, 0, 0)
+        r2 = SIMD4(0, 0, bias, 0)
+        r3 = SIMD4(0, 0, 0, scale)
+    }
+
+    /// Adds process noise to each variance below its limit.
+    mutating func grow(bias: Double, upTo biasLimit: Double, scale: Double, upTo scaleLimit: Double) {
+        if r0.x < biasLimit { r0.x += bias }
+        if r1.y < biasLimit { r1.y += bias }
+        if r2.z < biasLimit { r2.z += bias }
+        if r3.w < scaleLimit { r3.w += scale }
+    }
+
+    func times(_ v: SIMD4<Double>) -> SIMD4<Double> {
+        SIMD4((r0 * v).sum(), (r1 * v).sum(), (r2 * v).sum(), (r3 * v).sum())
+    }
+
+    /// Subtracts the outer product g cᵀ.
+    mutating func subtract(_ g: SIMD4<Double>, _ c: SIMD4<Double>) {
+        r0 -= g.x * c
+        r1 -= g.y * c
+        r2 -= g.z * c
+        r3 -= g.w * c
     }
 }
 

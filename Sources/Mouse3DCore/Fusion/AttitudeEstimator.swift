@@ -28,13 +28,21 @@ public struct AttitudeEstimator: Sendable {
 
     /// The current gyroscope bias estimate, in rad/s.
     public internal(set) var gyroBiasRadiansPerSecond = SIMD3<Double>.zero
-    /// Covariance of the bias estimate, in (0.01 °/s)².
-    @usableFromInline var biasCovariance: Matrix3
+    /// Covariance of the bias estimate, in (0.01 °/s)², and of the scale estimate.
+    @usableFromInline var biasScaleCovariance: BiasScaleCovariance
+    /// The current estimate of the gyroscope's scale error (a reading is (1 + this) times the rate,
+    /// plus the bias), as a fraction.
+    public internal(set) var gyroScaleError = 0.0
+    /// The corrected rate of the last sample, and its sum over the bias's block (the scale's regressor
+    /// is R·ω, low-passed with the rotation).
+    @usableFromInline var lastRate = SIMD3<Double>.zero
+    @usableFromInline var biasBlockRate = SIMD3<Double>.zero
 
     @usableFromInline var accelerometerLowPass: ButterworthLowPass<SIMD3<Double>>
     @usableFromInline var restGyroLowPass: ButterworthLowPass<SIMD3<Double>>
     @usableFromInline var restAccelerometerLowPass: ButterworthLowPass<SIMD3<Double>>
-    /// Low-pass of the rotation matrix (lanes 0–8, rows first) and of R·bias (lanes 9–10).
+    /// Low-pass of the rotation matrix (lanes 0–8, rows first), of R·bias (lanes 9–10) and of R·ω
+    /// (lanes 11–13).
     @usableFromInline var biasRotationLowPass: ButterworthLowPass<SIMD16<Double>>
 
     /// Short average of the horizontal part of the measured vertical, in the level frame.
@@ -92,6 +100,8 @@ public struct AttitudeEstimator: Sendable {
         var biasMotionNoise: Double
         var biasVerticalNoise: Double
         var biasRestNoise: Double
+        var scaleInitialVariance: Double
+        var scaleProcessVariance: Double
         /// sin² of the disturbance angle, compared with the squared horizontal lean (nil: not compared).
         var disturbanceLimitSquared: Double?
         /// The squared magnitudes of the low-passed force that are corrected towards: 1 g less and more
@@ -125,6 +135,8 @@ public struct AttitudeEstimator: Sendable {
             biasVerticalNoise = biasMotionNoise / max(p.biasVerticalForgettingFactor, 1e-10)
             let rest = variance(p.biasSigmaRestDegreesPerSecond)
             biasRestNoise = rest * rest / biasProcessVariance + rest
+            scaleInitialVariance = p.gyroScaleSigmaInitial * p.gyroScaleSigmaInitial
+            scaleProcessVariance = 1e-6 * ts * Double(biasUpdateInterval) / p.gyroScaleForgettingTimeSeconds
             let g = standardGravityMetersPerSecondSquared
             let fraction = p.linearAccelerationRejectionFraction
             let low = max(1 - fraction, 0) * g
@@ -147,7 +159,7 @@ public struct AttitudeEstimator: Sendable {
         let ts = Self.provisionalPeriodSeconds
         accelerometerTimeConstantSeconds = parameters.accelerometerTimeConstantSeconds
         tuning = Tuning(parameters, periodSeconds: ts)
-        biasCovariance = .diagonal(tuning.biasInitialVariance)
+        biasScaleCovariance = BiasScaleCovariance(bias: tuning.biasInitialVariance, scale: tuning.scaleInitialVariance)
         accelerometerLowPass = ButterworthLowPass(
             warmUpSamples: Int(parameters.accelerometerTimeConstantSeconds / ts))
         accelerometerLongLowPass = ButterworthLowPass(
@@ -164,7 +176,8 @@ public struct AttitudeEstimator: Sendable {
         let limit = SIMD3(repeating: parameters.biasLimitRadiansPerSecond)
         gyroBiasRadiansPerSecond = bias.clamped(lowerBound: -limit, upperBound: limit)
         let variance = (sigmaDegreesPerSecond * 100) * (sigmaDegreesPerSecond * 100)
-        biasCovariance = .diagonal(min(variance, tuning.biasInitialVariance))
+        biasScaleCovariance = BiasScaleCovariance(
+            bias: min(variance, tuning.biasInitialVariance), scale: biasScaleCovariance.r3.w)
     }
 
     /// The range a device reports for its accelerometer per axis, in m/s²; used unless the parameters
