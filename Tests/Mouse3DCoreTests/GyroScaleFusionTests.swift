@@ -74,7 +74,36 @@ struct GyroScaleFusionTests {
         #expect(with.rms < 1.1 * without.rms + 0.01, "inclination \(with.rms)° learning the scale, \(without.rms)° not")
     }
 
-    @Test("At rest the scale does not move, whatever the bias")
+    @Test("Per-axis scale errors and misaligned axes (synthetic hands, 4 seeds): one learnt scale costs nothing")
+    func perAxisErrorsCostNothing() {
+        var fixed = AttitudeEstimatorParameters()
+        fixed.gyroScaleEstimation = false
+        var with = 0.0
+        var without = 0.0
+        for seed in UInt64(1)...4 {
+            // Scale errors up to ±1% per axis, axes misaligned up to ±0.5°: one scale catches their mean only.
+            let points = HandMotion(seconds: 120, hertz: 100, seed: seed).generate()
+            with += inclinationRMS(points, AttitudeEstimatorParameters())
+            without += inclinationRMS(points, fixed)
+        }
+        #expect(with <= 1.02 * without, "inclination \(with / 4)° learning the scale, \(without / 4)° not")
+    }
+
+    @Test("A re-levelling (a long gap) and a calibration keep the scale learnt")
+    func scaleSurvivesRelevelAndCalibration() {
+        var estimator = AttitudeEstimator()
+        let points = Self.turning(scaleError: -0.008, seconds: 240)
+        for p in points { estimator.update(p.sample) }
+        let learnt = estimator.gyroScaleError
+        #expect(learnt < -0.005, "scale \(learnt * 100)% after turning")
+        var late = points[points.count - 1].sample
+        late.timestampNanoseconds += 5_000_000_000  // past the 2 s re-levelling gap
+        estimator.update(late)
+        estimator.startFromBias(.zero)
+        #expect(estimator.gyroScaleError == learnt)
+    }
+
+    @Test("A sensor at rest from power-up: its bias does not move the scale")
     func restLeavesTheScaleAlone() {
         var motion = noisy(SyntheticMotion(segments: [.init(seconds: 60)], sampleRateHertz: 250))
         motion.gyroBiasRadiansPerSecond = SIMD3(0.6, -0.5, 0.8) * degree

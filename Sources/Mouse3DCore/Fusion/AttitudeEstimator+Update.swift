@@ -111,9 +111,9 @@ extension AttitudeEstimator {
 
     /// Strapdown integration of the bias-corrected angular velocity over `seconds`.
     mutating func integrateGyro(_ gyro: SIMD3<Double>, seconds: Double) {
-        guard seconds > 0 else { return }
-        let omega = (gyro - gyroBiasRadiansPerSecond) * (1 - gyroScaleError)
+        let omega = (gyro - gyroBiasRadiansPerSecond) * gyroScaleCorrection
         lastRate = omega
+        guard seconds > 0 else { return }
         let (s, cosine) = halfAngleStep(rateSquared: dot(omega, omega), seconds: seconds)
         let step = Quaternion(w: cosine, x: omega.x * s, y: omega.y * s, z: omega.z * s)
         // Both factors are unit to rounding, so the product is too: a Newton step keeps it there.
@@ -314,10 +314,12 @@ extension AttitudeEstimator {
         packed[8] = rotation.r2.z
         packed[9] = dot(rotation.r0, bias)
         packed[10] = dot(rotation.r1, bias)
-        // The scale's regressor: R·ω (the block's mean rate).
+        // The scale's regressor: R·ω (the block's mean rate), its horizontal rows, and their product
+        // with the scale estimate (as R·bias is the bias's).
         packed[11] = dot(rotation.r0, rate)
         packed[12] = dot(rotation.r1, rate)
-        packed[13] = dot(rotation.r2, rate)
+        packed[13] = gyroScaleError * packed[11]
+        packed[14] = gyroScaleError * packed[12]
         let f = biasRotationLowPass.step(packed, tuning.biasLowPass)
 
         // The covariance grows while no measurement comes in, up to its initial value.
@@ -336,9 +338,12 @@ extension AttitudeEstimator {
             let r = Matrix3(SIMD3(f[0], f[1], f[2]), SIMD3(f[3], f[4], f[5]), SIMD3(f[6], f[7], f[8]))
             // The correction turned by atan(up.y) about x and -up.x about y this step: read as a rate,
             // it is what the bias left unexplained.
+            // So does the scale (lanes 11–14: what the estimates of the last τ explained, less what
+            // the current one would have).
+            let scale = gyroScaleError
             error = SIMD3(
-                -up.y / ts + f[9] - dot(r.r0, bias),
-                up.x / ts + f[10] - dot(r.r1, bias),
+                -up.y / ts + f[9] - dot(r.r0, bias) + f[13] - scale * f[11],
+                up.x / ts + f[10] - dot(r.r1, bias) + f[14] - scale * f[12],
                 -dot(r.r2, bias))
             measurement = r
             noise = SIMD3(tuning.biasMotionNoise, tuning.biasMotionNoise, tuning.biasVerticalNoise)
@@ -350,11 +355,12 @@ extension AttitudeEstimator {
         // One Kalman step for the bias and the scale together (they explain the same corrections, and
         // while the device turns mostly one way a scale error looks like a bias): the state is
         // (bias, scale), in (0.01 °/s) and as a fraction; the measurement model is [R | R·ω], R and
-        // R·ω low-passed as the accelerometer is. At rest the scale column is zero (nothing turns),
-        // and the scale moves only through its covariance with the bias.
+        // R·ω low-passed as the accelerometer is, the vertical row for the bias only (the accelerometer
+        // sees no turn about the vertical). At rest the scale column is zero (nothing turns), and the
+        // scale moves only through its covariance with the bias.
         let k = 18_000 / Double.pi
         let scaleColumn =
-            p.gyroScaleEstimation && measurement != nil ? SIMD3(f[11], f[12], f[13]) * k : SIMD3<Double>.zero
+            p.gyroScaleEstimation && measurement != nil ? SIMD3(f[11], f[12], 0) * k : SIMD3<Double>.zero
         let rows = measurement ?? .diagonal(1)
         let h0 = SIMD4(rows.r0, scaleColumn.x)
         let h1 = SIMD4(rows.r1, scaleColumn.y)
@@ -376,9 +382,10 @@ extension AttitudeEstimator {
         let g2 = c0 * inverse.r0.z + c1 * inverse.r1.z + c2 * inverse.r2.z
         let step = g0 * e.x + g1 * e.y + g2 * e.z
         gyroBiasRadiansPerSecond = (bias + SIMD3(step.x, step.y, step.z)).clamped(lowerBound: -limit, upperBound: limit)
-        if p.gyroScaleEstimation {
+        if p.gyroScaleEstimation, step.w.isFinite {
             let scaleLimit = p.gyroScaleLimit
             gyroScaleError = min(max(gyroScaleError + step.w * k, -scaleLimit), scaleLimit)
+            gyroScaleCorrection = 1 / (1 + gyroScaleError)
         }
         covariance.subtract(g0, c0)
         covariance.subtract(g1, c1)

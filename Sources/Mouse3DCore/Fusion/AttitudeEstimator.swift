@@ -33,6 +33,8 @@ public struct AttitudeEstimator: Sendable {
     /// The current estimate of the gyroscope's scale error (a reading is (1 + this) times the rate,
     /// plus the bias), as a fraction.
     public internal(set) var gyroScaleError = 0.0
+    /// What a reading less the bias is multiplied by: 1 / (1 + ``gyroScaleError``).
+    @usableFromInline var gyroScaleCorrection = 1.0
     /// The corrected rate of the last sample, and its sum over the bias's block (the scale's regressor
     /// is R·ω, low-passed with the rotation).
     @usableFromInline var lastRate = SIMD3<Double>.zero
@@ -41,8 +43,8 @@ public struct AttitudeEstimator: Sendable {
     @usableFromInline var accelerometerLowPass: ButterworthLowPass<SIMD3<Double>>
     @usableFromInline var restGyroLowPass: ButterworthLowPass<SIMD3<Double>>
     @usableFromInline var restAccelerometerLowPass: ButterworthLowPass<SIMD3<Double>>
-    /// Low-pass of the rotation matrix (lanes 0–8, rows first), of R·bias (lanes 9–10) and of R·ω
-    /// (lanes 11–13).
+    /// Low-pass of the rotation matrix (lanes 0–8, rows first), of R·bias (lanes 9–10) and of the
+    /// horizontal rows of R·ω (lanes 11–12) and of the scale estimate times them (lanes 13–14).
     @usableFromInline var biasRotationLowPass: ButterworthLowPass<SIMD16<Double>>
 
     /// Short average of the horizontal part of the measured vertical, in the level frame.
