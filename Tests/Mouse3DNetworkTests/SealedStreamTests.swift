@@ -664,12 +664,22 @@ struct ReservationTests {
         var events: [AttitudeReceiver.Event] = []
         try Self.send(try (0..<5).map { try SealedPair.seal(&sealer, UInt64($0)) }, from: 2, to: r.localAddress)
         try Self.drainAll(r, &events)
+        // Messages name a paired sender's stream by its name (the key is plain data; the label has it).
+        let name = "'\(pair.senderRecord.name)' (127.0.0.2:"
+        let startedKey = events.compactMap { if case .streamStarted(let k) = $0 { k } else { nil } }.first
+        #expect(
+            startedKey.map { r.describe($0) }?.hasPrefix(name) == true, "\(startedKey.map { r.describe($0) } ?? "")")
         var lostLabel: StreamLabel?
+        var lostText = ""
         try r.checkSilence(now: MonotonicClock.nanoseconds() + 1_000_000_000) {
-            if case .streamLost(let key) = $0 { lostLabel = r.label(of: key) }
+            if case .streamLost(let key) = $0 {
+                lostLabel = r.label(of: key)
+                lostText = r.describe(key)
+            }
         }
         #expect(
             lostLabel?.sender.hasPrefix("127.0.0.2:") == true, "the lost stream's label is there to end its outputs")
+        #expect(lostText.hasPrefix(name), "\(lostText)")
         try Self.send(try (5..<10).map { try SealedPair.seal(&sealer, UInt64($0)) }, from: 3, to: r.localAddress)
         try Self.drainAll(r, &events)
         let frames = events.compactMap { if case .frame(let f) = $0 { f } else { nil } }

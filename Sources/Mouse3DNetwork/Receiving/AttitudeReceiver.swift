@@ -86,6 +86,10 @@ public final class AttitudeReceiver {
     /// The label of a live stream as its frames carry it (during ``Event/streamLost(_:)`` too).
     public func label(of stream: StreamKey) -> StreamLabel? { labels[stream] }
 
+    /// How messages name a stream: its label's description (with the paired sender's name) while it
+    /// has one, during its events too; else its address and id.
+    public func describe(_ stream: StreamKey) -> String { labels[stream]?.description ?? stream.description }
+
     /// Reads every datagram waiting (at most `limit`), calling `handle` for each event in order.
     /// Returns how many datagrams were read. The kernel hands over up to 64 per `recvmmsg(2)`.
     @discardableResult
@@ -182,8 +186,7 @@ public final class AttitudeReceiver {
         let d = verified.datagram
         var sequence = d.sequence
         if format == .raw { sequence = nextRawSequence(from: sender) }
-        let key = StreamKey(
-            sender: sender, streamID: d.streamID, peerName: verified.peerName, senderKey: verified.senderKey)
+        let key = StreamKey(sender: sender, streamID: d.streamID, senderKey: verified.senderKey)
         // At most one hash for the stream (none when the last datagram was its): its place serves the
         // verdict and the gap (it stays good until a stream is started or removed, which only happens
         // below when it had none).
@@ -205,25 +208,27 @@ public final class AttitudeReceiver {
             let skipped = newestBefore.map { sequence - $0 - 1 } ?? 0
             let sent = format == .raw ? nil : d.sentNanoseconds
             tally.accepted(from: sender, skipped: skipped, sent: sent, now: now)
+            // Made before the events, which name the stream by it.
+            let label = label(for: key, peer: verified.peerName)
             if isNew { try handle(.streamStarted(key)) }
             if resumed { try handle(.streamResumed(key)) }
             try handle(
                 .frame(
                     AttitudeUpdate(
-                        stream: label(for: key), sequence: sequence, buttons: d.buttons, frame: d.frame,
+                        stream: label, sequence: sequence, buttons: d.buttons, frame: d.frame,
                         sentNanoseconds: sent,
                         receivedNanoseconds: now)))
         }
     }
 
-    /// The label of a tracked stream, made on its first frame.
-    private func label(for key: StreamKey) -> StreamLabel {
+    /// The label of a tracked stream, made on its first frame (`peer`: the paired sender's name).
+    private func label(for key: StreamKey, peer: String?) -> StreamLabel {
         if let last = lastLabel, last.key == key { return last.label }
         let label =
             labels[key]
             ?? StreamLabel(
                 sender: key.sender.description, stream: String(key.streamID, radix: 16),
-                description: key.description, peer: key.peerName)
+                description: key.description(peer: peer), peer: peer)
         labels[key] = label
         lastLabel = (key, label)
         return label

@@ -3,12 +3,13 @@ import Mouse3DLinux
 
 extension AttitudeReceiver {
     /// A stream: who sent it and its id (0 for raw frames, which carry none).
+    /// Plain data (no reference inside): copied and compared per frame without retains. The paired
+    /// sender's name is the stream's label's (``AttitudeReceiver/describe(_:)``).
     public struct StreamKey: Hashable, Sendable, CustomStringConvertible {
         /// Creates a key.
-        public init(sender: SocketAddress, streamID: UInt32, peerName: String? = nil, senderKey: UInt64 = 0) {
+        public init(sender: SocketAddress, streamID: UInt32, senderKey: UInt64 = 0) {
             self.sender = sender
             self.streamID = streamID
-            self.peerName = peerName
             self.senderKey = senderKey
         }
 
@@ -16,8 +17,6 @@ extension AttitudeReceiver {
         public var sender: SocketAddress
         /// The stream id the sender chose.
         public var streamID: UInt32
-        /// The paired sender's name (sealed streams only).
-        public var peerName: String?
         /// The paired sender's id (sealed streams only; 0 otherwise). Part of the key: two paired
         /// senders sending from one address with one stream id (one spoofing the other's source)
         /// are two streams, and neither can make the other's frames stale.
@@ -27,7 +26,7 @@ extension AttitudeReceiver {
         /// authenticated; the address is not): a late or captured datagram re-sent from another
         /// address meets the stream's "newest wins" and is stale, instead of starting a stream of
         /// its own (a click injected, the live stream pushed out); a sender whose address changes
-        /// keeps its stream. The name follows from the sender; not hashed per frame.
+        /// keeps its stream.
         public static func == (a: StreamKey, b: StreamKey) -> Bool {
             a.streamID == b.streamID && a.senderKey == b.senderKey && (a.senderKey != 0 || a.sender == b.sender)
         }
@@ -36,8 +35,11 @@ extension AttitudeReceiver {
             hasher.combine(streamID)
             hasher.combine(senderKey)
         }
-        public var description: String {
-            let who = peerName.map { "'\($0)' (\(sender))" } ?? "\(sender)"
+        /// The address and stream id (`127.0.0.1:5000 stream 2a`).
+        public var description: String { description(peer: nil) }
+        /// With the paired sender's name (`'laptop' (127.0.0.1:5000) stream 2a`).
+        public func description(peer: String?) -> String {
+            let who = peer.map { "'\($0)' (\(sender))" } ?? "\(sender)"
             return streamID == 0 ? who : "\(who) stream \(String(streamID, radix: 16))"
         }
     }

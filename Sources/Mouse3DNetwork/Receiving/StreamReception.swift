@@ -106,18 +106,18 @@ public final class StreamReception {
             {
                 batchSent.append(sent)
             }
-        case .streamStarted(let key): sayStreamChange("\(key): new stream")
+        case .streamStarted(let key): sayStreamChange("\(receiver.describe(key)): new stream")
         case .streamLost(let key):
-            sayStreamChange("\(key): lost (no frames for 500 ms)")
+            sayStreamChange("\(receiver.describe(key)): lost (no frames for 500 ms)")
             if let label = receiver.label(of: key) { outputs.streamEnded(label) }
         case .streamDropped(let key):
             sayStreamChange(
                 key.senderKey != 0
-                    ? "\(key): dropped, to keep at most \(AttitudeReceiver.maximumStreamsPerSender) streams per paired sender"
-                    : "\(key): dropped, to keep at most \(AttitudeReceiver.maximumUnauthenticatedStreams) unauthenticated streams"
+                    ? "\(receiver.describe(key)): dropped, to keep at most \(AttitudeReceiver.maximumStreamsPerSender) streams per paired sender"
+                    : "\(receiver.describe(key)): dropped, to keep at most \(AttitudeReceiver.maximumUnauthenticatedStreams) unauthenticated streams"
             )
             if let label = receiver.label(of: key) { outputs.streamEnded(label) }
-        case .streamResumed(let key): sayStreamChange("\(key): back")
+        case .streamResumed(let key): sayStreamChange("\(receiver.describe(key)): back")
         case .refused(let source, let count, let reason, let claimed):
             diagnostics.say(
                 pairings?.describeRefusal(source: source, count: count, reason: reason, claimed: claimed)
