@@ -15,10 +15,10 @@ extension AttitudeEstimator {
         let ts = tuning.accelerometer.samplePeriodSeconds
 
         detectRest(gyro: gyro, accel: accel, periodSeconds: ts)
-        integrateGyro(gyro, seconds: dt)
+        let rate = integrateGyro(gyro, seconds: dt)
         if accel != .zero {
             correct(
-                accel: accel,
+                accel: accel, rate: rate,
                 angularSpeedSquared: dot(gyro - gyroBiasRadiansPerSecond, gyro - gyroBiasRadiansPerSecond),
                 periodSeconds: ts)
         }
@@ -63,10 +63,10 @@ extension AttitudeEstimator {
             // The warm-up averages span the intended time, now that the rate is known.
             accelerometerLowPass.setWarmUpLength(Int(parameters.accelerometerTimeConstantSeconds / gap))
             accelerometerLongLowPass.setWarmUpLength(Int(parameters.accelerometerTimeConstantSeconds / gap))
-            let biasWarmUp = Int(
-                parameters.accelerometerTimeConstantSeconds
-                    / (gap * Double(Tuning.biasUpdateInterval(periodSeconds: gap))))
-            biasRotationLowPass.setWarmUpLength(biasWarmUp)
+            biasRotationLowPass.setWarmUpLength(
+                Int(
+                    parameters.accelerometerTimeConstantSeconds
+                        / (gap * Double(Tuning.biasUpdateInterval(periodSeconds: gap)))))
             restGyroLowPass.setWarmUpLength(Int(parameters.restTimeConstantSeconds / gap))
             restAccelerometerLowPass.setWarmUpLength(Int(parameters.restTimeConstantSeconds / gap))
         }
@@ -109,19 +109,23 @@ extension AttitudeEstimator {
         }
     }
 
-    /// Strapdown integration of the bias-corrected angular velocity over `seconds`.
-    mutating func integrateGyro(_ gyro: SIMD3<Double>, seconds: Double) {
+    /// Strapdown integration of the bias- and scale-corrected angular velocity over `seconds`;
+    /// returns that angular velocity.
+    mutating func integrateGyro(_ gyro: SIMD3<Double>, seconds: Double) -> SIMD3<Double> {
         let omega = (gyro - gyroBiasRadiansPerSecond) * gyroScaleCorrection
-        lastRate = omega
-        guard seconds > 0 else { return }
+        guard seconds > 0 else { return omega }
         let (s, cosine) = halfAngleStep(rateSquared: dot(omega, omega), seconds: seconds)
         let step = Quaternion(w: cosine, x: omega.x * s, y: omega.y * s, z: omega.z * s)
         // Both factors are unit to rounding, so the product is too: a Newton step keeps it there.
         gyroQuaternion = (gyroQuaternion * step).renormalizedNearUnit
+        return omega
     }
 
     /// Accelerometer correction of the inclination and the bias update that goes with it.
-    mutating func correct(accel measured: SIMD3<Double>, angularSpeedSquared: Double, periodSeconds ts: Double) {
+    /// `rate`: the corrected angular velocity, for the bias and scale step.
+    mutating func correct(
+        accel measured: SIMD3<Double>, rate: SIMD3<Double>, angularSpeedSquared: Double, periodSeconds ts: Double
+    ) {
         let g = standardGravityMetersPerSecondSquared
         var accel = measured
         if let range = accelerometerRangeMetersPerSecondSquared,
@@ -194,7 +198,7 @@ extension AttitudeEstimator {
             inclinationCorrection = (correction * inclinationCorrection).renormalizedNearUnit
             correctionRate = SIMD2(unit.x, unit.y)
         }
-        updateBias(correction: correctionRate, periodSeconds: ts)
+        updateBias(correction: correctionRate, rate: rate, periodSeconds: ts)
     }
 
     /// Whether a reading leans more than 15° from the estimated vertical or is more than the rejection
@@ -279,7 +283,7 @@ extension AttitudeEstimator {
 
     /// One Kalman step of the gyroscope bias estimate: from the rest average while resting, from the
     /// accelerometer correction while moving.
-    mutating func updateBias(correction up: SIMD2<Double>?, periodSeconds ts: Double) {
+    mutating func updateBias(correction up: SIMD2<Double>?, rate: SIMD3<Double>, periodSeconds ts: Double) {
         let p = parameters
         guard p.motionBiasEstimation || p.restBiasEstimation else { return }
         // The attitude's rotation matrix, averaged over the block, is what the bias's low-pass is fed:
@@ -290,7 +294,7 @@ extension AttitudeEstimator {
         // does not cancel.
         let q = inclinationCorrection * gyroQuaternion
         biasBlockSum += SIMD4(q.w, q.x, q.y, q.z)
-        biasBlockRate += lastRate
+        biasBlockRate += rate
         biasBlockCount += 1
         biasUpdateCountdown -= 1
         guard biasUpdateCountdown <= 0 else { return }
@@ -298,7 +302,7 @@ extension AttitudeEstimator {
         let bias = gyroBiasRadiansPerSecond
         let mean = biasBlockSum
         let rotation = Quaternion(w: mean[0], x: mean[1], y: mean[2], z: mean[3]).normalized.rotationMatrix
-        let rate = biasBlockRate / Double(max(biasBlockCount, 1))
+        let meanRate = biasBlockRate / Double(max(biasBlockCount, 1))
         biasBlockSum = .zero
         biasBlockRate = .zero
         biasBlockCount = 0
@@ -316,8 +320,8 @@ extension AttitudeEstimator {
         packed[10] = dot(rotation.r1, bias)
         // The scale's regressor: R·ω (the block's mean rate), its horizontal rows, and their product
         // with the scale estimate (as R·bias is the bias's).
-        packed[11] = dot(rotation.r0, rate)
-        packed[12] = dot(rotation.r1, rate)
+        packed[11] = dot(rotation.r0, meanRate)
+        packed[12] = dot(rotation.r1, meanRate)
         packed[13] = gyroScaleError * packed[11]
         packed[14] = gyroScaleError * packed[12]
         let f = biasRotationLowPass.step(packed, tuning.biasLowPass)

@@ -35,9 +35,8 @@ public struct AttitudeEstimator: Sendable {
     public internal(set) var gyroScaleError = 0.0
     /// What a reading less the bias is multiplied by: 1 / (1 + ``gyroScaleError``).
     @usableFromInline var gyroScaleCorrection = 1.0
-    /// The corrected rate of the last sample, and its sum over the bias's block (the scale's regressor
-    /// is R·ω, low-passed with the rotation).
-    @usableFromInline var lastRate = SIMD3<Double>.zero
+    /// The corrected rate summed over the bias's block (the scale's regressor is R·ω, low-passed with
+    /// the rotation).
     @usableFromInline var biasBlockRate = SIMD3<Double>.zero
 
     @usableFromInline var accelerometerLowPass: ButterworthLowPass<SIMD3<Double>>
