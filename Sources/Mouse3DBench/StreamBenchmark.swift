@@ -71,12 +71,14 @@ public struct StreamBenchmark {
         // fixed 50,000 frames/s is steadier, measured in rounds that interleave the formats so
         // that drift in the machine's speed falls on all of them alike.
         var perFrame: [WireFormat: [Double]] = [:]
+        var floorPerFrame: [Double] = []
         for _ in 0..<capacityRounds {
             for format in formatList {
                 let (_, _, cpu) = try throughputStep(
                     executable: executable, rate: 50_000, format: format, pairing: pairing, quiet: true)
                 perFrame[format, default: []].append(cpu)
             }
+            floorPerFrame.append(try floorCapacityStep(executable: executable, rate: 50_000))
         }
         print("receiver CPU per frame at 50,000 frames/s, median of \(capacityRounds) interleaved rounds:")
         for format in formatList {
@@ -86,6 +88,10 @@ public struct StreamBenchmark {
                 "  \(format.benchName): \(fixed(m, 2)) µs (\(m > 0 ? Int(1e6 / m) : 0) frames/s per core; rounds: \(all))"
             )
         }
+        let floorMedian = median(floorPerFrame)
+        print(
+            "  floor (the same bursts into a receiver blocked in recvfrom, printing nothing): \(fixed(floorMedian, 2)) µs"
+                + " (rounds: \(floorPerFrame.map { fixed($0, 2) }.joined(separator: " ")))")
         let sealedCPU = median(perFrame[.sealed] ?? [])
         let plainCPU = median(perFrame[.datagram] ?? [])
         let rawCPU = median(perFrame[.raw] ?? [])
@@ -219,6 +225,50 @@ public struct StreamBenchmark {
             )
         }
         return (sent - notDelivered, max(0, summaryValue("frames", in: report)), cpu / Double(frames) * 1e6)
+    }
+
+    /// The floor's CPU per frame at `rate` frames/s: the same 1 ms bursts as ``throughputStep`` (plain
+    /// datagrams' size, from one socket) into `bench floor-peer`'s receiver, blocked in recvfrom.
+    func floorCapacityStep(executable: String, rate: Int) throws -> Double {
+        let total = Int(Double(rate) * stepSeconds)
+        let receiver = try ChildProcess(
+            executable: executable, arguments: ["bench", "floor-peer", "--role", "receiver", "--count", "\(total)"])
+        guard let port = try loopbackPort(announcedBy: receiver) else {
+            throw ActionableError("the floor receiver did not start")
+        }
+        let cpuBefore = try ProcessStatistics.cpuSeconds(pid: receiver.pid)
+        let target = try SocketAddress.resolve("127.0.0.1:\(port)", defaultPort: 0, passive: false)
+        let socket = try UDPSocket(family: target.family)
+        var bytes = [UInt8](repeating: 0, count: AttitudeDatagram.byteCount)
+        let perMillisecond = max(1, rate / 1000)
+        let start = MonotonicClock.nanoseconds()
+        var sent = 0
+        var tick: UInt64 = 0
+        while sent < total {
+            let due = start + tick * 1_000_000
+            while MonotonicClock.nanoseconds() < due {}
+            for _ in 0..<min(perMillisecond, total - sent) {
+                withUnsafeBytes(of: MonotonicClock.nanoseconds().littleEndian) {
+                    bytes.replaceSubrange(0..<8, with: $0)
+                }
+                _ = try bytes.withUnsafeBytes { try socket.send($0, to: target) }
+                sent += 1
+            }
+            tick += 1
+        }
+        MonotonicClock.sleep(nanoseconds: 300_000_000)
+        // Read before it is reaped (it ends once it has them all, or a second after the last).
+        let cpu = try ProcessStatistics.cpuSeconds(pid: receiver.pid) - cpuBefore
+        let report = try receiver.readAllErrors()
+        _ = try? receiver.wait()
+        // Its summary ends "(N frames)".
+        var received = total
+        if let line = report.split(separator: "\n").last(where: { $0.contains("latency") }),
+            let open = line.firstRange(of: "("), let n = Int(line[open.upperBound...].prefix { $0.isNumber })
+        {
+            received = n
+        }
+        return cpu / Double(max(1, received)) * 1e6
     }
 
     /// A page of the live view, stood in for by a Python WebSocket client that reads every message
@@ -547,8 +597,9 @@ extension StreamBenchmark {
         var p99: Double
         var receiverCPU: Double
         var receiverRSS: Int
-        /// The p99 of a minimal UDP receiver under the same load.
+        /// The p99 of a minimal UDP receiver under the same load, and its CPU (% of a core).
         var floorP99: Double
+        var floorCPU: Double
     }
 
     /// Many paired senders on one receiver: for each count in `counts`, that many sealed streams at
@@ -568,17 +619,19 @@ extension StreamBenchmark {
             let row = rows.last!
             print(
                 "\(count) sealed senders × 1000 frames/s for \(seconds) s: sent \(row.sent), received \(row.received), lost \(row.lost); "
-                    + "latency send→output:\(row.latency) (floor p99 \(fixed(row.floorP99, 0)) µs); receiver CPU \(fixed(row.receiverCPU, 1))% of a core, peak RSS \(fixed(Double(row.receiverRSS) / 1_048_576, 1)) MiB"
+                    + "latency send→output:\(row.latency) (floor p99 \(fixed(row.floorP99, 0)) µs); receiver CPU \(fixed(row.receiverCPU, 1))% of a core (floor \(fixed(row.floorCPU, 1))%), peak RSS \(fixed(Double(row.receiverRSS) / 1_048_576, 1)) MiB"
             )
         }
         print("")
         print(
-            "| senders | frames/s | lost | p99 send→output | floor p99, same load | receiver CPU | receiver peak RSS |")
-        print("|---|---|---|---|---|---|---|")
+            "| senders | frames/s | lost | p99 send→output | floor p99, same load | receiver CPU | floor CPU, same load | receiver peak RSS |"
+        )
+        print("|---|---|---|---|---|---|---|---|")
         for row in rows {
             print(
                 "| \(row.senders) | \(row.senders * 1000) | \(row.lost) of \(row.sent) | \(fixed(row.p99, 0)) µs | \(fixed(row.floorP99, 0)) µs "
-                    + "| \(fixed(row.receiverCPU, 1))% | \(fixed(Double(row.receiverRSS) / 1_048_576, 1)) MiB |")
+                    + "| \(fixed(row.receiverCPU, 1))% | \(fixed(row.floorCPU, 1))% | \(fixed(Double(row.receiverRSS) / 1_048_576, 1)) MiB |"
+            )
         }
         print(
             "floor: the same pacing from as many sockets into a minimal receiver blocked in recvfrom (bench floor-peer)"
@@ -636,16 +689,18 @@ extension StreamBenchmark {
             report.split(separator: "\n").last { $0.contains("latency") }
             .map { String($0.split(separator: ":", maxSplits: 2).last ?? "") } ?? " n/a"
         let received = max(0, summaryValue("frames", in: report))
+        let floor = try floorLoad(executable: executable, senders: streamers.count)
         return LoadRow(
             senders: streamers.count, sent: sent - notDelivered, received: received,
             lost: sent - notDelivered - received, latency: latency,
             p99: Self.p99(in: latency), receiverCPU: cpu / elapsed * 100, receiverRSS: rss,
-            floorP99: try floorLoad(executable: executable, senders: streamers.count))
+            floorP99: floor.p99, floorCPU: floor.cpu)
     }
 
     /// The machine's floor under the same load: the same pacing from as many sockets, each datagram
-    /// stamped with the clock just before sendto, into a minimal receiver blocked in recvfrom.
-    func floorLoad(executable: String, senders count: Int) throws -> Double {
+    /// stamped with the clock just before sendto, into a minimal receiver blocked in recvfrom: its p99
+    /// and its CPU (% of a core) after the warm-up, as the receiver's are measured.
+    func floorLoad(executable: String, senders count: Int) throws -> (p99: Double, cpu: Double) {
         let total = Int(seconds * 1000) * count + 1000 * count
         let receiver = try ChildProcess(
             executable: executable,
@@ -656,15 +711,26 @@ extension StreamBenchmark {
         let target = try SocketAddress.resolve("127.0.0.1:\(port)", defaultPort: 0, passive: false)
         let sockets = try (0..<count).map { _ in try UDPSocket(family: target.family) }
         var bytes = [UInt8](repeating: 0, count: AttitudeDatagram.byteCount)
-        try pace(senders: count, seconds: seconds, measuring: {}) { i, _ in
+        var cpu0 = 0.0
+        var t0: UInt64 = 0
+        try pace(
+            senders: count, seconds: seconds,
+            measuring: {
+                cpu0 = try ProcessStatistics.cpuSeconds(pid: receiver.pid)
+                t0 = MonotonicClock.nanoseconds()
+            }
+        ) { i, _ in
             withUnsafeBytes(of: MonotonicClock.nanoseconds().littleEndian) { bytes.replaceSubrange(0..<8, with: $0) }
             _ = try bytes.withUnsafeBytes { try sockets[i].send($0, to: target) }
         }
-        // It stops after `total` datagrams, or a second after the last if some were lost.
+        let elapsed = Double(MonotonicClock.nanoseconds() - t0) * 1e-9
+        // Read before it is reaped: it stops after `total` datagrams, or a second after the last if
+        // some were lost.
+        let cpu = try ProcessStatistics.cpuSeconds(pid: receiver.pid) - cpu0
         let report = try receiver.readAllErrors()
         _ = try? receiver.wait()
         let latency = report.split(separator: "\n").last { $0.contains("latency") }.map(String.init) ?? ""
-        return Self.p99(in: latency)
+        return (Self.p99(in: latency), cpu / elapsed * 100)
     }
 
     static func p99(in latency: String) -> Double {
