@@ -36,3 +36,5 @@ struct mouse3d_mmsghdr {
 #define MOUSE3D_MSG_WAITFORONE 0x10000
 struct timespec;
 int mouse3d_recvmmsg (int sockfd, struct mouse3d_mmsghdr *msgvec, unsigned int vlen, int flags, struct timespec *timeout) __asm__("recvmmsg");
+/* sendmmsg(2): many datagrams, each to its own address, in one call. */
+int mouse3d_sendmmsg (int sockfd, struct mouse3d_mmsghdr *msgvec, unsigned int vlen, int flags) __asm__("sendmmsg");

@@ -45,6 +45,81 @@ struct StreamerReceiverTests {
         #expect(r.totals.frames == 300)
     }
 
+    @Test(
+        "One frame to three sealed receivers (two IPv4, one IPv6) in one sendmmsg per family: each opens every frame under its own pairing"
+    )
+    func severalSealedReceivers() throws {
+        let pairs = (0..<3).map { _ in SealedPair() }
+        let hosts = ["127.0.0.1", "[::1]", "127.0.0.1"]
+        let receivers = try zip(pairs, hosts).map { pair, host in
+            try AttitudeReceiver(
+                listeningOn: SocketAddress.resolve("\(host):0", defaultPort: 0, passive: false), format: .sealed,
+                opener: pair.opener())
+        }
+        let s = try AttitudeStreamer(
+            peers: receivers.map(\.localAddress), format: .sealed, sealers: pairs.map { $0.sealer() }, streamID: 9)
+        for i in 0..<40 {
+            try s.send(AttitudeFrame(roll: Float(i) * 0.01, pitch: 0.2, yaw: -0.3), buttons: [], now: UInt64(i))
+        }
+        for (k, r) in receivers.enumerated() {
+            let frames = try events(r, count: 40).compactMap { e -> AttitudeUpdate? in
+                if case .frame(let f) = e { return f } else { return nil }
+            }
+            #expect(frames.map(\.sequence) == Array(0..<40), "receiver \(k)")
+            #expect(r.refusals.total == 0, "receiver \(k): \(r.refusals.summary)")
+            #expect(s.peers[k].sent == 40 && s.peers[k].notDelivered == 0)
+        }
+    }
+
+    @Test(
+        "A batch of datagrams goes out in one sendmmsg, each to its own address; one the kernel refuses is counted with its reason and those after it still go"
+    )
+    func outgoingBatch() throws {
+        // An IPv6-only socket cannot send to an IPv4-mapped address: the kernel refuses it with
+        // ENETUNREACH whatever the machine's routes, a refusal in the middle of a batch.
+        let a: UDPSocket
+        let b: UDPSocket
+        do {
+            a = try UDPSocket(family: AF_INET6, blocking: true)
+            b = try UDPSocket(family: AF_INET6, blocking: true)
+            try a.bind(to: SocketAddress.resolve("[::1]:0", defaultPort: 0, passive: false))
+            try b.bind(to: SocketAddress.resolve("[::1]:0", defaultPort: 0, passive: false))
+        } catch {
+            print(
+                "skipped: no IPv6 loopback here (\(error)); the batch is also sent over IPv4 in severalSealedReceivers")
+            return
+        }
+        let sender = try UDPSocket(family: AF_INET6)
+        var on: Int32 = 1
+        #expect(setsockopt(sender.descriptor.rawValue, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &on, 4) == 0)
+        let mapped = try SocketAddress.resolve("[::ffff:127.0.0.1]:9", defaultPort: 0, passive: false)
+        let batch = OutgoingDatagrams(capacity: 4)
+        let payloads: [[UInt8]] = [[1, 2, 3], [4, 5], [6], [7, 8, 9, 10]]
+        let to = [try a.localAddress(), mapped, try b.localAddress(), try a.localAddress()]
+        for (bytes, address) in zip(payloads, to) { bytes.withUnsafeBytes { batch.append($0, to: address) } }
+        try sender.send(batch)
+        #expect(batch.outcomes.count == 4)
+        #expect(batch.outcomes.map { if case .sent = $0 { true } else { false } } == [true, false, true, true])
+        if case .notDelivered(let errno) = batch.outcomes[1] { #expect(errno == .networkUnreachable) }
+        func read(_ socket: UDPSocket) throws -> [UInt8] {
+            var buffer = [UInt8](repeating: 0, count: 64)
+            let n = try buffer.withUnsafeMutableBytes { try socket.receive(into: $0) }?.length ?? -1
+            return Array(buffer.prefix(max(0, n)))
+        }
+        let first = try read(a)
+        let second = try read(a)
+        let third = try read(b)
+        #expect(first == [1, 2, 3])
+        #expect(second == [7, 8, 9, 10])
+        #expect(third == [6])
+        // Reused: the next batch starts empty.
+        batch.removeAll()
+        payloads[2].withUnsafeBytes { batch.append($0, to: to[2]) }
+        try sender.send(batch)
+        let again = try read(b)
+        #expect(batch.outcomes.count == 1 && again == [6])
+    }
+
     @Test("Frames arrive in order with sequence numbers, buttons and a send time", arguments: ["127.0.0.1", "[::1]"])
     func frames(host: String) throws {
         let r = try receiver(.datagram, host)

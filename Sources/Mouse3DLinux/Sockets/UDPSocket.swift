@@ -112,7 +112,7 @@ public final class UDPSocket {
     }
 
     /// Send errors a streaming sender rides out.
-    private static let survivable: [Int32] = [
+    static let survivable: [Int32] = [
         ECONNREFUSED, ENETUNREACH, EHOSTUNREACH, ENETDOWN, EHOSTDOWN, EAGAIN, ENOBUFS, EPERM, EADDRNOTAVAIL
     ]
 

@@ -33,6 +33,9 @@ public final class AttitudeStreamer {
     private var sealed: [UInt8] = []
     /// One sealer per peer, for `.sealed`.
     private var sealers: [DatagramSealer]
+    /// With several peers, one frame's datagrams for one `sendmmsg`, and the peers they are for.
+    private let outgoing: OutgoingDatagrams
+    private var batched: [Int] = []
 
     /// Prepares sockets for every family among `peers`. `.sealed` needs one sealer per peer.
     public init(
@@ -44,6 +47,8 @@ public final class AttitudeStreamer {
         self.format = format
         self.sealers = sealers
         self.streamID = streamID
+        outgoing = OutgoingDatagrams(capacity: max(1, peers.count))
+        batched.reserveCapacity(peers.count)
         for family in Set(peers.map(\.family)) {
             let socket = try UDPSocket(family: family)
             try? socket.setSendBufferSize(1 << 20)
@@ -90,31 +95,52 @@ public final class AttitudeStreamer {
         }
         nextSequence += 1
         var events: [PeerEvent] = []
-        for i in peers.indices where !peers[i].paused {
-            guard let socket = sockets[peers[i].address.family] else { continue }
-            let address = peers[i].address
-            let outcome: UDPSocket.SendOutcome
-            if format == .sealed {
-                sealers[i].seal(buffer, into: &sealed)
-                outcome = try sealed.withUnsafeBytes { try socket.send($0, to: address) }
-            } else {
-                outcome = try buffer.withUnsafeBytes { try socket.send($0, to: address) }
+        if peers.count == 1 {
+            // One receiver (the usual case): one sendto.
+            if !peers[0].paused, let socket = sockets[peers[0].address.family] {
+                let address = peers[0].address
+                record(try withDatagram(for: 0) { try socket.send($0, to: address) }, peer: 0, &events)
             }
-            switch outcome {
-            case .sent:
-                peers[i].sent += 1
-                if peers[i].failing != nil {
-                    peers[i].failing = nil
-                    events.append(.recovered(peers[i].address))
-                }
-            case .notDelivered(let errno):
-                peers[i].notDelivered += 1
-                if peers[i].failing == nil {
-                    peers[i].failing = errno.description
-                    events.append(.failing(peers[i].address, errno.description))
-                }
+            return events
+        }
+        // Several: each family's datagrams in one sendmmsg.
+        for (family, socket) in sockets {
+            outgoing.removeAll()
+            batched.removeAll(keepingCapacity: true)
+            for i in peers.indices where !peers[i].paused && peers[i].address.family == family {
+                let address = peers[i].address
+                withDatagram(for: i) { outgoing.append($0, to: address) }
+                batched.append(i)
             }
+            guard outgoing.count > 0 else { continue }
+            try socket.send(outgoing)
+            for (k, i) in batched.enumerated() { record(outgoing.outcomes[k], peer: i, &events) }
         }
         return events
+    }
+
+    /// Calls `body` with this frame's datagram for peer `i` (sealed for it, when sealing).
+    private func withDatagram<R>(for i: Int, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        guard format == .sealed else { return try buffer.withUnsafeBytes(body) }
+        sealers[i].seal(buffer, into: &sealed)
+        return try sealed.withUnsafeBytes(body)
+    }
+
+    /// Counts how sending to peer `i` went; a change of reachability becomes an event.
+    private func record(_ outcome: UDPSocket.SendOutcome, peer i: Int, _ events: inout [PeerEvent]) {
+        switch outcome {
+        case .sent:
+            peers[i].sent += 1
+            if peers[i].failing != nil {
+                peers[i].failing = nil
+                events.append(.recovered(peers[i].address))
+            }
+        case .notDelivered(let errno):
+            peers[i].notDelivered += 1
+            if peers[i].failing == nil {
+                peers[i].failing = errno.description
+                events.append(.failing(peers[i].address, errno.description))
+            }
+        }
     }
 }

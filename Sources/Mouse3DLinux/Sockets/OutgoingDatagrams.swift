@@ -1,0 +1,92 @@
+import CLinux
+import Glibc
+
+/// Datagrams to send with one `sendmmsg(2)` (``UDPSocket/send(_:)``), each to its own address: a
+/// sender serving several receivers hands the kernel one frame's datagrams in one call. Buffers,
+/// headers and addresses are allocated once; owned by one thread.
+public final class OutgoingDatagrams {
+    /// Most datagrams one batch holds.
+    public let capacity: Int
+    /// Most bytes of one datagram.
+    public let bufferSize: Int
+    /// Datagrams appended since the last ``removeAll()``.
+    public private(set) var count = 0
+    /// How sending each went, by the order appended (after ``UDPSocket/send(_:)``).
+    public internal(set) var outcomes: [UDPSocket.SendOutcome] = []
+    private let buffers: UnsafeMutableRawPointer
+    let headers: UnsafeMutablePointer<mouse3d_mmsghdr>
+    private let vectors: UnsafeMutablePointer<iovec>
+    private let addresses: UnsafeMutablePointer<sockaddr_in6>
+
+    /// Room for `capacity` datagrams of up to `bufferSize` bytes.
+    public init(capacity: Int, bufferSize: Int = 256) {
+        precondition(capacity > 0 && bufferSize > 0)
+        self.capacity = capacity
+        self.bufferSize = bufferSize
+        buffers = .allocate(byteCount: capacity * bufferSize, alignment: 16)
+        headers = .allocate(capacity: capacity)
+        vectors = .allocate(capacity: capacity)
+        addresses = .allocate(capacity: capacity)
+        addresses.initialize(repeating: sockaddr_in6(), count: capacity)
+        outcomes.reserveCapacity(capacity)
+    }
+
+    deinit {
+        buffers.deallocate()
+        headers.deallocate()
+        vectors.deallocate()
+        addresses.deallocate()
+    }
+
+    /// Forgets the datagrams appended (and their outcomes).
+    public func removeAll() {
+        count = 0
+        outcomes.removeAll(keepingCapacity: true)
+    }
+
+    /// Adds a copy of `bytes` (at most ``bufferSize``), to be sent to `address`.
+    public func append(_ bytes: UnsafeRawBufferPointer, to address: SocketAddress) {
+        precondition(count < capacity, "\(capacity) datagrams already appended")
+        precondition(bytes.count <= bufferSize, "a datagram of \(bytes.count) bytes in buffers of \(bufferSize)")
+        let slot = buffers + count * bufferSize
+        if let base = bytes.baseAddress { slot.copyMemory(from: base, byteCount: bytes.count) }
+        addresses[count] = address.raw
+        vectors[count] = iovec(iov_base: slot, iov_len: bytes.count)
+        var header = msghdr()
+        header.msg_name = UnsafeMutableRawPointer(addresses + count)
+        header.msg_namelen = address.length
+        header.msg_iov = vectors + count
+        header.msg_iovlen = 1
+        headers[count] = mouse3d_mmsghdr(msg_hdr: header, msg_len: 0)
+        count += 1
+    }
+}
+
+extension UDPSocket {
+    /// Sends every datagram of `batch` with `sendmmsg(2)`, filling its ``OutgoingDatagrams/outcomes``
+    /// in order. The kernel stops at the first datagram it refuses and reports only how many went
+    /// before it, so a refused one is sent again alone to learn why; errors a streaming sender rides
+    /// out (as for ``send(_:to:)``) are outcomes, the rest are thrown.
+    public func send(_ batch: OutgoingDatagrams) throws(SystemCallError) {
+        batch.outcomes.removeAll(keepingCapacity: true)
+        var start = 0
+        while start < batch.count {
+            let outcome = try SystemCall.attempt("sendmmsg", "UDP socket", tolerating: Self.survivable) {
+                mouse3d_sendmmsg(
+                    descriptor.rawValue, batch.headers + start, UInt32(batch.count - start), Int32(MSG_NOSIGNAL))
+            }
+            switch outcome {
+            case .completed(let sent) where sent > 0:
+                for _ in 0..<Int(sent) { batch.outcomes.append(.sent) }
+                start += Int(sent)
+            case .completed:
+                // None sent and no error: not seen from Linux; counted as a full buffer, not looped on.
+                batch.outcomes.append(.notDelivered(.resourceTemporarilyUnavailable))
+                start += 1
+            case .tolerated(let errno):
+                batch.outcomes.append(.notDelivered(errno))
+                start += 1
+            }
+        }
+    }
+}
