@@ -7,10 +7,12 @@ import SystemPackage
 /// are next due, and signals arrive through a `signalfd(2)` and are acted on in one place
 /// (SIGINT/SIGTERM stop the loop, SIGHUP calls ``onReload``, SIGUSR1 calls ``onRecenter``).
 ///
-/// The wait is one `ppoll(2)` over a pollfd array that is rebuilt only when a registration changes,
-/// with a nanosecond timeout taken from the earliest timer (no timerfd, no extra system call per
-/// wake-up). mouse3d watches a handful of descriptors, where `ppoll` costs what `epoll_wait` does and
-/// needs no second descriptor table kept in step (measured: `bench stream`, README "Architecture").
+/// The wait is one `epoll_pwait2(2)` with a nanosecond timeout taken from the earliest timer (no
+/// timerfd, no extra system call per wake-up). Descriptors are added to the epoll set when watched
+/// and removed when cancelled, so a wake-up costs the kernel nothing for the descriptors that are
+/// quiet: a receiver woken once per datagram (1 kHz, or 64 senders) spent a fifth of its wait in
+/// `ppoll` re-arming the signalfd, inotify and eventfd it also watches (docs/measurements.md,
+/// "Per-frame cost, fifth step"). Level-triggered, as `poll` is: a handler need not drain.
 ///
 /// Owned by the thread that created it, which must be the main thread before any other thread
 /// starts when signals are handled (the signals are blocked for that thread and the threads it
@@ -77,39 +79,75 @@ public final class EventLoop {
 
     private var watches: [Watch] = []
     private var timers: [Timer] = []
-    /// `watches`' descriptors, then the signal descriptor; rebuilt when `changed`.
-    private var pollSet: [pollfd] = []
+    /// The epoll set: every watched descriptor once, however many watches it has, and the signal
+    /// descriptor.
+    private let epoll: FileDescriptor
+    /// How many watches each descriptor number has: it leaves the epoll set with its last.
+    private var watchCounts: [Int32: Int] = [:]
+    /// Descriptors epoll cannot watch (regular files: always readable to `poll`), which are then
+    /// treated as always ready.
+    private var alwaysReady: [Int32] = []
+    /// A descriptor the epoll set refused for want of memory or watches: thrown from the next wait.
+    private var failedRegistration: SystemCallError?
+    /// Descriptor number → indices in `watches`, in registration order; rebuilt when `changed`.
+    private var dispatchTable: [Int32: [Int]] = [:]
+    /// For each watch, the last wake-up that found its descriptor ready.
+    private var readyAt: [UInt64] = []
+    private var wakeUp: UInt64 = 0
     private var changed = true
+    /// What the last wait returned.
+    private let events: UnsafeMutablePointer<epoll_event>
+    private static let eventCapacity = 64
     /// Bumped by every registration change, so a dispatch pass can tell its indices went stale.
     private var generation = 0
     private var nextID = 1
     private var ending: Ending?
     private let signalDescriptor: FileDescriptor?
+    /// Whether this kernel has `epoll_pwait2` (5.11 and later); else `epoll_pwait`, in milliseconds
+    /// rounded up.
+    private var nanosecondWait = true
 
     /// A loop that takes over `signals` (blocking them and reading them through a `signalfd`).
     /// The corresponding C calls are `pthread_sigmask(SIG_BLOCK)` and
     /// `signalfd(-1, mask, SFD_NONBLOCK | SFD_CLOEXEC)`.
     public init(signals: Signals = .all) throws(SystemCallError) {
+        epoll = FileDescriptor(
+            rawValue: try SystemCall.retrying("epoll_create1", "event loop") { epoll_create1(Int32(EPOLL_CLOEXEC)) })
+        events = .allocate(capacity: Self.eventCapacity)
         let numbers = signals.numbers
         guard !numbers.isEmpty else {
             signalDescriptor = nil
             return
         }
-        var mask = sigset_t()
-        sigemptyset(&mask)
-        for s in numbers { sigaddset(&mask, s) }
-        let status = pthread_sigmask(SIG_BLOCK, &mask, nil)
-        guard status == 0 else {
-            throw SystemCallError(
-                call: "pthread_sigmask", subject: "signals \(numbers)", errno: .init(rawValue: status))
+        do throws(SystemCallError) {
+            var mask = sigset_t()
+            sigemptyset(&mask)
+            for s in numbers { sigaddset(&mask, s) }
+            let status = pthread_sigmask(SIG_BLOCK, &mask, nil)
+            guard status == 0 else {
+                throw SystemCallError(
+                    call: "pthread_sigmask", subject: "signals \(numbers)", errno: .init(rawValue: status))
+            }
+            let descriptor = FileDescriptor(
+                rawValue: try SystemCall.retrying("signalfd", "signals \(numbers)") {
+                    signalfd(-1, &mask, Int32(SFD_NONBLOCK | SFD_CLOEXEC))
+                })
+            signalDescriptor = descriptor
+            if let error = Self.control(epoll, EPOLL_CTL_ADD, descriptor.rawValue) {
+                throw SystemCallError(call: "epoll_ctl", subject: "signalfd", errno: error)
+            }
+        } catch {
+            try? epoll.close()
+            events.deallocate()
+            throw error
         }
-        signalDescriptor = FileDescriptor(
-            rawValue: try SystemCall.retrying("signalfd", "signals \(numbers)") {
-                signalfd(-1, &mask, Int32(SFD_NONBLOCK | SFD_CLOEXEC))
-            })
     }
 
-    deinit { try? signalDescriptor?.close() }
+    deinit {
+        try? signalDescriptor?.close()
+        try? epoll.close()
+        events.deallocate()
+    }
 
     // MARK: Registration
 
@@ -119,6 +157,18 @@ public final class EventLoop {
     public func watch(_ descriptor: FileDescriptor, _ handler: @escaping () throws -> Void) -> Registration {
         let id = take()
         watches.append(Watch(id: id, descriptor: descriptor, handler: handler))
+        let fd = descriptor.rawValue
+        watchCounts[fd, default: 0] += 1
+        // Added whatever the count: a number watched before may be a new file now (the old one
+        // closed before its watch was cancelled, which took it out of the set); the same file
+        // again is EEXIST, and stays.
+        switch Self.control(epoll, EPOLL_CTL_ADD, fd) {
+        case nil, .fileExists?: break
+        case .notPermitted?: if !alwaysReady.contains(fd) { alwaysReady.append(fd) }
+        case let error?:
+            failedRegistration =
+                failedRegistration ?? SystemCallError(call: "epoll_ctl", subject: "descriptor \(fd)", errno: error)
+        }
         return Registration(id: id)
     }
 
@@ -135,9 +185,18 @@ public final class EventLoop {
     /// Removes a descriptor or timer; its handler is not called again (also within this wake-up).
     public func cancel(_ registration: Registration) {
         if let i = watches.firstIndex(where: { $0.id == registration.id }) {
-            watches.remove(at: i)
+            let fd = watches.remove(at: i).descriptor.rawValue
             changed = true
             generation += 1
+            let left = (watchCounts[fd] ?? 1) - 1
+            if left > 0 {
+                watchCounts[fd] = left
+            } else {
+                watchCounts[fd] = nil
+                alwaysReady.removeAll { $0 == fd }
+                // Fails harmlessly when the owner closed it first (closing took it out).
+                _ = Self.control(epoll, EPOLL_CTL_DEL, fd)
+            }
         } else if let i = timers.firstIndex(where: { $0.id == registration.id }) {
             timers.remove(at: i)
             generation += 1
@@ -183,31 +242,48 @@ public final class EventLoop {
 
     /// One wait and the handlers it makes due.
     private func turn(limit: UInt64?) throws {
+        if let failedRegistration {
+            self.failedRegistration = nil
+            throw failedRegistration
+        }
         if changed { rebuild() }
         var wake = limit
         for timer in timers {
             if let d = timer.deadline() { wake = min(wake ?? d, d) }
         }
         let now = MonotonicClock.nanoseconds()
-        let ready = try Self.wait(&pollSet, timeoutNanoseconds: wake.map { $0 > now ? $0 - now : 0 })
-        if ready > 0 {
+        let timeout = alwaysReady.isEmpty ? wake.map { $0 > now ? $0 - now : 0 } : 0
+        let ready = try wait(timeoutNanoseconds: timeout)
+        if ready > 0 || !alwaysReady.isEmpty {
             let pass = generation
+            var signalled = false
+            // Marked, then run in registration order (as a poll set would be).
+            wakeUp &+= 1
+            for k in 0..<(ready + alwaysReady.count) {
+                let fd = k < ready ? events[k].data.fd : alwaysReady[k - ready]
+                if fd == signalDescriptor?.rawValue {
+                    signalled = true
+                } else if let indices = dispatchTable[fd] {
+                    for i in indices { readyAt[i] = wakeUp }
+                }
+            }
             dispatch: do {
-                for i in 0..<watches.count where pollSet[i].revents != 0 {
-                    pollSet[i].revents = 0
+                for i in 0..<watches.count where readyAt[i] == wakeUp {
                     try watches[i].handler()
                     if ending != nil { return }
                     // A handler that registers or cancels invalidates the indices; level-triggered
                     // readiness brings the rest back at the next wait, which then does not block. The
                     // timers due still run: a handler that registers on every call (a flood of
                     // connections accepted) must not hold them.
-                    if generation != pass { break dispatch }
+                    if generation != pass {
+                        signalled = false  // also level-triggered: seen at the next wait
+                        break dispatch
+                    }
                 }
-                if let signalDescriptor, pollSet[watches.count].revents != 0 {
-                    pollSet[watches.count].revents = 0
-                    try handleSignals(signalDescriptor)
-                    if ending != nil { return }
-                }
+            }
+            if signalled, let signalDescriptor {
+                try handleSignals(signalDescriptor)
+                if ending != nil { return }
             }
         }
         guard !timers.isEmpty else { return }
@@ -223,11 +299,55 @@ public final class EventLoop {
     }
 
     private func rebuild() {
-        pollSet = watches.map { pollfd(fd: $0.descriptor.rawValue, events: Int16(POLLIN), revents: 0) }
-        if let signalDescriptor {
-            pollSet.append(pollfd(fd: signalDescriptor.rawValue, events: Int16(POLLIN), revents: 0))
-        }
+        dispatchTable.removeAll(keepingCapacity: true)
+        for (i, watch) in watches.enumerated() { dispatchTable[watch.descriptor.rawValue, default: []].append(i) }
+        readyAt = Array(repeating: 0, count: watches.count)
         changed = false
+    }
+
+    /// `epoll_ctl(epoll, operation, fd)` for readability; the error, if any. Signal-safe retries
+    /// through the shim.
+    private static func control(_ epoll: FileDescriptor, _ operation: Int32, _ fd: Int32) -> Errno? {
+        var event = epoll_event()
+        event.events = EPOLLIN.rawValue
+        event.data.fd = fd
+        let outcome = try? SystemCall.attempt(
+            "epoll_ctl", "descriptor \(fd)", tolerating: [EEXIST, EPERM, EBADF, ENOENT, ENOMEM, ENOSPC, EINVAL]
+        ) { epoll_ctl(epoll.rawValue, operation, fd, &event) }
+        switch outcome {
+        case .completed?: return nil
+        case .tolerated(let errno)?: return errno
+        case nil: return .invalidArgument
+        }
+    }
+
+    /// The loop's wait: `epoll_pwait2(2)`, or `epoll_pwait(2)` in milliseconds (rounded up) on a
+    /// kernel without it. How many events are in `events`.
+    private func wait(timeoutNanoseconds: UInt64?) throws(SystemCallError) -> Int {
+        let capacity = Int32(Self.eventCapacity)
+        if nanosecondWait {
+            let outcome: SystemCall.Outcome<Int32>
+            if let timeout = timeoutNanoseconds {
+                var ts = timespec(
+                    tv_sec: Int(min(timeout / 1_000_000_000, UInt64(Int32.max))), tv_nsec: Int(timeout % 1_000_000_000))
+                outcome = try SystemCall.attempt("epoll_pwait2", "event loop", tolerating: [ENOSYS]) {
+                    epoll_pwait2(epoll.rawValue, events, capacity, &ts, nil)
+                }
+            } else {
+                outcome = try SystemCall.attempt("epoll_pwait2", "event loop", tolerating: [ENOSYS]) {
+                    epoll_pwait2(epoll.rawValue, events, capacity, nil, nil)
+                }
+            }
+            switch outcome {
+            case .completed(let n): return Int(n)
+            case .tolerated: nanosecondWait = false
+            }
+        }
+        let milliseconds = timeoutNanoseconds.map { Int32(min(($0 + 999_999) / 1_000_000, UInt64(Int32.max))) } ?? -1
+        return Int(
+            try SystemCall.retrying("epoll_pwait", "event loop") {
+                epoll_pwait(epoll.rawValue, events, capacity, milliseconds, nil)
+            })
     }
 
     private func handleSignals(_ descriptor: FileDescriptor) throws {
@@ -257,11 +377,11 @@ public final class EventLoop {
         throws(SystemCallError) -> Bool
     {
         var set = descriptors.map { pollfd(fd: $0.rawValue, events: Int16(POLLIN), revents: 0) }
-        return try wait(&set, timeoutNanoseconds: timeoutNanoseconds) > 0
+        return try poll(&set, timeoutNanoseconds: timeoutNanoseconds) > 0
     }
 
-    /// The one readiness wait of mouse3d. The corresponding C call is `ppoll(2)`.
-    private static func wait(_ set: inout [pollfd], timeoutNanoseconds: UInt64?) throws(SystemCallError) -> Int32 {
+    /// A one-shot readiness wait. The corresponding C call is `ppoll(2)`.
+    private static func poll(_ set: inout [pollfd], timeoutNanoseconds: UInt64?) throws(SystemCallError) -> Int32 {
         let count = set.count
         return try set.withUnsafeMutableBufferPointer { buffer throws(SystemCallError) -> Int32 in
             if let timeout = timeoutNanoseconds {
