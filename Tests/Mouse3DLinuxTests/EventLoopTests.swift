@@ -90,6 +90,78 @@ struct EventLoopTests {
         #expect(calls == 0)
     }
 
+    @Test(
+        "One descriptor watched twice runs both handlers; cancelling one keeps the other; cancelling the last stops them"
+    )
+    func watchedTwice() throws {
+        let loop = try EventLoop(signals: [])
+        let a = try TestPipe()
+        var seen: [String] = []
+        let first = loop.watch(a.read) { seen.append("first") }
+        let second = loop.watch(a.read) {
+            seen.append("second")
+            _ = try a.take()
+        }
+        try a.send()
+        _ = try loop.run(until: MonotonicClock.nanoseconds() + 50_000_000) { !seen.isEmpty }
+        #expect(seen == ["first", "second"])
+        loop.cancel(first)
+        seen = []
+        try a.send()
+        _ = try loop.run(until: MonotonicClock.nanoseconds() + 50_000_000) { !seen.isEmpty }
+        #expect(seen == ["second"])
+        loop.cancel(second)
+        seen = []
+        try a.send()
+        _ = try loop.run(until: MonotonicClock.nanoseconds() + 30_000_000)
+        #expect(seen.isEmpty)
+    }
+
+    @Test(
+        "A descriptor closed before its watch is cancelled, its number reused and watched again: the new one is heard after the old watch is cancelled"
+    )
+    func numberReused() throws {
+        let loop = try EventLoop(signals: [])
+        var fds: [Int32] = [0, 0]
+        #expect(pipe(&fds) == 0)
+        let old = loop.watch(FileDescriptor(rawValue: fds[0])) { Issue.record("the closed pipe's handler ran") }
+        close(fds[0])
+        close(fds[1])
+        let fresh = try TestPipe()  // the lowest free numbers: the closed pipe's
+        #expect(fresh.read.rawValue == fds[0], "the read end's number was reused (else this test shows nothing)")
+        var heard = 0
+        loop.watch(fresh.read) {
+            heard += 1
+            _ = try fresh.take()
+        }
+        loop.cancel(old)  // after the new watch: must not take the number out of the set
+        try fresh.send()
+        _ = try loop.run(until: MonotonicClock.nanoseconds() + 200_000_000) { heard > 0 }
+        #expect(heard == 1)
+    }
+
+    @Test("A regular file (which epoll cannot watch) is always readable, as poll has it")
+    func regularFile() throws {
+        let loop = try EventLoop(signals: [])
+        let path = "/tmp/mouse3d-eventloop-\(getpid()).txt"
+        let file = try FileDescriptor.open(
+            FilePath(path), .readWrite, options: [.create, .truncate], permissions: [.ownerReadWrite])
+        defer {
+            try? file.close()
+            unlink(path)
+        }
+        var calls = 0
+        let registration = loop.watch(file) { calls += 1 }
+        _ = try loop.run(until: MonotonicClock.nanoseconds() + 100_000_000) { calls >= 3 }
+        #expect(calls >= 3)
+        loop.cancel(registration)
+        calls = 0
+        let start = MonotonicClock.nanoseconds()
+        _ = try loop.run(until: start + 30_000_000)
+        #expect(calls == 0)
+        #expect(MonotonicClock.nanoseconds() - start >= 25_000_000, "the wait blocks again once it is cancelled")
+    }
+
     @Test("A handler that registers on every call (a connection flood) does not hold the timers, nor a cancelled one")
     func registeringHandlerLeavesTimers() throws {
         let loop = try EventLoop(signals: [])
