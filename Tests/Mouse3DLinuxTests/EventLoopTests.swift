@@ -140,6 +140,37 @@ struct EventLoopTests {
         #expect(heard == 1)
     }
 
+    @Test(
+        "A descriptor closed before its watch is cancelled while a duplicate keeps the file open: its entry is dropped once, the wait blocks again"
+    )
+    func staleEntry() throws {
+        let loop = try EventLoop(signals: [])
+        let pipe = try TestPipe()
+        var fds: [Int32] = [0, 0]
+        #expect(Glibc.pipe(&fds) == 0)
+        let keeper = dup(fds[0])  // the file stays open after its watched number is closed
+        defer {
+            close(keeper)
+            close(fds[1])
+        }
+        let watched = loop.watch(FileDescriptor(rawValue: fds[0])) { Issue.record("the closed number's handler ran") }
+        var heard = 0
+        loop.watch(pipe.read) {
+            heard += 1
+            _ = try pipe.take()
+        }
+        close(fds[0])
+        loop.cancel(watched)  // EPOLL_CTL_DEL by a closed number fails: the entry stays in the set
+        #expect(write(fds[1], "x", 1) == 1)  // and is readable from now on
+        let start = MonotonicClock.nanoseconds()
+        _ = try loop.run(until: start + 60_000_000)
+        #expect(loop.staleEntriesDropped == 1, "dropped once, not at every wake-up (nor never: a busy loop)")
+        #expect(MonotonicClock.nanoseconds() - start >= 55_000_000)
+        try pipe.send()
+        _ = try loop.run(until: MonotonicClock.nanoseconds() + 200_000_000) { heard > 0 }
+        #expect(heard == 1, "the other watch carries on in the new set")
+    }
+
     @Test("A regular file (which epoll cannot watch) is always readable, as poll has it")
     func regularFile() throws {
         let loop = try EventLoop(signals: [])

@@ -65,8 +65,9 @@ public final class OutgoingDatagrams {
 extension UDPSocket {
     /// Sends every datagram of `batch` with `sendmmsg(2)`, filling its ``OutgoingDatagrams/outcomes``
     /// in order. The kernel stops at the first datagram it refuses and reports only how many went
-    /// before it, so a refused one is sent again alone to learn why; errors a streaming sender rides
-    /// out (as for ``send(_:to:)``) are outcomes, the rest are thrown.
+    /// before it, so the call is made again from the refused one, which then fails at once with its
+    /// reason; errors a streaming sender rides out (as for ``send(_:to:)``) are outcomes, the rest
+    /// are thrown (the outcomes then hold those sent before it).
     public func send(_ batch: OutgoingDatagrams) throws(SystemCallError) {
         batch.outcomes.removeAll(keepingCapacity: true)
         var start = 0

@@ -80,10 +80,18 @@ public final class EventLoop {
     private var watches: [Watch] = []
     private var timers: [Timer] = []
     /// The epoll set: every watched descriptor once, however many watches it has, and the signal
-    /// descriptor.
-    private let epoll: FileDescriptor
+    /// descriptor. Each entry carries its descriptor number and a token of its own.
+    private var epoll: FileDescriptor
     /// How many watches each descriptor number has: it leaves the epoll set with its last.
     private var watchCounts: [Int32: Int] = [:]
+    /// The token of each number's entry in the set. The kernel keys an entry by the open file, not
+    /// the number: a file closed before its watch was cancelled, but held open elsewhere (a
+    /// duplicate, a child), keeps an entry nothing can remove by number. Its events carry a token no
+    /// number has now, and the set is then made anew.
+    private var entryTokens: [Int32: UInt32] = [:]
+    private var nextToken: UInt32 = 1
+    /// How many times an entry like that was found and the set made anew.
+    public private(set) var staleEntriesDropped = 0
     /// Descriptors epoll cannot watch (regular files: always readable to `poll`), which are then
     /// treated as always ready.
     private var alwaysReady: [Int32] = []
@@ -133,7 +141,7 @@ public final class EventLoop {
                     signalfd(-1, &mask, Int32(SFD_NONBLOCK | SFD_CLOEXEC))
                 })
             signalDescriptor = descriptor
-            if let error = Self.control(epoll, EPOLL_CTL_ADD, descriptor.rawValue) {
+            if let error = Self.control(epoll, EPOLL_CTL_ADD, descriptor.rawValue, token: 0) {
                 throw SystemCallError(call: "epoll_ctl", subject: "signalfd", errno: error)
             }
         } catch {
@@ -162,14 +170,39 @@ public final class EventLoop {
         // Added whatever the count: a number watched before may be a new file now (the old one
         // closed before its watch was cancelled, which took it out of the set); the same file
         // again is EEXIST, and stays.
-        switch Self.control(epoll, EPOLL_CTL_ADD, fd) {
-        case nil, .fileExists?: break
+        add(fd)
+        return Registration(id: id)
+    }
+
+    /// Puts `fd` in the epoll set under a new token (or leaves the entry it has: EEXIST).
+    private func add(_ fd: Int32) {
+        let token = nextToken
+        nextToken = nextToken == UInt32.max ? 1 : nextToken + 1
+        switch Self.control(epoll, EPOLL_CTL_ADD, fd, token: token) {
+        case nil:
+            entryTokens[fd] = token
+            alwaysReady.removeAll { $0 == fd }  // a number once a regular file's
+        case .fileExists?: break
         case .notPermitted?: if !alwaysReady.contains(fd) { alwaysReady.append(fd) }
         case let error?:
             failedRegistration =
                 failedRegistration ?? SystemCallError(call: "epoll_ctl", subject: "descriptor \(fd)", errno: error)
         }
-        return Registration(id: id)
+    }
+
+    /// Makes the epoll set anew from the numbers watched now: drops entries of files closed before
+    /// their watches were cancelled and still open elsewhere.
+    private func remakeSet() throws(SystemCallError) {
+        let fresh = FileDescriptor(
+            rawValue: try SystemCall.retrying("epoll_create1", "event loop") { epoll_create1(Int32(EPOLL_CLOEXEC)) })
+        try? epoll.close()
+        epoll = fresh
+        staleEntriesDropped += 1
+        if let signalDescriptor, let error = Self.control(epoll, EPOLL_CTL_ADD, signalDescriptor.rawValue, token: 0) {
+            throw SystemCallError(call: "epoll_ctl", subject: "signalfd", errno: error)
+        }
+        entryTokens.removeAll(keepingCapacity: true)
+        for fd in watchCounts.keys { add(fd) }
     }
 
     /// Calls `fire(now)` once `deadline()` (CLOCK_MONOTONIC ns; nil: not scheduled) has passed, after
@@ -193,9 +226,11 @@ public final class EventLoop {
                 watchCounts[fd] = left
             } else {
                 watchCounts[fd] = nil
+                entryTokens[fd] = nil
                 alwaysReady.removeAll { $0 == fd }
-                // Fails harmlessly when the owner closed it first (closing took it out).
-                _ = Self.control(epoll, EPOLL_CTL_DEL, fd)
+                // Fails harmlessly when the owner closed it first (closing took it out, unless the
+                // file is open elsewhere: then its events come with a token no number has).
+                _ = Self.control(epoll, EPOLL_CTL_DEL, fd, token: 0)
             }
         } else if let i = timers.firstIndex(where: { $0.id == registration.id }) {
             timers.remove(at: i)
@@ -259,14 +294,29 @@ public final class EventLoop {
             var signalled = false
             // Marked, then run in registration order (as a poll set would be).
             wakeUp &+= 1
+            var stale = false
             for k in 0..<(ready + alwaysReady.count) {
-                let fd = k < ready ? events[k].data.fd : alwaysReady[k - ready]
-                if fd == signalDescriptor?.rawValue {
-                    signalled = true
-                } else if let indices = dispatchTable[fd] {
+                let fd: Int32
+                if k < ready {
+                    let data = events[k].data.u64
+                    fd = Int32(bitPattern: UInt32(truncatingIfNeeded: data))
+                    let token = UInt32(truncatingIfNeeded: data >> 32)
+                    if token == 0 && fd == signalDescriptor?.rawValue {
+                        signalled = true
+                        continue
+                    }
+                    guard entryTokens[fd] == token else {
+                        stale = true
+                        continue
+                    }
+                } else {
+                    fd = alwaysReady[k - ready]
+                }
+                if let indices = dispatchTable[fd] {
                     for i in indices { readyAt[i] = wakeUp }
                 }
             }
+            if stale { try remakeSet() }
             dispatch: do {
                 for i in 0..<watches.count where readyAt[i] == wakeUp {
                     try watches[i].handler()
@@ -275,10 +325,9 @@ public final class EventLoop {
                     // readiness brings the rest back at the next wait, which then does not block. The
                     // timers due still run: a handler that registers on every call (a flood of
                     // connections accepted) must not hold them.
-                    if generation != pass {
-                        signalled = false  // also level-triggered: seen at the next wait
-                        break dispatch
-                    }
+                    // A stop signal is still acted on after such a break: a flood that changes
+                    // registrations at every wake-up must not hold off SIGTERM.
+                    if generation != pass { break dispatch }
                 }
             }
             if signalled, let signalDescriptor {
@@ -305,24 +354,28 @@ public final class EventLoop {
         changed = false
     }
 
-    /// `epoll_ctl(epoll, operation, fd)` for readability; the error, if any. Signal-safe retries
-    /// through the shim.
-    private static func control(_ epoll: FileDescriptor, _ operation: Int32, _ fd: Int32) -> Errno? {
+    /// `epoll_ctl(epoll, operation, fd)` for readability, the entry carrying `fd` and `token`; the
+    /// error, if any. Through the shim (EINTR retried).
+    private static func control(_ epoll: FileDescriptor, _ operation: Int32, _ fd: Int32, token: UInt32) -> Errno? {
         var event = epoll_event()
         event.events = EPOLLIN.rawValue
-        event.data.fd = fd
-        let outcome = try? SystemCall.attempt(
-            "epoll_ctl", "descriptor \(fd)", tolerating: [EEXIST, EPERM, EBADF, ENOENT, ENOMEM, ENOSPC, EINVAL]
-        ) { epoll_ctl(epoll.rawValue, operation, fd, &event) }
-        switch outcome {
-        case .completed?: return nil
-        case .tolerated(let errno)?: return errno
-        case nil: return .invalidArgument
+        event.data.u64 = UInt64(token) << 32 | UInt64(UInt32(bitPattern: fd))
+        do {
+            _ = try SystemCall.retrying("epoll_ctl", "descriptor \(fd)") {
+                epoll_ctl(epoll.rawValue, operation, fd, &event)
+            }
+            return nil
+        } catch {
+            return error.errno
         }
     }
 
-    /// The loop's wait: `epoll_pwait2(2)`, or `epoll_pwait(2)` in milliseconds (rounded up) on a
-    /// kernel without it. How many events are in `events`.
+    /// How `epoll_pwait2` fails where it is missing: ENOSYS from a kernel before 5.11, EPERM from a
+    /// seccomp filter that predates it (container runtimes', snapd's, a unit's SystemCallFilter).
+    private static let missingCall: [Int32] = [ENOSYS, EPERM]
+
+    /// The loop's wait: `epoll_pwait2(2)`, or `epoll_pwait(2)` in milliseconds (rounded up) where it
+    /// is missing. How many events are in `events`.
     private func wait(timeoutNanoseconds: UInt64?) throws(SystemCallError) -> Int {
         let capacity = Int32(Self.eventCapacity)
         if nanosecondWait {
@@ -330,11 +383,11 @@ public final class EventLoop {
             if let timeout = timeoutNanoseconds {
                 var ts = timespec(
                     tv_sec: Int(min(timeout / 1_000_000_000, UInt64(Int32.max))), tv_nsec: Int(timeout % 1_000_000_000))
-                outcome = try SystemCall.attempt("epoll_pwait2", "event loop", tolerating: [ENOSYS]) {
+                outcome = try SystemCall.attempt("epoll_pwait2", "event loop", tolerating: Self.missingCall) {
                     epoll_pwait2(epoll.rawValue, events, capacity, &ts, nil)
                 }
             } else {
-                outcome = try SystemCall.attempt("epoll_pwait2", "event loop", tolerating: [ENOSYS]) {
+                outcome = try SystemCall.attempt("epoll_pwait2", "event loop", tolerating: Self.missingCall) {
                     epoll_pwait2(epoll.rawValue, events, capacity, nil, nil)
                 }
             }

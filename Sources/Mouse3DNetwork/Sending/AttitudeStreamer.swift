@@ -29,6 +29,8 @@ public final class AttitudeStreamer {
     /// What is sent.
     public let format: WireFormat
     private var sockets: [Int32: UDPSocket] = [:]
+    /// `sockets`' keys, in order.
+    private var families: [Int32] = []
     private var buffer: [UInt8] = []
     private var sealed: [UInt8] = []
     /// One sealer per peer, for `.sealed`.
@@ -54,6 +56,7 @@ public final class AttitudeStreamer {
             try? socket.setSendBufferSize(1 << 20)
             sockets[family] = socket
         }
+        families = sockets.keys.sorted()
     }
 
     /// Sends to peer `index` at `address` from now on (a receiver found again, or moved), and
@@ -63,6 +66,7 @@ public final class AttitudeStreamer {
             let socket = try UDPSocket(family: address.family)
             try? socket.setSendBufferSize(1 << 20)
             sockets[address.family] = socket
+            families = sockets.keys.sorted()
         }
         peers[index].address = address
         peers[index].paused = false
@@ -103,8 +107,9 @@ public final class AttitudeStreamer {
             }
             return events
         }
-        // Several: each family's datagrams in one sendmmsg.
-        for (family, socket) in sockets {
+        // Several: each family's datagrams in one sendmmsg (families in order: events in a steady one).
+        for family in families {
+            guard let socket = sockets[family] else { continue }
             outgoing.removeAll()
             batched.removeAll(keepingCapacity: true)
             for i in peers.indices where !peers[i].paused && peers[i].address.family == family {
@@ -113,8 +118,11 @@ public final class AttitudeStreamer {
                 batched.append(i)
             }
             guard outgoing.count > 0 else { continue }
+            defer {
+                // Also when it throws: the datagrams that went before the error are counted.
+                for (k, outcome) in outgoing.outcomes.enumerated() { record(outcome, peer: batched[k], &events) }
+            }
             try socket.send(outgoing)
-            for (k, i) in batched.enumerated() { record(outgoing.outcomes[k], peer: i, &events) }
         }
         return events
     }
