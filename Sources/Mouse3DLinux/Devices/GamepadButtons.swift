@@ -77,7 +77,17 @@ public final class GamepadButtons {
     public func readChanges() throws -> [Change] {
         var changes: [Change] = []
         while true {
-            switch try device.next() {
+            let next: EvdevDevice.ReadResult
+            do {
+                next = try device.next()
+            } catch {
+                // Gone after changes were read (the kernel releases a gamepad's keys as it removes
+                // it, then the read fails): those are handed on, or a release would be lost with
+                // the error; the next read, on a descriptor still hung up, reports it.
+                if changes.isEmpty { throw error }
+                return changes
+            }
+            switch next {
             case .wouldBlock:
                 return changes
             case .event(let e), .resynchronised(let e):

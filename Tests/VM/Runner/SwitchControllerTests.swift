@@ -199,7 +199,31 @@ enum SwitchControllerTests {
         joyCon.hold(buttonBits: 1 << 22)  // L
         _ = try until("L did not press the primary button", seconds: 5, isLeft(1))
         try joyCon.unplug()
-        _ = try until("unplugged with L held: the button was not released", seconds: 3, isLeft(0))
+        do {
+            _ = try until("unplugged with L held: the button was not released", seconds: 3, isLeft(0))
+        } catch {
+            // What the process is doing: its wait channel, CPU ticks, and each descriptor with, for
+            // an epoll one, the descriptors it holds.
+            func text(_ path: String) -> String {
+                (try? FileContents.read(path: path)).map { String(decoding: $0, as: UTF8.self) } ?? "?"
+            }
+            var state =
+                "wchan \(text("/proc/\(run.pid)/wchan")); stat \(text("/proc/\(run.pid)/stat").split(separator: " ").dropFirst(13).prefix(2))"
+            for fd in 0..<32 {
+                var target = [CChar](repeating: 0, count: 256)
+                let n = readlink("/proc/\(run.pid)/fd/\(fd)", &target, 255)
+                guard n > 0 else { continue }
+                let name = String(decoding: target.prefix(Int(n)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+                state += "; fd \(fd) → \(name)"
+                if name.contains("eventpoll") { state += " [\(text("/proc/\(run.pid)/fdinfo/\(fd)"))]" }
+            }
+            MonotonicClock.sleep(nanoseconds: 500_000_000)
+            state += "; stat 0.5 s later \(text("/proc/\(run.pid)/stat").split(separator: " ").dropFirst(13).prefix(2))"
+            try? run.send(signal: SIGTERM)
+            let said = (try? run.readAllErrors()) ?? ""
+            say("VMTEST-INFO joycon unplug state: \(state)")
+            throw VMTestFailure(description: "\(error); run said: \(said.suffix(1200))")
+        }
         MonotonicClock.sleep(nanoseconds: 1_000_000_000)
         while case .event = try pointer.next() {}  // what came before the return
         (joyCon, _) = try plug(.joyConLeft, macLastByte: 0x21)
