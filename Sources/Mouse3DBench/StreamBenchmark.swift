@@ -200,19 +200,11 @@ public struct StreamBenchmark {
         let streamer = try AttitudeStreamer(
             peers: [target], format: format, sealers: format == .sealed ? [pairing.sealer()] : [])
         let total = Int(Double(rate) * stepSeconds)
-        let perMillisecond = max(1, rate / 1000)
-        let start = MonotonicClock.nanoseconds()
         var sent = 0
-        var tick: UInt64 = 0
-        while sent < total {
-            let due = start + tick * 1_000_000
-            while MonotonicClock.nanoseconds() < due {}  // busy-wait: sleeping is too coarse at these rates
-            for _ in 0..<min(perMillisecond, total - sent) {
-                let frame = AttitudeFrame(roll: Float(sent % 1000) * 1e-3, pitch: 0.1, yaw: -0.2)
-                try streamer.send(frame, buttons: [], now: MonotonicClock.nanoseconds())
-                sent += 1
-            }
-            tick += 1
+        try paceBursts(rate: rate, total: total) {
+            let frame = AttitudeFrame(roll: Float(sent % 1000) * 1e-3, pitch: 0.1, yaw: -0.2)
+            try streamer.send(frame, buttons: [], now: MonotonicClock.nanoseconds())
+            sent += 1
         }
         MonotonicClock.sleep(nanoseconds: 300_000_000)
         let cpu = try ProcessStatistics.cpuSeconds(pid: receiver.pid) - cpuBefore
@@ -225,6 +217,24 @@ public struct StreamBenchmark {
             )
         }
         return (sent - notDelivered, max(0, summaryValue("frames", in: report)), cpu / Double(frames) * 1e6)
+    }
+
+    /// Calls `send` `total` times at `rate` per second, in bursts of rate/1000 every millisecond
+    /// (busy-waiting: sleeping is too coarse at these rates).
+    func paceBursts(rate: Int, total: Int, _ send: () throws -> Void) rethrows {
+        let perMillisecond = max(1, rate / 1000)
+        let start = MonotonicClock.nanoseconds()
+        var sent = 0
+        var tick: UInt64 = 0
+        while sent < total {
+            let due = start + tick * 1_000_000
+            while MonotonicClock.nanoseconds() < due {}
+            for _ in 0..<min(perMillisecond, total - sent) {
+                try send()
+                sent += 1
+            }
+            tick += 1
+        }
     }
 
     /// The floor's CPU per frame at `rate` frames/s: the same 1 ms bursts as ``throughputStep`` (plain
@@ -240,21 +250,9 @@ public struct StreamBenchmark {
         let target = try SocketAddress.resolve("127.0.0.1:\(port)", defaultPort: 0, passive: false)
         let socket = try UDPSocket(family: target.family)
         var bytes = [UInt8](repeating: 0, count: AttitudeDatagram.byteCount)
-        let perMillisecond = max(1, rate / 1000)
-        let start = MonotonicClock.nanoseconds()
-        var sent = 0
-        var tick: UInt64 = 0
-        while sent < total {
-            let due = start + tick * 1_000_000
-            while MonotonicClock.nanoseconds() < due {}
-            for _ in 0..<min(perMillisecond, total - sent) {
-                withUnsafeBytes(of: MonotonicClock.nanoseconds().littleEndian) {
-                    bytes.replaceSubrange(0..<8, with: $0)
-                }
-                _ = try bytes.withUnsafeBytes { try socket.send($0, to: target) }
-                sent += 1
-            }
-            tick += 1
+        try paceBursts(rate: rate, total: total) {
+            withUnsafeBytes(of: MonotonicClock.nanoseconds().littleEndian) { bytes.replaceSubrange(0..<8, with: $0) }
+            _ = try bytes.withUnsafeBytes { try socket.send($0, to: target) }
         }
         MonotonicClock.sleep(nanoseconds: 300_000_000)
         // Read before it is reaped (it ends once it has them all, or a second after the last).

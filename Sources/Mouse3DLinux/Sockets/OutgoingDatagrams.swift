@@ -6,36 +6,19 @@ import Glibc
 /// headers and addresses are allocated once; owned by one thread.
 public final class OutgoingDatagrams {
     /// Most datagrams one batch holds.
-    public let capacity: Int
+    public var capacity: Int { slots.capacity }
     /// Most bytes of one datagram.
-    public let bufferSize: Int
+    public var bufferSize: Int { slots.bufferSize }
     /// Datagrams appended since the last ``removeAll()``.
     public private(set) var count = 0
     /// How sending each went, by the order appended (after ``UDPSocket/send(_:)``).
     public internal(set) var outcomes: [UDPSocket.SendOutcome] = []
-    private let buffers: UnsafeMutableRawPointer
-    let headers: UnsafeMutablePointer<mouse3d_mmsghdr>
-    private let vectors: UnsafeMutablePointer<iovec>
-    private let addresses: UnsafeMutablePointer<sockaddr_in6>
+    let slots: MessageSlots
 
     /// Room for `capacity` datagrams of up to `bufferSize` bytes.
     public init(capacity: Int, bufferSize: Int = 256) {
-        precondition(capacity > 0 && bufferSize > 0)
-        self.capacity = capacity
-        self.bufferSize = bufferSize
-        buffers = .allocate(byteCount: capacity * bufferSize, alignment: 16)
-        headers = .allocate(capacity: capacity)
-        vectors = .allocate(capacity: capacity)
-        addresses = .allocate(capacity: capacity)
-        addresses.initialize(repeating: sockaddr_in6(), count: capacity)
+        slots = MessageSlots(capacity: capacity, bufferSize: bufferSize)
         outcomes.reserveCapacity(capacity)
-    }
-
-    deinit {
-        buffers.deallocate()
-        headers.deallocate()
-        vectors.deallocate()
-        addresses.deallocate()
     }
 
     /// Forgets the datagrams appended (and their outcomes).
@@ -48,16 +31,9 @@ public final class OutgoingDatagrams {
     public func append(_ bytes: UnsafeRawBufferPointer, to address: SocketAddress) {
         precondition(count < capacity, "\(capacity) datagrams already appended")
         precondition(bytes.count <= bufferSize, "a datagram of \(bytes.count) bytes in buffers of \(bufferSize)")
-        let slot = buffers + count * bufferSize
-        if let base = bytes.baseAddress { slot.copyMemory(from: base, byteCount: bytes.count) }
-        addresses[count] = address.raw
-        vectors[count] = iovec(iov_base: slot, iov_len: bytes.count)
-        var header = msghdr()
-        header.msg_name = UnsafeMutableRawPointer(addresses + count)
-        header.msg_namelen = address.length
-        header.msg_iov = vectors + count
-        header.msg_iovlen = 1
-        headers[count] = mouse3d_mmsghdr(msg_hdr: header, msg_len: 0)
+        if let base = bytes.baseAddress { slots.buffer(count).copyMemory(from: base, byteCount: bytes.count) }
+        slots.addresses[count] = address.raw
+        slots.point(count, length: bytes.count, addressLength: address.length)
         count += 1
     }
 }
@@ -74,7 +50,7 @@ extension UDPSocket {
         while start < batch.count {
             let outcome = try SystemCall.attempt("sendmmsg", "UDP socket", tolerating: Self.survivable) {
                 mouse3d_sendmmsg(
-                    descriptor.rawValue, batch.headers + start, UInt32(batch.count - start), Int32(MSG_NOSIGNAL))
+                    descriptor.rawValue, batch.slots.headers + start, UInt32(batch.count - start), Int32(MSG_NOSIGNAL))
             }
             switch outcome {
             case .completed(let sent) where sent > 0:
