@@ -82,8 +82,6 @@ public final class EventLoop {
     /// The epoll set: every watched descriptor once, however many watches it has, and the signal
     /// descriptor. Each entry carries its descriptor number and a token of its own.
     private var epoll: FileDescriptor
-    /// How many watches each descriptor number has: it leaves the epoll set with its last.
-    private var watchCounts: [Int32: Int] = [:]
     /// The token of each number's entry in the set. The kernel keys an entry by the open file, not
     /// the number: a file closed before its watch was cancelled, but held open elsewhere (a
     /// duplicate, a child), keeps an entry nothing can remove by number. Its events carry a token no
@@ -119,15 +117,9 @@ public final class EventLoop {
     /// The corresponding C calls are `pthread_sigmask(SIG_BLOCK)` and
     /// `signalfd(-1, mask, SFD_NONBLOCK | SFD_CLOEXEC)`.
     public init(signals: Signals = .all) throws(SystemCallError) {
-        epoll = FileDescriptor(
-            rawValue: try SystemCall.retrying("epoll_create1", "event loop") { epoll_create1(Int32(EPOLL_CLOEXEC)) })
-        events = .allocate(capacity: Self.eventCapacity)
         let numbers = signals.numbers
-        guard !numbers.isEmpty else {
-            signalDescriptor = nil
-            return
-        }
-        do throws(SystemCallError) {
+        var descriptor: FileDescriptor?
+        if !numbers.isEmpty {
             var mask = sigset_t()
             sigemptyset(&mask)
             for s in numbers { sigaddset(&mask, s) }
@@ -136,19 +128,30 @@ public final class EventLoop {
                 throw SystemCallError(
                     call: "pthread_sigmask", subject: "signals \(numbers)", errno: .init(rawValue: status))
             }
-            let descriptor = FileDescriptor(
+            descriptor = FileDescriptor(
                 rawValue: try SystemCall.retrying("signalfd", "signals \(numbers)") {
                     signalfd(-1, &mask, Int32(SFD_NONBLOCK | SFD_CLOEXEC))
                 })
-            signalDescriptor = descriptor
-            if let error = Self.control(epoll, EPOLL_CTL_ADD, descriptor.rawValue, token: 0) {
-                throw SystemCallError(call: "epoll_ctl", subject: "signalfd", errno: error)
-            }
+        }
+        signalDescriptor = descriptor
+        do {
+            epoll = try Self.makeSet(signals: descriptor)
         } catch {
-            try? epoll.close()
-            events.deallocate()
+            try? descriptor?.close()
             throw error
         }
+        events = .allocate(capacity: Self.eventCapacity)
+    }
+
+    /// A new epoll set holding `signals` (under token 0). `epoll_create1(EPOLL_CLOEXEC)`.
+    private static func makeSet(signals: FileDescriptor?) throws(SystemCallError) -> FileDescriptor {
+        let set = FileDescriptor(
+            rawValue: try SystemCall.retrying("epoll_create1", "event loop") { epoll_create1(Int32(EPOLL_CLOEXEC)) })
+        if let signals, let error = control(set, EPOLL_CTL_ADD, signals.rawValue, token: 0) {
+            try? set.close()
+            throw SystemCallError(call: "epoll_ctl", subject: "signalfd", errno: error)
+        }
+        return set
     }
 
     deinit {
@@ -165,12 +168,10 @@ public final class EventLoop {
     public func watch(_ descriptor: FileDescriptor, _ handler: @escaping () throws -> Void) -> Registration {
         let id = take()
         watches.append(Watch(id: id, descriptor: descriptor, handler: handler))
-        let fd = descriptor.rawValue
-        watchCounts[fd, default: 0] += 1
-        // Added whatever the count: a number watched before may be a new file now (the old one
-        // closed before its watch was cancelled, which took it out of the set); the same file
-        // again is EEXIST, and stays.
-        add(fd)
+        // Added even if the number is watched already: it may be a new file now (the old one closed
+        // before its watch was cancelled, which took it out of the set); the same file again is
+        // EEXIST, and stays.
+        add(descriptor.rawValue)
         return Registration(id: id)
     }
 
@@ -193,16 +194,12 @@ public final class EventLoop {
     /// Makes the epoll set anew from the numbers watched now: drops entries of files closed before
     /// their watches were cancelled and still open elsewhere.
     private func remakeSet() throws(SystemCallError) {
-        let fresh = FileDescriptor(
-            rawValue: try SystemCall.retrying("epoll_create1", "event loop") { epoll_create1(Int32(EPOLL_CLOEXEC)) })
+        let fresh = try Self.makeSet(signals: signalDescriptor)
         try? epoll.close()
         epoll = fresh
         staleEntriesDropped += 1
-        if let signalDescriptor, let error = Self.control(epoll, EPOLL_CTL_ADD, signalDescriptor.rawValue, token: 0) {
-            throw SystemCallError(call: "epoll_ctl", subject: "signalfd", errno: error)
-        }
         entryTokens.removeAll(keepingCapacity: true)
-        for fd in watchCounts.keys { add(fd) }
+        for watch in watches { add(watch.descriptor.rawValue) }  // a number watched twice: EEXIST
     }
 
     /// Calls `fire(now)` once `deadline()` (CLOCK_MONOTONIC ns; nil: not scheduled) has passed, after
@@ -221,11 +218,8 @@ public final class EventLoop {
             let fd = watches.remove(at: i).descriptor.rawValue
             changed = true
             generation += 1
-            let left = (watchCounts[fd] ?? 1) - 1
-            if left > 0 {
-                watchCounts[fd] = left
-            } else {
-                watchCounts[fd] = nil
+            // The number leaves the set with its last watch.
+            if !watches.contains(where: { $0.descriptor.rawValue == fd }) {
                 entryTokens[fd] = nil
                 alwaysReady.removeAll { $0 == fd }
                 // Fails harmlessly when the owner closed it first (closing took it out, unless the
@@ -370,6 +364,9 @@ public final class EventLoop {
         }
     }
 
+    /// The longest timeout a wait is given (Int32.max seconds, about 68 years).
+    private static let longestWait = UInt64(Int32.max) * 1_000_000_000
+
     /// How `epoll_pwait2` fails where it is missing: ENOSYS from a kernel before 5.11, EPERM from a
     /// seccomp filter that predates it (container runtimes', snapd's, a unit's SystemCallFilter).
     private static let missingCall: [Int32] = [ENOSYS, EPERM]
@@ -379,17 +376,11 @@ public final class EventLoop {
     private func wait(timeoutNanoseconds: UInt64?) throws(SystemCallError) -> Int {
         let capacity = Int32(Self.eventCapacity)
         if nanosecondWait {
-            let outcome: SystemCall.Outcome<Int32>
-            if let timeout = timeoutNanoseconds {
-                var ts = timespec(
-                    tv_sec: Int(min(timeout / 1_000_000_000, UInt64(Int32.max))), tv_nsec: Int(timeout % 1_000_000_000))
-                outcome = try SystemCall.attempt("epoll_pwait2", "event loop", tolerating: Self.missingCall) {
-                    epoll_pwait2(epoll.rawValue, events, capacity, &ts, nil)
-                }
-            } else {
-                outcome = try SystemCall.attempt("epoll_pwait2", "event loop", tolerating: Self.missingCall) {
-                    epoll_pwait2(epoll.rawValue, events, capacity, nil, nil)
-                }
+            var ts = timespec(nanoseconds: min(timeoutNanoseconds ?? 0, Self.longestWait))
+            let outcome = try SystemCall.attempt("epoll_pwait2", "event loop", tolerating: Self.missingCall) {
+                timeoutNanoseconds == nil
+                    ? epoll_pwait2(epoll.rawValue, events, capacity, nil, nil)
+                    : epoll_pwait2(epoll.rawValue, events, capacity, &ts, nil)
             }
             switch outcome {
             case .completed(let n): return Int(n)
@@ -437,14 +428,12 @@ public final class EventLoop {
     private static func poll(_ set: inout [pollfd], timeoutNanoseconds: UInt64?) throws(SystemCallError) -> Int32 {
         let count = set.count
         return try set.withUnsafeMutableBufferPointer { buffer throws(SystemCallError) -> Int32 in
-            if let timeout = timeoutNanoseconds {
-                var ts = timespec(
-                    tv_sec: Int(min(timeout / 1_000_000_000, UInt64(Int32.max))), tv_nsec: Int(timeout % 1_000_000_000))
-                return try SystemCall.retrying("ppoll", "event loop") {
-                    ppoll(buffer.baseAddress, nfds_t(count), &ts, nil)
-                }
+            var ts = timespec(nanoseconds: min(timeoutNanoseconds ?? 0, longestWait))
+            return try SystemCall.retrying("ppoll", "event loop") {
+                timeoutNanoseconds == nil
+                    ? ppoll(buffer.baseAddress, nfds_t(count), nil, nil)
+                    : ppoll(buffer.baseAddress, nfds_t(count), &ts, nil)
             }
-            return try SystemCall.retrying("ppoll", "event loop") { ppoll(buffer.baseAddress, nfds_t(count), nil, nil) }
         }
     }
 }

@@ -13,7 +13,7 @@ public enum MonotonicClock {
 extension MonotonicClock {
     /// Sleeps for `nanoseconds` (resumed after signals). `clock_nanosleep(CLOCK_MONOTONIC)`.
     public static func sleep(nanoseconds: UInt64) {
-        var request = timespec(tv_sec: Int(nanoseconds / 1_000_000_000), tv_nsec: Int(nanoseconds % 1_000_000_000))
+        var request = timespec(nanoseconds: nanoseconds)
         var remaining = timespec()
         while clock_nanosleep(CLOCK_MONOTONIC, 0, &request, &remaining) == EINTR { request = remaining }
     }
@@ -22,8 +22,14 @@ extension MonotonicClock {
 extension MonotonicClock {
     /// Sleeps until the clock reads `deadlineNanoseconds`. `clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME)`.
     public static func sleep(untilNanoseconds deadlineNanoseconds: UInt64) {
-        var deadline = timespec(
-            tv_sec: Int(deadlineNanoseconds / 1_000_000_000), tv_nsec: Int(deadlineNanoseconds % 1_000_000_000))
+        var deadline = timespec(nanoseconds: deadlineNanoseconds)
         while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &deadline, nil) == EINTR {}
+    }
+}
+
+extension timespec {
+    /// `nanoseconds` as seconds and nanoseconds.
+    init(nanoseconds: UInt64) {
+        self.init(tv_sec: Int(nanoseconds / 1_000_000_000), tv_nsec: Int(nanoseconds % 1_000_000_000))
     }
 }
