@@ -28,9 +28,8 @@ public final class AttitudeStreamer {
     public private(set) var nextSequence: UInt64 = 0
     /// What is sent.
     public let format: WireFormat
-    private var sockets: [Int32: UDPSocket] = [:]
-    /// `sockets`' keys, in order.
-    private var families: [Int32] = []
+    /// One socket per address family among the peers, in the families' order.
+    private var sockets: [(family: Int32, socket: UDPSocket)] = []
     private var buffer: [UInt8] = []
     private var sealed: [UInt8] = []
     /// One sealer per peer, for `.sealed`.
@@ -51,23 +50,25 @@ public final class AttitudeStreamer {
         self.streamID = streamID
         outgoing = OutgoingDatagrams(capacity: max(1, peers.count))
         batched.reserveCapacity(peers.count)
-        for family in Set(peers.map(\.family)) {
-            let socket = try UDPSocket(family: family)
-            try? socket.setSendBufferSize(1 << 20)
-            sockets[family] = socket
-        }
-        families = sockets.keys.sorted()
+        for address in peers { try openSocket(for: address.family) }
+    }
+
+    /// The socket for `family`, if one is open.
+    private func socket(for family: Int32) -> UDPSocket? { sockets.first { $0.family == family }?.socket }
+
+    /// Opens a socket for `family` unless one is open.
+    private func openSocket(for family: Int32) throws(SystemCallError) {
+        guard socket(for: family) == nil else { return }
+        let socket = try UDPSocket(family: family)
+        try? socket.setSendBufferSize(1 << 20)
+        sockets.append((family, socket))
+        sockets.sort { $0.family < $1.family }
     }
 
     /// Sends to peer `index` at `address` from now on (a receiver found again, or moved), and
     /// resumes it if paused. Its stream (and seal) carries on where it was.
     public func redirect(peerAt index: Int, to address: SocketAddress) throws(SystemCallError) {
-        if sockets[address.family] == nil {
-            let socket = try UDPSocket(family: address.family)
-            try? socket.setSendBufferSize(1 << 20)
-            sockets[address.family] = socket
-            families = sockets.keys.sorted()
-        }
+        try openSocket(for: address.family)
         peers[index].address = address
         peers[index].paused = false
         peers[index].failing = nil
@@ -101,15 +102,14 @@ public final class AttitudeStreamer {
         var events: [PeerEvent] = []
         if peers.count == 1 {
             // One receiver (the usual case): one sendto.
-            if !peers[0].paused, let socket = sockets[peers[0].address.family] {
+            if !peers[0].paused, let socket = socket(for: peers[0].address.family) {
                 let address = peers[0].address
                 record(try withDatagram(for: 0) { try socket.send($0, to: address) }, peer: 0, &events)
             }
             return events
         }
         // Several: each family's datagrams in one sendmmsg (families in order: events in a steady one).
-        for family in families {
-            guard let socket = sockets[family] else { continue }
+        for (family, socket) in sockets {
             outgoing.removeAll()
             batched.removeAll(keepingCapacity: true)
             for i in peers.indices where !peers[i].paused && peers[i].address.family == family {
