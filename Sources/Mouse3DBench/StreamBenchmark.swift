@@ -123,11 +123,7 @@ public struct StreamBenchmark {
     /// sleeps 1 ms (clock_nanosleep) then calls sendto, and a receiver blocked in recvfrom.
     func floorRun(executable: String) throws {
         let count = Int(seconds * 1000) + 1000
-        let receiver = try ChildProcess(
-            executable: executable, arguments: ["bench", "floor-peer", "--role", "receiver", "--count", "\(count)"])
-        guard let port = try loopbackPort(announcedBy: receiver) else {
-            throw ActionableError("the floor receiver did not start")
-        }
+        let (receiver, port) = try startFloorReceiver(executable, count: count)
         let sender = try ChildProcess(
             executable: executable,
             arguments: ["bench", "floor-peer", "--role", "sender", "--port", "\(port)", "--count", "\(count + 100)"])
@@ -141,13 +137,10 @@ public struct StreamBenchmark {
         let cpu1 = (
             try ProcessStatistics.cpuSeconds(pid: sender.pid), try ProcessStatistics.cpuSeconds(pid: receiver.pid)
         )
-        let report = try receiver.readAllErrors()
-        try receiver.wait()
+        let line = try floorLatencyLine(receiver)
         try sender.terminate()
         try sender.wait()
-        let latency =
-            report.split(separator: "\n").last { $0.contains("latency") }
-            .map { String($0.split(separator: ":", maxSplits: 2).last ?? "") } ?? " n/a"
+        let latency = line.map { String($0.split(separator: ":", maxSplits: 2).last ?? "") } ?? " n/a"
         print("machine floor at 1000 frames/s (minimal sleep+sendto sender, blocking recvfrom receiver):")
         print("  latency send→receive:\(latency)")
         print("  sender:   CPU \(fixed((cpu1.0 - cpu0.0) / elapsed * 100, 2))% of a core")
@@ -241,11 +234,7 @@ public struct StreamBenchmark {
     /// datagrams' size, from one socket) into `bench floor-peer`'s receiver, blocked in recvfrom.
     func floorCapacityStep(executable: String, rate: Int) throws -> Double {
         let total = Int(Double(rate) * stepSeconds)
-        let receiver = try ChildProcess(
-            executable: executable, arguments: ["bench", "floor-peer", "--role", "receiver", "--count", "\(total)"])
-        guard let port = try loopbackPort(announcedBy: receiver) else {
-            throw ActionableError("the floor receiver did not start")
-        }
+        let (receiver, port) = try startFloorReceiver(executable, count: total)
         let cpuBefore = try ProcessStatistics.cpuSeconds(pid: receiver.pid)
         let target = try SocketAddress.resolve("127.0.0.1:\(port)", defaultPort: 0, passive: false)
         let socket = try UDPSocket(family: target.family)
@@ -257,12 +246,10 @@ public struct StreamBenchmark {
         MonotonicClock.sleep(nanoseconds: 300_000_000)
         // Read before it is reaped (it ends once it has them all, or a second after the last).
         let cpu = try ProcessStatistics.cpuSeconds(pid: receiver.pid) - cpuBefore
-        let report = try receiver.readAllErrors()
-        _ = try? receiver.wait()
         // Its summary ends "(N frames)".
         var received = total
-        if let line = report.split(separator: "\n").last(where: { $0.contains("latency") }),
-            let open = line.firstRange(of: "("), let n = Int(line[open.upperBound...].prefix { $0.isNumber })
+        if let line = try floorLatencyLine(receiver), let open = line.firstRange(of: "("),
+            let n = Int(line[open.upperBound...].prefix { $0.isNumber })
         {
             received = n
         }
@@ -700,12 +687,7 @@ extension StreamBenchmark {
     /// and its CPU (% of a core) after the warm-up, as the receiver's are measured.
     func floorLoad(executable: String, senders count: Int) throws -> (p99: Double, cpu: Double) {
         let total = Int(seconds * 1000) * count + 1000 * count
-        let receiver = try ChildProcess(
-            executable: executable,
-            arguments: ["bench", "floor-peer", "--role", "receiver", "--count", "\(total)", "--warm-up", "1"])
-        guard let port = try loopbackPort(announcedBy: receiver) else {
-            throw ActionableError("the floor receiver did not start")
-        }
+        let (receiver, port) = try startFloorReceiver(executable, count: total, warmUpSeconds: 1)
         let target = try SocketAddress.resolve("127.0.0.1:\(port)", defaultPort: 0, passive: false)
         let sockets = try (0..<count).map { _ in try UDPSocket(family: target.family) }
         var bytes = [UInt8](repeating: 0, count: AttitudeDatagram.byteCount)
@@ -725,10 +707,28 @@ extension StreamBenchmark {
         // Read before it is reaped: it stops after `total` datagrams, or a second after the last if
         // some were lost.
         let cpu = try ProcessStatistics.cpuSeconds(pid: receiver.pid) - cpu0
+        return (Self.p99(in: try floorLatencyLine(receiver) ?? ""), cpu / elapsed * 100)
+    }
+
+    /// Starts `bench floor-peer`'s receiver for `count` datagrams (latency counted from `warmUpSeconds`
+    /// after the first); returns it and its loopback port.
+    func startFloorReceiver(_ executable: String, count: Int, warmUpSeconds: Int? = nil) throws -> (ChildProcess, Int) {
+        let receiver = try ChildProcess(
+            executable: executable,
+            arguments: ["bench", "floor-peer", "--role", "receiver", "--count", "\(count)"]
+                + (warmUpSeconds.map { ["--warm-up", "\($0)"] } ?? []))
+        guard let port = try loopbackPort(announcedBy: receiver) else {
+            throw ActionableError("the floor receiver did not start")
+        }
+        return (receiver, port)
+    }
+
+    /// Waits for a floor receiver to end (after its count, or a second after its last datagram if some
+    /// were lost) and returns its latency line.
+    func floorLatencyLine(_ receiver: ChildProcess) throws -> String? {
         let report = try receiver.readAllErrors()
-        _ = try? receiver.wait()
-        let latency = report.split(separator: "\n").last { $0.contains("latency") }.map(String.init) ?? ""
-        return (Self.p99(in: latency), cpu / elapsed * 100)
+        try receiver.wait()
+        return report.split(separator: "\n").last { $0.contains("latency") }.map(String.init)
     }
 
     static func p99(in latency: String) -> Double {
