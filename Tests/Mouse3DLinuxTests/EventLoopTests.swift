@@ -1,8 +1,12 @@
+import Foundation
 import Glibc
 import Mouse3DCore
 import Mouse3DLinux
 import SystemPackage
 import Testing
+
+/// How many SIGUSR2s `interruptedWait`'s handler ran for (only that test sends them, to its own thread).
+nonisolated(unsafe) var interruptionsHandled = 0
 
 /// A pipe whose read end the loop watches.
 final class TestPipe {
@@ -255,6 +259,49 @@ struct EventLoopTests {
         let ending = try loop.run()
         #expect(ending == .signal(SIGTERM))
         #expect(ending.name == "SIGTERM")
+    }
+
+    @Test("A wait the shim restarts after EINTR still ends at the run's deadline, not a whole timeout later")
+    func interruptedWait() throws {
+        // A handler (not signalfd) makes each SIGUSR2 interrupt the wait with EINTR. The test
+        // runner's threads block signals: this one lets SIGUSR2 through while it runs.
+        var action = sigaction()
+        action.__sigaction_handler.sa_handler = { _ in interruptionsHandled += 1 }
+        var previous = sigaction()
+        #expect(sigaction(SIGUSR2, &action, &previous) == 0)
+        var usr2 = sigset_t()
+        sigemptyset(&usr2)
+        sigaddset(&usr2, SIGUSR2)
+        var mask = sigset_t()
+        #expect(pthread_sigmask(SIG_UNBLOCK, &usr2, &mask) == 0)
+        defer {
+            pthread_sigmask(SIG_SETMASK, &mask, nil)
+            sigaction(SIGUSR2, &previous, nil)
+        }
+        interruptionsHandled = 0
+        let loop = try EventLoop(signals: [])
+        let target = pthread_self()
+        let stop = try TestPipe()
+        let done = try TestPipe()
+        let (stopRead, doneWrite) = (stop.read, done.write)
+        Thread.detachNewThread {  // every 20 ms for up to 1.5 s, until told to stop
+            var sent: UInt8 = 0
+            while sent < 75, (try? EventLoop.waitUntilReadable([stopRead], timeoutNanoseconds: 20_000_000)) == false {
+                pthread_kill(target, SIGUSR2)
+                sent += 1
+            }
+            _ = try? doneWrite.writeAll([sent])
+        }
+        let start = MonotonicClock.nanoseconds()
+        _ = try loop.run(until: start + 200_000_000)
+        let elapsed = MonotonicClock.nanoseconds() - start
+        try stop.send()
+        #expect(try EventLoop.waitUntilReadable([done.read], timeoutNanoseconds: 5_000_000_000))
+        let sent = try done.take()
+        #expect(sent >= 5 && interruptionsHandled >= 5, "the wait was interrupted (else this test shows nothing)")
+        #expect(elapsed >= 200_000_000)
+        // Restarted with the turn's whole 200 ms, it would end 200 ms after the last signal (1.7 s).
+        #expect(elapsed < 1_000_000_000, "ended \(elapsed / 1_000_000) ms after a 200 ms deadline")
     }
 
     @Test("waitUntilReadable says whether a descriptor became readable within the timeout")

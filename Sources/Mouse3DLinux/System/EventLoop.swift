@@ -280,9 +280,7 @@ public final class EventLoop {
         for timer in timers {
             if let d = timer.deadline() { wake = min(wake ?? d, d) }
         }
-        let now = MonotonicClock.nanoseconds()
-        let timeout = alwaysReady.isEmpty ? wake.map { $0 > now ? $0 - now : 0 } : 0
-        let ready = try wait(timeoutNanoseconds: timeout)
+        let ready = try wait(until: alwaysReady.isEmpty ? wake : 0)
         if ready > 0 || !alwaysReady.isEmpty {
             let pass = generation
             var signalled = false
@@ -372,25 +370,30 @@ public final class EventLoop {
     private static let missingCall: [Int32] = [ENOSYS, EPERM]
 
     /// The loop's wait: `epoll_pwait2(2)`, or `epoll_pwait(2)` in milliseconds (rounded up) where it
-    /// is missing. How many events are in `events`.
-    private func wait(timeoutNanoseconds: UInt64?) throws(SystemCallError) -> Int {
+    /// is missing, until `deadline` (CLOCK_MONOTONIC ns; nil: no deadline). How many events are in
+    /// `events`. The timeout is taken from the deadline at each try, so a wait the shim restarts
+    /// after EINTR (a stop and continue, a tracer) ends at the deadline, not a whole timeout later.
+    private func wait(until deadline: UInt64?) throws(SystemCallError) -> Int {
         let capacity = Int32(Self.eventCapacity)
+        func remaining(_ deadline: UInt64) -> UInt64 {
+            let now = MonotonicClock.nanoseconds()
+            return deadline > now ? min(deadline - now, Self.longestWait) : 0
+        }
         if nanosecondWait {
-            var ts = timespec(nanoseconds: min(timeoutNanoseconds ?? 0, Self.longestWait))
             let outcome = try SystemCall.attempt("epoll_pwait2", "event loop", tolerating: Self.missingCall) {
-                timeoutNanoseconds == nil
-                    ? epoll_pwait2(epoll.rawValue, events, capacity, nil, nil)
-                    : epoll_pwait2(epoll.rawValue, events, capacity, &ts, nil)
+                guard let deadline else { return epoll_pwait2(epoll.rawValue, events, capacity, nil, nil) }
+                var ts = timespec(nanoseconds: remaining(deadline))
+                return epoll_pwait2(epoll.rawValue, events, capacity, &ts, nil)
             }
             switch outcome {
             case .completed(let n): return Int(n)
             case .tolerated: nanosecondWait = false
             }
         }
-        let milliseconds = timeoutNanoseconds.map { Int32(min(($0 + 999_999) / 1_000_000, UInt64(Int32.max))) } ?? -1
         return Int(
             try SystemCall.retrying("epoll_pwait", "event loop") {
-                epoll_pwait(epoll.rawValue, events, capacity, milliseconds, nil)
+                let milliseconds = deadline.map { Int32(min((remaining($0) + 999_999) / 1_000_000, UInt64(Int32.max))) }
+                return epoll_pwait(epoll.rawValue, events, capacity, milliseconds ?? -1, nil)
             })
     }
 
