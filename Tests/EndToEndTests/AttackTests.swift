@@ -17,6 +17,9 @@ final class WireCapture: @unchecked Sendable {
         socket = try UDPSocket(family: AF_INET)
         try socket.bind(to: SocketAddress.resolve("127.0.0.1:0", defaultPort: 0, passive: false))
         address = try socket.localAddress()
+        // Room for a whole session sent at --speed max while this thread waits for a CPU (the
+        // default buffer holds a few hundred datagrams).
+        try socket.setReceiveBufferSize(8 << 20)
         // The socket is read by this thread alone from here on.
         nonisolated(unsafe) let socket = socket
         let thread = Thread { [lock, stopped] in
@@ -143,7 +146,8 @@ struct ReplayAttackTests {
             _ = try d.withUnsafeBytes { try socket.send($0, to: target) }
             if i % 64 == 63 { Thread.sleep(forTimeInterval: 0.002) }  // within the socket buffer
         }
-        Thread.sleep(forTimeInterval: 0.5)
+        #expect(waitUntilRead(port: port) == 0, "the kernel dropped none")
+        Thread.sleep(forTimeInterval: 0.3)  // what it printed on its way through the pipe
         return receiver.output.split(separator: "\n").count - printed
     }
 

@@ -314,7 +314,7 @@ struct DiscoveryTests {
     func pairByName() throws {
         try withAvahiLoopback { avahi in
             let p = LoopbackPairing()
-            let pairingPort = Int.random(in: 40000...50000)
+            let pairingPort = try freeUDPPort()
             var environment = avahi.environment
             environment["MOUSE3D_NETWORK_PAIRING_PORT"] = "\(pairingPort)"
             let receiver = try Mouse3DProcess(
@@ -399,7 +399,7 @@ struct NoAvahiTests {
         #expect(
             discovering.errors.split(separator: "\n").filter { $0.contains("Avahi is not available") }.count == 1,
             "\(discovering.errors)")
-        Thread.sleep(forTimeInterval: 0.3)
+        #expect(waitUntilRead(port: port) == 0, "the kernel dropped none")
         #expect(receiver.terminate() == 0)
         // Both runs arrived: --to, and --discover falling back to the stored address.
         #expect(try ReceiverSummary(receiver.errors).frames == 2 * 1201, "\(receiver.errors)")

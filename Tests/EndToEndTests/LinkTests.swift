@@ -77,7 +77,9 @@ struct LinkTests {
         // 299: 9.70 %. The run's summary counts what was never output: 30.
         #expect(line.contains("lost 30, reordered 1") && line.contains("loss 9.70%, reordered 1"), "\(line)")
         let jitter = Double(line.split(separator: "jitter ")[1].prefix { $0 != " " }) ?? -1
-        #expect(jitter >= 0 && jitter < 2, "loopback at a steady rate: \(jitter) ms")
+        // Loopback at a steady rate: well under a frame interval. (Arrivals are stamped when the
+        // receiver reads them, so one 30 ms stall of a busy machine near the end adds about 4 ms.)
+        #expect(jitter >= 0 && jitter < 10, "loopback at a steady rate: \(jitter) ms")
     }
 
     @Test(
@@ -108,23 +110,34 @@ struct LinkTests {
         #expect(wrongSize == 0, "\(wrongSize) datagrams were not 48 bytes")
         // opentrack's yaw is mouse3d's negated, in degrees.
         let yaws = poses.map { -$0[3] * .pi / 180 }
-        // 80 frames, and predictions 15, 25, 35, 45 ms after frame 49, none past the 50 ms cap (a
-        // late timer on a busy machine may leave out the last).
         print("extrapolate: \(yaws.count) poses for 80 frames")
-        let back = try #require(
-            yaws.firstIndex { abs($0 - 0.70) < 1e-6 }, "frame 70 never came through: \(yaws.suffix(40))")
-        let gap = Array(yaws[50..<back])
-        // After frame 99 the stream falls silent: the same predictions follow it, then nothing.
-        let tail = Array(yaws[(back + 30)...])
-        #expect(
-            (3...4).contains(gap.count) && (3...4).contains(tail.count) && yaws.count == 80 + gap.count + tail.count,
-            "\(gap.count) + \(tail.count) predictions, \(yaws.count) poses")
-        #expect(tail.allSatisfy { $0 > 0.99 && $0 <= 0.99 + 0.05 + 1e-6 }, "\(tail)")
-        #expect(abs(yaws[49] - 0.49) < 1e-6)
-        for (i, yaw) in gap.enumerated() {
-            #expect(
-                yaw > 0.49 + 0.01 * Double(i) && yaw <= 0.49 + 0.05 + 1e-6,
-                "prediction \(i): \(yaw) carries the turn on, within the cap")
+        // Frames are told from predictions by value (frame k is k × 0.01 rad), not by position: a
+        // sender paused past 15 ms on a busy machine puts predictions between frames too. Each
+        // prediction follows the last frame, carrying the turn on within the 50 ms cap.
+        let sent = (0..<100).filter { $0 < 50 || $0 >= 70 }
+        var next = 0
+        var predictions: [Int: [Double]] = [:]  // after frame k
+        for yaw in yaws {
+            if next < sent.count, abs(yaw - Double(sent[next]) * 0.01) < 1e-6 {
+                next += 1
+            } else if next > 0 {
+                predictions[sent[next - 1], default: []].append(yaw)
+            } else {
+                Issue.record("a pose before the first frame: \(yaw)")
+            }
         }
+        #expect(next == sent.count, "\(next) of 80 frames came through, in order: \(yaws.suffix(40))")
+        for (k, after) in predictions.sorted(by: { $0.key < $1.key }) {
+            let last = Double(k) * 0.01
+            // 15, 25, 35, 45 ms after the frame: at most four, each past the one before, none past the cap.
+            #expect(after.count <= 4, "\(after.count) predictions after frame \(k): \(after)")
+            #expect(
+                after == after.sorted() && after.first! > last + 0.01, "the turn carried on after frame \(k): \(after)")
+            #expect(after.last! <= last + 0.05 + 1e-6, "within the 50 ms cap after frame \(k): \(after)")
+        }
+        // The 200 ms gap after frame 49, and the silence after frame 99, are filled (a late timer on a
+        // busy machine may leave out the last one or two of the four).
+        #expect((predictions[49]?.count ?? 0) >= 2, "the gap: \(predictions[49] ?? [])")
+        #expect((predictions[99]?.count ?? 0) >= 2, "after the last frame: \(predictions[99] ?? [])")
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import Testing
 
 /// A running `mouse3d` child process with its output captured.
@@ -94,6 +95,18 @@ final class Mouse3DProcess: @unchecked Sendable {
         return false
     }
 
+    /// Waits until standard output holds `count` lines (or the time runs out); returns whether it
+    /// did. For a receiver that prints what it is sent: its count, not a fixed sleep, says it is done.
+    @discardableResult
+    func waitForOutputLines(_ count: Int, seconds: Double = 10) -> Bool {
+        let end = Date().addingTimeInterval(seconds)
+        while Date() < end {
+            if output.utf8.lazy.filter({ $0 == UInt8(ascii: "\n") }).count >= count { return true }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        return false
+    }
+
     /// The port from "listening on ADDR:PORT".
     func listeningPort() throws -> Int {
         #expect(waitForError(containing: "listening on"), "receiver did not start: \(errors)")
@@ -160,6 +173,54 @@ struct ReceiverSummary {
         lost = value("lost")
         reordered = value("reordered")
     }
+}
+
+/// A loopback UDP port free a moment ago (bound to port 0, read back, closed), for a test that
+/// must name a port, so it never takes a fixed one another test or a running mouse3d holds.
+func freeUDPPort() throws -> Int {
+    let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+    try #require(fd >= 0)
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
+        }
+    }
+    try #require(bound)
+    return Int(UInt16(bigEndian: address.sin_port))
+}
+
+/// What the kernel holds for the UDP socket bound to `port` (/proc/net/udp and udp6): datagrams
+/// queued unread, and those it dropped (a full buffer), or nil when no socket has that port.
+func udpQueue(port: Int) -> (queuedBytes: Int, drops: Int)? {
+    for table in ["/proc/net/udp", "/proc/net/udp6"] {
+        let text = (try? String(contentsOfFile: table, encoding: .utf8)) ?? ""
+        for line in text.split(separator: "\n").dropFirst() {
+            let fields = line.split(separator: " ")
+            guard fields.count >= 13, let local = fields[1].split(separator: ":").last, Int(local, radix: 16) == port,
+                let rx = fields[4].split(separator: ":").last
+            else { continue }
+            return (Int(rx, radix: 16) ?? -1, Int(fields[12]) ?? -1)
+        }
+    }
+    return nil
+}
+
+/// Waits until the receiver on `port` has read everything queued for it (or `seconds` pass), so
+/// a test stops it after it has counted all it was sent, not after a sleep a busy machine outlasts.
+/// Returns the kernel's drops for that socket (nil: the queue never emptied).
+@discardableResult
+func waitUntilRead(port: Int, seconds: Double = 10) -> Int? {
+    let end = Date().addingTimeInterval(seconds)
+    while Date() < end {
+        if let q = udpQueue(port: port), q.queuedBytes == 0 { return q.drops }
+        Thread.sleep(forTimeInterval: 0.02)
+    }
+    return nil
 }
 
 /// Tests whose figures need the machine's CPU (floods measured against a rate, long CPU-bound

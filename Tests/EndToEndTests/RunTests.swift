@@ -89,7 +89,12 @@ struct RunTests {
         print(
             "run --rate 100: \(times.count) frames over \(String(format: "%.2f", span)) s (\(String(format: "%.1f", rate))/s); run took \(String(format: "%.2f", seconds)) s"
         )
-        #expect(abs(rate - 100) <= 3, "\(rate) frames/s")
+        // The pace, from the median gap (a stall of a busy machine restarts the schedule and loses
+        // ticks for good, moving the mean but not the median), and never faster than asked.
+        let gaps = zip(times.dropFirst(), times).map { $0 - $1 }.sorted()
+        let median = gaps[gaps.count / 2]
+        #expect(abs(median - 0.010) <= 0.001, "median gap \(median * 1000) ms")
+        #expect(rate <= 103 && rate >= 80, "\(rate) frames/s")
         #expect(contents(home).isEmpty)
     }
 

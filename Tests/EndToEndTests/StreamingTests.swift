@@ -46,7 +46,7 @@ struct StreamingTests {
             "--speed", "1"
         ])
         #expect(sender.status == 0, "sender: \(sender.errors)")
-        Thread.sleep(forTimeInterval: 0.3)
+        #expect(waitUntilRead(port: port) == 0, "the kernel dropped none")
         #expect(receiver.terminate() == 0, "receiver ends cleanly on SIGTERM")
         let received = try receivedFrames(receiver.output)
         #expect(received.count == expected.count, "\(received.count) of \(expected.count) frames")
@@ -104,7 +104,7 @@ struct StreamingTests {
             #expect(outcome == .sent)
             if i % 100 == 99 { Thread.sleep(forTimeInterval: 0.002) }  // stay within the socket buffer
         }
-        Thread.sleep(forTimeInterval: 0.3)
+        #expect(waitUntilRead(port: port) == 0, "the kernel dropped none (else the count below is short)")
         #expect(receiver.process.isRunning, "receiver survived")
         #expect(receiver.terminate() == 0)
         #expect(receiver.output.isEmpty, "printed: \(receiver.output.prefix(200))")
@@ -122,8 +122,8 @@ struct StreamingTests {
             ["send", "--insecure", "--source", "replay:\(Mouse3DProcess.sampleLog)", "--speed", "10"]
                 + ports.flatMap { ["--to", "127.0.0.1:\($0)"] })
         #expect(sender.status == 0, "sender: \(sender.errors)")
-        Thread.sleep(forTimeInterval: 0.3)
-        for r in receivers {
+        for (r, port) in zip(receivers, ports) {
+            #expect(waitUntilRead(port: port) == 0, "the kernel dropped none")
             #expect(r.terminate() == 0)
             let summary = try ReceiverSummary(r.errors)
             #expect(summary.frames == 1201 && summary.lost == 0)
@@ -167,7 +167,7 @@ struct StreamingTests {
                 frame: AttitudeFrame(roll: 0, pitch: 0, yaw: 0))
             _ = try d.encoded.withUnsafeBytes { try socket.send($0, to: target) }
         }
-        Thread.sleep(forTimeInterval: 0.5)
+        #expect(waitUntilRead(port: port) == 0, "the kernel dropped none")
         #expect(receiver.terminate() == 0)
         let summary = try ReceiverSummary(receiver.errors)
         let lines = receiver.errors.split(separator: "\n")
