@@ -66,7 +66,9 @@ extension NetworkTests {
                 try streamer.send(
                     AttitudeFrame(roll: 0, pitch: 0, yaw: 0), buttons: [.clutch, .primary],
                     now: MonotonicClock.nanoseconds())
-                if device == nil, let path = try? currentPointer(), let opened = try? EvdevDevice(path: path) {
+                if device == nil, let path = inputEventNode(named: "mouse3d pointer"),
+                    let opened = try? EvdevDevice(path: path)
+                {
                     // A press in the frame that made the device may come before it could be opened: its state then says so.
                     device = opened
                     if opened.currentValue(type: Int32(EV_KEY), code: Int32(BTN_LEFT)) == 1 { note(true) }
@@ -130,13 +132,4 @@ extension NetworkTests {
         try expect(pressedAfter < 1500, "pressed again only \(pressedAfter) ms after the link returned")
     }
 
-    /// The event node of the receiver's virtual pointer, if there is one now.
-    static func currentPointer() throws -> String? {
-        for entry in try DirectoryListing.names(in: "/sys/class/input") where entry.hasPrefix("event") {
-            let name = String(
-                decoding: (try? FileContents.read(path: "/sys/class/input/\(entry)/device/name")) ?? [], as: UTF8.self)
-            if name.hasPrefix("mouse3d pointer") { return "/dev/input/\(entry)" }
-        }
-        return nil
-    }
 }

@@ -17,14 +17,7 @@ enum OutputTests {
 
     /// The event node of the input device whose name starts with `prefix`, once it exists.
     static func node(named prefix: String) throws -> String {
-        try waitFor("a virtual device named '\(prefix)…'", seconds: 20) { () -> String? in
-            for entry in try DirectoryListing.names(in: "/sys/class/input") where entry.hasPrefix("event") {
-                let name = String(
-                    decoding: try FileContents.read(path: "/sys/class/input/\(entry)/device/name"), as: UTF8.self)
-                if name.hasPrefix(prefix) { return "/dev/input/\(entry)" }
-            }
-            return nil
-        }
+        try waitFor("a virtual device named '\(prefix)…'", seconds: 20) { inputEventNode(named: prefix) }
     }
 
     /// Every event readable from `device` within `seconds` (until it goes away).

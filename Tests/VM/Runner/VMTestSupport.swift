@@ -101,3 +101,15 @@ func writeAttribute(_ text: String, to path: String) throws {
         throw VMTestFailure(description: "write '\(text)' to \(path): errno \(errno)")
     }
 }
+
+/// The event node of the input device whose name starts with `prefix`, if there is one now: in /dev
+/// too, which devtmpfs fills a moment after sysfs shows the device (CI once opened it in between
+/// and met ENOENT).
+func inputEventNode(named prefix: String) -> String? {
+    for entry in (try? DirectoryListing.names(in: "/sys/class/input")) ?? [] where entry.hasPrefix("event") {
+        let name = String(
+            decoding: (try? FileContents.read(path: "/sys/class/input/\(entry)/device/name")) ?? [], as: UTF8.self)
+        if name.hasPrefix(prefix) && access("/dev/input/\(entry)", F_OK) == 0 { return "/dev/input/\(entry)" }
+    }
+    return nil
+}
