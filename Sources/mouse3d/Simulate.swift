@@ -39,6 +39,9 @@ extension Mouse3D {
         @Option(help: "With --motion hand: the accelerometer saturates at ± this many g per axis (2 to 32).")
         var accelRange: Double?
 
+        @Option(help: "With --motion hand: the gyroscope saturates at ± this many °/s per axis (50 to 4000).")
+        var gyroRange: Double?
+
         func validate() throws {
             guard rate.isFinite, rate >= 1, rate <= 10_000 else {
                 throw ValidationError("--rate must be 1 to 10000 Hz.")
@@ -52,8 +55,11 @@ extension Mouse3D {
             if let accelRange, !(accelRange.isFinite && accelRange >= 2 && accelRange <= 32) {
                 throw ValidationError("--accel-range must be 2 to 32 g.")
             }
-            if motion != .hand, shake != nil || accelRange != nil {
-                throw ValidationError("--shake and --accel-range apply to --motion hand only.")
+            if let gyroRange, !(gyroRange.isFinite && gyroRange >= 50 && gyroRange <= 4000) {
+                throw ValidationError("--gyro-range must be 50 to 4000 °/s.")
+            }
+            if motion != .hand, shake != nil || accelRange != nil || gyroRange != nil {
+                throw ValidationError("--shake, --accel-range and --gyro-range apply to --motion hand only.")
             }
         }
 
@@ -80,6 +86,7 @@ extension Mouse3D {
                 var hand = HandMotion(seconds: seconds, hertz: rate, seed: seed)
                 hand.shaking = shake.map { HandMotion.Shaking(peakStandardGravities: $0) }
                 hand.accelerometerRangeStandardGravities = accelRange
+                hand.gyroscopeRangeDegreesPerSecond = gyroRange
                 for point in hand.generate() {
                     let counted = point.sample.timestampNanoseconds >= 5_000_000_000
                     try sink.writeLine(MotionLogWriter.row(point.sample, truth: point.truth) + (counted ? ",1" : ",0"))

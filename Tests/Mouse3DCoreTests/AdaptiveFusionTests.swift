@@ -14,6 +14,27 @@ struct AdaptiveFusionTests {
         #expect(a.map(\.sample) != c.map(\.sample))
     }
 
+    @Test("A gyroscope range cuts each axis at it and leaves slower readings and the truth as they were")
+    func handMotionGyroscopeRange() {
+        var hand = HandMotion(seconds: 60, hertz: 100, seed: 5)
+        hand.shaking = .init(peakStandardGravities: 4)
+        let free = hand.generate()
+        hand.gyroscopeRangeDegreesPerSecond = 120
+        let cut = hand.generate()
+        let limit = 120 * Double.pi / 180
+        var changed = 0
+        for (a, b) in zip(free, cut) {
+            let expected = a.sample.angularVelocityRadiansPerSecond.clamped(
+                lowerBound: SIMD3(repeating: -limit), upperBound: SIMD3(repeating: limit))
+            #expect(b.sample.angularVelocityRadiansPerSecond == expected)
+            #expect(
+                b.truth == a.truth
+                    && b.sample.specificForceMetersPerSecondSquared == a.sample.specificForceMetersPerSecondSquared)
+            if expected != a.sample.angularVelocityRadiansPerSecond { changed += 1 }
+        }
+        #expect(changed > 0, "the shaking turns faster than 120 °/s somewhere (else this shows nothing)")
+    }
+
     @Test("Hand motion is still for its first 5 s and its truth follows the gyroscope minus the bias")
     func handMotionTruth() {
         let points = HandMotion(seconds: 30, hertz: 200, seed: 3).generate()

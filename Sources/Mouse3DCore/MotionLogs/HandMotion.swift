@@ -12,7 +12,8 @@ import RealModule
 /// and white noise, as a DualSense's uncalibrated gyroscope has, a scale error of up to ±1 % per axis
 /// and axes misaligned by up to ±0.5°. With ``shaking``, bursts of a hand shaking the controller hard
 /// (oscillating translation of several g for 5–30 s, the wrist turning with it); with
-/// ``accelerometerRangeStandardGravities``, an accelerometer that saturates per axis as real ones do.
+/// ``accelerometerRangeStandardGravities`` and ``gyroscopeRangeDegreesPerSecond``, sensors that saturate
+/// per axis as real ones do.
 /// The truth is integrated at eight sub-steps per sample, far finer than any filter error.
 public struct HandMotion: Sendable {
     /// Length of the motion, in seconds; the first and last five are still.
@@ -36,6 +37,9 @@ public struct HandMotion: Sendable {
     /// The accelerometer's range per axis, in g: a reading beyond it reads as the limit (saturation).
     /// `nil`: an accelerometer that never saturates.
     public var accelerometerRangeStandardGravities: Double?
+    /// The gyroscope's range per axis, in °/s: a faster turn reads as the limit (saturation). `nil`: a
+    /// gyroscope that never saturates.
+    public var gyroscopeRangeDegreesPerSecond: Double?
 
     /// A hand shaking the controller: bursts of back-and-forth translation along a random direction, a
     /// sinusoid whose amplitude is drawn from `peakStandardGravities`/2 up to `peakStandardGravities`
@@ -277,9 +281,13 @@ public struct HandMotion: Sendable {
             let (reference, sensor) = plan.accelerations(t)
             let force =
                 attitude.conjugate.rotate(SIMD3(0, 0, standardGravityMetersPerSecondSquared) + reference) + sensor
-            let gyro =
+            var gyro =
                 plan.gyroMatrix * plan.angularVelocity(t) + plan.bias + gyroNoiseRadiansPerSecond
                 * random.nextGaussian3()
+            if let range = gyroscopeRangeDegreesPerSecond {
+                let limit = SIMD3(repeating: range * .pi / 180)
+                gyro = gyro.clamped(lowerBound: -limit, upperBound: limit)
+            }
             var measured = force + accelerometerNoiseMetersPerSecondSquared * random.nextGaussian3()
             if let range = accelerometerRangeStandardGravities {
                 let limit = SIMD3(repeating: range * standardGravityMetersPerSecondSquared)
