@@ -255,14 +255,22 @@ struct SealedStreamingTests {
         #expect(revoked.status == 0 && revoked.output.contains("revoked sender"), "\(revoked)")
         let linesAtRevocation = receiver.output.split(separator: "\n").count
         #expect(receiver.waitForError(containing: "revoked: its frames are refused"))
-        Thread.sleep(forTimeInterval: 0.25)
-        let linesSoonAfter = receiver.output.split(separator: "\n").count
+        // What was printed before the revocation may still be on its way through the pipe: wait until
+        // the output has stood still for 250 ms (at most 3 s; a 200 Hz stream never stands still).
+        var linesSoonAfter = receiver.output.split(separator: "\n").count
+        var stillSince = Date()
+        let giveUp = Date().addingTimeInterval(3)
+        while Date().timeIntervalSince(stillSince) < 0.25 && Date() < giveUp {
+            Thread.sleep(forTimeInterval: 0.05)
+            let now = receiver.output.split(separator: "\n").count
+            if now != linesSoonAfter { (linesSoonAfter, stillSince) = (now, Date()) }
+        }
         Thread.sleep(forTimeInterval: 1.0)
         let linesLater = receiver.output.split(separator: "\n").count
         #expect(linesAtRevocation > 0)
         #expect(linesLater == linesSoonAfter, "frames kept coming after revocation: \(linesSoonAfter) -> \(linesLater)")
         print(
-            "revocation: \(linesSoonAfter - linesAtRevocation) frames printed between the revoke command's exit and 250 ms later (200 Hz stream)"
+            "revocation: \(linesSoonAfter - linesAtRevocation) frames printed after the revoke command's exit, until the output stood still (200 Hz stream)"
         )
         #expect(receiver.waitForError(containing: "is not paired here"))
         _ = sender.terminate()

@@ -193,10 +193,16 @@ struct StreamingTests {
                 frame: AttitudeFrame(roll: 0, pitch: 0, yaw: 0))
             _ = try d.encoded.withUnsafeBytes { try socket.send($0, to: target) }
         }
+        let sentAt = Date()
         try send(0)
         #expect(receiver.waitForError(containing: "new stream", seconds: 5))
-        Thread.sleep(forTimeInterval: 0.3)
-        #expect(!receiver.errors.contains("lost"), "not lost after 300 ms")
+        Thread.sleep(until: sentAt.addingTimeInterval(0.3))
+        let looked = Date().timeIntervalSince(sentAt)
+        if looked < 0.45 {
+            #expect(!receiver.errors.contains("lost"), "not lost after 300 ms")
+        } else {
+            print("lostAndBack: not-yet-lost check skipped: this busy machine looked only \(looked) s after the frame")
+        }
         #expect(receiver.waitForError(containing: "lost (no frames for 500 ms)", seconds: 2))
         try send(1)
         #expect(receiver.waitForError(containing: ": back", seconds: 2))
