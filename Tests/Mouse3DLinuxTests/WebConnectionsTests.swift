@@ -97,7 +97,10 @@ struct WebConnectionsTests {
         }
         send(shows, upgrade + clientFrame(0x1, Array("token".utf8)))
         send(silent, upgrade)
-        _ = try loop.run(until: MonotonicClock.nanoseconds() + 100_000_000)
+        // Until both have upgraded and one has authenticated (well within the silent one's 0.3 s).
+        _ = try loop.run(until: MonotonicClock.nanoseconds() + 2_000_000_000) {
+            server.sockets == 2 && server.connections.values.contains(where: \.authenticated)
+        }
         let now = MonotonicClock.nanoseconds()
         let authenticated = server.connections.values.filter(\.authenticated)
         #expect(authenticated.count == 1 && server.connections.count == 2)
@@ -105,7 +108,7 @@ struct WebConnectionsTests {
         #expect(
             authenticated.allSatisfy { $0.deadline > now + 50_000_000_000 },
             "the stall deadline (60 s), not the token's 0.3 s")
-        _ = try loop.run(until: MonotonicClock.nanoseconds() + 500_000_000)
+        _ = try loop.run(until: MonotonicClock.nanoseconds() + 2_000_000_000) { server.connections.count == 1 }
         #expect(server.connections.count == 1 && server.connections.values.allSatisfy(\.authenticated))
         #expect(server.sockets == 1, "the closed one no longer counted")
         #expect(delegate.refusals == [.unauthenticated], "\(delegate.refusals)")
