@@ -261,8 +261,10 @@ struct EventLoopTests {
         #expect(ending.name == "SIGTERM")
     }
 
-    @Test("A wait the shim restarts after EINTR still ends at the run's deadline, not a whole timeout later")
-    func interruptedWait() throws {
+    @Test(
+        "A wait the shim restarts after EINTR still ends at its deadline, not a whole timeout later",
+        .serialized, arguments: ["the loop's run", "waitUntilReadable"])
+    func interruptedWait(wait: String) throws {
         // A handler (not signalfd) makes each SIGUSR2 interrupt the wait with EINTR. The test
         // runner's threads block signals: this one lets SIGUSR2 through while it runs.
         var action = sigaction()
@@ -280,6 +282,7 @@ struct EventLoopTests {
         }
         interruptionsHandled = 0
         let loop = try EventLoop(signals: [])
+        let quiet = try TestPipe()  // never written: the one-shot wait times out
         let target = pthread_self()
         let stop = try TestPipe()
         let done = try TestPipe()
@@ -293,14 +296,18 @@ struct EventLoopTests {
             _ = try? doneWrite.writeAll([sent])
         }
         let start = MonotonicClock.nanoseconds()
-        _ = try loop.run(until: start + 200_000_000)
+        if wait == "waitUntilReadable" {
+            #expect(try EventLoop.waitUntilReadable([quiet.read], timeoutNanoseconds: 200_000_000) == false)
+        } else {
+            _ = try loop.run(until: start + 200_000_000)
+        }
         let elapsed = MonotonicClock.nanoseconds() - start
         try stop.send()
         #expect(try EventLoop.waitUntilReadable([done.read], timeoutNanoseconds: 5_000_000_000))
         let sent = try done.take()
         #expect(sent >= 5 && interruptionsHandled >= 5, "the wait was interrupted (else this test shows nothing)")
         #expect(elapsed >= 200_000_000)
-        // Restarted with the turn's whole 200 ms, it would end 200 ms after the last signal (1.7 s).
+        // Restarted with the whole 200 ms, it would end 200 ms after the last signal (1.7 s).
         #expect(elapsed < 1_000_000_000, "ended \(elapsed / 1_000_000) ms after a 200 ms deadline")
     }
 

@@ -369,20 +369,24 @@ public final class EventLoop {
     /// seccomp filter that predates it (container runtimes', snapd's, a unit's SystemCallFilter).
     private static let missingCall: [Int32] = [ENOSYS, EPERM]
 
+    /// The time from now until `deadline` (CLOCK_MONOTONIC ns), 0 once it has passed, at most
+    /// ``longestWait``. Asked at each try of a wait, so one the shim restarts after EINTR still ends
+    /// at its deadline.
+    private static func remaining(until deadline: UInt64) -> UInt64 {
+        let now = MonotonicClock.nanoseconds()
+        return deadline > now ? min(deadline - now, longestWait) : 0
+    }
+
     /// The loop's wait: `epoll_pwait2(2)`, or `epoll_pwait(2)` in milliseconds (rounded up) where it
     /// is missing, until `deadline` (CLOCK_MONOTONIC ns; nil: no deadline). How many events are in
-    /// `events`. The timeout is taken from the deadline at each try, so a wait the shim restarts
-    /// after EINTR (a stop and continue, a tracer) ends at the deadline, not a whole timeout later.
+    /// `events`. The timeout is taken from the deadline at each try (a stop and continue or a tracer
+    /// interrupts it: EINTR).
     private func wait(until deadline: UInt64?) throws(SystemCallError) -> Int {
         let capacity = Int32(Self.eventCapacity)
-        func remaining(_ deadline: UInt64) -> UInt64 {
-            let now = MonotonicClock.nanoseconds()
-            return deadline > now ? min(deadline - now, Self.longestWait) : 0
-        }
         if nanosecondWait {
             let outcome = try SystemCall.attempt("epoll_pwait2", "event loop", tolerating: Self.missingCall) {
                 guard let deadline else { return epoll_pwait2(epoll.rawValue, events, capacity, nil, nil) }
-                var ts = timespec(nanoseconds: remaining(deadline))
+                var ts = timespec(nanoseconds: Self.remaining(until: deadline))
                 return epoll_pwait2(epoll.rawValue, events, capacity, &ts, nil)
             }
             switch outcome {
@@ -392,7 +396,9 @@ public final class EventLoop {
         }
         return Int(
             try SystemCall.retrying("epoll_pwait", "event loop") {
-                let milliseconds = deadline.map { Int32(min((remaining($0) + 999_999) / 1_000_000, UInt64(Int32.max))) }
+                let milliseconds = deadline.map {
+                    Int32(min((Self.remaining(until: $0) + 999_999) / 1_000_000, UInt64(Int32.max)))
+                }
                 return epoll_pwait(epoll.rawValue, events, capacity, milliseconds ?? -1, nil)
             })
     }
@@ -424,18 +430,19 @@ public final class EventLoop {
         throws(SystemCallError) -> Bool
     {
         var set = descriptors.map { pollfd(fd: $0.rawValue, events: Int16(POLLIN), revents: 0) }
-        return try poll(&set, timeoutNanoseconds: timeoutNanoseconds) > 0
+        let deadline = timeoutNanoseconds.map { MonotonicClock.nanoseconds() &+ min($0, longestWait) }
+        return try poll(&set, until: deadline) > 0
     }
 
-    /// A one-shot readiness wait. The corresponding C call is `ppoll(2)`.
-    private static func poll(_ set: inout [pollfd], timeoutNanoseconds: UInt64?) throws(SystemCallError) -> Int32 {
+    /// A one-shot readiness wait until `deadline` (nil: none), its timeout taken from the deadline at
+    /// each try, as the loop's is. The corresponding C call is `ppoll(2)`.
+    private static func poll(_ set: inout [pollfd], until deadline: UInt64?) throws(SystemCallError) -> Int32 {
         let count = set.count
         return try set.withUnsafeMutableBufferPointer { buffer throws(SystemCallError) -> Int32 in
-            var ts = timespec(nanoseconds: min(timeoutNanoseconds ?? 0, longestWait))
-            return try SystemCall.retrying("ppoll", "event loop") {
-                timeoutNanoseconds == nil
-                    ? ppoll(buffer.baseAddress, nfds_t(count), nil, nil)
-                    : ppoll(buffer.baseAddress, nfds_t(count), &ts, nil)
+            try SystemCall.retrying("ppoll", "event loop") {
+                guard let deadline else { return ppoll(buffer.baseAddress, nfds_t(count), nil, nil) }
+                var ts = timespec(nanoseconds: remaining(until: deadline))
+                return ppoll(buffer.baseAddress, nfds_t(count), &ts, nil)
             }
         }
     }
