@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import Mouse3DLinux
 import Testing
 
 /// A running `mouse3d` child process with its output captured.
@@ -95,18 +96,6 @@ final class Mouse3DProcess: @unchecked Sendable {
         return false
     }
 
-    /// Waits until standard output holds `count` lines (or the time runs out); returns whether it
-    /// did. For a receiver that prints what it is sent: its count, not a fixed sleep, says it is done.
-    @discardableResult
-    func waitForOutputLines(_ count: Int, seconds: Double = 10) -> Bool {
-        let end = Date().addingTimeInterval(seconds)
-        while Date() < end {
-            if output.utf8.lazy.filter({ $0 == UInt8(ascii: "\n") }).count >= count { return true }
-            Thread.sleep(forTimeInterval: 0.02)
-        }
-        return false
-    }
-
     /// The port from "listening on ADDR:PORT".
     func listeningPort() throws -> Int {
         #expect(waitForError(containing: "listening on"), "receiver did not start: \(errors)")
@@ -178,20 +167,9 @@ struct ReceiverSummary {
 /// A loopback UDP port free a moment ago (bound to port 0, read back, closed), for a test that
 /// must name a port, so it never takes a fixed one another test or a running mouse3d holds.
 func freeUDPPort() throws -> Int {
-    let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
-    try #require(fd >= 0)
-    defer { close(fd) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let bound = withUnsafeMutablePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-            bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
-        }
-    }
-    try #require(bound)
-    return Int(UInt16(bigEndian: address.sin_port))
+    let socket = try UDPSocket(family: AF_INET)
+    try socket.bind(to: SocketAddress.resolve("127.0.0.1:0", defaultPort: 0, passive: false))
+    return Int(try socket.localAddress().port)
 }
 
 /// What the kernel holds for the UDP socket bound to `port` (/proc/net/udp and udp6): datagrams

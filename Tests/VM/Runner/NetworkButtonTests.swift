@@ -131,5 +131,4 @@ extension NetworkTests {
         )
         try expect(pressedAfter < 1500, "pressed again only \(pressedAfter) ms after the link returned")
     }
-
 }
