@@ -235,6 +235,38 @@ struct EventLoopTests {
         #expect(accepted > 5)
     }
 
+    @Test(
+        "A listener flooded with connects (each registers a watch) cannot starve a connection watched after it: its reads come every wake-up"
+    )
+    func registeringHandlerLeavesLaterWatches() throws {
+        let loop = try EventLoop(signals: [])
+        let listener = try TestPipe()
+        try listener.send()  // never taken: a listener whose queue never empties
+        var accepted: [(EventLoop.Registration, TestPipe)] = []
+        var wakeUps = 0
+        loop.watch(listener.read) {
+            wakeUps += 1
+            // Each "accepted connection" registers a watch, and the oldest is closed.
+            let extra = try TestPipe()
+            accepted.append((loop.watch(extra.read) {}, extra))
+            if accepted.count > 8 { loop.cancel(accepted.removeFirst().0) }
+        }
+        // The established connection, registered after the listener: a byte waits at every wake-up.
+        let established = try TestPipe()
+        var reads = 0
+        loop.watch(established.read) {
+            _ = try established.take()
+            reads += 1
+            try established.send()
+        }
+        try established.send()
+        let start = MonotonicClock.nanoseconds()
+        _ = try loop.run(until: start + 2_000_000_000) { wakeUps >= 200 }
+        #expect(wakeUps >= 200, "the listener ran \(wakeUps) times in 2 s")
+        // Read at every wake-up the listener had (the last may end the run before it is reached).
+        #expect(reads >= wakeUps - 1, "the established connection was read \(reads) times in \(wakeUps) wake-ups")
+    }
+
     @Test("A handler's error ends run() and reaches the caller")
     func errors() throws {
         struct Boom: Error {}

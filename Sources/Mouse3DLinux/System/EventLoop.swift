@@ -99,6 +99,8 @@ public final class EventLoop {
     private var dispatchTable: [Int32: [Int]] = [:]
     /// For each watch, the last wake-up that found its descriptor ready.
     private var readyAt: [UInt64] = []
+    /// The watches one wake-up found ready (kept to spare an allocation per wake-up).
+    private var due: [Watch] = []
     private var wakeUp: UInt64 = 0
     private var changed = true
     /// What the last wait returned.
@@ -309,18 +311,18 @@ public final class EventLoop {
                 }
             }
             if stale { try remakeSet() }
-            dispatch: do {
-                for i in 0..<watches.count where readyAt[i] == wakeUp {
-                    try watches[i].handler()
-                    if ending != nil { return }
-                    // A handler that registers or cancels invalidates the indices; level-triggered
-                    // readiness brings the rest back at the next wait, which then does not block. The
-                    // timers due still run: a handler that registers on every call (a flood of
-                    // connections accepted) must not hold them.
-                    // A stop signal is still acted on after such a break: a flood that changes
-                    // registrations at every wake-up must not hold off SIGTERM.
-                    if generation != pass { break dispatch }
-                }
+            // Every watch found ready runs, in registration order, whatever the handlers register or
+            // cancel meanwhile: each is taken by identity, and one cancelled earlier in this pass is
+            // skipped. (Breaking off at the first change, as this loop once did, let a listener that
+            // registers each connection it accepts starve every descriptor watched after it for as
+            // long as connections kept coming.) One registered during the pass waits for the next wait.
+            due.removeAll(keepingCapacity: true)
+            for i in 0..<watches.count where readyAt[i] == wakeUp { due.append(watches[i]) }
+            for watch in due {
+                if generation != pass && !watches.contains(where: { $0.id == watch.id }) { continue }
+                try watch.handler()
+                // A stop signal is still acted on after a handler changed the registrations.
+                if ending != nil { return }
             }
             if signalled, let signalDescriptor {
                 try handleSignals(signalDescriptor)
