@@ -26,7 +26,8 @@
     F(EVP_PKEY_keygen) F(EVP_PKEY_keygen_init) F(EVP_sha256) F(GENERAL_NAME_print) F(GENERAL_NAMES_free) \
     F(OPENSSL_sk_num) F(OPENSSL_sk_value) F(PEM_read_bio_PrivateKey) F(PEM_read_bio_X509) \
     F(PEM_write_bio_PrivateKey) F(PEM_write_bio_X509) F(RAND_bytes) F(SSL_CTX_check_private_key) \
-    F(SSL_CTX_ctrl) F(SSL_CTX_free) F(SSL_CTX_new) F(SSL_CTX_set_options) F(SSL_CTX_set_verify) \
+    F(SSL_CTX_ctrl) F(SSL_CTX_free) F(SSL_CTX_new) F(SSL_CTX_set_cipher_list) F(SSL_CTX_set_ciphersuites) \
+    F(SSL_CTX_set_options) F(SSL_CTX_set_verify) \
     F(SSL_CTX_use_PrivateKey) F(SSL_CTX_use_certificate) F(SSL_connect) F(SSL_do_handshake) F(SSL_free) \
     F(SSL_get_error) F(SSL_new) F(SSL_pending) F(SSL_read) F(SSL_set_accept_state) F(SSL_set_fd) \
     F(SSL_write) F(TLS_client_method) F(TLS_server_method) F(X509_EXTENSION_free) F(X509_add_ext) \
@@ -37,12 +38,30 @@
 
 M3D_OPENED_LIBRARY(openssl, M3D_OPENSSL_FUNCTIONS, M3D_LIBSSL, M3D_LIBCRYPTO)
 
-/* TLS 1.2 at least; writes may be partial and retried from a moved buffer (non-blocking sockets).
-   (SSL_CTX_set_min_proto_version and SSL_CTX_set_mode are macros over SSL_CTX_ctrl.) */
+/* What the server offers, written down. The key exchange is the handshake's cost to the server, and
+   a client chooses it: with OpenSSL 3's defaults a TLS 1.3 ClientHello whose only key share is
+   ffdhe8192 costs the server 118 ms of CPU (ffdhe4096 20 ms, ffdhe2048 3.5 ms), so anyone on the
+   network could hold the event loop with a few precomputed hellos. Only X25519 and P-256 are
+   offered: 0.5 ms a handshake with the P-256 key's signature (README, "What a handshake costs").
+   Every browser offers both. A hello with neither gets a handshake_failure alert, at no cost.
+   Signatures: ECDSA with SHA-256 (the certificate's P-256 key). TLS 1.3 suites: AES-GCM and
+   ChaCha20-Poly1305; TLS 1.2: the same as ECDHE-ECDSA (no DHE, no RSA key exchange, no CBC). */
+#define M3D_TLS_GROUPS "X25519:P-256"
+#define M3D_TLS_SIGALGS "ECDSA+SHA256"
+#define M3D_TLS13_SUITES "TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384:TLS_CHACHA20_POLY1305_SHA256"
+#define M3D_TLS12_CIPHERS "ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-ECDSA-CHACHA20-POLY1305"
+
+/* TLS 1.2 at least, the groups, signatures and suites above; writes may be partial and retried from
+   a moved buffer (non-blocking sockets). (SSL_CTX_set_min_proto_version, SSL_CTX_set1_groups_list,
+   SSL_CTX_set1_sigalgs_list and SSL_CTX_set_mode are macros over SSL_CTX_ctrl.) */
 static inline int m3d_ssl_ctx_configure(const struct m3d_openssl *o, SSL_CTX *ctx) {
     if (o->SSL_CTX_ctrl(ctx, SSL_CTRL_SET_MIN_PROTO_VERSION, TLS1_2_VERSION, NULL) != 1) return 0;
+    if (o->SSL_CTX_ctrl(ctx, SSL_CTRL_SET_GROUPS_LIST, 0, (char *)M3D_TLS_GROUPS) != 1) return 0;
+    if (o->SSL_CTX_ctrl(ctx, SSL_CTRL_SET_SIGALGS_LIST, 0, (char *)M3D_TLS_SIGALGS) != 1) return 0;
+    if (o->SSL_CTX_set_ciphersuites(ctx, M3D_TLS13_SUITES) != 1) return 0;
+    if (o->SSL_CTX_set_cipher_list(ctx, M3D_TLS12_CIPHERS) != 1) return 0;
     o->SSL_CTX_ctrl(ctx, SSL_CTRL_MODE, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER, NULL);
-    o->SSL_CTX_set_options(ctx, SSL_OP_NO_RENEGOTIATION | SSL_OP_NO_COMPRESSION);
+    o->SSL_CTX_set_options(ctx, SSL_OP_NO_RENEGOTIATION | SSL_OP_NO_COMPRESSION | SSL_OP_CIPHER_SERVER_PREFERENCE);
     return 1;
 }
 

@@ -30,4 +30,21 @@ public struct TokenBucket: Sendable {
     public func wouldAllow(now: UInt64) -> Bool {
         tokens + (now > updated ? Double(now - updated) * 1e-9 * ratePerSecond : 0) >= 1
     }
+
+    /// Spends `amount` at `now`, whatever is held (the level may go below zero: a cost known only
+    /// once it is paid, such as a handshake step's time, is paid back before the next is allowed).
+    public mutating func charge(_ amount: Double, now: UInt64) {
+        if now > updated {
+            tokens = min(burst, tokens + Double(now - updated) * 1e-9 * ratePerSecond)
+            updated = now
+        }
+        tokens -= amount
+    }
+
+    /// When a token can next be spent (`now` when one can already).
+    public func nextTokenTime(now: UInt64) -> UInt64 {
+        let held = tokens + (now > updated ? Double(now - updated) * 1e-9 * ratePerSecond : 0)
+        guard held < 1 else { return now }
+        return max(now, updated + UInt64(((1 - tokens) / ratePerSecond * 1e9).rounded(.up)))
+    }
 }

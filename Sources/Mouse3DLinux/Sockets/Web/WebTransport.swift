@@ -1,3 +1,5 @@
+import SystemPackage
+
 /// What a ``WebConnections`` connection is carried over: the TCP stream itself, or TLS over it.
 public protocol WebTransport: AnyObject {
     /// Goes on with a handshake as far as the socket allows (`.done` at once when there is none).
@@ -8,6 +10,10 @@ public protocol WebTransport: AnyObject {
     func sendBytes(_ bytes: UnsafeRawBufferPointer) -> Int?
     /// Bytes read and held above the socket, which the socket will not signal.
     var bufferedBytes: Int { get }
+    /// Whether a handshake is still to be done (its steps cost the loop's time).
+    var handshakePending: Bool { get }
+    /// The descriptor the loop watches.
+    var descriptor: FileDescriptor { get }
 }
 
 extension TCPStream: WebTransport {
@@ -17,6 +23,7 @@ extension TCPStream: WebTransport {
     }
     public func sendBytes(_ bytes: UnsafeRawBufferPointer) -> Int? { (try? write(bytes)) ?? nil }
     public var bufferedBytes: Int { 0 }
+    public var handshakePending: Bool { false }
 }
 
 extension TLSConnection: WebTransport {
@@ -24,4 +31,6 @@ extension TLSConnection: WebTransport {
     public func receiveBytes(into buffer: UnsafeMutableRawBufferPointer) -> TCPStream.ReadOutcome { read(into: buffer) }
     public func sendBytes(_ bytes: UnsafeRawBufferPointer) -> Int? { write(bytes) }
     public var bufferedBytes: Int { pendingBytes }
+    public var handshakePending: Bool { !isEstablished }
+    public var descriptor: FileDescriptor { stream.descriptor }
 }
