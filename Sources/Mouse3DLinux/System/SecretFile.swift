@@ -16,6 +16,10 @@ public enum SecretFile {
         case writableFolder(path: String, mode: UInt32)
         /// A folder of key files that another user owns.
         case foreignFolder(path: String, owner: UInt32)
+        /// A folder above the keys' that others may change (they could move the keys' folder away and
+        /// put their own in its place): neither the caller's nor root's, or writable by others
+        /// without the sticky bit.
+        case unsafeParent(path: String, owner: UInt32, mode: UInt32)
         /// A system call failed.
         case system(SystemCallError)
 
@@ -32,20 +36,26 @@ public enum SecretFile {
                 "\(path): permissions \(String(mode & 0o777, radix: 8)) let other users replace the keys in it; run `chmod 700 \(path)`"
             case .foreignFolder(let path, let owner):
                 "\(path): owned by uid \(owner), not by you (uid \(geteuid())); keys must be in a folder of the user who runs mouse3d"
+            case .unsafeParent(let path, let owner, let mode):
+                "\(path): a folder above mouse3d's keys that other users can change (owner uid \(owner), permissions "
+                    + "\(String(mode & 0o7777, radix: 8))), so they could put their own keys in place of yours; "
+                    + "keep mouse3d's folder under folders only you or root can change (e.g. `chmod go-w \(path)`)"
             case .system(let error): error.description
             }
         }
     }
 
     /// Reads the key file at `path`, after checking that it is a regular file owned by the caller and
-    /// closed to group and others. `nil` when it does not exist.
+    /// closed to group and others. `nil` when it does not exist. Opened without blocking: a FIFO
+    /// someone put there would otherwise hold `open` until a writer came (and the process with it,
+    /// deaf to SIGTERM, whose handling waits for the event loop); it is refused by `fstat` instead.
     public static func read(path: String) throws(Problem) -> [UInt8]? {
         let fd: FileDescriptor
         var status = stat()
         do {
             guard
                 let opened = try SystemCall.retrying(
-                    "open", path, tolerating: [ENOENT], { open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) })
+                    "open", path, tolerating: [ENOENT], { open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK) })
             else { return nil }
             fd = FileDescriptor(rawValue: opened)
         } catch { throw .system(error) }
@@ -114,9 +124,32 @@ public enum SecretFile {
         do {
             outcome = try SystemCall.attempt("stat", path, tolerating: [ENOENT]) { lstat(path, &status) }
         } catch { throw .system(error) }
-        guard case .completed = outcome else { return }
+        guard case .completed = outcome else { return try checkParents(of: path) }
         guard status.st_uid == geteuid() else { throw .foreignFolder(path: path, owner: status.st_uid) }
         guard status.st_mode & 0o022 == 0 else { throw .writableFolder(path: path, mode: status.st_mode) }
+        try checkParents(of: path)
+    }
+
+    /// Checks every folder above `path` (that exists): the caller's or root's, and not writable by
+    /// others, nor by a group other than the caller's own (a home folder of 0775 under user private
+    /// groups), unless sticky (as /tmp is: there others cannot rename what is not theirs).
+    static func checkParents(of path: String) throws(Problem) {
+        var parent = path
+        while let slash = parent.lastIndex(of: "/") {
+            parent = slash == parent.startIndex ? "/" : String(parent[..<slash])
+            var status = stat()
+            let outcome: SystemCall.Outcome<Int32>
+            do {
+                outcome = try SystemCall.attempt("stat", parent, tolerating: [ENOENT]) { stat(parent, &status) }
+            } catch { throw .system(error) }
+            if case .completed = outcome {
+                let owned = status.st_uid == geteuid() || status.st_uid == 0
+                let groupOnly = status.st_gid == getegid() ? UInt32(0o002) : 0o022
+                let shared = status.st_mode & groupOnly != 0 && status.st_mode & UInt32(S_ISVTX) == 0
+                if !owned || shared { throw .unsafeParent(path: parent, owner: status.st_uid, mode: status.st_mode) }
+            }
+            if parent == "/" { break }
+        }
     }
 
     /// Creates `path` and any missing parents; the last one with mode 0700.
