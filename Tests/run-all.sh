@@ -23,6 +23,9 @@ echo "== live view in headless Chromium (Tests/Browser/view_test.py)"
 echo "== a phone as the source in headless Chromium, its motion from virtual sensors (Tests/Browser/phone_test.py)"
 /usr/bin/python3 Tests/Browser/phone_test.py .build/debug/mouse3d "$(mktemp -d)/phone.png"
 
+echo "== the phone surface attacked: ClientHello floods, a spent token, connect floods, button floods (Tests/Browser/phone_attack_test.py)"
+/usr/bin/python3 Tests/Browser/phone_attack_test.py .build/debug/mouse3d Tests/Mouse3DCoreTests/Fixtures/sample-motion.csv
+
 echo "== fuzzing: every network decoder target for 15 s (Tests/Fuzz/run.sh 150 for the long run)"
 Tests/Fuzz/run.sh 15
 

@@ -2,8 +2,10 @@
 /// host; it works offline). Start asks for the motion sensors (iOS needs a tap and its permission),
 /// keeps the screen on (Screen Wake Lock), and streams every `devicemotion` event, batched every 25
 /// ms with its own time, over a WebSocket whose first message is the token from the URL's fragment;
-/// it reconnects by itself. Four big touch areas: left click, right click, recenter, hold to move.
-/// `window.mouse3dPhone` is the test hook: `{started, connected, readings, sent, rate, buttons}`.
+/// it reconnects by itself (with the key mouse3d hands it for the token, see ``PhoneCredentials``;
+/// a refusal is said in words and retried slowly). Four big touch areas: left click, right click,
+/// recenter, hold to move. `window.mouse3dPhone` is the test hook:
+/// `{started, connected, readings, sent, rate, buttons, refusal}`.
 enum PhonePage {
     static let html = #"""
         <!doctype html>
@@ -33,27 +35,66 @@ enum PhonePage {
         </main>
         <script>
         "use strict";
-        const hook = window.mouse3dPhone = {started: false, connected: false, readings: 0, sent: 0, rate: 0, buttons: 0};
+        const hook = window.mouse3dPhone = {started: false, connected: false, readings: 0, sent: 0, rate: 0, buttons: 0, refusal: null};
         const token = decodeURIComponent(location.hash.slice(1));
         const status = document.getElementById("status");
         // WebKit on iOS and iPadOS gives accelerationIncludingGravity with the opposite sign.
         const webkitIOS = /iPhone|iPad|iPod/.test(navigator.userAgent) || (navigator.platform === "MacIntel" && navigator.maxTouchPoints > 1);
         let socket = null, batch = [], buttons = 0, wakeLock = null, rateCount = 0, rateStart = performance.now();
+        // The URL's token admits one phone once; mouse3d then hands this page a key of its own, kept
+        // here (per server), which it shows from then on: the key of this run's token, or a
+        // remembered phone's key whatever the URL's token.
+        const keyName = "mouse3d-key:" + location.host;
+        function storedKey() { try { return JSON.parse(localStorage.getItem(keyName) || "null"); } catch (e) { return null; } }
+        function usableKey() { const k = storedKey(); return k && (k.remember || k.token === token) ? k : null; }
+        let sentKey = false, refusal = null;
+        // Why mouse3d closed the socket (PhoneSource.CloseCode), in words, and when to try again (ms).
+        const refusals = {
+          4001: ["This code is not the one mouse3d shows now (it is from an earlier run of mouse3d, or mistyped): scan the new QR code.", 10000],
+          4002: ["This code has already been used by another phone. Use that phone, or restart mouse3d and scan its new QR code.", 10000],
+          4003: ["Another phone is connected to mouse3d now: close its page first.", 2000],
+          4008: ["Too many connections: waiting a little before trying again.", 5000]
+        };
 
         function say(text, cls) { status.textContent = text; status.className = cls || ""; }
 
         function connect() {
-          if (!token) { say("This address has no token: scan the QR code mouse3d shows.", "bad"); return; }
+          const key = usableKey();
+          if (!token && !key) { say("This address has no token: scan the QR code mouse3d shows.", "bad"); return; }
           socket = new WebSocket(`wss://${location.host}/stream`);
           socket.binaryType = "arraybuffer";
           socket.onopen = () => {
-            socket.send(token);
+            sentKey = !!key;
+            socket.send(key ? key.secret : token);
             socket.send(new Uint8Array([3, webkitIOS ? 1 : 0]));
             socket.send(new Uint8Array([2, buttons]));
             hook.connected = true;
+            refusal = null;
           };
-          socket.onclose = () => { hook.connected = false; say("reconnecting…", "bad"); setTimeout(connect, 500); };
-          socket.onerror = () => socket.close();
+          socket.onmessage = e => {
+            if (typeof e.data !== "string") return;
+            try {
+              const m = JSON.parse(e.data);
+              if (m.secret) localStorage.setItem(keyName, JSON.stringify({secret: m.secret, token: token, remember: !!m.remember}));
+            } catch (err) {}
+          };
+          socket.onclose = e => {
+            hook.connected = false;
+            socket = null;
+            if (e.code === 4001 && sentKey) {
+              // A key this run does not know (mouse3d forgot the phone, or restarted without
+              // remembering it): dropped, and the URL's token tried at once.
+              localStorage.removeItem(keyName);
+              setTimeout(connect, 0);
+              return;
+            }
+            const known = refusals[e.code];
+            refusal = known ? e.code : null;
+            hook.refusal = refusal;
+            say(known ? known[0] : "reconnecting…", "bad");
+            setTimeout(connect, known ? known[1] : 500);
+          };
+          socket.onerror = () => socket && socket.close();
         }
 
         function onMotion(e) {

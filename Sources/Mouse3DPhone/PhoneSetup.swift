@@ -11,10 +11,15 @@ public enum PhoneSetup {
         return (FileSystem.environment("HOME") ?? "/") + "/.local/share/mouse3d/phone"
     }
 
-    /// The remembered phone's token (`--phone-remember`), in the configuration folder beside the keys.
-    public static func rememberedTokenPath(in configurationDirectory: String) -> String {
-        configurationDirectory + "/phone.token"
+    /// The remembered phones' secrets (`--phone-remember`), one a line, in the configuration folder
+    /// beside the keys.
+    public static func rememberedPhonesPath(in configurationDirectory: String) -> String {
+        configurationDirectory + "/phone.secrets"
     }
+
+    /// Where releases before the phone's secrets kept the remembered phone's token (still removed by
+    /// `pair --revoke phone`; no longer read: that token never retired).
+    static func oldTokenPath(in configurationDirectory: String) -> String { configurationDirectory + "/phone.token" }
 
     /// The stored certificate, or a new one (also when the stored one has less than 30 days left).
     public static func certificate(in directory: String = directory) throws -> (
@@ -41,19 +46,35 @@ public enum PhoneSetup {
         return (made, true)
     }
 
-    /// The token: with `remember`, the stored one (made and stored on first use); else a fresh one.
-    public static func token(remember: Bool, configurationDirectory: String) throws -> String {
-        guard remember else { return ViewAccessPolicy.makeToken() }
-        return try SecretFile.loadOrCreateToken(
-            path: rememberedTokenPath(in: configurationDirectory), in: configurationDirectory)
+    /// Who may connect this run: a fresh URL token, and with `remember` the phones remembered (their
+    /// secrets read from the configuration folder, checked as key files are).
+    public static func credentials(remember: Bool, configurationDirectory: String) throws -> PhoneCredentials {
+        let token = ViewAccessPolicy.makeToken()
+        guard remember else { return PhoneCredentials(urlToken: token, remembers: false) }
+        try SecretFile.checkFolder(configurationDirectory)
+        let bytes = try SecretFile.read(path: rememberedPhonesPath(in: configurationDirectory)) ?? []
+        let secrets = String(decoding: bytes, as: UTF8.self).split(whereSeparator: \.isWhitespace)
+            .filter { ViewAccessPolicy.isWellFormedToken($0) }.map(String.init)
+        return PhoneCredentials(urlToken: token, remembers: true, remembered: secrets)
     }
 
-    /// Forgets the remembered phone (`pair --revoke phone`): true if there was one.
+    /// Stores the remembered phones' `secrets` (mode 0600, atomically).
+    public static func storeRemembered(_ secrets: [String], configurationDirectory: String) throws {
+        try SecretFile.makeDirectory(configurationDirectory)
+        try SecretFile.write(
+            path: rememberedPhonesPath(in: configurationDirectory),
+            bytes: Array(secrets.map { $0 + "\n" }.joined().utf8))
+    }
+
+    /// Forgets the remembered phones (`pair --revoke phone`): true if there was one.
     public static func forgetRememberedPhone(configurationDirectory: String) throws -> Bool {
-        let path = rememberedTokenPath(in: configurationDirectory)
-        guard FileSystem.fileExists(path) else { return false }
-        try FileSystem.remove(path)
-        return true
+        var forgot = false
+        for path in [rememberedPhonesPath(in: configurationDirectory), oldTokenPath(in: configurationDirectory)]
+        where FileSystem.fileExists(path) {
+            try FileSystem.remove(path)
+            forgot = true
+        }
+        return forgot
     }
 
     /// Tells the user where to point the phone: the URL, its QR code (UTF-8 half blocks) and the

@@ -5,18 +5,22 @@ import Mouse3DLinux
 /// `devicemotion` readings and touch areas come back over a WebSocket on the same port.
 ///
 /// A phone page is an input injector, so it is held to a sealed stream's standard: nothing it sends
-/// reaches the pipeline before the socket's first message is the token (128 bits, in the URL's
-/// fragment: never sent in a request, compared in constant time); `Host` and `Origin` must be the
-/// server's own (against DNS rebinding and other sites' pages); one phone at a time (a phone that
-/// reconnects replaces the connection it left); messages of at most 4 KiB, readings at most
-/// ``maximumSamplesPerSecond`` (beyond: refused and counted), at most ``maximumConnections``
-/// connections, 64 KiB read per connection per wake-up, and every refusal counted by reason. Held
-/// buttons are released when the phone goes.
+/// reaches the pipeline before the socket's first message is a credential (``PhoneCredentials``:
+/// the URL's token, 128 bits in the fragment, never sent in a request, which admits one phone once
+/// and hands it a secret of its own; compared in constant time); `Host` and `Origin` must be the
+/// server's own (against DNS rebinding and other sites' pages); one phone at a time (while it is
+/// heard from, another is refused and the terminal says so; a phone whose socket went quiet is
+/// replaced when it reconnects); admissions a few a minute, presses a few a second; messages of
+/// at most 4 KiB, readings at most ``maximumSamplesPerSecond`` (beyond: refused and counted), at
+/// most ``maximumConnections`` connections (the least advanced of the busiest network turned away
+/// first), 64 KiB read per connection per wake-up, TLS handshakes within the loop's time budget, and
+/// every refusal counted by reason. Held buttons are released when the phone goes.
 public final class PhoneSource: MotionSampleSource, WebConnectionsDelegate {
     /// The port when none is given.
     public static let defaultPort: UInt16 = 24933
-    /// Connections at once (the phone's page load, its socket, and a few reconnecting).
-    public static let maximumConnections = 16
+    /// Connections at once: the phone's page load, its socket and a few reconnecting, and room for
+    /// strangers' connections to be turned away by how far they got (see ``admit(peer:network:server:turn:now:)``).
+    public static let maximumConnections = 64
     /// How long a connection may take to finish its TLS handshake and request (and a socket to send the token).
     public static let headTimeoutNanoseconds: UInt64 = 10_000_000_000
     /// The most readings a second (Safari gives 60–100, Chromium 60): more is refused.
@@ -42,12 +46,42 @@ public final class PhoneSource: MotionSampleSource, WebConnectionsDelegate {
         case badMessage = "bad-message"
         case replaced = "replaced"
         case tooManyFrames = "too-many-frames"
-        case tooManyFromAddress = "too-many-from-address"
+        case tooManyFromNetwork = "too-many-from-network"
         case unread = "unread"
+        /// The URL's token again, after it admitted its phone.
+        case spentToken = "spent-token"
+        /// A second phone while the first is heard from.
+        case phoneInUse = "phone-in-use"
+        /// Admissions past a few a minute.
+        case tooManyAdmissions = "too-many-admissions"
+        /// Presses past a few a second (the presses are dropped, releases always pass).
+        case tooManyPresses = "too-many-presses"
     }
 
-    /// Connections one address may hold before its socket has sent the token.
-    public static let maximumUnauthenticatedPerAddress = 4
+    /// Connections one network (a /24, a /64) may hold before their sockets have authenticated: half
+    /// the table, so that one network cannot take all of it. (The phone's own network may be the
+    /// attacker's too: there, what keeps the phone in is that the least advanced connections go
+    /// first, and that a fresh one outlives the next 31 bare connects, 50 ms at 600 a second.)
+    public static let maximumUnauthenticatedPerNetwork = 32
+    /// A phone heard from this recently is in use: another one is refused.
+    public static let inUseNanoseconds: UInt64 = 2_000_000_000
+    /// Admissions of a phone (new or known): a burst, then this many a second (a page reconnects
+    /// every half second at most; a key holder fighting the phone is refused as in use anyway).
+    static let admissionBurst = 10.0, admissionsPerSecond = 1.0
+    /// Presses of the page's buttons (a message that presses any): a burst, then this many a second.
+    static let pressBurst = 10.0, pressesPerSecond = 10.0
+    /// The close codes a refused page is told why with (RFC 6455 §7.4.2: 4000–4999 are the
+    /// application's); the page says each in words.
+    public enum CloseCode: UInt16, Sendable {
+        /// A credential this run does not know (an earlier run's, a mistyped one, a forgotten phone's).
+        case unknownCode = 4001
+        /// The URL's token after it admitted its phone.
+        case spentCode = 4002
+        /// Another phone is in use.
+        case inUse = 4003
+        /// Too many admissions: try again later.
+        case tooMany = 4008
+    }
     /// The connections' bounds: control frames count (the page sends none), readings do not.
     public static var limits: WebConnections.Limits {
         var limits = WebConnections.Limits(
@@ -58,12 +92,17 @@ public final class PhoneSource: MotionSampleSource, WebConnectionsDelegate {
 
     public let address: String
     public private(set) var port: UInt16
-    public let token: String
+    /// The URL's token (see ``PhoneCredentials``).
+    public var token: String { credentials.urlToken }
+    /// Who may connect.
+    public private(set) var credentials: PhoneCredentials
+    /// Stores the remembered phones' secrets (`--phone-remember`), called when a new one is admitted.
+    public var remember: ([String]) throws -> Void = { _ in }
     /// The certificate's SHA-256 fingerprint, for the user to compare with the browser's warning.
     public let fingerprint: String
     public private(set) var refusals: [Refusal: Int] = [:]
-    /// Readings taken, and messages of them.
-    public private(set) var samples = 0, messages = 0
+    /// Readings taken, and messages of them; presses of the page's buttons handed on.
+    public private(set) var samples = 0, messages = 0, pressesTaken = 0
     /// What happened that the user should hear of (a phone connected or left), said by the caller.
     public var report: (String) -> Void = { _ in }
 
@@ -73,13 +112,19 @@ public final class PhoneSource: MotionSampleSource, WebConnectionsDelegate {
     /// The authenticated phone's connection, and when it last sent a message.
     var phone: Int32?
     var lastMessage: UInt64 = 0
+    var admissions = TokenBucket(ratePerSecond: admissionsPerSecond, burst: admissionBurst, now: 0)
+    var presses = TokenBucket(ratePerSecond: pressesPerSecond, burst: pressBurst, now: 0)
+    var lines = RepeatedLines()
     var mapper = PhoneSampleMapper()
     var pressed = PhoneButtons()
     var sampleBudget: TokenBucket
     var sink: MotionSampleSink?
 
-    /// Listens on `address` and `port` (0: any free one) with `certificate`, for a page that sends `token`.
-    public init(address: String, port: UInt16, token: String, certificate: SelfSignedCertificate) throws {
+    /// Listens on `address` and `port` (0: any free one) with `certificate`, for pages that show
+    /// `credentials`.
+    public init(address: String, port: UInt16, credentials: PhoneCredentials, certificate: SelfSignedCertificate)
+        throws
+    {
         let listener: TCPListener
         do {
             listener = try TCPListener.listening(host: address, port: port)
@@ -90,9 +135,10 @@ public final class PhoneSource: MotionSampleSource, WebConnectionsDelegate {
         fingerprint = try certificate.fingerprint()
         self.address = address
         self.port = listener.localAddress.port
-        self.token = token
+        self.credentials = credentials
         policy = ViewAccessPolicy(
-            address: address, port: self.port, token: token, hostName: FileSystem.hostName, scheme: "https")
+            address: address, port: self.port, token: credentials.urlToken, hostName: FileSystem.hostName,
+            scheme: "https")
         server = WebConnections(listener: listener, limits: Self.limits, recordsArrival: policy.isWildcard) {
             try TLSConnection(stream: $0, context: context)
         }
@@ -115,10 +161,10 @@ public final class PhoneSource: MotionSampleSource, WebConnectionsDelegate {
 
     public var closingSummary: [String] {
         [
-            "phone: \(samples) readings in \(messages) messages"
+            "phone: \(samples) readings in \(messages) messages, \(pressesTaken) presses"
                 + (latencies.count == 0 ? "" : "; reading → fusion \(latencies.summary)")
         ]
-            + (refusalSummary.map { [$0] } ?? [])
+            + (server.handshakeSummary.map { ["phone: \($0)"] } ?? []) + (refusalSummary.map { [$0] } ?? [])
     }
 
     /// The waits of the last 4096 readings from their time to their fusion.
@@ -146,26 +192,29 @@ public final class PhoneSource: MotionSampleSource, WebConnectionsDelegate {
 
     // MARK: Connections
 
-    /// One address holds at most a few connections that have not shown the token (a flood of
-    /// connects from one host evicts its own, not the phone's page load), then the whole table is
-    /// bounded: the address holding the most unauthenticated ones gives up its oldest, never the
-    /// phone and never one accepted this turn (it had no chance yet).
-    public func admit(peer: String, server: WebConnections, turn: UInt64, now: UInt64) -> Bool {
+    /// One network (a /24 or /64: one host can take many addresses) holds at most a few connections
+    /// that have not authenticated, then the whole table is bounded: the network holding the most
+    /// unauthenticated ones gives one up. The one given up is the least advanced (still in its TLS
+    /// handshake before one sending its request, before a socket yet to authenticate; see
+    /// ``WebConnections/Connection/progress``), the oldest of those: bare connects, which cost an
+    /// attacker nothing, cannot push out a phone that is a round trip from authenticating. Never the
+    /// phone, and never one accepted this turn (it had no chance yet).
+    public func admit(peer: String, network: String, server: WebConnections, turn: UInt64, now: UInt64) -> Bool {
         let waiting = server.connections.values.filter { !$0.authenticated && $0.opened < turn }
-        func oldest(_ cs: [WebConnections.Connection]) -> WebConnections.Connection? {
-            cs.min { $0.opened < $1.opened }
+        func leastAdvanced(_ cs: [WebConnections.Connection]) -> WebConnections.Connection? {
+            cs.min { ($0.progress, $0.opened) < ($1.progress, $1.opened) }
         }
-        let own = waiting.filter { $0.peer == peer }
-        if own.count >= Self.maximumUnauthenticatedPerAddress, let oldest = oldest(own) {
-            refuse(.tooManyFromAddress)
-            server.close(oldest.fd)
+        let own = waiting.filter { $0.network == network }
+        if own.count >= Self.maximumUnauthenticatedPerNetwork, let victim = leastAdvanced(own) {
+            refuse(.tooManyFromNetwork)
+            server.close(victim.fd)
         } else if server.connections.count >= Self.maximumConnections {
             refuse(.tooManyConnections)
-            let counts = Dictionary(grouping: waiting, by: \.peer).mapValues(\.count)
+            let counts = Dictionary(grouping: waiting, by: \.network).mapValues(\.count)
             guard let busiest = counts.max(by: { $0.value < $1.value })?.key,
-                let oldest = oldest(waiting.filter { $0.peer == busiest })
+                let victim = leastAdvanced(waiting.filter { $0.network == busiest })
             else { return false }
-            server.close(oldest.fd)
+            server.close(victim.fd)
         }
         return true
     }
@@ -238,20 +287,7 @@ public final class PhoneSource: MotionSampleSource, WebConnectionsDelegate {
                 server.closeSocket(c, code: 1008)
                 return true
             }
-            guard ViewAccessPolicy.equal(String(decoding: payload, as: UTF8.self), token) else {
-                refuse(.badToken)
-                server.closeSocket(c, code: 1008)
-                return true
-            }
-            server.authenticate(c)
-            lastMessage = MonotonicClock.nanoseconds()
-            if let previous = phone, previous != c.fd, let old = server.connections[previous] {
-                refuse(.replaced)
-                server.closeSocket(old, code: 1000)
-                server.close(previous)
-            }
-            phone = c.fd
-            report("phone connected")
+            try authenticate(c, presenting: String(decoding: payload, as: UTF8.self))
         case .binary where c.authenticated && h.final:
             lastMessage = MonotonicClock.nanoseconds()
             try take(server.payload(h, of: c))
@@ -261,6 +297,64 @@ public final class PhoneSource: MotionSampleSource, WebConnectionsDelegate {
             server.closeSocket(c, code: 1008)
         }
         return true
+    }
+
+    /// A socket's credential: a new phone spends the URL's token and is handed its secret; a known
+    /// one is let in; anything else is refused with a code the page says in words, and the terminal
+    /// hears of it (at most once every few seconds per kind).
+    func authenticate(_ c: WebConnections.Connection, presenting presented: String) throws {
+        let now = MonotonicClock.nanoseconds()
+        let check = credentials.check(presented)
+        switch check {
+        case .unknown:
+            refuse(.badToken)
+            say("a phone with a code this run does not know connected from \(c.peerHost): scan the QR code shown now")
+            return server.closeSocket(c, code: CloseCode.unknownCode.rawValue)
+        case .spentToken:
+            refuse(.spentToken)
+            say(
+                "a second phone used the code from \(c.peerHost), already taken by the first: refused (restart mouse3d for a new code)"
+            )
+            return server.closeSocket(c, code: CloseCode.spentCode.rawValue)
+        case .newPhone, .knownPhone: break
+        }
+        // One phone at a time: while the phone in use is heard from, nobody takes its place (a phone
+        // whose connection dropped is quiet within a second or two, and then reconnects).
+        if let current = phone, current != c.fd, server.connections[current] != nil,
+            now < lastMessage + Self.inUseNanoseconds
+        {
+            refuse(.phoneInUse)
+            say("another phone tried to connect from \(c.peerHost) while this one is in use: refused")
+            return server.closeSocket(c, code: CloseCode.inUse.rawValue)
+        }
+        guard admissions.take(now: now) else {
+            refuse(.tooManyAdmissions)
+            say("a phone connected too often from \(c.peerHost): refused for a while")
+            return server.closeSocket(c, code: CloseCode.tooMany.rawValue)
+        }
+        server.authenticate(c)
+        lastMessage = now
+        if check == .newPhone {
+            let secret = ViewAccessPolicy.makeToken()
+            let remembered = credentials.admitNewPhone(secret: secret)
+            if credentials.remembers { try remember(remembered) }
+            let reply = #"{"secret":"\#(secret)","remember":\#(credentials.remembers)}"#
+            server.write(c, WebSocketFrame.encode(.text, Array(reply.utf8)))
+        }
+        if let previous = phone, previous != c.fd, let old = server.connections[previous] {
+            refuse(.replaced)
+            server.closeSocket(old, code: 1000)
+            server.close(previous)
+        }
+        phone = c.fd
+        report(
+            check == .newPhone
+                ? "phone connected (its code is now spent: it reconnects with a key of its own)" : "phone connected")
+    }
+
+    /// Says `line` through ``report``, coalesced: the same line again within a few seconds is counted.
+    func say(_ line: String) {
+        if let text = lines.say(line, now: MonotonicClock.nanoseconds()) { report(text) }
     }
 
     /// One message of the authenticated phone.
@@ -290,12 +384,21 @@ public final class PhoneSource: MotionSampleSource, WebConnectionsDelegate {
         }
     }
 
-    func setButtons(_ state: PhoneButtons) throws {
+    /// Takes the page's buttons: a message that presses any spends one of a few presses a second (a
+    /// person clicks a few times a second; past that its presses are dropped and counted), releases
+    /// always pass, so nothing stays held for want of budget.
+    func setButtons(_ requested: PhoneButtons) throws {
+        var state = requested
+        if !state.subtracting(pressed).isEmpty && !presses.take(now: MonotonicClock.nanoseconds()) {
+            refuse(.tooManyPresses)
+            state.formIntersection(pressed)
+        }
         let codes: [(PhoneButtons, Int32)] = [
             (.left, Self.leftCode), (.right, Self.rightCode), (.recenter, Self.recenterCode),
             (.holdToMove, Self.holdToMoveCode)
         ]
         for (button, code) in codes where state.contains(button) != pressed.contains(button) {
+            if state.contains(button) { pressesTaken += 1 }
             try sink?.button(code, state.contains(button))
         }
         pressed = state

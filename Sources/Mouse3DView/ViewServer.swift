@@ -49,6 +49,9 @@ public final class ViewServer: WebConnectionsDelegate {
     public private(set) var refusals: [ViewAccessPolicy.Refusal: Int] = [:]
     /// Recenter requests carried out.
     public private(set) var recentres = 0
+    /// Recenters allowed: a burst, then a few a second.
+    static let recentresPerSecond = 2.0, recenterBurst = 4.0
+    var recenterBudget = TokenBucket(ratePerSecond: recentresPerSecond, burst: recenterBurst, now: 0)
     var version: UInt64 = 0, pushedVersion: UInt64 = 0, lastPush: UInt64 = 0
 
     /// Listens on `address` (numeric IPv4 or IPv6) and `port` (0: any free one, see ``port``),
@@ -137,21 +140,22 @@ public final class ViewServer: WebConnectionsDelegate {
     /// Full: a connection accepted before this turn makes room (one accepted now has had no chance
     /// to send its head: a flood of connections cannot push out a browser's fresh request): first
     /// one that is closing, then the oldest that has been sending its head for a while (connections
-    /// that send nothing cannot keep the page from loading), then the oldest page (pages held open
-    /// by another program cannot keep a browser out: its page reconnects by itself), and only then
-    /// the oldest of those still young (a browser's own connections come in twos and threes: the
-    /// second must not push out the first, whose request is on its way). With none, the newcomer
-    /// is turned away.
-    public func admit(peer: String, server: WebConnections, turn: UInt64, now: UInt64) -> Bool {
+    /// that send nothing cannot keep the page from loading), then the oldest of those still young (a
+    /// browser's own connections come in twos and threes: the second must not push out the first,
+    /// whose request is on its way, while older ones can go), and only then the oldest page: a page
+    /// has shown the token, and a stream of fresh connections, which anyone can open, must not push
+    /// it out. With none, the newcomer is turned away.
+    public func admit(peer: String, network: String, server: WebConnections, turn: UInt64, now: UInt64) -> Bool {
         guard server.connections.count >= Self.maximumConnections else { return true }
         let candidates = server.connections.values.filter { $0.opened < turn }
         func settled(_ c: WebConnections.Connection) -> Bool { now - c.acceptedAt >= Self.youngNanoseconds }
         func oldest(_ cs: [WebConnections.Connection]) -> WebConnections.Connection? {
             cs.min { $0.opened < $1.opened }
         }
+        let requests = candidates.filter { !$0.isSocket }
         let room =
-            oldest(candidates.filter(\.closesWhenSent)) ?? oldest(candidates.filter { !$0.isSocket && settled($0) })
-            ?? oldest(candidates.filter(\.isSocket)) ?? oldest(candidates)
+            oldest(candidates.filter(\.closesWhenSent)) ?? oldest(requests.filter(settled)) ?? oldest(requests)
+            ?? oldest(candidates)
         refuse(.tooManyConnections)
         guard let room else { return false }
         server.close(room.fd)
@@ -197,6 +201,12 @@ public final class ViewServer: WebConnectionsDelegate {
                 arrivedAt: c.arrivedAt)
             {
                 return refused(r, c)
+            }
+            // A person presses recenter a few times a second at most; a script holding the token
+            // could press it thousands of times (each one logged): those are refused.
+            guard recenterBudget.take(now: MonotonicClock.nanoseconds()) else {
+                refuse(.tooManyRecentres)
+                return server.respond(c, .text(429, "Too Many Requests", "refused: too-many-recentres\n"))
             }
             try onRecenter?()
             recentres += 1

@@ -17,7 +17,7 @@ struct MotionSourceOptions: ParsableArguments {
 
     @Flag(
         help:
-            "With --source phone: remember this phone (its URL keeps its token across runs, so a bookmark works; 'mouse3d pair --revoke phone' forgets it)."
+            "With --source phone: remember the phone that scans the code (it keeps a key of its own and reconnects after a restart with no new scan; 'mouse3d pair --revoke phone' forgets it)."
     )
     var phoneRemember = false
 
@@ -129,16 +129,18 @@ struct MotionSourceOptions: ParsableArguments {
         }
     }
 
-    /// The phone page's server on `address`:`port` (its certificate made or loaded, its token fresh
-    /// or the remembered phone's), the URL, QR code and fingerprint said.
+    /// The phone page's server on `address`:`port` (its certificate made or loaded, its token fresh,
+    /// the remembered phones known), the URL, QR code and fingerprint said.
     static func openPhone(address: String, port: UInt16, remember: Bool, diagnostics: Diagnostics) throws -> PhoneSource
     {
         do {
             let (certificate, created) = try PhoneSetup.certificate()
-            let token = try PhoneSetup.token(
-                remember: remember, configurationDirectory: FileSystem.userConfigurationDirectory)
-            let phone = try PhoneSource(address: address, port: port, token: token, certificate: certificate)
+            let folder = FileSystem.userConfigurationDirectory
+            let credentials = try PhoneSetup.credentials(remember: remember, configurationDirectory: folder)
+            let phone = try PhoneSource(
+                address: address, port: port, credentials: credentials, certificate: certificate)
             phone.report = { diagnostics.say("phone: \($0)") }
+            phone.remember = { try PhoneSetup.storeRemembered($0, configurationDirectory: folder) }
             PhoneSetup.announce(phone, certificateCreated: created, diagnostics: diagnostics)
             return phone
         } catch {

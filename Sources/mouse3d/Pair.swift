@@ -33,7 +33,7 @@ extension Mouse3D {
 
         @Option(
             help:
-                "Revoke a pairing by name or fingerprint; a running receiver refuses that sender at once. 'phone' forgets the phone remembered with --phone-remember (its bookmark stops working)."
+                "Revoke a pairing by name or fingerprint; a running receiver refuses that sender at once. 'phone' forgets the phones remembered with --phone-remember (their keys stop working; each scans the next QR code again)."
         )
         var revoke: String?
 
@@ -119,10 +119,12 @@ extension Mouse3D {
             if selector == "phone" {
                 guard try PhoneSetup.forgetRememberedPhone(configurationDirectory: base) else {
                     throw CommandFailure(
-                        "no phone is remembered here (run --source phone --phone-remember remembers one)")
+                        "no phone is remembered here (run --source phone --phone-remember remembers the phones that scan its code)"
+                    )
                 }
                 return print(
-                    "forgot the remembered phone: its URL no longer works; the next run --source phone shows a new one")
+                    "forgot the remembered phones: their keys no longer work; a phone scans the QR code of the next run --source phone again"
+                )
             }
             var removed: [PairedPeer] = []
             for role in [PairedPeer.Role.sender, .receiver] {

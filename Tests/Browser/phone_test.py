@@ -231,6 +231,15 @@ try:
         time.sleep(0.05)
     if not hook()["connected"]:
         fail(f"the page did not connect in 10 s: {hook()} {errors()[-400:]}")
+    # The URL's token admits this phone once; mouse3d hands the page a key of its own, which it keeps.
+    end = time.time() + 5
+    kept = None
+    while time.time() < end and not kept:
+        kept = driver.execute_script("return localStorage.getItem('mouse3d-key:' + location.host)")
+        time.sleep(0.05)
+    if not kept or len(json.loads(kept).get("secret", "")) != 32:
+        fail(f"the page kept no key of its own after the URL's token: {kept}")
+    print("phone: the page was handed a key of its own for its reconnections (the URL's token is spent)")
     hold(2)
     before = len(printed())
     t0 = time.time()
@@ -283,7 +292,7 @@ if "reading → fusion p50" not in figures:
 line = next((l for l in summary.splitlines() if "phone: refused" in l), "")
 print(f"phone: {line.replace('mouse3d: ', '')}")
 import re
-for reason in ("no-token", "bad-token", "foreign-origin", "not-tls", "too-many-from-address"):
+for reason in ("no-token", "bad-token", "foreign-origin", "not-tls", "too-many-from-network"):
     if not re.search(rf"\b{reason} [1-9]", line):
         fail(f"the refusals were not counted as '{reason}': {line or summary[-600:]}")
 print("phone: PASS")

@@ -9,7 +9,7 @@ final class OpenDoorDelegate: WebConnectionsDelegate {
     var refusals: [WebConnections.Refusal] = []
     weak var server: WebConnections?
 
-    func admit(peer: String, server: WebConnections, turn: UInt64, now: UInt64) -> Bool { true }
+    func admit(peer: String, network: String, server: WebConnections, turn: UInt64, now: UInt64) -> Bool { true }
 
     func route(_ head: HTTPRequestHead, on c: WebConnections.Connection) throws {
         guard let switching = WebSocketFrame.handshakeResponse(to: head) else {

@@ -40,6 +40,8 @@ public struct ViewAccessPolicy: Sendable, Equatable {
         case tooManyFrames = "too-many-frames"
         /// A page that left more unread than the view holds for it (a ping flood that reads no pong).
         case unread = "unread"
+        /// Recenter requests past a few a second.
+        case tooManyRecentres = "too-many-recentres"
     }
 
     /// The policy for a view listening on `address` (numeric, as given) and `port`, with `token`.

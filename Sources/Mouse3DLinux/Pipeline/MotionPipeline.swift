@@ -13,6 +13,9 @@ public final class MotionPipeline {
     /// Which gamepad buttons do what.
     public let buttons: GamepadButtonMap
     private let report: (String) -> Void
+    /// Recenters said at most once every few seconds each way (a script holding a page's token, or a
+    /// button pressed again and again, would otherwise fill the log), the rest counted.
+    private var lines = RepeatedLines()
     /// Called with a calibration made while running (a recalibrate button), to store it.
     public var onCalibrated: (GyroCalibration) -> Void = { _ in }
 
@@ -32,7 +35,12 @@ public final class MotionPipeline {
     /// Makes the current attitude the zero, and says so with `reason`.
     public func recenter(because reason: String) {
         fusion.recenter()
-        report("recentred (\(reason))")
+        say("recentred (\(reason))")
+    }
+
+    /// Says `line` through `report`, coalesced with its repeats.
+    private func say(_ line: String) {
+        if let text = lines.say(line, now: MonotonicClock.nanoseconds()) { report(text) }
     }
 
     /// Registers the source, the outputs' timers and SIGUSR1 (recenter) with `loop`.
@@ -59,7 +67,7 @@ public final class MotionPipeline {
                     let before = fusion.buttons
                     outputs.gamepadButton(code: code, pressed: pressed)
                     let effect = buttons.apply(code: code, pressed: pressed, to: &fusion)
-                    if effect == .recentred { report("recentred (\(GamepadButtons.name(of: code)))") }
+                    if effect == .recentred { say("recentred (\(GamepadButtons.name(of: code)))") }
                     if effect == .calibrating {
                         report(
                             "calibrating (\(GamepadButtons.name(of: code))): put the controller down and leave it still for 5 s"

@@ -60,6 +60,25 @@ public struct SocketAddress: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The network the address is in, as a key: its /24 for IPv4 (an IPv4-mapped IPv6 address too),
+    /// its /64 for IPv6 (what one host or one home network is usually given). Servers bound what
+    /// one network may hold, since one host can take many addresses within it.
+    public var network: String {
+        withUnsafeBytes(of: raw) { raw in
+            switch family {
+            case AF_INET: return "\(raw[4]).\(raw[5]).\(raw[6]).0/24"
+            case AF_INET6:
+                let a = Array(raw[8..<24])
+                if a[0..<10].allSatisfy({ $0 == 0 }) && a[10] == 0xff && a[11] == 0xff {
+                    return "\(a[12]).\(a[13]).\(a[14]).0/24"
+                }
+                return stride(from: 0, to: 8, by: 2).map { String(UInt16(a[$0]) << 8 | UInt16(a[$0 + 1]), radix: 16) }
+                    .joined(separator: ":") + "::/64"
+            default: return "?"
+            }
+        }
+    }
+
     /// Whether this is the wildcard address (0.0.0.0 or ::).
     public var isWildcard: Bool {
         withUnsafeBytes(of: raw) { raw in

@@ -30,6 +30,13 @@ public final class WebConnections {
         public var stallNanoseconds: UInt64 = 10_000_000_000
         /// How long a closing connection may take to read what is left for it.
         public var closingNanoseconds: UInt64 = 1_000_000_000
+        /// The loop's time TLS handshakes may take, measured as they run: at most this much in one go
+        /// (µs), and this much a second. A handshake step (the key exchange and the signature, 0.5
+        /// ms with X25519 or P-256) runs only while the budget holds some; connections past it wait,
+        /// unwatched and in order, until it refills, so that no number of hellos holds the loop that
+        /// also carries the motion stream for more than a few milliseconds at a time.
+        public var handshakeBurstMicroseconds = 4000.0
+        public var handshakeMicrosecondsPerSecond = 100_000.0
 
         public init(maximumConnections: Int, headTimeoutNanoseconds: UInt64) {
             self.maximumConnections = maximumConnections
@@ -76,8 +83,8 @@ public final class WebConnections {
         public internal(set) var closesWhenSent = false
         /// The order it was accepted in, and when (CLOCK_MONOTONIC ns).
         public let opened: UInt64, acceptedAt: UInt64
-        /// The peer's address without its port.
-        public let peer: String
+        /// The peer's address without its port, and its network (``SocketAddress/network``).
+        public let peer: String, network: String
         /// The address and port it arrived at (recorded for a server on every address).
         public let arrivedAt: String?
         /// How much of `inbound` was looked through for the end of the head.
@@ -85,12 +92,13 @@ public final class WebConnections {
         var frames: TokenBucket
 
         init(
-            fd: Int32, transport: any WebTransport, peer: String, arrivedAt: String?, opened: UInt64, now: UInt64,
-            limits: Limits
+            fd: Int32, transport: any WebTransport, peer: String, network: String, arrivedAt: String?, opened: UInt64,
+            now: UInt64, limits: Limits
         ) {
             self.fd = fd
             self.transport = transport
             self.peer = peer
+            self.network = network
             self.arrivedAt = arrivedAt
             self.opened = opened
             acceptedAt = now
@@ -100,6 +108,18 @@ public final class WebConnections {
 
         /// Whether bytes wait to be written.
         public var pending: Bool { outbound.isPending }
+        /// The peer's address as a person reads it (`10.0.0.7`, `fe80::1`).
+        public var peerHost: String {
+            let host = peer.hasSuffix(":0") ? peer.dropLast(2) : Substring(peer)
+            return String(host.hasPrefix("[") && host.hasSuffix("]") ? host.dropFirst().dropLast() : host)
+        }
+        /// How far it has come without authenticating: 0 still in its TLS handshake, 1 sending its
+        /// request, 2 a socket that has not sent what the server asks, 3 authenticated. A server
+        /// full of connections turns away the least advanced first: connecting costs an attacker
+        /// nothing, finishing a handshake and a request costs a round trip each.
+        public var progress: Int {
+            authenticated ? 3 : isSocket ? 2 : transport.handshakePending ? 0 : 1
+        }
         var waits: Bool { outbound.isPending || transport.bufferedBytes > 0 }
     }
 
@@ -112,10 +132,27 @@ public final class WebConnections {
     public private(set) var sockets = 0
     public weak var delegate: WebConnectionsDelegate?
 
+    /// What the TLS handshakes cost the loop, for a closing summary (nil when there were none).
+    public var handshakeSummary: String? {
+        guard handshakeSteps > 0 else { return nil }
+        func ms(_ ns: UInt64) -> String { fixed(Double(ns) / 1e6, 2) }
+        return
+            "TLS handshake steps \(handshakeSteps), \(ms(handshakeTime)) ms in all, longest \(ms(longestHandshakeStep)) ms"
+            + (handshakesDeferred > 0 ? ", \(handshakesDeferred) held back for the loop's handshake budget" : "")
+    }
+
     let listener: TCPListener
     let makeTransport: (TCPStream) throws -> any WebTransport
     let recordsArrival: Bool
     var nextOpened: UInt64 = 0
+    /// The handshakes' time budget (µs; see ``Limits/handshakeBurstMicroseconds``).
+    var handshakes: TokenBucket
+    /// Connections waiting for that budget, oldest first (their descriptors are not watched meanwhile).
+    var awaitingHandshake: [Int32] = []
+    /// Handshake steps run and their time (ns), the longest one, and how many times a handshake
+    /// waited for the budget.
+    public private(set) var handshakeSteps = 0, handshakeTime: UInt64 = 0, longestHandshakeStep: UInt64 = 0,
+        handshakesDeferred = 0
     /// One read buffer for every connection (reads happen one at a time on the loop's thread).
     var chunk = [UInt8](repeating: 0, count: 16384)
     var registrations: [EventLoop.Registration] = []
@@ -131,6 +168,8 @@ public final class WebConnections {
         self.limits = limits
         self.recordsArrival = recordsArrival
         self.makeTransport = makeTransport
+        handshakes = TokenBucket(
+            ratePerSecond: limits.handshakeMicrosecondsPerSecond, burst: limits.handshakeBurstMicroseconds, now: 0)
     }
 
     /// Serves on `loop` until ``stop()``.
@@ -148,6 +187,7 @@ public final class WebConnections {
             for c in connections.values { if let r = c.registration { loop.cancel(r) } }
         }
         connections.removeAll()
+        awaitingHandshake.removeAll()
         sockets = 0
     }
 
@@ -155,6 +195,7 @@ public final class WebConnections {
     public func close(_ fd: Int32) {
         guard let c = connections.removeValue(forKey: fd) else { return }
         if let r = c.registration { loop?.cancel(r) }
+        if c.registration == nil { awaitingHandshake.removeAll { $0 == fd } }
         if c.isSocket { sockets -= 1 }
         delegate?.closed(c)
     }
@@ -165,14 +206,15 @@ public final class WebConnections {
             guard let (stream, from) = try listener.accept() else { return }
             let now = MonotonicClock.nanoseconds()
             let peer = from.withPort(0).description
+            let network = from.network
             // Turned away, it is closed as `stream` goes.
-            guard delegate?.admit(peer: peer, server: self, turn: turn, now: now) == true,
+            guard delegate?.admit(peer: peer, network: network, server: self, turn: turn, now: now) == true,
                 connections.count < limits.maximumConnections
             else { continue }
             let fd = stream.descriptor.rawValue
             stream.setSendBufferSize(64 * 1024)
             let c = Connection(
-                fd: fd, transport: try makeTransport(stream), peer: peer,
+                fd: fd, transport: try makeTransport(stream), peer: peer, network: network,
                 arrivedAt: recordsArrival ? stream.localAddress()?.hostText : nil, opened: nextOpened, now: now,
                 limits: limits)
             nextOpened += 1
@@ -187,12 +229,22 @@ public final class WebConnections {
     /// kind closes the connection, never the process.
     func readable(_ fd: Int32) throws {
         guard let c = connections[fd] else { return }
-        switch c.transport.advanceHandshake() {
-        case .done: break
-        case .inProgress: return
-        case .failed:
-            delegate?.refused(.notTLS)
-            return close(fd)
+        if c.transport.handshakePending {
+            let start = MonotonicClock.nanoseconds()
+            guard handshakes.wouldAllow(now: start) else { return awaitHandshakeBudget(c) }
+            let outcome = c.transport.advanceHandshake()
+            let took = MonotonicClock.nanoseconds() - start
+            handshakes.charge(Double(took) / 1000, now: start + took)
+            longestHandshakeStep = max(longestHandshakeStep, took)
+            handshakeSteps += 1
+            handshakeTime += took
+            switch outcome {
+            case .done: break
+            case .inProgress: return
+            case .failed:
+                delegate?.refused(.notTLS)
+                return close(fd)
+            }
         }
         // What TLS holds decrypted beyond the budget is read at the next tick.
         let open = try TCPStream.readWithinBudget(
@@ -205,6 +257,25 @@ public final class WebConnections {
             return connections[fd] === c
         }
         if !open { close(fd) }
+    }
+
+    /// Stops watching `c` until the handshake budget refills (its bytes wait in the socket).
+    func awaitHandshakeBudget(_ c: Connection) {
+        if let r = c.registration { loop?.cancel(r) }
+        c.registration = nil
+        awaitingHandshake.append(c.fd)
+        handshakesDeferred += 1
+    }
+
+    /// Watches the connections that waited for the handshake budget again, oldest first, as far as
+    /// it goes (each goes on with its handshake now; one the budget runs out on waits again).
+    func resumeHandshakes(now: UInt64) throws {
+        while let fd = awaitingHandshake.first, handshakes.wouldAllow(now: now) {
+            awaitingHandshake.removeFirst()
+            guard let c = connections[fd], c.registration == nil else { continue }
+            c.registration = loop?.watch(c.transport.descriptor) { [unowned self] in try readable(fd) }
+            try readable(fd)
+        }
     }
 
     func readHead(_ c: Connection) throws {
@@ -355,6 +426,10 @@ public final class WebConnections {
     /// connection with bytes waiting (to write, or held by TLS), and the delegate's own.
     var nextDeadline: UInt64? {
         var earliest = delegate?.nextDeadline
+        if !awaitingHandshake.isEmpty {
+            let resume = handshakes.nextTokenTime(now: MonotonicClock.nanoseconds())
+            earliest = min(earliest ?? resume, resume)
+        }
         // The clock is read once, and only when something waits.
         let retry = connections.values.contains(where: \.waits) ? MonotonicClock.nanoseconds() + 5_000_000 : 0
         for c in connections.values {
@@ -366,6 +441,7 @@ public final class WebConnections {
     }
 
     func tick(now: UInt64) throws {
+        try resumeHandshakes(now: now)
         for (fd, c) in connections {
             if c.pending { flush(c) }
             guard connections[fd] === c else { continue }

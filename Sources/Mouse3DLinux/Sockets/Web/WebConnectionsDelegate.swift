@@ -4,10 +4,11 @@ import Mouse3DCore
 /// request gets, what its WebSocket frames mean, and what a refusal is counted as. Called on the
 /// loop's thread.
 public protocol WebConnectionsDelegate: AnyObject {
-    /// Before a connection from `peer` (its address without the port) is taken: makes room (by
-    /// ``WebConnections/close(_:)``) and counts its own refusals; false turns the newcomer away.
-    /// Connections opened at or after `turn` were accepted this wake-up and have had no chance yet.
-    func admit(peer: String, server: WebConnections, turn: UInt64, now: UInt64) -> Bool
+    /// Before a connection from `peer` (its address without the port) in `network` (its /24 or
+    /// /64) is taken: makes room (by ``WebConnections/close(_:)``) and counts its own refusals;
+    /// false turns the newcomer away. Connections opened at or after `turn` were accepted this
+    /// wake-up and have had no chance yet.
+    func admit(peer: String, network: String, server: WebConnections, turn: UInt64, now: UInt64) -> Bool
     /// A whole request head: answer with ``WebConnections/respond(_:_:)`` or
     /// ``WebConnections/upgrade(_:switching:authenticated:)``.
     func route(_ head: HTTPRequestHead, on connection: WebConnections.Connection) throws

@@ -1,0 +1,55 @@
+/// Who may drive the pointer from a phone's page. The printed URL's token admits one phone, once:
+/// the page that shows it first is handed a secret of its own over its socket, and the token is
+/// spent. From then on that phone reconnects with its secret (kept by the page), and anyone else who
+/// saw the URL or the QR code is turned away. With `--phone-remember` the secret is remembered
+/// across runs (stored by the caller, revoked with `pair --revoke phone`); without, it lasts the run.
+/// Pure: the phone source asks, this answers; every comparison takes the same time wherever the
+/// strings differ.
+public struct PhoneCredentials: Sendable, Equatable {
+    /// The URL's token (fresh each run).
+    public let urlToken: String
+    /// Whether it has admitted its phone.
+    public private(set) var urlTokenSpent = false
+    /// Whether a phone's secret outlives the run.
+    public let remembers: Bool
+    /// The secrets handed out this run and, with ``remembers``, the phones remembered before it.
+    public private(set) var secrets: [String]
+    /// The most phones remembered: a new one past it pushes out the one remembered longest ago.
+    public static let maximumRemembered = 8
+
+    /// What a presented credential is.
+    public enum Check: Sendable, Equatable {
+        /// The URL's token, not yet spent: a new phone.
+        case newPhone
+        /// A phone's secret: a phone admitted before.
+        case knownPhone
+        /// The URL's token after it admitted its phone.
+        case spentToken
+        /// Nothing this run knows (an earlier run's token, a mistyped one, a revoked phone's secret).
+        case unknown
+    }
+
+    public init(urlToken: String, remembers: Bool, remembered: [String] = []) {
+        self.urlToken = urlToken
+        self.remembers = remembers
+        secrets = remembers ? Array(remembered.suffix(Self.maximumRemembered)) : []
+    }
+
+    /// What `presented` is. Every secret is compared, whichever matches.
+    public func check(_ presented: some StringProtocol) -> Check {
+        var known = false
+        for s in secrets where ViewAccessPolicy.equal(presented, s) { known = true }
+        if known { return .knownPhone }
+        guard ViewAccessPolicy.equal(presented, urlToken) else { return .unknown }
+        return urlTokenSpent ? .spentToken : .newPhone
+    }
+
+    /// Spends the URL's token on a new phone, which is given `secret`; the secrets to remember
+    /// afterwards (empty when they last only the run).
+    public mutating func admitNewPhone(secret: String) -> [String] {
+        urlTokenSpent = true
+        secrets.append(secret)
+        if remembers && secrets.count > Self.maximumRemembered { secrets.removeFirst() }
+        return remembers ? secrets : []
+    }
+}

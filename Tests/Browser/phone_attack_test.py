@@ -1,0 +1,595 @@
+#!/usr/bin/python3
+"""The phone surface attacked, through real processes on loopback: a phone client (TLS, WebSocket,
+60 reading messages a second with a button held) beside an attacker who knows no token, then one who
+saw the URL, then one who holds the phone's key.
+
+usage: phone_attack_test.py [--keep-going] MOUSE3D [SAMPLE_LOG]
+
+--keep-going: a failed check is printed and the run goes on to the next (exit 1 at the end), to see
+every finding at once against an older build.
+
+Runs `MOUSE3D run --source phone:127.0.0.1:PORT --print --format jsonl` and checks, each phase with
+the phone's printed stream judged by its frames' own output times:
+  - TLS 1.3 ClientHellos whose only key share is ffdhe8192 (captured once from `openssl s_client`,
+    then replayed: the attacker does no crypto): 10/s for 10 s, then 64 at once; and X25519 hellos at
+    200/s for 5 s. The phone's stream keeps >= 95% of its rate with no gap over 100 ms, and a held
+    left click is released within 100 ms of the phone's release;
+  - the URL's token is spent once the phone has used it: a second client with it is refused (close
+    code 4002) while the phone is live, the terminal says so within 1 s, and it presses nothing;
+    a second client with the phone's own key while the phone is live is refused too (4003);
+  - 40 addresses opening 600 connections a second cannot keep a reconnecting phone out (20 of 20 tries);
+  - a key holder sending 200,000 button messages a second gets at most the press budget through;
+  - with SAMPLE_LOG: a view page (`--view`) stays connected under a stream of fresh connections.
+Prints one line per check; exits 1 on the first failure. Skips (exit 0, with the reason) only when
+the openssl command is missing.
+"""
+import json
+import os
+import select
+import shutil
+import socket
+import ssl
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+from browser_support import Verdicts, free_port
+
+verdicts = Verdicts("phone attack")
+if not shutil.which("openssl"):
+    verdicts.skip("the openssl command is not installed (Debian's openssl package); it makes the ClientHellos")
+args = sys.argv[1:]
+keep_going = "--keep-going" in args
+args = [a for a in args if a != "--keep-going"]
+binary = args[0]
+sample = args[1] if len(args) > 1 else None
+failures = []
+
+
+def fail(why):
+    if not keep_going:
+        verdicts.fail(why)
+    print(f"phone attack: FAIL: {why}")
+    failures.append(why)
+
+insecure = ssl.create_default_context()
+insecure.check_hostname = False
+insecure.verify_mode = ssl.CERT_NONE
+
+
+def ws_frame(opcode, payload):
+    """A masked client frame (RFC 6455 §5.2)."""
+    mask = os.urandom(4)
+    n = len(payload)
+    head = bytes([0x80 | opcode])
+    head += bytes([0x80 | n]) if n < 126 else bytes([0x80 | 126]) + struct.pack(">H", n)
+    return head + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
+
+
+def reading_message(t_ms):
+    """One reading at rest, lying flat (PhoneMessage kind 1)."""
+    return bytes([1, 1, 0]) + struct.pack("<d6f", t_ms, 0, 0, 0, 0, 0, 9.81)
+
+
+class Client:
+    """A phone page's socket: TLS, the upgrade, then `credential` as the first message."""
+
+    def __init__(self, port, credential, source="127.0.0.1", timeout=5):
+        raw = socket.create_connection(("127.0.0.1", port), timeout=timeout, source_address=(source, 0))
+        self.sock = insecure.wrap_socket(raw)
+        self.sock.sendall((f"GET /stream HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nOrigin: https://127.0.0.1:{port}\r\n"
+                           "Connection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\n"
+                           "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n").encode())
+        head = b""
+        while b"\r\n\r\n" not in head:
+            chunk = self.sock.recv(4096)
+            if not chunk:
+                raise OSError("closed during the upgrade")
+            head += chunk
+        if not head.startswith(b"HTTP/1.1 101"):
+            raise OSError(f"upgrade refused: {head[:40]!r}")
+        self.buffer = head.split(b"\r\n\r\n", 1)[1]
+        self.close_code = None
+        self.texts = []
+        self.sock.sendall(ws_frame(1, credential.encode()))
+
+    def poll(self, wait=0.0):
+        """Reads what the server sent (text messages, a close code); False once the connection is gone."""
+        self.sock.setblocking(False)
+        try:
+            end = time.time() + wait
+            while True:
+                readable = self.sock.pending() > 0 or select.select([self.sock], [], [], max(0, end - time.time()))[0]
+                if not readable:
+                    return True
+                try:
+                    chunk = self.sock.recv(65536)
+                except ssl.SSLWantReadError:
+                    continue
+                if not chunk:
+                    return False
+                self.buffer += chunk
+                while len(self.buffer) >= 2:
+                    n = self.buffer[1] & 0x7F
+                    start = 2 if n < 126 else 4
+                    if n == 126:
+                        if len(self.buffer) < 4:
+                            break
+                        n = struct.unpack(">H", self.buffer[2:4])[0]
+                    if len(self.buffer) < start + n:
+                        break
+                    opcode, payload = self.buffer[0] & 0x0F, self.buffer[start:start + n]
+                    self.buffer = self.buffer[start + n:]
+                    if opcode == 1:
+                        self.texts.append(payload.decode())
+                    elif opcode == 8:
+                        self.close_code = struct.unpack(">H", payload[:2])[0] if len(payload) >= 2 else 1005
+                        return False
+        except (OSError, ssl.SSLError):
+            return False
+        finally:
+            self.sock.setblocking(True)
+
+    def send(self, payload):
+        self.sock.sendall(ws_frame(2, payload))
+
+    def close(self):
+        try:
+            self.sock.close()
+        except OSError:
+            pass
+
+
+class Phone(threading.Thread):
+    """The phone: a reading message every 1/60 s, its buttons as `buttons` says (sent when changed)."""
+
+    def __init__(self, port, credential):
+        super().__init__(daemon=True)
+        self.client = Client(port, credential)
+        self.buttons = 0
+        self.sent_buttons = None
+        self.stopping = threading.Event()
+        self.messages = 0
+        self.release_at = None
+        self.error = None
+
+    def run(self):
+        start = time.time()
+        n = 0
+        try:
+            while not self.stopping.is_set():
+                if self.buttons != self.sent_buttons:
+                    self.client.send(bytes([2, self.buttons]))
+                    if self.sent_buttons is not None and self.sent_buttons & 1 and not self.buttons & 1:
+                        self.release_at = time.time()
+                    self.sent_buttons = self.buttons
+                self.client.send(reading_message(1000 + n * 1000 / 60))
+                self.messages += 1
+                n += 1
+                if not self.client.poll():
+                    self.error = f"the phone's socket was closed (code {self.client.close_code})"
+                    return
+                time.sleep(max(0, start + n / 60 - time.time()))
+        except OSError as e:
+            self.error = f"the phone's socket failed: {e}"
+
+    def stop(self):
+        self.stopping.set()
+        self.join(5)
+        self.client.close()
+
+
+def capture_hello(group):
+    """A TLS 1.3 ClientHello from `openssl s_client -groups GROUP`, as bytes (one record)."""
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(1)
+        port = listener.getsockname()[1]
+        client = subprocess.Popen(["openssl", "s_client", "-connect", f"127.0.0.1:{port}", "-tls1_3", "-groups", group],
+                                  stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            listener.settimeout(20)
+            conn, _ = listener.accept()
+            conn.settimeout(20)
+            data = b""
+            while len(data) < 5 or len(data) < 5 + struct.unpack(">H", data[3:5])[0]:
+                chunk = conn.recv(65536)
+                if not chunk:
+                    break
+                data += chunk
+            conn.close()
+        finally:
+            client.kill()
+            client.wait()
+    if not data.startswith(b"\x16\x03"):
+        fail(f"openssl s_client -groups {group} sent no ClientHello: {data[:16]!r}")
+    return data
+
+
+def send_hellos(port, hello, per_second, seconds, held, burst=None):
+    """`hello` on fresh connections, `per_second` for `seconds` (or `burst` at once), each kept open a while."""
+    def one():
+        s = socket.socket()
+        s.setblocking(False)
+        try:
+            s.connect(("127.0.0.1", port))
+        except BlockingIOError:
+            pass
+        select.select([], [s], [], 1)
+        try:
+            s.send(hello)
+        except OSError:
+            pass
+        held.append(s)
+        if len(held) > 100:
+            held.pop(0).close()
+    if burst:
+        for _ in range(burst):
+            one()
+        return
+    start = time.time()
+    n = 0
+    while time.time() < start + seconds:
+        one()
+        n += 1
+        time.sleep(max(0, start + n / per_second - time.time()))
+
+
+home = tempfile.mkdtemp(prefix="mouse3d-phone-attack-")
+out_path = os.path.join(home, "print.jsonl")
+err_path = os.path.join(home, "stderr.txt")
+env = {**os.environ, "HOME": home, "XDG_CONFIG_HOME": home + "/config", "XDG_DATA_HOME": home + "/data"}
+
+
+def start(args, out, err):
+    return subprocess.Popen([binary, *args], stdout=open(out, "w"), stderr=open(err, "w"), env=env)
+
+
+def read(path):
+    with open(path) as fh:
+        return fh.read()
+
+
+def frames():
+    found = []
+    with open(out_path) as fh:
+        for line in fh:
+            try:
+                found.append(json.loads(line))
+            except ValueError:
+                pass
+    return found
+
+
+def wait_running(proc, path):
+    end = time.time() + 20
+    while time.time() < end and "running" not in read(path):
+        if proc.poll() is not None:
+            fail(f"mouse3d exited: {read(path)[-800:]}")
+        time.sleep(0.1)
+
+
+def judge(label, t0, t1, sent_rate=60.0):
+    """The printed stream between t0 and t1 (its frames' output times): rate against the phone's, the longest gap."""
+    times = [f["time"] for f in frames() if t0 <= f["time"] <= t1]
+    rate = len(times) / (t1 - t0)
+    gaps = [b - a for a, b in zip([t0] + times, times + [t1])]
+    gap = max(gaps) if gaps else t1 - t0
+    print(f"phone attack: {label}: {rate:.1f} frames/s printed ({100 * rate / sent_rate:.0f}% of the phone's {sent_rate:.0f}/s), longest gap {1000 * gap:.0f} ms")
+    if rate < 0.95 * sent_rate or gap > 0.1:
+        return fail(f"{label}: the phone's stream fell to {rate:.1f}/s (under 95% of {sent_rate:.0f}) or stopped for {1000 * gap:.0f} ms (over 100)")
+
+
+def release_latency(phone, label):
+    """Holds the left click 0.3 s, releases it; fails unless the output shows the release within 100 ms."""
+    phone.buttons = 8 | 1
+    time.sleep(0.3)
+    phone.buttons = 8
+    end = time.time() + 3
+    while time.time() < end and phone.release_at is None:
+        time.sleep(0.005)
+    released = phone.release_at
+    end = time.time() + 3
+    seen = None
+    while time.time() < end and seen is None:
+        for f in frames():
+            if f["time"] > released and not f["buttons"] & 4:
+                seen = f["time"]
+                break
+        time.sleep(0.01)
+    if seen is None or seen - released > 0.1:
+        return fail(f"{label}: the left click was released at the output {'never' if seen is None else f'{1000 * (seen - released):.0f} ms'} after the phone's release")
+    print(f"phone attack: {label}: the held left click was released {1000 * (seen - released):.1f} ms after the phone let go")
+
+
+port = free_port()
+proc = start(["run", "--source", f"phone:127.0.0.1:{port}", "--print", "--format", "jsonl"], out_path, err_path)
+phone = None
+try:
+    wait_running(proc, err_path)
+    text = read(err_path)
+    url = next((w.rstrip(",;") for w in text.split() if w.startswith("https://") and "#" in w), None)
+    if not url:
+        fail(f"no URL in the start lines: {text[-600:]}")
+    token = url.split("#", 1)[1]
+    ffdhe = capture_hello("ffdhe8192")
+    x25519 = capture_hello("X25519")
+    print(f"phone attack: ClientHellos captured from openssl s_client: ffdhe8192 only ({len(ffdhe)} bytes), X25519 ({len(x25519)} bytes)")
+
+    phone = Phone(port, token)
+    phone.client.poll(1.0)
+    key = next((json.loads(t)["secret"] for t in phone.client.texts if "secret" in t), None)
+    if not key:
+        fail(f"the phone was not handed a key of its own after the URL's token: {phone.client.texts} (code {phone.client.close_code})")
+        key = token
+    phone.buttons = 8  # hold to move, held throughout
+    phone.start()
+    time.sleep(1.5)
+    t0 = time.time()
+    time.sleep(2)
+    judge("no attack", t0, time.time())
+    release_latency(phone, "no attack")
+
+    held = []
+    t0 = time.time()
+    flood = threading.Thread(target=send_hellos, args=(port, ffdhe, 10, 10, held))
+    flood.start()
+    time.sleep(4)
+    release_latency(phone, "ffdhe8192 hellos at 10/s")
+    flood.join()
+    judge("ffdhe8192 hellos at 10/s for 10 s", t0, time.time())
+
+    t0 = time.time()
+    send_hellos(port, ffdhe, 0, 0, held, burst=64)
+    release_latency(phone, "64 ffdhe8192 hellos at once")
+    time.sleep(1.5)
+    judge("64 ffdhe8192 hellos at once", t0, time.time())
+
+    t0 = time.time()
+    flood = threading.Thread(target=send_hellos, args=(port, x25519, 200, 5, held))
+    flood.start()
+    time.sleep(2)
+    release_latency(phone, "X25519 hellos at 200/s")
+    flood.join()
+    judge("X25519 hellos at 200/s for 5 s", t0, time.time())
+    for s in held:
+        s.close()
+    if phone.error:
+        fail(phone.error)
+
+    # The URL's token is spent: a second client with it, while the phone is live, is refused.
+    said_before = read(err_path).count("already taken by the first")
+    before = time.time()
+    second = Client(port, token)
+    second.send(bytes([2, 1]))  # tries to press the left click
+    second.poll(1.0)
+    end = before + 1.0
+    while time.time() < end and read(err_path).count("already taken by the first") == said_before:
+        time.sleep(0.02)
+    said = read(err_path).count("already taken by the first") > said_before
+    time.sleep(0.2)
+    pressed = [f for f in frames() if f["time"] > before and f["buttons"] & 4]
+    if second.close_code != 4002:
+        fail(f"a second client with the spent URL token was not refused with 4002 (code {second.close_code})")
+    elif not said:
+        fail(f"the terminal did not say within 1 s that a second phone used the spent code: {read(err_path)[-400:]}")
+    elif pressed:
+        fail(f"the second client's press reached the output: {pressed[:2]}")
+    else:
+        print("phone attack: a second client with the spent URL token: refused (4002), said on the terminal within 1 s, pressed nothing")
+    rival = Client(port, key)
+    rival.send(bytes([2, 1]))
+    rival.poll(1.0)
+    time.sleep(0.2)
+    if rival.close_code != 4003:
+        fail(f"a second client with the phone's own key, while the phone is live, was not refused with 4003 (code {rival.close_code})")
+    elif [f for f in frames() if f["time"] > before and f["buttons"] & 4]:
+        fail("a press of the rival with the phone's key reached the output")
+    else:
+        print("phone attack: a second client with the phone's key while it is live: refused (4003), pressed nothing")
+    second.close()
+    rival.close()
+    phone.stop()
+    if phone.error:
+        fail(phone.error)
+
+    # 40 addresses at 600 connections a second; the phone reconnects 20 times with its key.
+    stop = threading.Event()
+
+    def connect_flood():
+        ring = []
+        n = 0
+        start_time = time.time()
+        while not stop.is_set():
+            try:
+                s = socket.socket()
+                s.setblocking(False)
+                s.bind((f"127.0.0.{2 + n % 40}", 0))
+                try:
+                    s.connect(("127.0.0.1", port))
+                except BlockingIOError:
+                    pass
+                ring.append(s)
+                if len(ring) > 400:
+                    ring.pop(0).close()
+            except OSError:
+                pass
+            n += 1
+            time.sleep(max(0, start_time + n / 600 - time.time()))
+        for s in ring:
+            s.close()
+        flood_count.append(n / (time.time() - start_time))
+
+    flood_count = []
+    flooder = threading.Thread(target=connect_flood)
+    flooder.start()
+    time.sleep(0.5)
+    through = 0
+    missed = []
+    for i in range(20):
+        try:
+            c = Client(port, key, timeout=3)
+            c.send(reading_message(100000 + i))
+            if c.poll(0.3) and c.close_code is None:
+                through += 1
+            else:
+                missed.append(f"closed ({c.close_code})")
+            c.close()
+        except (OSError, ssl.SSLError) as e:
+            missed.append(str(e))
+        time.sleep(0.5)  # a page retries every half second
+    stop.set()
+    flooder.join()
+    print(f"phone attack: under {flood_count[0]:.0f} connections/s from 40 addresses, {through} of 20 reconnections of the phone got through")
+    if through < 20:
+        fail(f"only {through} of 20 reconnections got through: {missed[:3]}")
+
+    # A key holder floods button messages: at most the press budget reaches the output.
+    flooder = Client(port, key)
+    if not flooder.poll(0.3) or flooder.close_code:
+        fail(f"the key holder was not let in (code {flooder.close_code})")
+    pair = ws_frame(2, bytes([2, 1])) + ws_frame(2, bytes([2, 0]))
+    chunk = pair * 5000
+    sent = 0
+    t0 = time.time()
+    while time.time() < t0 + 5:
+        flooder.sock.sendall(chunk)
+        sent += 5000
+        flooder.poll()
+    took = time.time() - t0
+    flooder.close()
+    time.sleep(0.5)
+finally:
+    if phone:
+        phone.stopping.set()
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        fail("mouse3d did not end within 10 s of SIGTERM")
+
+summary = read(err_path)
+line = next((l for l in summary.splitlines() if "readings in" in l), "")
+presses = int(line.split(" presses")[0].rsplit(" ", 1)[1]) if " presses" in line else None
+# 3 presses of the phone's own (release_latency x4 press once each), the rest the flood's: at most a
+# burst of 10 and 10 a second.
+budget = 4 + 10 + 10 * (took + 1)
+print(f"phone attack: {sent / took:,.0f} button messages/s for {took:.1f} s from a key holder: {presses} presses reached the output (budget {budget:.0f})")
+if presses is None or presses > budget:
+    fail(f"the press budget did not hold: {line or summary[-400:]}")
+refused = next((l for l in summary.splitlines() if "phone: refused" in l), "")
+print(f"phone attack: {refused.replace('mouse3d: ', '')}")
+for reason in ("spent-token", "phone-in-use", "too-many-presses"):
+    if f"{reason} " not in refused:
+        fail(f"no '{reason}' among the refusals: {refused}")
+flood_lines = summary.count("too often") + summary.count("already taken")
+if len(summary.splitlines()) > 200:
+    fail(f"{len(summary.splitlines())} lines on standard error: the log is not bounded")
+print(f"phone attack: standard error {len(summary.splitlines())} lines for the whole run")
+
+if sample:
+    # The view: a page stays connected while fresh connections keep arriving.
+    vport = free_port()
+    vout, verr = os.path.join(home, "view.jsonl"), os.path.join(home, "view.txt")
+    view = start(["run", "--source", f"replay:{sample}", "--loop", "--print", "--format", "jsonl", "--view", f"127.0.0.1:{vport}"], vout, verr)
+    try:
+        end = time.time() + 20
+        while time.time() < end and "?token=" not in read(verr):
+            time.sleep(0.1)
+        vtoken = read(verr).split("?token=", 1)[1].split()[0]
+        page = socket.create_connection(("127.0.0.1", vport), timeout=5)
+        page.sendall((f"GET /stream?token={vtoken} HTTP/1.1\r\nHost: 127.0.0.1:{vport}\r\nOrigin: http://127.0.0.1:{vport}\r\n"
+                      "Connection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\n"
+                      "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n").encode())
+        if not page.recv(4096).startswith(b"HTTP/1.1 101"):
+            fail("the view page's socket was not upgraded")
+        stop = threading.Event()
+
+        def fresh():
+            ring = []
+            while not stop.is_set():
+                try:
+                    s = socket.create_connection(("127.0.0.1", vport), timeout=1)
+                    ring.append(s)
+                    if len(ring) > 64:
+                        ring.pop(0).close()
+                except OSError:
+                    time.sleep(0.001)
+            for s in ring:
+                s.close()
+        opener = threading.Thread(target=fresh)
+        opener.start()
+        page.settimeout(0.5)
+        got, closed, t0 = 0, False, time.time()
+        try:
+            while time.time() < t0 + 5:
+                data = page.recv(65536)
+                if not data:
+                    closed = True
+                    break
+                got += len(data)
+        except OSError as e:
+            closed = True
+        stop.set()
+        opener.join()
+        page.close()
+        refusals = ""
+    finally:
+        view.terminate()
+        view.wait(timeout=10)
+    refusals = next((l for l in read(verr).splitlines() if "view: refused" in l), "")
+    print(f"phone attack: the view page under a stream of fresh connections: {'closed' if closed else 'stayed connected'}, {got} bytes of updates in 5 s; {refusals.replace('mouse3d: ', '')}")
+    if closed or got == 0 or "too-many-connections" not in refusals:
+        fail("the view's page was pushed out by fresh connections (or the flood never filled the table)")
+
+# --phone-remember: the phone's key outlives the run, the URL's token does not; pair --revoke phone
+# forgets the key.
+def remembering_run():
+    rport = free_port()
+    rerr = os.path.join(home, f"remember-{rport}.txt")
+    p = start(["run", "--source", f"phone:127.0.0.1:{rport}", "--phone-remember", "--print"], os.devnull, rerr)
+    wait_running(p, rerr)
+    url = next(w for w in read(rerr).split() if w.startswith("https://") and "#" in w)
+    return p, rport, url.split("#", 1)[1]
+
+
+def admitted(rport, credential):
+    c = Client(rport, credential)
+    c.send(reading_message(5000))
+    ok = c.poll(0.5) and c.close_code is None
+    c.close()
+    return ok, c
+
+
+p, rport, first_token = remembering_run()
+c = Client(rport, first_token)
+c.poll(1.0)
+remembered = next((json.loads(t) for t in c.texts if "secret" in t), {})
+c.close()
+p.terminate()
+p.wait(10)
+if not remembered.get("remember"):
+    fail(f"with --phone-remember the phone was not handed a key to remember: {c.texts}")
+else:
+    p, rport, second_token = remembering_run()
+    kept, _ = admitted(rport, remembered["secret"])
+    old, refused = admitted(rport, first_token)
+    p.terminate()
+    p.wait(10)
+    subprocess.run([binary, "pair", "--revoke", "phone"], env=env, capture_output=True, check=False)
+    p, rport, _ = remembering_run()
+    after, forgotten = admitted(rport, remembered["secret"])
+    p.terminate()
+    p.wait(10)
+    print(f"phone attack: --phone-remember: the key {'was' if kept else 'was not'} let in by the next run; the earlier run's URL token was refused ({refused.close_code}); after pair --revoke phone the key was refused ({forgotten.close_code})")
+    if not kept or second_token == first_token or old or refused.close_code != 4001 or after or forgotten.close_code != 4001:
+        fail("the remembered phone's key did not outlive the run, the URL token did, or the revocation did not take")
+
+if failures:
+    print(f"phone attack: {len(failures)} checks failed")
+    sys.exit(1)
+print("phone attack: PASS")
