@@ -105,8 +105,20 @@ struct LinkTests {
             }
             Thread.sleep(until: start.addingTimeInterval(Double(k + 1) * 0.01))
         }
-        Thread.sleep(forTimeInterval: 0.2)
-        let (poses, wrongSize) = listener.poses()
+        // Read until the last frame's pose (yaw 0.99 rad) and the four predictions after it have come
+        // (they follow within the 50 ms cap; 0.5 s after that pose arrived, whatever came is all
+        // that comes), not for a guess at how long that takes. Each read takes what the socket holds.
+        var poses: [[Double]] = []
+        var wrongSize = 0
+        var lastFrameSeen: Date?
+        _ = waitUntil {
+            let (more, wrong) = listener.poses()
+            poses += more
+            wrongSize += wrong
+            guard let i = poses.lastIndex(where: { abs(-$0[3] * .pi / 180 - 0.99) < 1e-6 }) else { return false }
+            lastFrameSeen = lastFrameSeen ?? Date()
+            return poses.count - i - 1 >= 4 || Date().timeIntervalSince(lastFrameSeen!) > 0.5
+        }
         #expect(wrongSize == 0, "\(wrongSize) datagrams were not 48 bytes")
         // opentrack's yaw is mouse3d's negated, in degrees.
         let yaws = poses.map { -$0[3] * .pi / 180 }

@@ -54,7 +54,7 @@ struct RunTests {
                 "jsonl"
             ], configHome: home,
             environment: environment)
-        Thread.sleep(forTimeInterval: 1)
+        #expect(run.waitForOutputLines(atLeast: 1) >= 1, "it runs: \(run.errors)")
         let descriptors =
             (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(run.process.processIdentifier)/fd")) ?? []
         // Foundation's Process hands every child a socket of its own (seen in /bin/sleep started the
@@ -71,7 +71,14 @@ struct RunTests {
         control.standardOutput = Pipe()
         control.standardError = Pipe()
         try control.run()
-        Thread.sleep(forTimeInterval: 0.2)
+        // Counted once the child is /bin/sleep (exec done), not after a guess at how long that takes.
+        let execed = Date().addingTimeInterval(10)
+        while Date() < execed,
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(control.processIdentifier)/exe"))?
+                .hasSuffix("sleep") != true
+        {
+            Thread.sleep(forTimeInterval: 0.01)
+        }
         let expected = sockets(control.processIdentifier).count
         control.waitUntilExit()
         let opened = sockets(run.process.processIdentifier)
