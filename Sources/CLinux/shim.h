@@ -14,6 +14,9 @@
 #include <sys/timerfd.h>
 #include <sys/un.h>
 #include <arpa/inet.h>
+/* getifaddrs(3) and the interface flags, for the addresses a phone can open the page at. */
+#include <ifaddrs.h>
+#include <net/if.h>
 /* GNU extensions, declared here rather than through _GNU_SOURCE, which would change struct layouts
    that other modules (libevdev, libudev, swift-system) see without it. */
 int ppoll (struct pollfd *fds, nfds_t nfds, const struct timespec *timeout, const sigset_t *sigmask);

@@ -21,8 +21,10 @@ public enum PhoneSetup {
     /// `pair --revoke phone`; no longer read: that token never retired).
     static func oldTokenPath(in configurationDirectory: String) -> String { configurationDirectory + "/phone.token" }
 
-    /// The stored certificate, or a new one (also when the stored one has less than 30 days left).
-    public static func certificate(in directory: String = directory) throws -> (
+    /// The stored certificate, or a new one: also when the stored one has less than 30 days left, or
+    /// does not cover one of `addresses` (the machine's addresses now, which a phone may open the
+    /// page at: a browser checks the address against the certificate too).
+    public static func certificate(in directory: String = directory, addresses: [String]) throws -> (
         certificate: SelfSignedCertificate, created: Bool
     ) {
         let certPath = directory + "/certificate.pem"
@@ -31,15 +33,17 @@ public enum PhoneSetup {
         if let key = try SecretFile.read(path: keyPath), FileSystem.fileExists(certPath) {
             let stored = SelfSignedCertificate(certificatePEM: try FileContents.read(path: certPath), keyPEM: key)
             if let left = try? stored.secondsLeft(), left > 30 * 86400,
+                addresses.allSatisfy({ (try? stored.covers(address: $0)) == true }),
                 (try? TLSServerContext(certificate: stored)) != nil
             {
                 return (stored, false)
             }
         }
         let host = FileSystem.hostName.lowercased()
+        var covered = ["127.0.0.1", "::1"]
+        for a in addresses where !covered.contains(a) { covered.append(a) }
         let made = try SelfSignedCertificate.make(
-            commonName: "mouse3d on \(host)", names: ["\(host).local", host, "localhost"],
-            addresses: ["127.0.0.1", "::1"])
+            commonName: "mouse3d on \(host)", names: ["\(host).local", host, "localhost"], addresses: covered)
         try SecretFile.makeDirectory(directory)
         try SecretFile.write(path: keyPath, bytes: made.keyPEM)
         try SecretFile.write(path: certPath, bytes: made.certificatePEM)
@@ -49,7 +53,7 @@ public enum PhoneSetup {
     /// Who may connect this run: a fresh URL token, and with `remember` the phones remembered (their
     /// secrets read from the configuration folder, checked as key files are).
     public static func credentials(remember: Bool, configurationDirectory: String) throws -> PhoneCredentials {
-        let token = ViewAccessPolicy.makeToken()
+        let token = PhoneCredentials.makeURLToken()
         guard remember else { return PhoneCredentials(urlToken: token, remembers: false) }
         try SecretFile.checkFolder(configurationDirectory)
         let bytes = try SecretFile.read(path: rememberedPhonesPath(in: configurationDirectory)) ?? []
@@ -77,16 +81,29 @@ public enum PhoneSetup {
         return forgot
     }
 
-    /// Tells the user where to point the phone: the URL, its QR code (UTF-8 half blocks) and the
-    /// certificate's fingerprint to compare with the browser's warning, on standard error.
+    /// What to do at the browser's warning about mouse3d's own certificate, per browser (their words).
+    public static let certificateSteps = [
+        "at the browser's warning: Chrome: Advanced → Proceed (unsafe)",
+        "Safari: Show Details → visit this website; Firefox: Advanced → Accept"
+    ]
+
+    /// Tells the user where to point the phone, on standard error, laid out for a default 80×24
+    /// terminal: what is needed last, so that nothing needed scrolls off: the certificate's short
+    /// fingerprint and the other URLs first, then the QR code of the first URL (version 3 or 4 at
+    /// level L: 17 or 19 lines), that URL on a line of its own (under 80 columns with a LAN address),
+    /// and the browser's certificate step.
     public static func announce(_ source: PhoneSource, certificateCreated: Bool, diagnostics: Diagnostics) {
         guard !diagnostics.quiet else { return }
-        diagnostics.say("phone: open \(source.url) on the phone, or scan:")
+        diagnostics.say(
+            "phone: certificate SHA-256 \(source.fingerprint.prefix(23))…\(certificateCreated ? " (made now)" : "")")
+        for other in source.urls.dropFirst() {
+            diagnostics.say("phone: also \(other)\(other.contains(".local:") ? " (where .local names work)" : "")")
+        }
         if let code = QRCodeEncoder.encode(source.url) {
+            diagnostics.say("phone: on the phone (same network), scan this code or open the URL below:")
             StandardError.write(QRText.lines(code, colours: StandardError.isTerminal).joined(separator: "\n") + "\n")
         }
-        diagnostics.say(
-            "phone: the browser warns once that the certificate is self-signed\(certificateCreated ? " (made now)" : ""): "
-                + "its SHA-256 fingerprint is \(source.fingerprint); accept it if the browser shows the same")
+        diagnostics.say("phone: \(source.url)")
+        for line in certificateSteps { diagnostics.say("phone: \(line)") }
     }
 }

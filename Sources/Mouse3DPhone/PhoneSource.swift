@@ -27,6 +27,11 @@ public final class PhoneSource: MotionSampleSource, WebConnectionsDelegate {
     public static let maximumSamplesPerSecond = 1000.0
     /// Held longer than this without a message, a phone is gone (its buttons are released).
     public static let silenceNanoseconds: UInt64 = 1_000_000_000
+    /// A phone connected this long with no reading is told of on the terminal.
+    public static let noReadingsNanoseconds: UInt64 = 5_000_000_000
+    /// A reading older than this when it arrives is stale motion (a page that kept what it read while
+    /// its connection was down): dropped and counted, never fused.
+    public static let staleNanoseconds: UInt64 = 500_000_000
 
     /// The `BTN_*` codes the page's touch areas arrive as: left click, right click, recenter, hold to move.
     public static let leftCode: Int32 = 0x2C0, rightCode: Int32 = 0x2C1, recenterCode: Int32 = 0x2C2,
@@ -35,6 +40,8 @@ public final class PhoneSource: MotionSampleSource, WebConnectionsDelegate {
     /// A refusal, counted by reason.
     public enum Refusal: String, Sendable, CaseIterable {
         case notTLS = "not-tls"
+        /// TLS this page does not offer (no group, signature or suite in common).
+        case tlsRefused = "tls-refused"
         case foreignHost = "foreign-host"
         case foreignOrigin = "foreign-origin"
         case noToken = "no-token"
@@ -101,6 +108,8 @@ public final class PhoneSource: MotionSampleSource, WebConnectionsDelegate {
     /// The certificate's SHA-256 fingerprint, for the user to compare with the browser's warning.
     public let fingerprint: String
     public private(set) var refusals: [Refusal: Int] = [:]
+    /// What browsers did that ended connections, not refused (``WebConnections/Ordinary``).
+    public private(set) var everyday: [WebConnections.Ordinary: Int] = [:]
     /// Readings taken, and messages of them; presses of the page's buttons handed on.
     public private(set) var samples = 0, messages = 0, pressesTaken = 0
     /// What happened that the user should hear of (a phone connected or left), said by the caller.
@@ -112,6 +121,10 @@ public final class PhoneSource: MotionSampleSource, WebConnectionsDelegate {
     /// The authenticated phone's connection, and when it last sent a message.
     var phone: Int32?
     var lastMessage: UInt64 = 0
+    /// When the phone connected, the readings taken by then, and whether their absence was said.
+    var connectedAt: UInt64 = 0, samplesAtConnect = 0, toldNoReadings = true
+    /// Readings dropped as stale.
+    public private(set) var staleReadings = 0
     var admissions = TokenBucket(ratePerSecond: admissionsPerSecond, burst: admissionBurst, now: 0)
     var presses = TokenBucket(ratePerSecond: pressesPerSecond, burst: pressBurst, now: 0)
     var lines = RepeatedLines()
@@ -120,11 +133,17 @@ public final class PhoneSource: MotionSampleSource, WebConnectionsDelegate {
     var sampleBudget: TokenBucket
     var sink: MotionSampleSink?
 
+    /// The machine's addresses a phone can open the page at (on every address: its LAN addresses, the
+    /// default route's first; else the address given).
+    public let pageAddresses: [String]
+
     /// Listens on `address` and `port` (0: any free one) with `certificate`, for pages that show
-    /// `credentials`.
-    public init(address: String, port: UInt16, credentials: PhoneCredentials, certificate: SelfSignedCertificate)
-        throws
-    {
+    /// `credentials`; `lanAddresses`: the machine's addresses on its networks (URL hosts, the default
+    /// route's first), offered on every address.
+    public init(
+        address: String, port: UInt16, credentials: PhoneCredentials, certificate: SelfSignedCertificate,
+        lanAddresses: [String] = []
+    ) throws {
         let listener: TCPListener
         do {
             listener = try TCPListener.listening(host: address, port: port)
@@ -136,11 +155,13 @@ public final class PhoneSource: MotionSampleSource, WebConnectionsDelegate {
         self.address = address
         self.port = listener.localAddress.port
         self.credentials = credentials
+        let wildcard = address == "0.0.0.0" || address == "::"
+        pageAddresses = wildcard ? lanAddresses : [address.contains(":") ? "[\(address)]" : address]
         policy = ViewAccessPolicy(
             address: address, port: self.port, token: credentials.urlToken, hostName: FileSystem.hostName,
             scheme: "https")
         server = WebConnections(listener: listener, limits: Self.limits, recordsArrival: policy.isWildcard) {
-            try TLSConnection(stream: $0, context: context)
+            try TLSOrPlain(stream: $0, context: context)
         }
         page = Array(PhonePage.html.utf8)
         sampleBudget = TokenBucket(
@@ -148,27 +169,43 @@ public final class PhoneSource: MotionSampleSource, WebConnectionsDelegate {
         server.delegate = self
     }
 
-    /// The host a phone uses: the address given, or on every address the machine's name on the LAN.
-    public var host: String {
-        policy.isWildcard
-            ? FileSystem.hostName.lowercased() + ".local" : address.contains(":") ? "[\(address)]" : address
+    /// The machine's name on the LAN (`HOST.local`, Avahi's), when serving on every address.
+    public var nameHost: String? { policy.isWildcard ? FileSystem.hostName.lowercased() + ".local" : nil }
+
+    /// The page's URLs, the token in the fragment (never sent to the server in a request): one per
+    /// address, the first the one to scan; then, on every address, `HOST.local`'s (which needs mDNS,
+    /// missing on many Android versions and networks). Never empty.
+    public var urls: [String] {
+        (pageAddresses + (nameHost.map { [$0] } ?? [])).map { "https://\($0):\(port)/#\(token)" }
     }
 
-    /// The page's URL, the token in its fragment (never sent to the server in a request).
-    public var url: String { "https://\(host):\(port)/#\(token)" }
+    /// The URL to scan: the first address's (or `HOST.local`'s when the machine has no address on a
+    /// network).
+    public var url: String { urls[0] }
 
-    public var summary: String { "phone at \(url)" }
+    public var summary: String { "phone on port \(port)" }
 
     public var closingSummary: [String] {
         [
             "phone: \(samples) readings in \(messages) messages, \(pressesTaken) presses"
+                + (staleReadings > 0 ? ", \(staleReadings) stale ones dropped" : "")
                 + (latencies.count == 0 ? "" : "; reading → fusion \(latencies.summary)")
         ]
-            + (server.handshakeSummary.map { ["phone: \($0)"] } ?? []) + (refusalSummary.map { [$0] } ?? [])
+            + (server.handshakeSummary.map { ["phone: \($0)"] } ?? []) + (everydaySummary.map { [$0] } ?? [])
+            + (refusalSummary.map { [$0] } ?? [])
     }
 
     /// The waits of the last 4096 readings from their time to their fusion.
     var latencies = RecentDurations(capacity: 4096)
+
+    /// One line on what browsers did that ended connections (not refusals), or nil.
+    public var everydaySummary: String? {
+        let left = everyday[.leftHandshake] ?? 0
+        let idle = everyday[.idle] ?? 0
+        guard left + idle > 0 else { return nil }
+        return
+            "phone: browsers left \(left) TLS handshakes (a certificate warning, a spare connection) and \(idle) idle connections"
+    }
 
     /// One line on what was refused, or nil if nothing was.
     public var refusalSummary: String? {
@@ -222,6 +259,7 @@ public final class PhoneSource: MotionSampleSource, WebConnectionsDelegate {
     public func refused(_ reason: WebConnections.Refusal) {
         switch reason {
         case .notTLS: refuse(.notTLS)
+        case .tlsRefused: refuse(.tlsRefused)
         case .malformed: refuse(.malformed)
         case .tooSlow: refuse(.tooSlow)
         case .unauthenticated: refuse(.noToken)
@@ -229,6 +267,8 @@ public final class PhoneSource: MotionSampleSource, WebConnectionsDelegate {
         case .unread: refuse(.unread)
         }
     }
+
+    public func ordinary(_ event: WebConnections.Ordinary) { everyday[event, default: 0] += 1 }
 
     public func closed(_ connection: WebConnections.Connection) {
         guard phone == connection.fd else { return }
@@ -249,6 +289,15 @@ public final class PhoneSource: MotionSampleSource, WebConnectionsDelegate {
         guard policy.serves(host: host, arrivedAt: c.arrivedAt) else {
             refuse(.foreignHost)
             return server.respond(c, .text(421, "Misdirected Request", "refused: foreign-host\n"))
+        }
+        // `http://` typed for `https://`: sent on, to the same host and port. The browser keeps the
+        // URL's fragment (the token) across the redirect (RFC 9110 §10.2.2).
+        if c.isPlainHTTP, let host {
+            return server.respond(
+                c,
+                HTTPResponse(
+                    status: 301, reason: "Moved Permanently", fields: [("Location", "https://\(host)/")],
+                    body: Array("This page is at https://\(host)/\n".utf8)))
         }
         switch (head.method, head.path) {
         case ("GET", "/"), ("GET", "/index.html"):
@@ -347,6 +396,7 @@ public final class PhoneSource: MotionSampleSource, WebConnectionsDelegate {
             server.close(previous)
         }
         phone = c.fd
+        (connectedAt, samplesAtConnect, toldNoReadings) = (now, samples, false)
         report(
             check == .newPhone
                 ? "phone connected (its code is now spent: it reconnects with a key of its own)" : "phone connected")
@@ -369,8 +419,12 @@ public final class PhoneSource: MotionSampleSource, WebConnectionsDelegate {
             for _ in readings where allowed { allowed = sampleBudget.take(now: now) }
             guard allowed else { return refuse(.tooManySamples) }
             messages += 1
-            samples += readings.count
-            let mapped = mapper.samples(readings, arrival: Int64(now))
+            var mapped = mapper.samples(readings, arrival: Int64(now))
+            let oldest = now > Self.staleNanoseconds ? Int64(now - Self.staleNanoseconds) : 0
+            let fresh = mapped.filter { $0.timestampNanoseconds >= oldest }
+            staleReadings += mapped.count - fresh.count
+            mapped = fresh
+            samples += mapped.count
             // Each reading's wait from its time (on this clock) to its fusion: the batching, the
             // network's delay beyond the least seen, and this process's.
             for s in mapped {
@@ -381,6 +435,7 @@ public final class PhoneSource: MotionSampleSource, WebConnectionsDelegate {
             try sink?.samples(mapped)
         case .buttons(let state): try setButtons(state)
         case .platform(let platform): mapper.platform = platform
+        case .screen(let angle): mapper.screenAngle = angle
         }
     }
 
@@ -409,12 +464,25 @@ public final class PhoneSource: MotionSampleSource, WebConnectionsDelegate {
     // MARK: Timing
 
     /// While a button is held, when the phone counts as gone if it says nothing.
+    /// While a button is held, when the phone counts as gone if it says nothing; after it connects,
+    /// when to say that no readings came.
     public var nextDeadline: UInt64? {
-        phone != nil && !pressed.isEmpty ? lastMessage + Self.silenceNanoseconds : nil
+        let silence = phone != nil && !pressed.isEmpty ? lastMessage + Self.silenceNanoseconds : nil
+        let readings = phone != nil && !toldNoReadings ? connectedAt + Self.noReadingsNanoseconds : nil
+        return [silence, readings].compactMap { $0 }.min()
     }
 
-    /// A phone that went quiet (screen off, network lost): its buttons are released.
+    /// A phone that went quiet (screen off, network lost): its buttons are released. A phone that
+    /// sent no reading for a while after it connected: the terminal says so, once a connection.
     public func tick(now: UInt64) throws {
         if phone != nil && !pressed.isEmpty && now >= lastMessage + Self.silenceNanoseconds { try releaseButtons() }
+        if phone != nil && !toldNoReadings && now >= connectedAt + Self.noReadingsNanoseconds {
+            toldNoReadings = true
+            if samples == samplesAtConnect {
+                say(
+                    "phone connected, no motion readings yet: tap Start on the phone and allow motion access (a desktop browser has no motion sensors)"
+                )
+            }
+        }
     }
 }

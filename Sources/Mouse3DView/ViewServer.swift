@@ -164,7 +164,7 @@ public final class ViewServer: WebConnectionsDelegate {
 
     public func refused(_ reason: WebConnections.Refusal) {
         switch reason {
-        case .notTLS, .malformed: refuse(.malformed)
+        case .notTLS, .tlsRefused, .malformed: refuse(.malformed)
         case .tooSlow, .unauthenticated: refuse(.tooSlow)
         case .tooManyFrames: refuse(.tooManyFrames)
         case .unread: refuse(.unread)

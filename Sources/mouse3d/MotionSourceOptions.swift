@@ -129,16 +129,19 @@ struct MotionSourceOptions: ParsableArguments {
         }
     }
 
-    /// The phone page's server on `address`:`port` (its certificate made or loaded, its token fresh,
-    /// the remembered phones known), the URL, QR code and fingerprint said.
+    /// The phone page's server on `address`:`port` (its certificate made or loaded for the machine's
+    /// addresses, its token fresh, the remembered phones known), the URLs, QR code and the certificate
+    /// step said.
     static func openPhone(address: String, port: UInt16, remember: Bool, diagnostics: Diagnostics) throws -> PhoneSource
     {
         do {
-            let (certificate, created) = try PhoneSetup.certificate()
+            let lan = address == "0.0.0.0" || address == "::" ? LocalAddresses.current() : []
+            let (certificate, created) = try PhoneSetup.certificate(addresses: lan.map(\.address))
             let folder = FileSystem.userConfigurationDirectory
             let credentials = try PhoneSetup.credentials(remember: remember, configurationDirectory: folder)
             let phone = try PhoneSource(
-                address: address, port: port, credentials: credentials, certificate: certificate)
+                address: address, port: port, credentials: credentials, certificate: certificate,
+                lanAddresses: lan.map(\.urlHost))
             phone.report = { diagnostics.say("phone: \($0)") }
             phone.remember = { try PhoneSetup.storeRemembered($0, configurationDirectory: folder) }
             PhoneSetup.announce(phone, certificateCreated: created, diagnostics: diagnostics)

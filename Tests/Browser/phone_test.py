@@ -6,9 +6,9 @@ receive real `devicemotion` events.
 usage: phone_test.py MOUSE3D [SCREENSHOT.png]
 
 Runs `MOUSE3D run --source phone:127.0.0.1:PORT --print --format jsonl` and checks:
-  - the start line carries https://HOST:PORT/#TOKEN (128-bit token) and the certificate's fingerprint;
-  - before any phone: a socket without the token, with a wrong token, from a foreign Origin, and a
-    plain-HTTP request get nothing through (no frame printed), each refusal counted by reason;
+  - the start lines carry https://HOST:PORT/#TOKEN (128-bit token) and the certificate's fingerprint;
+  - before any phone: a socket without the token, with a wrong token, or from a foreign Origin gets
+    nothing through (no frame printed), each refusal counted by reason; plain HTTP is redirected;
   - the page (HTTPS, self-signed certificate accepted with --ignore-certificate-errors) opens with
     the token, Start connects it, and readings arrive at >= 50 per second end to end;
   - a scripted turn about the vertical (the phone lying screen up: 30 deg/s about z for 3 s, 100 Hz
@@ -73,10 +73,10 @@ url = next((w.rstrip(",;") for w in text.split() if w.startswith("https://") and
 if not url:
     fail(f"no https://HOST:PORT/#TOKEN in the start lines: {text[-800:]}")
 token = url.split("#", 1)[1]
-if len(token) != 32 or "fingerprint is " not in text:
-    fail(f"the URL's token is not 128 bits, or no fingerprint was said: {text[-800:]}")
-fingerprint = text.split("fingerprint is ", 1)[1].split(";")[0]
-print(f"phone: URL {url.split('#')[0]}#<32 hex digits>, certificate fingerprint {fingerprint[:23]}...")
+if len(token) != 22 or "certificate SHA-256 " not in text:
+    fail(f"the URL's token is not 128 bits in base64url, or no fingerprint was said: {text[-800:]}")
+fingerprint = text.split("certificate SHA-256 ", 1)[1].split()[0]
+print(f"phone: URL {url.split('#')[0]}#<22 base64url characters>, certificate fingerprint {fingerprint}")
 
 # An attacker without the token, as a local program or another site's page would try.
 insecure = ssl.create_default_context()
@@ -111,12 +111,16 @@ for label, origin, first in (("no token", own, None), ("a wrong token", own, (1,
                              ("a foreign Origin", "https://attacker.example", (1, token.encode()))):
     status = websocket(origin, first)
     print(f"phone: {label}: {status}")
+# http:// typed for https://: sent on to https:// on the same port, not reset.
 with socket.create_connection(("127.0.0.1", port), timeout=5) as plain:
     plain.sendall(f"GET / HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode())
     try:
-        plain.recv(100)
-    except OSError:
-        pass
+        answer = plain.recv(1000).decode(errors="replace")
+    except OSError as e:
+        answer = str(e)
+if not answer.startswith("HTTP/1.1 301") or f"Location: https://127.0.0.1:{port}/\r\n" not in answer:
+    fail(f"plain HTTP on the page's port was not sent on to https://: {answer[:200]!r}")
+print("phone: plain HTTP on the port: 301 to https:// on the same host and port")
 # Pings before the token: the socket is closed at the first, nothing answered.
 with socket.create_connection(("127.0.0.1", port), timeout=5) as raw, insecure.wrap_socket(raw) as c:
     c.sendall((f"GET /stream HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n"
@@ -292,7 +296,7 @@ if "reading → fusion p50" not in figures:
 line = next((l for l in summary.splitlines() if "phone: refused" in l), "")
 print(f"phone: {line.replace('mouse3d: ', '')}")
 import re
-for reason in ("no-token", "bad-token", "foreign-origin", "not-tls", "too-many-from-network"):
+for reason in ("no-token", "bad-token", "foreign-origin", "too-many-from-network"):
     if not re.search(rf"\b{reason} [1-9]", line):
         fail(f"the refusals were not counted as '{reason}': {line or summary[-600:]}")
 print("phone: PASS")

@@ -9,8 +9,8 @@ struct PhoneSourceTests {
             ["run", "--source", "phone:127.0.0.1:0", "--print"] + extra, configHome: home,
             environment: ["HOME": home, "XDG_DATA_HOME": home + "/data"])
         defer { _ = run.terminate() }
-        #expect(run.waitForError(containing: "running phone at https://", seconds: 20), "\(run.errors)")
-        let line = try #require(run.errors.split(separator: "\n").first { $0.contains("running phone at") })
+        #expect(run.waitForError(containing: "running phone on port", seconds: 20), "\(run.errors)")
+        let line = try #require(run.errors.split(separator: "\n").first { $0.contains("phone: https://") })
         return String(try #require(line.split(separator: " ").first { $0.hasPrefix("https://") }))
     }
 
@@ -22,7 +22,7 @@ struct PhoneSourceTests {
         func token(_ url: String) -> Substring { url.split(separator: "#").last ?? "" }
         let a = try Self.url(home: home)
         let b = try Self.url(home: home)
-        #expect(token(a).count == 32 && token(a) != token(b), "fresh tokens: \(a) \(b)")
+        #expect(token(a).count == 22 && token(a) != token(b), "fresh tokens: \(a) \(b)")
         let r1 = try Self.url(home: home, ["--phone-remember"])
         let r2 = try Self.url(home: home, ["--phone-remember"])
         #expect(token(r1) != token(r2) && token(r1) != token(a), "the URL's token never outlives its run: \(r1) \(r2)")
@@ -97,7 +97,8 @@ struct PhoneSourceTests {
             ["run", "--source", "phone:127.0.0.1:0", "--phone-remember", "--print"], configHome: home,
             environment: ["HOME": home, "XDG_DATA_HOME": home + "/data"])
         #expect(
-            sticky.waitForError(containing: "running phone at", seconds: 20), "sticky is accepted: \(sticky.errors)")
+            sticky.waitForError(containing: "running phone on port", seconds: 20),
+            "sticky is accepted: \(sticky.errors)")
         _ = sticky.terminate()
     }
 

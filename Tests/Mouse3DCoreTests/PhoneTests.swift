@@ -164,6 +164,52 @@ struct PhoneTests {
             abs(t[0].angularVelocityRadiansPerSecond.y + .pi / 2) < 1e-12
                 && t[0].specificForceMetersPerSecondSquared.z == 9.8)
     }
+
+    @Test(
+        "Landscape: readings are turned by the screen's angle, so the far side raised pitches as the top edge does in portrait (90° and 270°); other angles and lengths refused"
+    )
+    func screenAngle() {
+        // Portrait: the top edge rising is a turn about the device's +x, gravity tipping toward -y.
+        let portrait = PhoneReading(
+            milliseconds: 10, rotationRate: SIMD3(30, 0, 5), accelerationIncludingGravity: SIMD3(0.5, -4.9, 8.5))
+        var upright = PhoneSampleMapper()
+        let expected = upright.samples([portrait], arrival: 1_000_000_000)[0]
+        // Turned 90° counterclockwise, the far side is the device's right edge (+x) and the screen's
+        // right its bottom (-y): raising the far side is a turn about the device's -y.
+        let cases: [(Int, PhoneReading)] = [
+            (
+                90,
+                PhoneReading(
+                    milliseconds: 10, rotationRate: SIMD3(0, -30, 5),
+                    accelerationIncludingGravity: SIMD3(-4.9, -0.5, 8.5))
+            ),
+            (
+                270,
+                PhoneReading(
+                    milliseconds: 10, rotationRate: SIMD3(0, 30, 5), accelerationIncludingGravity: SIMD3(4.9, 0.5, 8.5))
+            ),
+            (
+                180,
+                PhoneReading(
+                    milliseconds: 10, rotationRate: SIMD3(-30, 0, 5),
+                    accelerationIncludingGravity: SIMD3(-0.5, 4.9, 8.5))
+            )
+        ]
+        for (angle, reading) in cases {
+            var mapper = PhoneSampleMapper()
+            mapper.screenAngle = angle
+            let got = mapper.samples([reading], arrival: 1_000_000_000)[0]
+            let rate = got.angularVelocityRadiansPerSecond - expected.angularVelocityRadiansPerSecond
+            let force = got.specificForceMetersPerSecondSquared - expected.specificForceMetersPerSecondSquared
+            #expect(
+                (rate * rate).sum() < 1e-20 && (force * force).sum() < 1e-20,
+                "at \(angle)°: \(got) against portrait's \(expected)")
+        }
+        #expect(decode(PhoneMessage.screen(angle: 270).encoded) == .success(.screen(angle: 270)))
+        #expect(decode([4, 45, 0]) == .failure(.outOfRange))
+        #expect(decode([4, 104, 1]) == .failure(.outOfRange), "360")
+        #expect(decode([4, 90]) == .failure(.badLength))
+    }
 }
 
 @Suite("QR codes drawn with half blocks")

@@ -29,6 +29,16 @@ public struct PhoneCredentials: Sendable, Equatable {
         case unknown
     }
 
+    /// A new URL token: 128 random bits (the system's generator) in base64url without padding, 22
+    /// characters: 10 fewer than hexadecimal, so that the URL and its QR code fit a default 80×24
+    /// terminal (a QR code of version 3 or 4 at level L).
+    public static func makeURLToken() -> String {
+        var generator = SystemRandomNumberGenerator()
+        let words: [UInt64] = [generator.next(), generator.next()]
+        let bytes = words.flatMap { w in (0..<8).map { UInt8(truncatingIfNeeded: w >> (8 * $0)) } }
+        return String(Base64.encode(bytes).prefix(22).map { $0 == "+" ? "-" : $0 == "/" ? "_" : $0 })
+    }
+
     public init(urlToken: String, remembers: Bool, remembered: [String] = []) {
         self.urlToken = urlToken
         self.remembers = remembers

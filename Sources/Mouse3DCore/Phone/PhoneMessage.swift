@@ -7,6 +7,7 @@
 /// | 1 readings | count (u16), then per reading: time (f64, ms, the event's `timeStamp`), `rotationRate` alpha, beta, gamma (3 × f32, °/s as the event gives them), `accelerationIncludingGravity` x, y, z (3 × f32, m/s²) |
 /// | 2 buttons | state (u8): bit 0 left click, 1 right click, 2 recenter, 3 hold to move |
 /// | 3 platform | which convention the browser follows (u8): 0 the specification's, 1 WebKit on iOS and iPadOS |
+/// | 4 screen | the screen's orientation angle (u16, degrees: 0, 90, 180 or 270; `screen.orientation.angle`, how far the phone is turned counterclockwise from portrait), said at connection and on every change |
 ///
 /// Anything else (another kind, a wrong length, more readings than allowed, a value that is not
 /// finite or beyond any sensor) is refused whole: the decoder never guesses.
@@ -17,6 +18,8 @@ public enum PhoneMessage: Sendable, Equatable {
     case buttons(PhoneButtons)
     /// The browser's conventions, said once after the token.
     case platform(PhonePlatform)
+    /// The screen's orientation angle (0, 90, 180, 270 degrees).
+    case screen(angle: Int)
 
     /// The most readings in one message (two seconds at the browsers' 60 Hz; the whole message stays
     /// within a WebSocket frame the server takes, 4 KiB).
@@ -85,6 +88,11 @@ public enum PhoneMessage: Sendable, Equatable {
                 return .failure(.badLength)
             }
             return .success(.platform(platform))
+        case 4:
+            guard bytes.count == 3 else { return .failure(.badLength) }
+            let angle = Int(bytes[1]) | Int(bytes[2]) << 8
+            guard angle % 90 == 0 && angle < 360 else { return .failure(.outOfRange) }
+            return .success(.screen(angle: angle))
         default:
             return .failure(.unknownKind)
         }
@@ -107,6 +115,7 @@ public enum PhoneMessage: Sendable, Equatable {
             return out
         case .buttons(let b): return [2, b.rawValue]
         case .platform(let p): return [3, p.rawValue]
+        case .screen(let angle): return [4, UInt8(angle & 0xFF), UInt8(angle >> 8)]
         }
     }
 }

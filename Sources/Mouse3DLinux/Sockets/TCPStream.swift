@@ -21,6 +21,26 @@ public final class TCPStream {
         case closed
     }
 
+    /// What the first byte waiting is, left in the socket.
+    public enum Peeked: Equatable, Sendable {
+        case byte(UInt8), wouldBlock, closed
+    }
+
+    /// The first byte waiting, without taking it. `recv(2)` with `MSG_PEEK`.
+    public func peekFirstByte() -> Peeked {
+        var byte: UInt8 = 0
+        let outcome = try? SystemCall.attempt(
+            "recv", "TCP connection", tolerating: [EAGAIN, EWOULDBLOCK, ECONNRESET, ETIMEDOUT]
+        ) {
+            recv(descriptor.rawValue, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
+        }
+        switch outcome {
+        case .completed(1)?: return .byte(byte)
+        case .tolerated(let e)? where e.rawValue == EAGAIN || e.rawValue == EWOULDBLOCK: return .wouldBlock
+        default: return .closed
+        }
+    }
+
     /// Reads what is waiting into `buffer`. `read(2)`.
     public func read(into buffer: UnsafeMutableRawBufferPointer) throws(SystemCallError) -> ReadOutcome {
         let outcome = try SystemCall.attempt(

@@ -79,6 +79,24 @@ public struct SelfSignedCertificate: Sendable, Equatable {
         return out
     }
 
+    /// Whether the certificate is for the numeric `address` (IPv4 or IPv6, compared as addresses,
+    /// not as text: OpenSSL writes IPv6 ones uncompressed).
+    public func covers(address: String) throws(TLSError) -> Bool {
+        guard let wanted = Self.addressBytes(address) else { return false }
+        return try subjectAlternativeNames().contains { name in
+            name.hasPrefix("IP Address:") && Self.addressBytes(String(name.dropFirst("IP Address:".count))) == wanted
+        }
+    }
+
+    /// The bytes of a numeric address written either way, or nil.
+    static func addressBytes(_ text: String) -> [UInt8]? {
+        var v4 = in_addr()
+        if inet_pton(AF_INET, text, &v4) == 1 { return withUnsafeBytes(of: &v4) { Array($0) } }
+        var v6 = in6_addr()
+        if inet_pton(AF_INET6, text, &v6) == 1 { return withUnsafeBytes(of: &v6) { Array($0) } }
+        return nil
+    }
+
     /// Seconds until the certificate expires (negative once it has).
     public func secondsLeft() throws(TLSError) -> Int {
         let lib = try OpenSSLLibrary.functions()

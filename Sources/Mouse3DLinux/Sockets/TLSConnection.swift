@@ -35,6 +35,11 @@ public final class TLSConnection {
         case done, inProgress
         /// Not TLS (a plain HTTP request on the port, say), or TLS that failed: `reason` for the count.
         case failed(reason: String)
+        /// TLS this server does not offer (no group, signature or suite in common): `reason`.
+        case refused(reason: String)
+        /// The client left: it closed the connection or sent an alert (a browser that will not
+        /// trust the certificate until its user says so does this), which is not an attack.
+        case abandoned
     }
 
     /// Goes on with the handshake as far as the socket allows. `SSL_do_handshake(3)`.
@@ -47,11 +52,15 @@ public final class TLSConnection {
         }
         switch lib.pointee.SSL_get_error(ssl, r) {
         case SSL_ERROR_WANT_READ, SSL_ERROR_WANT_WRITE: return .inProgress
+        case SSL_ERROR_ZERO_RETURN: return .abandoned
         default:
             let detail = TLSError.queuedError()
-            return .failed(
-                reason: detail.contains("http request")
-                    ? "plain HTTP on the TLS port" : detail.isEmpty ? "handshake failed" : detail)
+            // Reasons from OpenSSL's ssl_err.c: the peer's alerts ("tlsv1 alert unknown ca",
+            // "sslv3 alert certificate unknown"), an end of file mid-handshake, and what nothing in
+            // common gives.
+            if detail.isEmpty || detail.contains(" alert ") || detail.contains("unexpected eof") { return .abandoned }
+            if detail.contains("no shared") || detail.contains("no suitable") { return .refused(reason: detail) }
+            return .failed(reason: detail.contains("http request") ? "plain HTTP on the TLS port" : detail)
         }
     }
 

@@ -79,6 +79,9 @@ enum DatagramFuzzer {
                     last = s.timestampNanoseconds
                 }
             case .platform(let p): mapper.platform = p
+            case .screen(let angle):
+                precondition([0, 90, 180, 270].contains(angle), "a screen angle off the right angles")
+                mapper.screenAngle = angle
             case .buttons: break
             }
         }

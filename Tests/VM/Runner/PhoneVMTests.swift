@@ -101,11 +101,12 @@ enum PhoneVMTests {
         }
         var token = ""
         while token.isEmpty, let line = try run.readErrorLine() {
-            if line.contains("running phone at https://"), let hash = line.firstIndex(of: "#") {
-                token = String(line[line.index(after: hash)...].prefix { $0.isHexDigit })
+            if line.contains("phone: https://"), let hash = line.firstIndex(of: "#") {
+                token = String(
+                    line[line.index(after: hash)...].prefix { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" })
             }
         }
-        try expect(token.count == 32, "run printed no phone URL with a token")
+        try expect(token.count == 22, "run printed no phone URL with a token")
         let client = try PhonePageClient(port: port)
         let status = try client.upgrade(port: port)
         try expect(status.hasPrefix("HTTP/1.1 101"), "the page's socket: \(status)")

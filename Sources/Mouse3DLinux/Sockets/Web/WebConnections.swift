@@ -48,6 +48,8 @@ public final class WebConnections {
     public enum Refusal: Sendable, Equatable {
         /// A handshake that failed (not TLS, say).
         case notTLS
+        /// TLS the server does not offer (a ClientHello with no group, signature or suite in common).
+        case tlsRefused
         /// A request head or frame that is not well-formed, or too large.
         case malformed
         /// No request head by the deadline.
@@ -59,6 +61,13 @@ public final class WebConnections {
         /// More left unread than ``Limits/maximumOutbound``, or what was sent left unread for
         /// ``Limits/stallNanoseconds``.
         case unread
+    }
+
+    /// What browsers do every day that ends a connection, counted apart from refusals: leaving a
+    /// TLS handshake (at a certificate warning, or a speculative connection given up), and opening a
+    /// connection that sends nothing (a preconnect, a keep-alive left idle) until its deadline.
+    public enum Ordinary: Sendable, Equatable, CaseIterable {
+        case leftHandshake, idle
     }
 
     /// One connection and what it holds.
@@ -89,6 +98,10 @@ public final class WebConnections {
         public let arrivedAt: String?
         /// How much of `inbound` was looked through for the end of the head.
         var scanned = 0
+        /// Whether any byte of a request came (after TLS, if any).
+        var heardFrom = false
+        /// Whether it spoke plain HTTP on a TLS port.
+        public var isPlainHTTP: Bool { transport.isPlainOnTLSPort }
         var frames: TokenBucket
 
         init(
@@ -244,6 +257,12 @@ public final class WebConnections {
             case .failed:
                 delegate?.refused(.notTLS)
                 return close(fd)
+            case .refused:
+                delegate?.refused(.tlsRefused)
+                return close(fd)
+            case .abandoned:
+                delegate?.ordinary(.leftHandshake)
+                return close(fd)
             }
         }
         // What TLS holds decrypted beyond the budget is read at the next tick.
@@ -252,6 +271,7 @@ public final class WebConnections {
             read: { c.transport.receiveBytes(into: $0) }
         ) { bytes in
             if c.closesWhenSent { return true }  // a response is on its way; what else comes is dropped
+            c.heardFrom = true
             c.inbound += bytes
             if c.isSocket { try readFrames(c) } else { try readHead(c) }
             return connections[fd] === c
@@ -452,6 +472,9 @@ public final class WebConnections {
             } else if c.isSocket && c.authenticated {
                 guard c.pending else { continue }
                 delegate?.refused(.unread)  // stopped reading
+                close(fd)
+            } else if !c.isSocket && !c.heardFrom {
+                delegate?.ordinary(.idle)  // sent nothing: a browser's spare connection
                 close(fd)
             } else {
                 delegate?.refused(c.isSocket ? .unauthenticated : .tooSlow)

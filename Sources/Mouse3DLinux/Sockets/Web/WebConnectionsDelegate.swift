@@ -17,6 +17,8 @@ public protocol WebConnectionsDelegate: AnyObject {
     func frame(_ header: WebSocketFrame.Header, on connection: WebConnections.Connection) throws -> Bool
     /// One refusal of the server's own, to count.
     func refused(_ reason: WebConnections.Refusal)
+    /// Something browsers do every day that ended a connection, counted apart from refusals.
+    func ordinary(_ event: WebConnections.Ordinary)
     /// A connection is gone (closed by either side, or refused).
     func closed(_ connection: WebConnections.Connection)
     /// The delegate's own next deadline (nil: none), and its work at the loop's timer.
@@ -29,6 +31,7 @@ extension WebConnectionsDelegate {
         false
     }
     public func closed(_ connection: WebConnections.Connection) {}
+    public func ordinary(_ event: WebConnections.Ordinary) {}
     public var nextDeadline: UInt64? { nil }
     public func tick(now: UInt64) throws {}
 }
