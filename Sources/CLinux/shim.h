@@ -17,6 +17,8 @@
 /* getifaddrs(3) and the interface flags, for the addresses a phone can open the page at. */
 #include <ifaddrs.h>
 #include <net/if.h>
+/* TCP_DEFER_ACCEPT, for the phone page's listener. */
+#include <netinet/tcp.h>
 /* GNU extensions, declared here rather than through _GNU_SOURCE, which would change struct layouts
    that other modules (libevdev, libudev, swift-system) see without it. */
 int ppoll (struct pollfd *fds, nfds_t nfds, const struct timespec *timeout, const sigset_t *sigmask);

@@ -55,7 +55,9 @@ enum PhonePage {
         // here (per server), which it shows from then on: the key of this run's token, or a
         // remembered phone's key whatever the URL's token.
         const keyName = "mouse3d-key:" + location.host;
-        function storedKey() { try { return JSON.parse(localStorage.getItem(keyName) || "null"); } catch (e) { return null; } }
+        // Kept in memory too: a browser that refuses storage still reconnects while the page is open.
+        let heldKey = null;
+        function storedKey() { try { return JSON.parse(localStorage.getItem(keyName) || "null") || heldKey; } catch (e) { return heldKey; } }
         function usableKey() { const k = storedKey(); return k && (k.remember || k.token === token) ? k : null; }
         let sentKey = false, refusal = null, retry = null;
         function later(ms) { retry = setTimeout(() => { retry = null; connect(); }, ms); }
@@ -101,7 +103,11 @@ enum PhonePage {
             if (typeof e.data !== "string") return;
             try {
               const m = JSON.parse(e.data);
-              if (m.secret) localStorage.setItem(keyName, JSON.stringify({secret: m.secret, token: token, remember: !!m.remember}));
+              if (!m.secret) return;
+              heldKey = {secret: m.secret, token: token, remember: !!m.remember};
+              try { localStorage.setItem(keyName, JSON.stringify(heldKey)); } catch (err) {}
+              // Said once it is kept: only then is the URL's code spent.
+              socket.send("kept");
             } catch (err) {}
           };
           socket.onclose = e => {
@@ -111,7 +117,8 @@ enum PhonePage {
             if (e.code === 4001 && sentKey) {
               // A key this run does not know (mouse3d forgot the phone, or restarted without
               // remembering it): dropped, and the URL's token tried at once.
-              localStorage.removeItem(keyName);
+              try { localStorage.removeItem(keyName); } catch (err) {}
+              heldKey = null;
               later(0);
               return;
             }

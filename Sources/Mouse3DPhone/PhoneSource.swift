@@ -67,8 +67,8 @@ public final class PhoneSource: MotionSampleSource, WebConnectionsDelegate {
 
     /// Connections one network (a /24, a /64) may hold before their sockets have authenticated: half
     /// the table, so that one network cannot take all of it. (The phone's own network may be the
-    /// attacker's too: there, what keeps the phone in is that the least advanced connections go
-    /// first, and that a fresh one outlives the next 31 bare connects, 50 ms at 600 a second.)
+    /// attacker's too: there, what keeps the phone in is that the connection that stood still
+    /// longest goes first.)
     public static let maximumUnauthenticatedPerNetwork = 32
     /// A phone heard from this recently is in use: another one is refused.
     public static let inUseNanoseconds: UInt64 = 2_000_000_000
@@ -89,11 +89,14 @@ public final class PhoneSource: MotionSampleSource, WebConnectionsDelegate {
         /// Too many admissions: try again later.
         case tooMany = 4008
     }
-    /// The connections' bounds: control frames count (the page sends none), readings do not.
+    /// The connections' bounds: control frames count (the page sends none), readings do not; a
+    /// socket has 2 s to show its credential (the page sends it the moment the socket opens), so a
+    /// socket held open without one soon gives its place back.
     public static var limits: WebConnections.Limits {
         var limits = WebConnections.Limits(
             maximumConnections: maximumConnections, headTimeoutNanoseconds: headTimeoutNanoseconds)
         limits.everyFrame = false
+        limits.credentialNanoseconds = 2_000_000_000
         return limits
     }
 
@@ -128,6 +131,8 @@ public final class PhoneSource: MotionSampleSource, WebConnectionsDelegate {
     var admissions = TokenBucket(ratePerSecond: admissionsPerSecond, burst: admissionBurst, now: 0)
     var presses = TokenBucket(ratePerSecond: pressesPerSecond, burst: pressBurst, now: 0)
     var lines = RepeatedLines()
+    /// The key handed to a new phone's connection, until its page says it kept it.
+    var issued: [Int32: String] = [:]
     var mapper = PhoneSampleMapper()
     var pressed = PhoneButtons()
     var sampleBudget: TokenBucket
@@ -147,6 +152,7 @@ public final class PhoneSource: MotionSampleSource, WebConnectionsDelegate {
         let listener: TCPListener
         do {
             listener = try TCPListener.listening(host: address, port: port)
+            try listener.deferAccept(seconds: 5)
         } catch {
             throw PhoneSourceError(message: "cannot serve the phone page on \(address):\(port): \(error)")
         }
@@ -229,27 +235,27 @@ public final class PhoneSource: MotionSampleSource, WebConnectionsDelegate {
 
     // MARK: Connections
 
-    /// One network (a /24 or /64: one host can take many addresses) holds at most a few connections
-    /// that have not authenticated, then the whole table is bounded: the network holding the most
-    /// unauthenticated ones gives one up. The one given up is the least advanced (still in its TLS
-    /// handshake before one sending its request, before a socket yet to authenticate; see
-    /// ``WebConnections/Connection/progress``), the oldest of those: bare connects, which cost an
-    /// attacker nothing, cannot push out a phone that is a round trip from authenticating. Never the
-    /// phone, and never one accepted this turn (it had no chance yet).
+    /// One network (a /24 or /64: one host can take many addresses) holds at most half the table
+    /// in connections that have not authenticated, then the whole table is bounded: the network
+    /// holding the most unauthenticated ones gives one up. The one given up is the one that has
+    /// stood still longest (``WebConnections/Connection/progressedAt``): sockets held half-way by
+    /// someone without a code go before a phone that is a round trip from its next step. Never the
+    /// phone, and never one accepted this turn (it had no chance yet). Bare connects never get here:
+    /// the listener hands out only connections that sent something (`TCP_DEFER_ACCEPT`).
     public func admit(peer: String, network: String, server: WebConnections, turn: UInt64, now: UInt64) -> Bool {
         let waiting = server.connections.values.filter { !$0.authenticated && $0.opened < turn }
-        func leastAdvanced(_ cs: [WebConnections.Connection]) -> WebConnections.Connection? {
-            cs.min { ($0.progress, $0.opened) < ($1.progress, $1.opened) }
+        func stillest(_ cs: [WebConnections.Connection]) -> WebConnections.Connection? {
+            cs.min { ($0.progressedAt, $0.opened) < ($1.progressedAt, $1.opened) }
         }
         let own = waiting.filter { $0.network == network }
-        if own.count >= Self.maximumUnauthenticatedPerNetwork, let victim = leastAdvanced(own) {
+        if own.count >= Self.maximumUnauthenticatedPerNetwork, let victim = stillest(own) {
             refuse(.tooManyFromNetwork)
             server.close(victim.fd)
         } else if server.connections.count >= Self.maximumConnections {
             refuse(.tooManyConnections)
             let counts = Dictionary(grouping: waiting, by: \.network).mapValues(\.count)
             guard let busiest = counts.max(by: { $0.value < $1.value })?.key,
-                let victim = leastAdvanced(waiting.filter { $0.network == busiest })
+                let victim = stillest(waiting.filter { $0.network == busiest })
             else { return false }
             server.close(victim.fd)
         }
@@ -271,6 +277,7 @@ public final class PhoneSource: MotionSampleSource, WebConnectionsDelegate {
     public func ordinary(_ event: WebConnections.Ordinary) { everyday[event, default: 0] += 1 }
 
     public func closed(_ connection: WebConnections.Connection) {
+        issued[connection.fd] = nil
         guard phone == connection.fd else { return }
         phone = nil
         try? releaseButtons()
@@ -337,6 +344,9 @@ public final class PhoneSource: MotionSampleSource, WebConnectionsDelegate {
                 return true
             }
             try authenticate(c, presenting: String(decoding: payload, as: UTF8.self))
+        case .text where c.authenticated && h.final && server.payload(h, of: c) == Array("kept".utf8):
+            // The page kept the key it was handed: the URL's token is spent now.
+            if let secret = issued.removeValue(forKey: c.fd) { try confirm(secret) }
         case .binary where c.authenticated && h.final:
             lastMessage = MonotonicClock.nanoseconds()
             try take(server.payload(h, of: c))
@@ -357,13 +367,16 @@ public final class PhoneSource: MotionSampleSource, WebConnectionsDelegate {
         switch check {
         case .unknown:
             refuse(.badToken)
-            say("a phone with a code this run does not know connected from \(c.peerHost): scan the QR code shown now")
+            say(
+                "a phone with a code this run does not know connected from \(c.peerHost): scan the QR code shown now",
+                kind: "unknown")
             return server.closeSocket(c, code: CloseCode.unknownCode.rawValue)
         case .spentToken:
             refuse(.spentToken)
             say(
-                "a second phone used the code from \(c.peerHost), already taken by the first: refused (restart mouse3d for a new code)"
-            )
+                "a second phone used the code from \(c.peerHost), already taken by the first: refused. If that was your "
+                    + "phone, someone else used the code first: restart mouse3d for a new code"
+                    + (credentials.remembers ? " and run `mouse3d pair --revoke phone`" : ""), kind: "spent")
             return server.closeSocket(c, code: CloseCode.spentCode.rawValue)
         case .newPhone, .knownPhone: break
         }
@@ -373,22 +386,27 @@ public final class PhoneSource: MotionSampleSource, WebConnectionsDelegate {
             now < lastMessage + Self.inUseNanoseconds
         {
             refuse(.phoneInUse)
-            say("another phone tried to connect from \(c.peerHost) while this one is in use: refused")
+            say("another phone tried to connect from \(c.peerHost) while this one is in use: refused", kind: "in use")
             return server.closeSocket(c, code: CloseCode.inUse.rawValue)
         }
         guard admissions.take(now: now) else {
             refuse(.tooManyAdmissions)
-            say("a phone connected too often from \(c.peerHost): refused for a while")
+            say("a phone connected too often from \(c.peerHost): refused for a while", kind: "too often")
             return server.closeSocket(c, code: CloseCode.tooMany.rawValue)
         }
         server.authenticate(c)
         lastMessage = now
+        let key: String
         if check == .newPhone {
-            let secret = ViewAccessPolicy.makeToken()
-            let remembered = credentials.admitNewPhone(secret: secret)
-            if credentials.remembers { try remember(remembered) }
-            let reply = #"{"secret":"\#(secret)","remember":\#(credentials.remembers)}"#
+            key = ViewAccessPolicy.makeToken()
+            credentials.admitNewPhone(secret: key)
+            issued[c.fd] = key
+            let reply = #"{"secret":"\#(key)","remember":\#(credentials.remembers)}"#
             server.write(c, WebSocketFrame.encode(.text, Array(reply.utf8)))
+            guard server.isOpen(c) else { return }  // the write failed and closed it
+        } else {
+            key = presented
+            try confirm(presented)  // a reconnection with the key: kept, whether or not it said so
         }
         if let previous = phone, previous != c.fd, let old = server.connections[previous] {
             refuse(.replaced)
@@ -398,13 +416,19 @@ public final class PhoneSource: MotionSampleSource, WebConnectionsDelegate {
         phone = c.fd
         (connectedAt, samplesAtConnect, toldNoReadings) = (now, samples, false)
         report(
-            check == .newPhone
-                ? "phone connected (its code is now spent: it reconnects with a key of its own)" : "phone connected")
+            "phone connected from \(c.peerHost) (key \(key.prefix(6))\(credentials.remembers ? ", remembered" : ""))")
     }
 
-    /// Says `line` through ``report``, coalesced: the same line again within a few seconds is counted.
-    func say(_ line: String) {
-        if let text = lines.say(line, now: MonotonicClock.nanoseconds()) { report(text) }
+    /// A page kept the key it was handed: the URL's token is spent, and with `--phone-remember` the
+    /// keys are stored.
+    func confirm(_ secret: String) throws {
+        let remembered = credentials.confirm(secret)
+        if credentials.remembers && !remembered.isEmpty { try remember(remembered) }
+    }
+
+    /// Says `line` through ``report``, coalesced: the same `kind` again within a few seconds is counted.
+    func say(_ line: String, kind: String? = nil) {
+        if let text = lines.say(line, kind: kind, now: MonotonicClock.nanoseconds()) { report(text) }
     }
 
     /// One message of the authenticated phone.

@@ -12,10 +12,14 @@ struct PhoneCredentialsTests {
         #expect(c.check("00" + token.dropFirst(2)) == .unknown)
         #expect(c.check("") == .unknown)
         let secret = String(repeating: "5e", count: 16)
-        #expect(c.admitNewPhone(secret: secret).isEmpty, "nothing to store without --phone-remember")
+        c.admitNewPhone(secret: secret)
+        #expect(c.check(secret) == .knownPhone, "valid at once")
+        #expect(!c.urlTokenSpent && c.check(token) == .newPhone, "not spent until the page kept its secret")
+        #expect(c.confirm(secret).isEmpty, "nothing to store without --phone-remember")
         #expect(c.urlTokenSpent)
         #expect(c.check(token) == .spentToken)
         #expect(c.check(secret) == .knownPhone)
+        #expect(c.confirm(secret).isEmpty && c.urlTokenSpent, "confirming twice changes nothing")
     }
 
     @Test("Remembered phones' secrets are known from the start, a new one is stored with them, at most eight")
@@ -24,10 +28,13 @@ struct PhoneCredentialsTests {
         var c = PhoneCredentials(urlToken: token, remembers: true, remembered: old)
         #expect(old.allSatisfy { c.check($0) == .knownPhone })
         #expect(c.check(token) == .newPhone, "a remembered phone does not spend the URL's token")
-        let stored = c.admitNewPhone(secret: String(repeating: "ff", count: 16))
+        c.admitNewPhone(secret: String(repeating: "ee", count: 16))  // a page that never kept it
+        c.admitNewPhone(secret: String(repeating: "ff", count: 16))
+        let stored = c.confirm(String(repeating: "ff", count: 16))
         #expect(stored.count == PhoneCredentials.maximumRemembered)
         #expect(stored.last == String(repeating: "ff", count: 16) && !stored.contains(old[0]), "the oldest goes")
         #expect(c.check(old[0]) == .unknown)
+        #expect(c.check(String(repeating: "ee", count: 16)) == .unknown, "the secret never kept is gone")
         let forgetting = PhoneCredentials(urlToken: token, remembers: false, remembered: old)
         #expect(forgetting.check(old[1]) == .unknown, "without --phone-remember the stored phones are not let in")
     }
@@ -52,10 +59,11 @@ struct PhoneCredentialsTests {
         #expect(b.wouldAllow(now: 0))
         b.charge(118_000, now: 0)  // one 118 ms step
         #expect(!b.wouldAllow(now: 1_000_000_000), "paid back over 1.14 s")
-        let next = b.nextTokenTime(now: 0)
+        let next = b.nextTokenTime
         #expect(next >= 1_140_000_000 && next <= 1_140_100_000, "\(next)")
         #expect(b.wouldAllow(now: next))
-        #expect(TokenBucket(ratePerSecond: 1, burst: 1, now: 5).nextTokenTime(now: 7) == 7, "a token already held")
+        // A token held: a fixed time in the past (a deadline of "now", read afresh, would never come).
+        #expect(TokenBucket(ratePerSecond: 1, burst: 1, now: 5).nextTokenTime == 5, "a token already held")
     }
 
     func format2(_ k: Int) -> String { k < 10 ? "0\(k)" : "\(k)" }

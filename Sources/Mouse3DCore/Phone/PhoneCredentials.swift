@@ -1,7 +1,8 @@
 /// Who may drive the pointer from a phone's page. The printed URL's token admits one phone, once:
 /// the page that shows it first is handed a secret of its own over its socket, and the token is
-/// spent. From then on that phone reconnects with its secret (kept by the page), and anyone else who
-/// saw the URL or the QR code is turned away. With `--phone-remember` the secret is remembered
+/// spent as soon as the page says it kept the secret (or uses it to reconnect): a connection lost
+/// before that leaves the token to the same phone's retry. From then on that phone reconnects with
+/// its secret (kept by the page), and anyone else who saw the URL or the QR code is turned away. With `--phone-remember` the secret is remembered
 /// across runs (stored by the caller, revoked with `pair --revoke phone`); without, it lasts the run.
 /// Pure: the phone source asks, this answers; every comparison takes the same time wherever the
 /// strings differ.
@@ -54,12 +55,28 @@ public struct PhoneCredentials: Sendable, Equatable {
         return urlTokenSpent ? .spentToken : .newPhone
     }
 
-    /// Spends the URL's token on a new phone, which is given `secret`; the secrets to remember
-    /// afterwards (empty when they last only the run).
-    public mutating func admitNewPhone(secret: String) -> [String] {
-        urlTokenSpent = true
+    /// The secrets handed out and not yet kept by their page: the URL's token is not spent for them.
+    public private(set) var unconfirmed: [String] = []
+
+    /// Hands a new phone `secret`, valid at once; the URL's token stays unspent until the page says
+    /// it kept the secret (``confirm(_:)``).
+    public mutating func admitNewPhone(secret: String) {
+        unconfirmed.append(secret)
         secrets.append(secret)
-        if remembers && secrets.count > Self.maximumRemembered { secrets.removeFirst() }
+    }
+
+    /// The page kept `secret` (it said so, or reconnected with it): the URL's token is spent. The
+    /// secrets to remember afterwards (empty when they last only the run, or nothing changed).
+    public mutating func confirm(_ secret: String) -> [String] {
+        guard let i = unconfirmed.firstIndex(where: { ViewAccessPolicy.equal($0, secret) }) else { return [] }
+        unconfirmed.remove(at: i)
+        urlTokenSpent = true
+        // The other secrets handed for the token and never kept go: only the phone that kept one stays.
+        secrets.removeAll { s in unconfirmed.contains { ViewAccessPolicy.equal($0, s) } }
+        unconfirmed.removeAll()
+        if remembers && secrets.count > Self.maximumRemembered {
+            secrets.removeFirst(secrets.count - Self.maximumRemembered)
+        }
         return remembers ? secrets : []
     }
 }

@@ -41,10 +41,10 @@ public struct TokenBucket: Sendable {
         tokens -= amount
     }
 
-    /// When a token can next be spent (`now` when one can already).
-    public func nextTokenTime(now: UInt64) -> UInt64 {
-        let held = tokens + (now > updated ? Double(now - updated) * 1e-9 * ratePerSecond : 0)
-        guard held < 1 else { return now }
-        return max(now, updated + UInt64(((1 - tokens) / ratePerSecond * 1e9).rounded(.up)))
+    /// When a token can next be spent: a fixed time, in the past when one can already be (a timer
+    /// due at it fires at once; one due at "now", read afresh each time it is asked, never would).
+    public var nextTokenTime: UInt64 {
+        guard tokens < 1 else { return updated }
+        return updated + UInt64(((1 - tokens) / ratePerSecond * 1e9).rounded(.up))
     }
 }

@@ -10,6 +10,17 @@ public final class TCPListener {
     /// The address it listens on (with the port the kernel chose for port 0).
     public private(set) var localAddress: SocketAddress
 
+    /// Hands out only connections whose client has sent something (or that waited `seconds`):
+    /// `TCP_DEFER_ACCEPT` (tcp(7)). A browser sends its request or ClientHello at once; a bare
+    /// connect, which costs a flooder nothing, then never takes a place in the server's table.
+    public func deferAccept(seconds: Int32) throws(SystemCallError) {
+        var value = seconds
+        _ = try SystemCall.retrying("setsockopt", "TCP_DEFER_ACCEPT") {
+            setsockopt(
+                descriptor.rawValue, Int32(IPPROTO_TCP), TCP_DEFER_ACCEPT, &value, socklen_t(MemoryLayout<Int32>.size))
+        }
+    }
+
     /// Listens on `address` with a backlog of `backlog`. `socket(2)`, `SO_REUSEADDR`, `bind(2)`, `listen(2)`.
     public init(listeningOn address: SocketAddress, backlog: Int32 = 64) throws(SystemCallError) {
         let type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue)

@@ -130,11 +130,18 @@ public enum SecretFile {
         try checkParents(of: path)
     }
 
-    /// Checks every folder above `path` (that exists): the caller's or root's, and not writable by
-    /// others, nor by a group other than the caller's own (a home folder of 0775 under user private
-    /// groups), unless sticky (as /tmp is: there others cannot rename what is not theirs).
+    /// Checks every folder above `path` (that exists), following symbolic links first (a linked
+    /// `~/.config` is checked where it really is): the caller's or root's, and not writable by
+    /// others, nor by a group other than the caller's own private group (a home folder of 0775 under
+    /// user private groups, where the group is named as the user), unless sticky (as /tmp is: there
+    /// others cannot rename what is not theirs).
     static func checkParents(of path: String) throws(Problem) {
         var parent = path
+        if let real = realpath(path, nil) {
+            parent = String(cString: real)
+            free(real)
+        }
+        let ownGroup = Self.privateGroup()
         while let slash = parent.lastIndex(of: "/") {
             parent = slash == parent.startIndex ? "/" : String(parent[..<slash])
             var status = stat()
@@ -144,12 +151,20 @@ public enum SecretFile {
             } catch { throw .system(error) }
             if case .completed = outcome {
                 let owned = status.st_uid == geteuid() || status.st_uid == 0
-                let groupOnly = status.st_gid == getegid() ? UInt32(0o002) : 0o022
+                let groupOnly = status.st_gid == ownGroup ? UInt32(0o002) : 0o022
                 let shared = status.st_mode & groupOnly != 0 && status.st_mode & UInt32(S_ISVTX) == 0
                 if !owned || shared { throw .unsafeParent(path: parent, owner: status.st_uid, mode: status.st_mode) }
             }
             if parent == "/" { break }
         }
+    }
+
+    /// The caller's private group (its primary group when that is named as the user), if any.
+    static func privateGroup() -> gid_t? {
+        guard let user = getpwuid(geteuid()), let group = getgrgid(user.pointee.pw_gid),
+            strcmp(user.pointee.pw_name, group.pointee.gr_name) == 0
+        else { return nil }
+        return user.pointee.pw_gid
     }
 
     /// Creates `path` and any missing parents; the last one with mode 0700.

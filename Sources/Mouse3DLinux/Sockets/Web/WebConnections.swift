@@ -30,6 +30,8 @@ public final class WebConnections {
         public var stallNanoseconds: UInt64 = 10_000_000_000
         /// How long a closing connection may take to read what is left for it.
         public var closingNanoseconds: UInt64 = 1_000_000_000
+        /// How long an upgraded socket that must authenticate has to do it (nil: the head's time).
+        public var credentialNanoseconds: UInt64?
         /// The loop's time TLS handshakes may take, measured as they run: at most this much in one go
         /// (µs), and this much a second. A handshake step (the key exchange and the signature, 0.5
         /// ms with X25519 or P-256) runs only while the budget holds some; connections past it wait,
@@ -115,6 +117,7 @@ public final class WebConnections {
             self.arrivedAt = arrivedAt
             self.opened = opened
             acceptedAt = now
+            progressedAt = now
             deadline = now + limits.headTimeoutNanoseconds
             frames = TokenBucket(ratePerSecond: limits.framesPerSecond, burst: limits.frameBurst, now: now)
         }
@@ -126,13 +129,12 @@ public final class WebConnections {
             let host = peer.hasSuffix(":0") ? peer.dropLast(2) : Substring(peer)
             return String(host.hasPrefix("[") && host.hasSuffix("]") ? host.dropFirst().dropLast() : host)
         }
-        /// How far it has come without authenticating: 0 still in its TLS handshake, 1 sending its
-        /// request, 2 a socket that has not sent what the server asks, 3 authenticated. A server
-        /// full of connections turns away the least advanced first: connecting costs an attacker
-        /// nothing, finishing a handshake and a request costs a round trip each.
-        public var progress: Int {
-            authenticated ? 3 : isSocket ? 2 : transport.handshakePending ? 0 : 1
-        }
+        /// When it last came a step further: accepted, its TLS handshake done, its request in, its
+        /// socket authenticated (CLOCK_MONOTONIC ns). A server full of connections turns away the
+        /// one that has stood still longest: a connection held half-way (a socket that never
+        /// authenticates, a handshake left hanging) goes before a fresh one that is a round trip
+        /// from its next step.
+        public internal(set) var progressedAt: UInt64
         var waits: Bool { outbound.isPending || transport.bufferedBytes > 0 }
     }
 
@@ -158,6 +160,8 @@ public final class WebConnections {
     let makeTransport: (TCPStream) throws -> any WebTransport
     let recordsArrival: Bool
     var nextOpened: UInt64 = 0
+    var credentialTimeout: UInt64 { limits.credentialNanoseconds ?? limits.headTimeoutNanoseconds }
+
     /// The handshakes' time budget (µs; see ``Limits/handshakeBurstMicroseconds``).
     var handshakes: TokenBucket
     /// Connections waiting for that budget, oldest first (their descriptors are not watched meanwhile).
@@ -240,11 +244,14 @@ public final class WebConnections {
     /// Goes on with the handshake, then reads within the budget (the loop calls again while more
     /// waits: level-triggered) and takes what is whole: a head, or the frames. A read error of any
     /// kind closes the connection, never the process.
-    func readable(_ fd: Int32) throws {
+    func readable(_ fd: Int32, resuming: Bool = false) throws {
         guard let c = connections[fd] else { return }
         if c.transport.handshakePending {
             let start = MonotonicClock.nanoseconds()
-            guard handshakes.wouldAllow(now: start) else { return awaitHandshakeBudget(c) }
+            // In order: while others wait for the budget, a newcomer waits behind them.
+            guard handshakes.wouldAllow(now: start), resuming || awaitingHandshake.isEmpty else {
+                return awaitHandshakeBudget(c)
+            }
             let outcome = c.transport.advanceHandshake()
             let took = MonotonicClock.nanoseconds() - start
             handshakes.charge(Double(took) / 1000, now: start + took)
@@ -252,7 +259,7 @@ public final class WebConnections {
             handshakeSteps += 1
             handshakeTime += took
             switch outcome {
-            case .done: break
+            case .done: c.progressedAt = start + took
             case .inProgress: return
             case .failed:
                 delegate?.refused(.notTLS)
@@ -294,7 +301,7 @@ public final class WebConnections {
             awaitingHandshake.removeFirst()
             guard let c = connections[fd], c.registration == nil else { continue }
             c.registration = loop?.watch(c.transport.descriptor) { [unowned self] in try readable(fd) }
-            try readable(fd)
+            try readable(fd, resuming: true)
         }
     }
 
@@ -306,6 +313,7 @@ public final class WebConnections {
             respond(c, .badRequest)
         case .head(let head):
             c.scanned = 0  // what is left in `inbound` is frames, or nothing
+            c.progressedAt = MonotonicClock.nanoseconds()
             try delegate?.route(head, on: c)
             if c.isSocket && connections[c.fd] === c && c.inbound.count > c.consumed { try readFrames(c) }
         }
@@ -329,7 +337,8 @@ public final class WebConnections {
         c.isSocket = true
         sockets += 1
         c.authenticated = authenticated
-        c.deadline = MonotonicClock.nanoseconds() + limits.headTimeoutNanoseconds
+        c.deadline =
+            MonotonicClock.nanoseconds() + (authenticated ? limits.headTimeoutNanoseconds : credentialTimeout)
         write(c, switching)
     }
 
@@ -353,6 +362,7 @@ public final class WebConnections {
     /// Marks a socket as having shown what the server asks; from now its deadline is the stall one.
     public func authenticate(_ c: Connection) {
         c.authenticated = true
+        c.progressedAt = MonotonicClock.nanoseconds()
         moveDeadline(c)
     }
 
@@ -447,7 +457,7 @@ public final class WebConnections {
     var nextDeadline: UInt64? {
         var earliest = delegate?.nextDeadline
         if !awaitingHandshake.isEmpty {
-            let resume = handshakes.nextTokenTime(now: MonotonicClock.nanoseconds())
+            let resume = handshakes.nextTokenTime
             earliest = min(earliest ?? resume, resume)
         }
         // The clock is read once, and only when something waits.
