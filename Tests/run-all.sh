@@ -36,6 +36,9 @@ echo "== live view in headless Chromium (Tests/Browser/view_test.py)"
 echo "== a phone as the source in headless Chromium, its motion from virtual sensors (Tests/Browser/phone_test.py)"
 /usr/bin/python3 Tests/Browser/phone_test.py .build/debug/mouse3d "$(mktemp -d)/phone.png"
 
+echo "== the phone as a person meets it: old and mistyped codes, no sensors, landscape, an outage, http://, the certificate warning (Tests/Browser/phone_person_test.py)"
+/usr/bin/python3 Tests/Browser/phone_person_test.py .build/debug/mouse3d "$(mktemp -d)"
+
 echo "== the phone's QR code read off an 80x24 and a 100x50 tmux pane by zbarimg (Tests/Terminal/qr_test.py)"
 /usr/bin/python3 Tests/Terminal/qr_test.py .build/debug/mouse3d
 
