@@ -39,6 +39,9 @@ echo "== a phone as the source in headless Chromium, its motion from virtual sen
 echo "== the phone as a person meets it: old and mistyped codes, no sensors, landscape, an outage, http://, the certificate warning (Tests/Browser/phone_person_test.py)"
 /usr/bin/python3 Tests/Browser/phone_person_test.py .build/debug/mouse3d "$(mktemp -d)"
 
+echo "== the phone page's address URL where HOST.local does not resolve (a network namespace; Tests/Network/phone_address_test.sh)"
+Tests/Network/phone_address_test.sh .build/debug/mouse3d
+
 echo "== the phone's QR code read off an 80x24 and a 100x50 tmux pane by zbarimg (Tests/Terminal/qr_test.py)"
 /usr/bin/python3 Tests/Terminal/qr_test.py .build/debug/mouse3d
 
