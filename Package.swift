@@ -88,7 +88,7 @@ let package = Package(
         .target(
             name: "Mouse3DDoctor",
             dependencies: [
-                "Mouse3DCore", "Mouse3DLinux", "Mouse3DNetwork", "Mouse3DConfig",
+                "Mouse3DCore", "Mouse3DLinux", "Mouse3DNetwork", "Mouse3DConfig", "Mouse3DPhone",
                 .product(name: "SystemPackage", package: "swift-system")
             ],
             swiftSettings: functionSections),

@@ -79,7 +79,7 @@ layer Mouse3DConfig 'Mouse3DCore|Mouse3DLinux'
 layer Mouse3DView 'Mouse3DCore|Mouse3DLinux'
 layer Mouse3DPhone 'Mouse3DCore|Mouse3DLinux'
 layer Mouse3DBench 'Mouse3DCore|Mouse3DLinux|Mouse3DNetwork|RealModule'
-layer Mouse3DDoctor 'Mouse3DCore|Mouse3DLinux|Mouse3DNetwork|Mouse3DConfig|SystemPackage'
+layer Mouse3DDoctor 'Mouse3DCore|Mouse3DLinux|Mouse3DNetwork|Mouse3DConfig|Mouse3DPhone|SystemPackage'
 layer mouse3d 'ArgumentParser|Mouse3DCore|Mouse3DLinux|Mouse3DNetwork|Mouse3DConfig|Mouse3DBench|Mouse3DView|Mouse3DDoctor|Mouse3DPhone'
 
 # One JSON escaper: a `case "\"":` (escaping a quote) is JSONText's alone (the key files' TOML strings

@@ -2,6 +2,7 @@ import Mouse3DConfig
 import Mouse3DCore
 import Mouse3DLinux
 import Mouse3DNetwork
+import Mouse3DPhone
 import SystemPackage
 
 public enum Doctor {
@@ -23,8 +24,10 @@ public enum Doctor {
         let port = configuration.value.map { UInt16($0.integer("network.port")) } ?? 24930
         checks.append(streamPort(port))
         if environment.checksNetwork {
-            checks.append(avahi())
+            let avahi = avahi()
+            checks.append(avahi)
             checks += peers(directory: environment.configurationDirectory, port: port)
+            checks += phonePage(port: PhoneSource.defaultPort, mDNS: avahi.status == .ok)
         }
         checks.append(spacenavd(needed: output == "spacemouse", processes: environment.processDirectory))
         return checks
@@ -199,6 +202,51 @@ public enum Doctor {
             return DoctorCheck(
                 "stream port", .problem, "UDP \(port): \(error)", fix: "choose another network.port", blocking: true)
         }
+    }
+
+    /// The phone page (`--source phone`): what it offers and how to reach it: its TCP port free on
+    /// every address, the URLs a phone can open (the LAN addresses', which need nothing, and
+    /// `HOST.local`'s, which needs mDNS on the phone too), and the firewall and certificate steps.
+    static func phonePage(port: UInt16, mDNS: Bool) -> [DoctorCheck] {
+        var checks: [DoctorCheck] = []
+        do {
+            _ = try TCPListener.listening(host: "0.0.0.0", port: port)  // closed at once
+            checks.append(
+                DoctorCheck(
+                    "phone page", .ok,
+                    "TCP \(port) is free for `run --source phone`: a page with left and right click, recenter and "
+                        + "hold to move (the clutch: the pointer moves only while it is held); other machines need "
+                        + "TCP \(port) open in the firewall (e.g. sudo nft add rule inet filter input tcp dport \(port) accept)"
+                ))
+        } catch {
+            let inUse = "\(error)".contains("in use")
+            checks.append(
+                DoctorCheck(
+                    "phone page", inUse ? .note : .problem,
+                    inUse ? "TCP \(port) is in use (a run --source phone already running?)" : "TCP \(port): \(error)",
+                    fix: "use another port: run --source phone:0.0.0.0:PORT"))
+        }
+        let addresses = LocalAddresses.current()
+        let name = FileSystem.hostName.lowercased() + ".local"
+        let resolves = mDNS && (try? SocketAddress.resolve("\(name):\(port)", defaultPort: port, passive: false)) != nil
+        if let first = addresses.first {
+            checks.append(
+                DoctorCheck(
+                    "phone URL", .ok,
+                    "a phone on the same network opens https://\(first.urlHost):\(port)/ (the QR code's; "
+                        + (resolves
+                            ? "\(name) resolves here too, and works on phones that resolve .local names)"
+                            : "\(name) does not resolve here, so that address is the way)")
+                        + "; the browser warns once about mouse3d's own certificate: "
+                        + PhoneSetup.certificateSteps.joined(separator: "; ")))
+        } else {
+            checks.append(
+                DoctorCheck(
+                    "phone URL", .note,
+                    "this machine has no address on a network (only loopback): a phone cannot reach the page",
+                    fix: "connect to the same Wi-Fi or network as the phone"))
+        }
+        return checks
     }
 
     /// The Avahi daemon, for discovery and announcing.

@@ -485,6 +485,17 @@ public final class PhoneSource: MotionSampleSource, WebConnectionsDelegate {
 
     func releaseButtons() throws { try setButtons([]) }
 
+    /// The page's touch areas by the names they show.
+    public func buttonName(_ code: Int32) -> String? {
+        switch code {
+        case Self.leftCode: "the phone's left click"
+        case Self.rightCode: "the phone's right click"
+        case Self.recenterCode: "the phone's recenter button"
+        case Self.holdToMoveCode: "the phone's hold to move"
+        default: nil
+        }
+    }
+
     // MARK: Timing
 
     /// While a button is held, when the phone counts as gone if it says nothing.

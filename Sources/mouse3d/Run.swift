@@ -15,6 +15,16 @@ extension Mouse3D {
                 stream. Without an output it prints. Works with no configuration at all; a replayed log \
                 without --loop ends the run (exit 0); SIGINT or SIGTERM releases every virtual device; \
                 SIGUSR1 recentres.
+
+                A phone as the sensor (--source phone, TCP port 24933 on every address): scan the QR \
+                code shown with a phone on the same network (or open the URL under it). The browser \
+                warns once about mouse3d's own certificate: Chrome: Advanced, then Proceed (unsafe); \
+                Safari: Show Details, then visit this website; Firefox: Advanced, then Accept the Risk. \
+                Tap Start (an iPhone asks to allow motion access). The page has four touch areas: left \
+                click, right click, recenter, and hold to move, the clutch: the pointer moves only while \
+                it is held. Hold the phone flat, screen up, and point with its top edge (portrait) or \
+                its far side (landscape). The code admits one phone; --phone-remember keeps that phone \
+                across restarts. `mouse3d doctor` checks the port and the addresses a phone can reach.
                 """)
 
         @OptionGroup var outputs: OutputOptions

@@ -277,6 +277,28 @@ try:
     if 4 not in states or states[-1] != 0:
         fail(f"the left click did not press and release the primary button: {states[-60:]}")
     print("phone: 'left click' pressed and released the primary button at the output")
+    # The recenter area, named as the person sees it on the terminal.
+    webdriver.ActionChains(driver).click(driver.find_element(By.ID, "recenter")).perform()
+    hold(0.5)
+    if "recentred (the phone's recenter button)" not in errors():
+        fail(f"the recenter area was not named as the page names it: {errors()[-300:]}")
+    print("phone: the recenter area: 'recentred (the phone's recenter button)' on the terminal")
+    # The left click held while the page goes to the background (another tab): released at once,
+    # on the page and at the output, so that they agree when the page comes back.
+    webdriver.ActionChains(driver).click_and_hold(left).perform()
+    hold(0.5)
+    page = driver.current_window_handle
+    driver.switch_to.new_window("tab")
+    hidden_at = time.time()
+    time.sleep(0.5)
+    # Back on the page: what the output shows agrees with the page (nothing held).
+    driver.switch_to.window(page)
+    back_at = time.time()
+    hold(0.5)
+    after = [f for f in printed() if f["time"] > back_at]
+    if not after or after[-1]["buttons"] & 4 or hook()["buttons"] != 0:
+        fail(f"the held left click stayed down while the page was hidden: output {[f['buttons'] for f in after[-5:]]}, page {hook()['buttons']}")
+    print("phone: a held left click is released when the page is hidden; the page shows nothing held when it is back")
     if shot:
         driver.save_screenshot(shot)
         print(f"phone: screenshot written to {shot}")

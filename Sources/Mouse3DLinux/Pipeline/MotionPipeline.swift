@@ -67,10 +67,12 @@ public final class MotionPipeline {
                     let before = fusion.buttons
                     outputs.gamepadButton(code: code, pressed: pressed)
                     let effect = buttons.apply(code: code, pressed: pressed, to: &fusion)
-                    if effect == .recentred { say("recentred (\(GamepadButtons.name(of: code)))") }
+                    if effect == .recentred {
+                        say("recentred (\(source.buttonName(code) ?? GamepadButtons.name(of: code)))")
+                    }
                     if effect == .calibrating {
                         report(
-                            "calibrating (\(GamepadButtons.name(of: code))): put the controller down and leave it still for 5 s"
+                            "calibrating (\(source.buttonName(code) ?? GamepadButtons.name(of: code))): put the controller down and leave it still for 5 s"
                         )
                     }
                     // A release is handed on at once, not with the next sample: none may come (the

@@ -11,8 +11,11 @@ public protocol MotionSampleSource: AnyObject {
     func start(on loop: EventLoop, sink: MotionSampleSink)
     /// Lines to say when the run ends (what a source serving a network refused, say).
     var closingSummary: [String] { get }
+    /// What a person calls the button `code` of this source (nil: its `BTN_*` name will do).
+    func buttonName(_ code: Int32) -> String?
 }
 
 extension MotionSampleSource {
     public var closingSummary: [String] { [] }
+    public func buttonName(_ code: Int32) -> String? { nil }
 }
