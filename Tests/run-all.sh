@@ -33,6 +33,9 @@ swift test --skip-build
 echo "== live view in headless Chromium (Tests/Browser/view_test.py)"
 /usr/bin/python3 Tests/Browser/view_test.py .build/debug/mouse3d Tests/Mouse3DCoreTests/Fixtures/sample-motion.csv
 
+echo "== the live view's layout at 1280x800 and 360 px, the device drawn, a replay that ends (Tests/Browser/view_layout_test.py)"
+/usr/bin/python3 Tests/Browser/view_layout_test.py .build/debug/mouse3d Tests/Mouse3DCoreTests/Fixtures/sample-motion.csv "$(mktemp -d)"
+
 echo "== a phone as the source in headless Chromium, its motion from virtual sensors (Tests/Browser/phone_test.py)"
 /usr/bin/python3 Tests/Browser/phone_test.py .build/debug/mouse3d "$(mktemp -d)/phone.png"
 

@@ -24,5 +24,7 @@ public final class ViewOutput: AttitudeSink {
             sentNanoseconds: showsLatency ? update.sentNanoseconds : nil)
     }
 
+    public func sourceEnded() throws { server.sourceEnded() }
+
     public func finish() { server.stop() }
 }

@@ -1,16 +1,22 @@
 /// The live view's page: one self-contained HTML file (no request to any other host), served from
-/// the binary. A shaded box rotated by the latest attitude (canvas 2D, painter's algorithm), a
-/// horizon and a heading dial, strip charts of roll, pitch and yaw over the last 10 s, per stream;
-/// it reconnects by itself. `window.mouse3dView` is the test hook: `{connected, frames, seq, attitude:
+/// the binary. The device drawn as what it is (a phone's slab with its screen, a gamepad's outline
+/// with its grips and sticks, or a plain sensor board), in perspective and shaded, rotated by the
+/// latest attitude (canvas 2D, painter's algorithm, each label clipped to its face), a horizon and
+/// a heading dial, strip charts of roll, pitch and yaw over the last 10 s, per stream; from 360 px
+/// wide up with no sideways scrolling. It reconnects by itself, and says when the source ended (a
+/// replay that is over) instead of "reconnecting". `window.mouse3dView` is the test hook: `{connected, frames, seq, attitude:
 /// {roll, pitch, yaw}}` (frames: updates received since load; seq: the first stream's latest
 /// sequence number; degrees). The page is served only with the view's token, and sends it on its
 /// stream and, where the view offers recenter (a loopback view of a process that fuses), with the
 /// button's POST to `/recenter` in the `X-Mouse3D-Token` header.
 enum ViewPage {
-    static func html(token: String, offersRecenter: Bool) -> String {
+    static func html(token: String, offersRecenter: Bool, device: String = "sensor") -> String {
         template.split(separator: "@TOKEN@", omittingEmptySubsequences: false).joined(separator: token)
             .split(separator: "@RECENTER@", omittingEmptySubsequences: false).joined(
-                separator: offersRecenter ? "1" : "")
+                separator: offersRecenter ? "1" : ""
+            )
+            .split(separator: "@DEVICE@", omittingEmptySubsequences: false).joined(
+                separator: ["phone", "gamepad"].contains(device) ? device : "sensor")
     }
 
     static let template = #"""
@@ -20,24 +26,28 @@ enum ViewPage {
         <link rel="icon" href="data:,">
         <meta name="mouse3d-token" content="@TOKEN@">
         <meta name="mouse3d-recenter" content="@RECENTER@">
+        <meta name="mouse3d-device" content="@DEVICE@">
         <style>
-        body{margin:0;font:14px system-ui,sans-serif;background:#111418;color:#dde3ea}
-        header{padding:8px 14px;background:#1b2027;display:flex;gap:16px;align-items:baseline}
-        header b{font-size:16px} #status{color:#f0a040} #status.live{color:#60d080}
+        *{box-sizing:border-box}
+        html,body{margin:0;overflow-x:hidden}
+        body{font:14px system-ui,sans-serif;background:#111418;color:#dde3ea}
+        header{padding:8px 14px;background:#1b2027;display:flex;flex-wrap:wrap;gap:6px 16px;align-items:baseline}
+        header b{font-size:16px} #status{color:#f0a040} #status.live{color:#60d080} #status.ended{color:#9fb3c8}
         #streams{display:flex;flex-wrap:wrap;gap:12px;padding:12px}
-        .panel{background:#1b2027;border-radius:8px;padding:10px;width:620px}
-        .panel h2{font-size:14px;margin:0 0 6px 0;font-weight:600}
-        .row{display:flex;gap:10px} canvas{background:#0c0f13;border-radius:6px}
-        .nums{font-variant-numeric:tabular-nums;margin-top:6px;color:#aab4c0}
+        .panel{background:#1b2027;border-radius:8px;padding:10px;width:620px;max-width:100%}
+        .panel h2{font-size:14px;margin:0 0 6px 0;font-weight:600;overflow-wrap:anywhere}
+        .row{display:flex;flex-wrap:wrap;gap:10px} canvas{display:block;background:#0c0f13;border-radius:6px;max-width:100%;height:auto}
+        .row{align-items:flex-start} .row canvas{flex:1 1 250px;min-width:0;width:250px}
+        .nums{font-variant-numeric:tabular-nums;margin-top:6px;color:#aab4c0;overflow-wrap:anywhere}
         button{background:#2a3340;color:#dde3ea;border:1px solid #445;border-radius:5px;padding:3px 10px;cursor:pointer}
-        .hist{margin-top:6px}
+        .chart,.hist{margin-top:6px;width:600px}
         </style></head>
         <body>
         <header><b>mouse3d</b><span id="status">connecting…</span><button id="recenter" hidden>recenter</button><span id="refused"></span></header>
         <div id="streams"></div>
         <script>
         "use strict";
-        const view = window.mouse3dView = {connected: false, frames: 0, seq: null, attitude: {roll: 0, pitch: 0, yaw: 0}};
+        const view = window.mouse3dView = {connected: false, frames: 0, seq: null, attitude: {roll: 0, pitch: 0, yaw: 0}, ended: false};
         const panels = new Map();
         const rad = Math.PI / 180;
 
@@ -65,45 +75,90 @@ enum ViewPage {
         }
         const apply = (m, v) => [0, 1, 2].map(i => m[i][0]*v[0] + m[i][1]*v[1] + m[i][2]*v[2]);
 
-        // A controller-like box: 1.6 wide (x... seen from behind: x right), 1.0 deep (y forward), 0.35 high.
-        const size = [0.5, 0.8, 0.18];
-        const faces = [
-          {n: [0, 1, 0], c: [60, 140, 230], label: "front"}, {n: [0, -1, 0], c: [40, 90, 160], label: "back"},
-          {n: [1, 0, 0], c: [220, 90, 70], label: "right"}, {n: [-1, 0, 0], c: [160, 60, 50], label: "left"},
-          {n: [0, 0, 1], c: [90, 200, 120], label: "top"}, {n: [0, 0, -1], c: [60, 130, 80], label: "bottom"}];
-        function faceCorners(n) {
-          const axis = n.findIndex(v => v !== 0), others = [0, 1, 2].filter(i => i !== axis);
-          return [[-1, -1], [1, -1], [1, 1], [-1, 1]].map(([a, b]) => {
-            const v = [0, 0, 0];
-            v[axis] = n[axis] * size[axis]; v[others[0]] = a * size[others[0]]; v[others[1]] = b * size[others[1]];
-            return v;
-          });
+        // The device, as what it is, in the model frame (x right, y forward, z up), half-sizes in
+        // model units: an outline in the x-y plane extruded to its thickness, and its marks.
+        // (?device=phone|gamepad|sensor draws another: the drawing alone changes.)
+        const device = new URLSearchParams(location.search).get("device") || document.querySelector('meta[name="mouse3d-device"]').content;
+        function rounded(hx, hy, r, n) {
+          const pts = [];
+          for (const [cx, cy, a0] of [[hx - r, hy - r, 0], [-hx + r, hy - r, 90], [-hx + r, -hy + r, 180], [hx - r, -hy + r, 270]])
+            for (let k = 0; k <= n; k++) { const a = (a0 + 90 * k / n) * rad; pts.push([cx + r * Math.cos(a), cy + r * Math.sin(a)]); }
+          return pts;
         }
-        // The camera looks north (+y) from behind the controller, 30° above it.
+        function gamepadOutline() {
+          // A pad seen from above, its front (triggers) to +y, its grips toward the player (-y).
+          const right = [[0.2, 0.36], [0.62, 0.4], [0.8, 0.3], [0.9, 0.05], [0.92, -0.25], [0.82, -0.5], [0.62, -0.56],
+                         [0.46, -0.42], [0.34, -0.2], [0.2, -0.16]];
+          return right.concat(right.slice().reverse().map(([x, y]) => [-x, y]));
+        }
+        const models = {
+          phone: {outline: rounded(0.38, 0.78, 0.1, 5), thickness: 0.045, colour: [70, 80, 96],
+                  marks: {inset: rounded(0.34, 0.7, 0.06, 4), colour: [28, 52, 92], label: "screen", arrow: "top"}},
+          gamepad: {outline: gamepadOutline(), thickness: 0.14, colour: [92, 96, 110],
+                    marks: {circles: [[-0.34, 0.08, 0.09], [0.2, -0.1, 0.09], [0.52, 0.12, 0.05], [-0.55, 0.12, 0.05]],
+                            colour: [40, 44, 54], label: "", arrow: "front"}},
+          sensor: {outline: [[0.5, 0.8], [-0.5, 0.8], [-0.5, -0.8], [0.5, -0.8]], thickness: 0.18, colour: [60, 130, 90],
+                   marks: {label: "top", arrow: "front"}}
+        };
+        const model = models[device] || models.sensor;
+        // Each face: its corners and outward normal. The outline runs counter-clockwise seen from above.
+        const ccw = model.outline.reduce((s, p, i, a) => s + (a[(i + 1) % a.length][0] - p[0]) * (a[(i + 1) % a.length][1] + p[1]), 0) < 0;
+        const outline = ccw ? model.outline : model.outline.slice().reverse();
+        const t = model.thickness;
+        const faces = [{pts: outline.map(([x, y]) => [x, y, t]), n: [0, 0, 1], top: true},
+                       {pts: outline.slice().reverse().map(([x, y]) => [x, y, -t]), n: [0, 0, -1]}];
+        outline.forEach(([x0, y0], i) => {
+          const [x1, y1] = outline[(i + 1) % outline.length], len = Math.hypot(x1 - x0, y1 - y0);
+          faces.push({pts: [[x0, y0, -t], [x1, y1, -t], [x1, y1, t], [x0, y0, t]], n: [(y1 - y0) / len, -(x1 - x0) / len, 0]});
+        });
+        // The camera looks north (+y) from behind the device, 30° above it, in perspective.
         const camera = 30 * Math.PI / 180;
         function project(v, w, h) {
           // Depth along the view direction (0, cos c, -sin c); height along the camera's up (0, sin c, cos c).
           const y = v[1] * Math.cos(camera) - v[2] * Math.sin(camera), z = v[1] * Math.sin(camera) + v[2] * Math.cos(camera);
-          const d = 3.2 + y, s = 330 / d;
-          return [w / 2 + v[0] * s, h / 2 - z * s, d];
+          const d = 3.2 + y, s = Math.min(w, h * 1.15) * 1.15 / d;
+          return [w / 2 + v[0] * s, h / 2 + 10 - z * s, d];
         }
+        function path(g, pts) { g.beginPath(); pts.forEach((p, i) => i ? g.lineTo(p[0], p[1]) : g.moveTo(p[0], p[1])); g.closePath(); }
         function drawModel(c, a) {
           const g = c.getContext("2d"), w = c.width, h = c.height, m = rotation(a.roll*rad, a.pitch*rad, a.yaw*rad);
           g.clearRect(0, 0, w, h);
           const light = [0.3, -0.5, 0.8];
+          const at = v => project(apply(m, v), w, h);
           const drawn = faces.map(f => {
-            const pts = faceCorners(f.n).map(v => project(apply(m, v), w, h));
-            const n = apply(m, f.n);
-            const toward = n[1] * Math.cos(camera) - n[2] * Math.sin(camera);  // the normal along the view direction
-            return {f, pts, depth: pts.reduce((s, p) => s + p[2], 0) / 4, facing: toward < 0.02, n};
-          }).filter(d => d.facing).sort((a, b) => b.depth - a.depth);
+            const pts = f.pts.map(at), n = apply(m, f.n);
+            const toward = n[1] * Math.cos(camera) - n[2] * Math.sin(camera);
+            return {f, pts, n, depth: pts.reduce((s, p) => s + p[2], 0) / pts.length, facing: toward < 0.02};
+          }).filter(d => d.facing).sort((x, y) => y.depth - x.depth);
           for (const d of drawn) {
-            const shade = 0.45 + 0.55 * Math.max(0, d.n[0]*light[0] + d.n[1]*light[1] + d.n[2]*light[2]);
-            g.fillStyle = `rgb(${d.f.c.map(x => Math.round(x * shade)).join(",")})`;
-            g.beginPath(); d.pts.forEach((p, i) => i ? g.lineTo(p[0], p[1]) : g.moveTo(p[0], p[1])); g.closePath();
-            g.fill(); g.strokeStyle = "#0c0f13"; g.stroke();
-            const cx = d.pts.reduce((s, p) => s + p[0], 0) / 4, cy = d.pts.reduce((s, p) => s + p[1], 0) / 4;
-            g.fillStyle = "rgba(255,255,255,0.85)"; g.font = "12px system-ui"; g.textAlign = "center"; g.fillText(d.f.label, cx, cy + 4);
+            const shade = 0.4 + 0.6 * Math.max(0, d.n[0]*light[0] + d.n[1]*light[1] + d.n[2]*light[2]);
+            g.fillStyle = `rgb(${model.colour.map(x => Math.round(x * shade)).join(",")})`;
+            path(g, d.pts); g.fill(); g.strokeStyle = "rgba(12,15,19,0.6)"; g.stroke();
+            if (!d.f.top) continue;
+            // The top face's marks, clipped to it: a screen, sticks, and an arrow to the front.
+            g.save(); path(g, d.pts); g.clip();
+            const mk = model.marks;
+            g.fillStyle = `rgb(${mk.colour ? mk.colour.map(x => Math.round(x * shade)).join(",") : "0,0,0"})`;
+            if (mk.inset) { path(g, mk.inset.map(([x, y]) => at([x, y, t]))); g.fill(); }
+            for (const [x, y, r] of mk.circles || []) {
+              path(g, Array.from({length: 16}, (_, k) => at([x + r * Math.cos(k * Math.PI / 8), y + r * Math.sin(k * Math.PI / 8), t]))); g.fill();
+            }
+            const from = at([0, -0.05, t]), to = at([0, model === models.gamepad ? 0.3 : 0.5, t]);
+            const size = Math.hypot(to[0] - from[0], to[1] - from[1]);
+            if (size > 12) {
+              g.strokeStyle = "rgba(240,200,80,0.9)"; g.lineWidth = 2.5;
+              g.beginPath(); g.moveTo(from[0], from[1]); g.lineTo(to[0], to[1]); g.stroke();
+              const ang = Math.atan2(to[1] - from[1], to[0] - from[0]);
+              g.beginPath(); g.moveTo(to[0], to[1]);
+              g.lineTo(to[0] - 9 * Math.cos(ang - 0.5), to[1] - 9 * Math.sin(ang - 0.5));
+              g.lineTo(to[0] - 9 * Math.cos(ang + 0.5), to[1] - 9 * Math.sin(ang + 0.5)); g.closePath();
+              g.fillStyle = "rgba(240,200,80,0.9)"; g.fill(); g.lineWidth = 1;
+              g.fillStyle = "rgba(255,255,255,0.9)"; g.font = "12px system-ui"; g.textAlign = "left";
+              g.fillText(mk.arrow, (from[0] + to[0]) / 2 + 8, (from[1] + to[1]) / 2 + 4);
+              g.textAlign = "center";
+              if (mk.label) { const c0 = at([0, -0.35, t]); g.fillText(mk.label, c0[0], c0[1] + 4); }
+            }
+            g.restore();
           }
         }
         function drawDials(c, a) {
@@ -187,6 +242,7 @@ enum ViewPage {
           const first = message.streams[0];
           if (first) { view.attitude = {roll: first.roll, pitch: first.pitch, yaw: first.yaw}; view.seq = first.seq; }
           view.frames += 1;
+          if (message.ended) view.ended = true;
           const r = message.refused || {};
           const total = Object.values(r).reduce((a, b) => a + b, 0);
           document.getElementById("refused").textContent = total ? `refused requests: ${Object.entries(r).filter(e => e[1]).map(e => e.join(" ")).join(", ")}` : "";
@@ -211,10 +267,15 @@ enum ViewPage {
           socket.onopen = () => { view.connected = true; status.textContent = "live"; status.className = "live"; };
           socket.onmessage = e => {
             onUpdate(JSON.parse(e.data));
+            if (view.ended) { status.textContent = "the source has ended (the replay is over)"; status.className = "ended"; }
           };
           socket.onclose = () => {
-            view.connected = false; status.textContent = "reconnecting…"; status.className = "";
-            setTimeout(connect, 500);
+            view.connected = false;
+            // A source that ended: said as such, and looked for again only now and then (mouse3d
+            // may be started again on the same port).
+            status.textContent = view.ended ? "the source has ended and mouse3d has stopped" : "reconnecting…";
+            status.className = view.ended ? "ended" : "";
+            setTimeout(connect, view.ended ? 5000 : 500);
           };
           socket.onerror = () => socket.close();
         }

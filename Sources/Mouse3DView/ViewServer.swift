@@ -53,11 +53,15 @@ public final class ViewServer: WebConnectionsDelegate {
     static let recentresPerSecond = 2.0, recenterBurst = 4.0
     var recenterBudget = TokenBucket(ratePerSecond: recentresPerSecond, burst: recenterBurst, now: 0)
     var version: UInt64 = 0, pushedVersion: UInt64 = 0, lastPush: UInt64 = 0
+    /// Whether the source has ended.
+    var ended = false
 
     /// Listens on `address` (numeric IPv4 or IPv6) and `port` (0: any free one, see ``port``),
     /// serving only requests that carry `token`. `onRecenter`, taken only for a loopback view,
     /// offers a recenter button.
-    public init(address: String, port: UInt16, token: String, onRecenter: (() throws -> Void)? = nil) throws {
+    public init(
+        address: String, port: UInt16, token: String, device: String = "sensor", onRecenter: (() throws -> Void)? = nil
+    ) throws {
         let listener: TCPListener
         do {
             listener = try TCPListener.listening(host: address, port: port)
@@ -70,7 +74,7 @@ public final class ViewServer: WebConnectionsDelegate {
         server = WebConnections(listener: listener, limits: Self.limits, recordsArrival: policy.isWildcard)
         let recenter = ViewAccessPolicy.isLoopback(address) ? onRecenter : nil
         self.onRecenter = recenter
-        page = Array(ViewPage.html(token: token, offersRecenter: recenter != nil).utf8)
+        page = Array(ViewPage.html(token: token, offersRecenter: recenter != nil, device: device).utf8)
         server.delegate = self
     }
 
@@ -260,9 +264,18 @@ public final class ViewServer: WebConnectionsDelegate {
     }
 
     /// The latest state as one framed WebSocket text message.
+    /// The source has ended (a replay is over): every page is told at once, before the process stops
+    /// and the connections close, so that a page says so instead of "reconnecting".
+    public func sourceEnded() {
+        ended = true
+        version &+= 1
+        let update = message(markPushed: true)
+        for c in server.connections.values where c.isSocket && c.authenticated { server.write(c, update) }
+    }
+
     func message(markPushed: Bool) -> [UInt8] {
         if markPushed { pushedVersion = version }
-        let text = ViewJSON.update(order.compactMap { streams[$0] }, refusals: refusals)
+        let text = ViewJSON.update(order.compactMap { streams[$0] }, refusals: refusals, ended: ended)
         return WebSocketFrame.encode(.text, Array(text.utf8))
     }
 }

@@ -56,6 +56,8 @@ struct OutputOptions: ParsableArguments {
         var mapping: PointerMapping
         var showsLatency = false
         var onRecenter: (() throws -> Void)?
+        /// What the live view draws: `phone`, `gamepad`, or `sensor` (a plain slab).
+        var device = "sensor"
         /// Pacing or prediction, by kind of output.
         var wrap: (any AttitudeOutput, Kind) -> any AttitudeOutput = { output, _ in output }
     }
@@ -77,7 +79,9 @@ struct OutputOptions: ParsableArguments {
     func assemble(_ request: Request, diagnostics: Diagnostics) throws -> Assembled {
         var built = Assembled()
         built.opentrack = try opentrack.start(diagnostics: diagnostics)
-        built.view = try view.map { try startView($0, diagnostics: diagnostics, onRecenter: request.onRecenter) }
+        built.view = try view.map {
+            try startView($0, diagnostics: diagnostics, device: request.device, onRecenter: request.onRecenter)
+        }
         let others = request.uinput != nil || built.view != nil || built.opentrack != nil || request.otherOutputs
         built.device = request.uinput.map { UinputOutput(mode: $0, mapping: request.mapping, diagnostics: diagnostics) }
         // An explicit --format asks for printing too.

@@ -69,7 +69,10 @@ extension Mouse3D {
                     uinput: outputs.uinput, otherOutputs: dsuServer != nil,
                     format: PrintFormat(rawValue: configuration.text("receive.format") ?? "text") ?? .text,
                     mapping: outputs.uinput == nil ? PointerMapping() : try PointerOptions.mapping(configuration),
-                    onRecenter: { recenter() }, wrap: { output, _ in paced(output, hertz: rate) }),
+                    onRecenter: { recenter() },
+                    device: opened.calibrationKey == "phone"
+                        ? "phone" : opened.gamepadAxes != nil ? "gamepad" : "sensor",
+                    wrap: { output, _ in paced(output, hertz: rate) }),
                 diagnostics: diagnostics)
             let fusion = try MotionSourceOptions.fusion(configuration, opened)
             // The DSU server takes every sample, whatever --rate paces the others at.
