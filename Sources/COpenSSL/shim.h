@@ -29,7 +29,7 @@
     F(SSL_CTX_ctrl) F(SSL_CTX_free) F(SSL_CTX_new) F(SSL_CTX_set_cipher_list) F(SSL_CTX_set_ciphersuites) \
     F(SSL_CTX_set_options) F(SSL_CTX_set_verify) \
     F(SSL_CTX_use_PrivateKey) F(SSL_CTX_use_certificate) F(SSL_connect) F(SSL_do_handshake) F(SSL_free) \
-    F(SSL_get_error) F(SSL_new) F(SSL_pending) F(SSL_read) F(SSL_set_accept_state) F(SSL_set_fd) \
+    F(SSL_get_error) F(SSL_get_state) F(SSL_new) F(SSL_pending) F(SSL_read) F(SSL_set_accept_state) F(SSL_set_fd) \
     F(SSL_write) F(TLS_client_method) F(TLS_server_method) F(X509_EXTENSION_free) F(X509_add_ext) \
     F(X509_digest) F(X509_free) F(X509_get_ext_d2i) F(X509_get_serialNumber) F(X509_get_subject_name) \
     F(X509_getm_notAfter) F(X509_getm_notBefore) F(X509_gmtime_adj) F(X509_NAME_add_entry_by_txt) \

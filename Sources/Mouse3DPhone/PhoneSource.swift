@@ -54,6 +54,7 @@ public final class PhoneSource: MotionSampleSource, WebConnectionsDelegate {
         case replaced = "replaced"
         case tooManyFrames = "too-many-frames"
         case tooManyFromNetwork = "too-many-from-network"
+        case tooManyFromAddress = "too-many-from-address"
         case unread = "unread"
         /// The URL's token again, after it admitted its phone.
         case spentToken = "spent-token"
@@ -70,6 +71,9 @@ public final class PhoneSource: MotionSampleSource, WebConnectionsDelegate {
     /// attacker's too: there, what keeps the phone in is that the connection that stood still
     /// longest goes first.)
     public static let maximumUnauthenticatedPerNetwork = 32
+    /// Connections one address may hold before their sockets have authenticated (a page load and its
+    /// socket, and a reconnection).
+    public static let maximumUnauthenticatedPerAddress = 4
     /// A phone heard from this recently is in use: another one is refused.
     public static let inUseNanoseconds: UInt64 = 2_000_000_000
     /// Admissions of a phone (new or known): a burst, then this many a second (a page reconnects
@@ -235,29 +239,39 @@ public final class PhoneSource: MotionSampleSource, WebConnectionsDelegate {
 
     // MARK: Connections
 
-    /// One network (a /24 or /64: one host can take many addresses) holds at most half the table
-    /// in connections that have not authenticated, then the whole table is bounded: the network
-    /// holding the most unauthenticated ones gives one up. The one given up is the one that has
-    /// stood still longest (``WebConnections/Connection/progressedAt``): sockets held half-way by
-    /// someone without a code go before a phone that is a round trip from its next step. Never the
-    /// phone, and never one accepted this turn (it had no chance yet). Bare connects never get here:
-    /// the listener hands out only connections that sent something (`TCP_DEFER_ACCEPT`).
+    /// Room for a newcomer among the connections that have not authenticated (never the phone's,
+    /// never one accepted this turn: it had no chance yet). One address holds at most
+    /// ``maximumUnauthenticatedPerAddress`` of them, one network (a /24 or /64: one host can take
+    /// many addresses in it) half the table, and the table is bounded; past a bound, one of the
+    /// address's, the network's or the whole table's is turned away. Which one: first any that has
+    /// not sent a whole ClientHello (a byte and then nothing costs a flooder nothing, and a browser
+    /// sends its hello at once), the one that stood still longest; then, from the address holding
+    /// the most, the one that stood still longest (``WebConnections/Connection/progressedAt``):
+    /// sockets held half-way by someone without a code go before a phone a round trip from its next
+    /// step. Bare connects do not get here for their first seconds (`TCP_DEFER_ACCEPT`).
     public func admit(peer: String, network: String, server: WebConnections, turn: UInt64, now: UInt64) -> Bool {
         let waiting = server.connections.values.filter { !$0.authenticated && $0.opened < turn }
-        func stillest(_ cs: [WebConnections.Connection]) -> WebConnections.Connection? {
-            cs.min { ($0.progressedAt, $0.opened) < ($1.progressedAt, $1.opened) }
+        func victim(_ cs: [WebConnections.Connection]) -> WebConnections.Connection? {
+            func stillest(_ cs: [WebConnections.Connection]) -> WebConnections.Connection? {
+                cs.min { ($0.progressedAt, $0.opened) < ($1.progressedAt, $1.opened) }
+            }
+            if let silent = stillest(cs.filter { !$0.helloReceived }) { return silent }
+            let counts = Dictionary(grouping: cs, by: \.peer).mapValues(\.count)
+            guard let busiest = counts.max(by: { ($0.value, $1.key) < ($1.value, $0.key) })?.key else { return nil }
+            return stillest(cs.filter { $0.peer == busiest })
         }
-        let own = waiting.filter { $0.network == network }
-        if own.count >= Self.maximumUnauthenticatedPerNetwork, let victim = stillest(own) {
+        let own = waiting.filter { $0.peer == peer }
+        let ownNetwork = waiting.filter { $0.network == network }
+        if own.count >= Self.maximumUnauthenticatedPerAddress, let v = victim(own) {
+            refuse(.tooManyFromAddress)
+            server.close(v.fd)
+        } else if ownNetwork.count >= Self.maximumUnauthenticatedPerNetwork, let v = victim(ownNetwork) {
             refuse(.tooManyFromNetwork)
-            server.close(victim.fd)
+            server.close(v.fd)
         } else if server.connections.count >= Self.maximumConnections {
             refuse(.tooManyConnections)
-            let counts = Dictionary(grouping: waiting, by: \.network).mapValues(\.count)
-            guard let busiest = counts.max(by: { $0.value < $1.value })?.key,
-                let victim = stillest(waiting.filter { $0.network == busiest })
-            else { return false }
-            server.close(victim.fd)
+            guard let v = victim(waiting) else { return false }
+            server.close(v.fd)
         }
         return true
     }
@@ -303,7 +317,8 @@ public final class PhoneSource: MotionSampleSource, WebConnectionsDelegate {
             return server.respond(
                 c,
                 HTTPResponse(
-                    status: 301, reason: "Moved Permanently", fields: [("Location", "https://\(host)/")],
+                    status: 301, reason: "Moved Permanently",
+                    fields: [("Location", "https://\(host)/"), ("Cache-Control", "no-store")],
                     body: Array("This page is at https://\(host)/\n".utf8)))
         }
         switch (head.method, head.path) {
@@ -416,7 +431,16 @@ public final class PhoneSource: MotionSampleSource, WebConnectionsDelegate {
         phone = c.fd
         (connectedAt, samplesAtConnect, toldNoReadings) = (now, samples, false)
         report(
-            "phone connected from \(c.peerHost) (key \(key.prefix(6))\(credentials.remembers ? ", remembered" : ""))")
+            "phone connected from \(c.peerHost) (key \(Self.keyName(key))\(credentials.remembers ? ", remembered" : ""))"
+        )
+    }
+
+    /// A key as the terminal names it: the first 4 hex digits of its SHA-256 (nothing of the key).
+    static func keyName(_ key: String) -> String {
+        String(
+            Digest.sha256.hash(Array(key.utf8)).prefix(2).map { String($0, radix: 16) }.map {
+                $0.count == 1 ? "0" + $0 : $0
+            }.joined())
     }
 
     /// A page kept the key it was handed: the URL's token is spent, and with `--phone-remember` the

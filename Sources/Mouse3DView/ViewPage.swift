@@ -100,7 +100,7 @@ enum ViewPage {
           sensor: {outline: [[0.5, 0.8], [-0.5, 0.8], [-0.5, -0.8], [0.5, -0.8]], thickness: 0.18, colour: [60, 130, 90],
                    marks: {label: "top", arrow: "front"}}
         };
-        const model = models[device] || models.sensor;
+        const model = Object.hasOwn(models, device) ? models[device] : models.sensor;
         // Each face: its corners and outward normal. The outline runs counter-clockwise seen from above.
         const ccw = model.outline.reduce((s, p, i, a) => s + (a[(i + 1) % a.length][0] - p[0]) * (a[(i + 1) % a.length][1] + p[1]), 0) < 0;
         const outline = ccw ? model.outline : model.outline.slice().reverse();

@@ -136,7 +136,10 @@ struct MotionSourceOptions: ParsableArguments {
     {
         do {
             let lan = address == "0.0.0.0" || address == "::" ? LocalAddresses.current() : []
-            let (certificate, created) = try PhoneSetup.certificate(addresses: lan.map(\.address))
+            // The certificate covers the address in the QR code's URL (and the names): not every
+            // address the machine has (rotating IPv6 ones, VPNs), which would make it anew, and the
+            // browser warn again, at each change, and show them all to anyone who connects.
+            let (certificate, created) = try PhoneSetup.certificate(addresses: lan.prefix(1).map(\.address))
             let folder = FileSystem.userConfigurationDirectory
             let credentials = try PhoneSetup.credentials(remember: remember, configurationDirectory: folder)
             let phone = try PhoneSource(

@@ -1,5 +1,6 @@
 """What the browser tests share: their one-line verdicts, Selenium and Chromium found (or a skip that
 says why), a free loopback port, and headless Chromium started with the options they need."""
+import json
 import shutil
 import socket
 import sys
@@ -30,6 +31,19 @@ def require_browser(verdicts):
         if not shutil.which(tool):
             verdicts.skip(f"{tool} is not installed; Tests/setup-debian.sh --vm installs chromium and chromium-driver")
     return webdriver
+
+
+def jsonl_frames(path):
+    """The whole JSON lines of `--print --format jsonl` written to `path` so far (a last line still
+    being written is left for the next look)."""
+    found = []
+    with open(path) as fh:
+        for line in fh:
+            try:
+                found.append(json.loads(line))
+            except ValueError:
+                pass
+    return found
 
 
 def free_port():

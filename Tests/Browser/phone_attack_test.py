@@ -36,7 +36,7 @@ import tempfile
 import threading
 import time
 
-from browser_support import Verdicts, free_port
+from browser_support import Verdicts, free_port, jsonl_frames
 
 verdicts = Verdicts("phone attack")
 if not shutil.which("openssl"):
@@ -323,14 +323,7 @@ def read(path):
 
 
 def frames():
-    found = []
-    with open(out_path) as fh:
-        for line in fh:
-            try:
-                found.append(json.loads(line))
-            except ValueError:
-                pass
-    return found
+    return jsonl_frames(out_path)
 
 
 def wait_running(proc, path):
@@ -475,8 +468,10 @@ try:
     if phone.error:
         fail(phone.error)
 
-    # Someone without a code holds 31 upgraded sockets and connects again and again with one byte
-    # (bare connects never reach mouse3d: TCP_DEFER_ACCEPT); the phone, 20 ms away, reconnects.
+    # Someone without a code holds 31 upgraded sockets and connects again and again with one byte,
+    # a thousand a second from 40 addresses of the phone's own /24 (bare connects are held back by
+    # TCP_DEFER_ACCEPT); the phone, 50 ms away, reconnects: each of its steps waits a round trip,
+    # in which 50 one-byte connections arrive.
     stop = threading.Event()
 
     def holder():
@@ -492,29 +487,39 @@ try:
         for h in held:
             h.close()
 
+    prodded = []
+
     def prodder():
         ring = []
+        n = 0
+        begun = time.time()
         while not stop.is_set():
             try:
-                s = socket.create_connection(("127.0.0.1", port), timeout=1, source_address=("127.0.0.4", 0))
+                s = socket.socket()
+                s.bind((f"127.0.0.{50 + n % 40}", 0))
+                s.settimeout(1)
+                s.connect(("127.0.0.1", port))
                 s.sendall(b"\x16")
                 ring.append(s)
-                if len(ring) > 200:
+                if len(ring) > 400:
                     ring.pop(0).close()
             except OSError:
                 pass
-            time.sleep(0.005)
+            n += 1
+            time.sleep(max(0, begun + n / 1000 - time.time()))
         for s in ring:
             s.close()
+        prodded.append(n / (time.time() - begun))
     attackers = [threading.Thread(target=holder), threading.Thread(target=prodder)]
     for a in attackers:
         a.start()
     time.sleep(1.5)
-    got_in = sum(1 for _ in range(10) if reconnect_over_wifi(port, key, 0.02) or time.sleep(0.5))
+    got_in = sum(1 for _ in range(10) if reconnect_over_wifi(port, key, 0.05) or time.sleep(0.5))
     stop.set()
     for a in attackers:
         a.join()
-    print(f"phone attack: 31 sockets held without a code and one-byte connects from the same /24: {got_in} of 10 reconnections of a phone 20 ms away got in")
+    print(f"phone attack: 31 sockets held without a code and {prodded[0]:.0f} one-byte connects a second from 40 addresses of the same /24: "
+          f"{got_in} of 10 reconnections of a phone 50 ms away got in")
     if got_in < 10:
         fail(f"only {got_in} of 10 reconnections got in while sockets were held and one-byte connects came")
 

@@ -30,7 +30,7 @@ import sys
 import tempfile
 import time
 
-from browser_support import Verdicts, chromium, free_port, require_browser
+from browser_support import Verdicts, chromium, free_port, jsonl_frames, require_browser
 
 verdicts = Verdicts("phone as a person")
 fail = verdicts.fail
@@ -66,14 +66,7 @@ class Run:
             return fh.read()
 
     def frames(self):
-        found = []
-        with open(self.out_path) as fh:
-            for line in fh:
-                try:
-                    found.append(json.loads(line))
-                except ValueError:
-                    pass
-        return found
+        return jsonl_frames(self.out_path)
 
     def wait_said(self, text, seconds):
         end = time.time() + seconds

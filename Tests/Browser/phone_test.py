@@ -28,7 +28,7 @@ import sys
 import tempfile
 import time
 
-from browser_support import Verdicts, chromium, free_port, require_browser
+from browser_support import Verdicts, chromium, free_port, jsonl_frames, require_browser
 
 fail = Verdicts("phone").fail
 webdriver = require_browser(Verdicts("phone"))
@@ -53,14 +53,7 @@ def errors():
 
 
 def printed():
-    frames = []
-    with open(out_path) as fh:
-        for line in fh:
-            try:
-                frames.append(json.loads(line))
-            except ValueError:
-                pass
-    return frames
+    return jsonl_frames(out_path)
 
 
 end = time.time() + 20
@@ -318,7 +311,7 @@ if "reading → fusion p50" not in figures:
 line = next((l for l in summary.splitlines() if "phone: refused" in l), "")
 print(f"phone: {line.replace('mouse3d: ', '')}")
 import re
-for reason in ("no-token", "bad-token", "foreign-origin", "too-many-from-network"):
+for reason in ("no-token", "bad-token", "foreign-origin", "too-many-from-(address|network)"):
     if not re.search(rf"\b{reason} [1-9]", line):
         fail(f"the refusals were not counted as '{reason}': {line or summary[-600:]}")
 print("phone: PASS")

@@ -87,17 +87,23 @@ outside_text = """const c = document.querySelector('canvas.model'), g = c.getCon
   }
   return [light, outside];"""
 
-# 1280x800: the whole page, no scrollbar.
+def live_layout(d, label, name):
+    """Loads the page, waits for it to go live, screenshots it: its size, the window's, and where its
+    canvases end."""
+    d.get(url)
+    if not wait(d, "return window.mouse3dView.connected && window.mouse3dView.frames > 20", 15):
+        fail(f"the view did not go live at {label}")
+    time.sleep(1)
+    d.save_screenshot(os.path.join(shots, name))
+    return d.execute_script(overflow)
+
+
 proc, url = start(["--loop"])
 try:
+    # 1280x800: the whole page, no scrollbar; each device's drawing keeps its labels inside.
     d = browser(1280, 800, False)
     try:
-        d.get(url)
-        if not wait(d, "return window.mouse3dView.connected && window.mouse3dView.frames > 20", 15):
-            fail("the view did not go live")
-        time.sleep(1)
-        sw, sh, iw, ih, right = d.execute_script(overflow)
-        d.save_screenshot(os.path.join(shots, "view-1280x800.png"))
+        sw, sh, iw, ih, right = live_layout(d, "1280x800", "view-1280x800.png")
         print(f"view layout: 1280x800: the page is {sw}x{sh} in a {iw}x{ih} window")
         if sw > iw or sh > ih:
             fail(f"at 1280x800 the page scrolls: {sw}x{sh} in {iw}x{ih}")
@@ -113,15 +119,10 @@ try:
                 fail(f"the {kind}'s labels: {light} light pixels, {outside} outside the device")
     finally:
         d.quit()
-    # 360 px wide, a phone's screen.
+    # 360 px wide, a phone's screen: nothing sideways, every canvas whole.
     d = browser(360, 740, True)
     try:
-        d.get(url)
-        if not wait(d, "return window.mouse3dView.connected && window.mouse3dView.frames > 20", 15):
-            fail("the view did not go live at 360 px")
-        time.sleep(1)
-        sw, sh, iw, ih, right = d.execute_script(overflow)
-        d.save_screenshot(os.path.join(shots, "view-360.png"))
+        sw, sh, iw, ih, right = live_layout(d, "360 px", "view-360.png")
         print(f"view layout: 360 px: the page is {sw} px wide, its canvases end at {right:.0f} px")
         if sw > iw or right > iw:
             fail(f"at 360 px the page scrolls sideways or a canvas is cut: {sw} px wide, canvases to {right:.0f}")

@@ -52,6 +52,12 @@ public enum LocalAddresses {
                 if linkLocal { continue }
             }
             let name = String(cString: e.pointee.ifa_name)
+            // Containers' and virtual machines' bridges and their veths: no phone is on those.
+            if ["docker", "br-", "veth", "virbr", "lxcbr", "lxdbr", "cni", "podman", "flannel"].contains(where: {
+                name.hasPrefix($0)
+            }) {
+                continue
+            }
             found.append(
                 Address(
                     interface: name, address: String(cString: text), isIPv6: family == AF_INET6,

@@ -27,6 +27,10 @@ public final class TLSConnection {
 
     deinit { lib.pointee.SSL_free(ssl) }
 
+    /// Whether a whole ClientHello has been read (the handshake's state machine has left its first
+    /// state): a connection that sent a byte or two and stopped has not. `SSL_get_state(3)`.
+    public var helloReceived: Bool { isEstablished || lib.pointee.SSL_get_state(ssl) != TLS_ST_BEFORE }
+
     /// Decrypted bytes OpenSSL holds that the socket will not signal (read them before waiting).
     public var pendingBytes: Int { Int(lib.pointee.SSL_pending(ssl)) }
 

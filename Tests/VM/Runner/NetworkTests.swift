@@ -141,13 +141,33 @@ enum NetworkTests {
             )
             return (sequences, figures.loss, figures.reordered)
         }
-        _ = try waitFor("the first frames", seconds: 30) {
-            try frames(printed, from: 0).sequences.count > hertz ? true : nil
+        // A debug build under TCG takes a while to start a 1 kHz replay (a second and a half on the
+        // host): the deadline only bounds a real failure.
+        do {
+            _ = try waitFor("the first frames", seconds: 120) {
+                try frames(printed, from: 0).sequences.count > hertz ? true : nil
+            }
+        } catch {
+            // What both said, so that a failure says what it saw.
+            try? sender.send(signal: SIGTERM)
+            try? receiver.send(signal: SIGTERM)
+            var info = stat()
+            let size = stat(log, &info) == 0 ? "\(info.st_size) bytes" : "missing"
+            let said =
+                "the log \(size); sender: \((try? sender.readAllErrors()) ?? "?"); receiver: \((try? receiver.readAllErrors()) ?? "?")"
+            throw VMTestFailure(description: "\(error); \(said.prefix(300)) … \(said.suffix(1200))")
         }
         let clean = try phase("clean", seconds: 11)
+        // Loss is judged by the sequence numbers (no gap), not by the count: how many frames come in
+        // 11 s is how fast a debug build replays under TCG on a busy machine, not what the link did.
+        let sorted = clean.frames.sorted()
+        let gaps = zip(sorted, sorted.dropFirst()).reduce(0) { $0 + max(0, $1.1 - $1.0 - 1) }
+        say(
+            "VMTEST-INFO netem clean: \(clean.frames.count) frames in 11 s (\(hertz) Hz sent as fast as this VM replays), \(gaps) missing in sequence"
+        )
         try expect(
-            Double(clean.frames.count) >= 11 * Double(hertz) * 0.97,
-            "a clean link lost frames at \(hertz) Hz: \(clean.frames.count) in 11 s")
+            clean.frames.count > 2 * hertz, "the stream barely flowed on a clean link: \(clean.frames.count) in 11 s")
+        try expect(gaps == 0, "a clean link lost \(gaps) frames (gaps in the sequence)")
         try expect(clean.loss == 0, "loss on a clean link: \(clean.loss) %")
 
         try impair(["loss", "10%"], replacing: false)

@@ -37,4 +37,6 @@ public final class TLSOrPlain: WebTransport {
     public var bufferedBytes: Int { isPlain == true ? 0 : tls.pendingBytes }
     public var handshakePending: Bool { isPlain == nil || (isPlain == false && !tls.isEstablished) }
     public var isPlainOnTLSPort: Bool { isPlain == true }
+    public var helloReceived: Bool { isPlain == true || (isPlain == false && tls.helloReceived) }
+    public var silent: Bool { isPlain == nil }
 }

@@ -104,6 +104,9 @@ public final class WebConnections {
         var heardFrom = false
         /// Whether it spoke plain HTTP on a TLS port.
         public var isPlainHTTP: Bool { transport.isPlainOnTLSPort }
+        /// Whether its client sent what opens its handshake (a whole ClientHello): one that sent a
+        /// byte and stopped, which costs a flooder nothing, has not.
+        public var helloReceived: Bool { transport.helloReceived }
         var frames: TokenBucket
 
         init(
@@ -230,8 +233,14 @@ public final class WebConnections {
             else { continue }
             let fd = stream.descriptor.rawValue
             stream.setSendBufferSize(64 * 1024)
+            // A connection whose transport cannot be made (OpenSSL out of memory, say) is closed, and
+            // the server goes on: nothing one client brings about may end the process.
+            guard let transport = try? makeTransport(stream) else {
+                delegate?.refused(.notTLS)
+                continue
+            }
             let c = Connection(
-                fd: fd, transport: try makeTransport(stream), peer: peer, network: network,
+                fd: fd, transport: transport, peer: peer, network: network,
                 arrivedAt: recordsArrival ? stream.localAddress()?.hostText : nil, opened: nextOpened, now: now,
                 limits: limits)
             nextOpened += 1
@@ -268,7 +277,13 @@ public final class WebConnections {
                 delegate?.refused(.tlsRefused)
                 return close(fd)
             case .abandoned:
-                delegate?.ordinary(.leftHandshake)
+                // A browser leaves after its whole hello (at a certificate warning); an end before
+                // one is what a flooder's byte-and-go looks like, and is refused as such.
+                if c.transport.helloReceived || c.transport.silent {
+                    delegate?.ordinary(.leftHandshake)
+                } else {
+                    delegate?.refused(.notTLS)
+                }
                 return close(fd)
             }
         }
@@ -483,8 +498,10 @@ public final class WebConnections {
                 guard c.pending else { continue }
                 delegate?.refused(.unread)  // stopped reading
                 close(fd)
-            } else if !c.isSocket && !c.heardFrom {
-                delegate?.ordinary(.idle)  // sent nothing: a browser's spare connection
+            } else if !c.isSocket && !c.heardFrom && (c.transport.silent || !c.transport.handshakePending) {
+                // Sent nothing, or finished its handshake and sent no request: a browser's spare
+                // connection. One that sent part of a handshake and stopped is too slow (a refusal).
+                delegate?.ordinary(.idle)
                 close(fd)
             } else {
                 delegate?.refused(c.isSocket ? .unauthenticated : .tooSlow)

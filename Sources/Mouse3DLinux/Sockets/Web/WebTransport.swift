@@ -16,10 +16,16 @@ public protocol WebTransport: AnyObject {
     var descriptor: FileDescriptor { get }
     /// Whether a client spoke plain HTTP on a TLS port (to be redirected to `https://`).
     var isPlainOnTLSPort: Bool { get }
+    /// Whether the client has sent what opens its handshake (a whole ClientHello; at once without TLS).
+    var helloReceived: Bool { get }
+    /// Whether nothing at all has come from the client yet (as far as the transport can tell).
+    var silent: Bool { get }
 }
 
 extension WebTransport {
     public var isPlainOnTLSPort: Bool { false }
+    public var helloReceived: Bool { true }
+    public var silent: Bool { true }
 }
 
 extension TCPStream: WebTransport {
