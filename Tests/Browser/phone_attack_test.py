@@ -205,6 +205,37 @@ def reconnect_over_wifi(port, credential, rtt, source="127.0.0.1", timeout=5):
         raw.close()
 
 
+def connect_flood(port, first, per_second, stop, rates, payload=b""):
+    """Connections to `port` from 40 addresses (127.0.0.FIRST onwards), `per_second` of them, each
+    sending `payload` (nothing: a bare connect), the last 400 held open, until `stop`; appends the
+    rate reached to `rates`."""
+    ring = []
+    n = 0
+    begun = time.time()
+    while not stop.is_set():
+        try:
+            s = socket.socket()
+            s.setblocking(False)
+            s.bind((f"127.0.0.{first + n % 40}", 0))
+            try:
+                s.connect(("127.0.0.1", port))
+            except BlockingIOError:
+                pass
+            if payload:
+                select.select([], [s], [], 1)
+                s.send(payload)
+            ring.append(s)
+            if len(ring) > 400:
+                ring.pop(0).close()
+        except OSError:
+            pass
+        n += 1
+        time.sleep(max(0, begun + n / per_second - time.time()))
+    for s in ring:
+        s.close()
+    rates.append(n / (time.time() - begun))
+
+
 def cpu_seconds(pid):
     """The process's CPU time so far (utime + stime, /proc/PID/stat)."""
     with open(f"/proc/{pid}/stat") as fh:
@@ -488,29 +519,8 @@ try:
             h.close()
 
     prodded = []
-
-    def prodder():
-        ring = []
-        n = 0
-        begun = time.time()
-        while not stop.is_set():
-            try:
-                s = socket.socket()
-                s.bind((f"127.0.0.{50 + n % 40}", 0))
-                s.settimeout(1)
-                s.connect(("127.0.0.1", port))
-                s.sendall(b"\x16")
-                ring.append(s)
-                if len(ring) > 400:
-                    ring.pop(0).close()
-            except OSError:
-                pass
-            n += 1
-            time.sleep(max(0, begun + n / 1000 - time.time()))
-        for s in ring:
-            s.close()
-        prodded.append(n / (time.time() - begun))
-    attackers = [threading.Thread(target=holder), threading.Thread(target=prodder)]
+    attackers = [threading.Thread(target=holder),
+                 threading.Thread(target=connect_flood, args=(port, 50, 1000, stop, prodded, b"\x16"))]
     for a in attackers:
         a.start()
     time.sleep(1.5)
@@ -541,32 +551,8 @@ try:
     # 40 addresses at 600 connections a second; the phone reconnects 20 times with its key.
     stop = threading.Event()
 
-    def connect_flood():
-        ring = []
-        n = 0
-        start_time = time.time()
-        while not stop.is_set():
-            try:
-                s = socket.socket()
-                s.setblocking(False)
-                s.bind((f"127.0.0.{2 + n % 40}", 0))
-                try:
-                    s.connect(("127.0.0.1", port))
-                except BlockingIOError:
-                    pass
-                ring.append(s)
-                if len(ring) > 400:
-                    ring.pop(0).close()
-            except OSError:
-                pass
-            n += 1
-            time.sleep(max(0, start_time + n / 600 - time.time()))
-        for s in ring:
-            s.close()
-        flood_count.append(n / (time.time() - start_time))
-
     flood_count = []
-    flooder = threading.Thread(target=connect_flood)
+    flooder = threading.Thread(target=connect_flood, args=(port, 2, 600, stop, flood_count))
     flooder.start()
     time.sleep(0.5)
     through = 0
