@@ -1,6 +1,7 @@
 import Glibc
-import Mouse3DLinux
 import Testing
+
+@testable import Mouse3DLinux
 
 @Suite("Files, directories, processes")
 struct FileAndProcessTests {
@@ -8,6 +9,28 @@ struct FileAndProcessTests {
         var template = Array("/tmp/mouse3d-linux-test-XXXXXX".utf8CString)
         return String(cString: mkdtemp(&template)!)
     }()
+
+    @Test(
+        "Root's folders as a user unit's sandbox shows them (PrivateUsers=yes: root unmapped, so owned by the overflow uid) count as root's; outside such a namespace they do not"
+    )
+    func unmappedRoot() throws {
+        func write(_ name: String, _ text: String) throws -> String {
+            let out = try BufferedOutput(creatingFileAt: "\(directory)/\(name)", capacity: 64)
+            try out.writeLine(text)
+            try out.flush()
+            return "\(directory)/\(name)"
+        }
+        // /proc/self/uid_map as the kernel prints it: inside, outside, count.
+        let sandbox = try write("uid_map-unit", "      1000       1000          1")
+        let host = try write("uid_map-host", "         0          0 4294967295")
+        let overflow = try write("overflowuid", "65534")
+        #expect(SecretFile.unmappedRootOwner(uidMap: sandbox, overflowUID: overflow) == 65534)
+        #expect(SecretFile.unmappedRootOwner(uidMap: host, overflowUID: overflow) == nil)
+        let other = try write("overflowuid-other", "65000")
+        #expect(SecretFile.unmappedRootOwner(uidMap: sandbox, overflowUID: other) == 65000)
+        // This process: the test runs outside any such namespace, where nobody's folders stay foreign.
+        #expect(SecretFile.unmappedRootOwner() == nil)
+    }
 
     @Test("A missing file's error names the file and the errno text")
     func missingFile() {

@@ -142,6 +142,7 @@ public enum SecretFile {
             free(real)
         }
         let ownGroup = Self.privateGroup()
+        let rootSeenAs = Self.unmappedRootOwner()
         while let slash = parent.lastIndex(of: "/") {
             parent = slash == parent.startIndex ? "/" : String(parent[..<slash])
             var status = stat()
@@ -150,7 +151,7 @@ public enum SecretFile {
                 outcome = try SystemCall.attempt("stat", parent, tolerating: [ENOENT]) { stat(parent, &status) }
             } catch { throw .system(error) }
             if case .completed = outcome {
-                let owned = status.st_uid == geteuid() || status.st_uid == 0
+                let owned = status.st_uid == geteuid() || status.st_uid == 0 || status.st_uid == rootSeenAs
                 let groupOnly = status.st_gid == ownGroup ? UInt32(0o002) : 0o022
                 let shared = status.st_mode & groupOnly != 0 && status.st_mode & UInt32(S_ISVTX) == 0
                 if !owned || shared { throw .unsafeParent(path: parent, owner: status.st_uid, mode: status.st_mode) }
@@ -160,6 +161,27 @@ public enum SecretFile {
     }
 
     /// The caller's private group (its primary group when that is named as the user), if any.
+    /// The uid root's files show inside a user namespace that does not map root, as systemd's
+    /// `PrivateUsers=yes` makes for a user unit (only the user's own uid is mapped): the kernel's
+    /// overflow uid (65534, "nobody"). Inside such a namespace /, /home and the rest of the system
+    /// show as owned by it; outside one (uid 0 mapped) nil, and a folder of the real nobody is
+    /// foreign as any other. What this gives up: inside the namespace another user's folder shows
+    /// as the same uid, so a parent of the keys' folder owned by another user and writable only by
+    /// them would pass there (not outside, where `pair` and a login's `receive` check it); the keys'
+    /// own folder must still be the caller's.
+    static func unmappedRootOwner(
+        uidMap: String = "/proc/self/uid_map", overflowUID: String = "/proc/sys/kernel/overflowuid"
+    ) -> uid_t? {
+        guard let map = try? FileContents.read(path: uidMap) else { return nil }
+        let rootMapped = String(decoding: map, as: UTF8.self).split(separator: "\n").contains { line in
+            let fields = line.split(separator: " ").compactMap { UInt64($0) }
+            return fields.count == 3 && fields[0] == 0 && fields[2] > 0
+        }
+        if rootMapped { return nil }
+        let text = (try? FileContents.read(path: overflowUID)).map { String(decoding: $0, as: UTF8.self) }
+        return uid_t(text?.filter { $0.isNumber } ?? "") ?? 65534
+    }
+
     static func privateGroup() -> gid_t? {
         guard let user = getpwuid(geteuid()), let group = getgrgid(user.pointee.pw_gid),
             strcmp(user.pointee.pw_name, group.pointee.gr_name) == 0
