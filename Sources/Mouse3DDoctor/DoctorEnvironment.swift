@@ -27,7 +27,7 @@ public struct DoctorEnvironment: Sendable {
     public init(configurationFiles: [String], configurationDirectory: String) {
         self.configurationFiles = configurationFiles
         self.configurationDirectory = configurationDirectory
-        let home = FileSystem.environment("HOME") ?? "/root"
+        let home = FileSystem.homeDirectory
         let dataHome = FileSystem.environment("XDG_DATA_HOME") ?? home + "/.local/share"
         unitDirectories = [
             FileSystem.userConfigurationDirectory.replacingSuffix("/mouse3d", with: "") + "/systemd/user",

@@ -8,7 +8,7 @@ public enum PhoneSetup {
     /// `~/.local/share/mouse3d/phone`), the key mode 0600.
     public static var directory: String {
         if let xdg = FileSystem.environment("XDG_DATA_HOME"), xdg.hasPrefix("/") { return xdg + "/mouse3d/phone" }
-        return (FileSystem.environment("HOME") ?? "/") + "/.local/share/mouse3d/phone"
+        return FileSystem.inHome("/.local/share/mouse3d/phone")
     }
 
     /// The remembered phones' secrets (`--phone-remember`), one a line, in the configuration folder

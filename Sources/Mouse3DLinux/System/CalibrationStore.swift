@@ -6,7 +6,7 @@ public enum CalibrationStore {
     /// The folder.
     public static var directory: String {
         if let xdg = FileSystem.environment("XDG_DATA_HOME"), xdg.hasPrefix("/") { return xdg + "/mouse3d/calibration" }
-        return (FileSystem.environment("HOME") ?? "/") + "/.local/share/mouse3d/calibration"
+        return FileSystem.inHome("/.local/share/mouse3d/calibration")
     }
 
     /// The file of `device`.

@@ -54,11 +54,29 @@ extension FileSystem {
         return String(cString: value)
     }
 
+    /// This user's home: `$HOME` when it is an absolute path, else the password database's entry
+    /// (a system service, `ip netns exec` or a cron job may run with no HOME: the files still go
+    /// where that user's others are, not to /.config).
+    public static var homeDirectory: String {
+        if let home = environment("HOME"), home.hasPrefix("/") { return home }
+        if let entry = getpwuid(getuid()), let directory = entry.pointee.pw_dir {
+            let path = String(cString: directory)
+            if path.hasPrefix("/") { return path }
+        }
+        return "/"
+    }
+
+    /// `homeDirectory` + `path` (which starts with "/"), without a double slash for a home of "/".
+    public static func inHome(_ path: String) -> String {
+        let home = homeDirectory
+        return (home.hasSuffix("/") ? String(home.dropLast()) : home) + path
+    }
+
     /// The user's configuration directory for mouse3d: `$XDG_CONFIG_HOME/mouse3d`, else
     /// `$HOME/.config/mouse3d`.
     public static var userConfigurationDirectory: String {
         if let xdg = environment("XDG_CONFIG_HOME"), xdg.hasPrefix("/") { return xdg + "/mouse3d" }
-        return (environment("HOME") ?? "/") + "/.config/mouse3d"
+        return inHome("/.config/mouse3d")
     }
 
     /// The name of this machine (`gethostname(2)`).
