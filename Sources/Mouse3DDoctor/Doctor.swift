@@ -56,13 +56,18 @@ public enum Doctor {
         }
     }
 
-    /// /dev/uinput: present, a character device, writable by this user; why not if not.
-    static func uinput(path: String, needed: Bool) -> DoctorCheck {
+    /// /dev/uinput: present, a character device, writable by this user; why not if not. Denied while
+    /// the uinput module is not loaded (not in `miscDevices`, the kernel's /proc/misc) is the state
+    /// right after the rule is installed: the node is a static one, with no device for udev to apply
+    /// the rule to, so the fix is loading the module, not installing the rule again.
+    static func uinput(path: String, needed: Bool, miscDevices: String = "/proc/misc") -> DoctorCheck {
         do {
             try UinputDevice.checkAccess(path: path)
             return DoctorCheck("uinput", .ok, "\(path) is writable: virtual devices can be created")
         } catch {
-            let advice = PermissionAdvice.uinputMessage(for: error).replacing("/dev/uinput", with: path)
+            let advice = PermissionAdvice.uinputMessage(
+                for: error, moduleLoaded: PermissionAdvice.uinputModuleLoaded(misc: miscDevices)
+            ).replacing("/dev/uinput", with: path)
             let (found, fix) = split(advice)
             return DoctorCheck(
                 "uinput", needed ? .problem : .note,

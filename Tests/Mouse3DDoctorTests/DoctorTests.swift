@@ -30,6 +30,24 @@ struct DoctorTests {
         #expect(notNeeded.status == .note && !notNeeded.blocking)
     }
 
+    @Test(
+        "uinput denied: before the module is loaded the fix is modprobe (udev cannot apply the rule to a static node), after it the rule"
+    )
+    func uinputDeniedAdvice() throws {
+        let denied = SystemCallError(call: "open", subject: "/dev/uinput", errno: .permissionDenied)
+        let early = PermissionAdvice.uinputMessage(for: denied, moduleLoaded: false)
+        let (found, fix) = Doctor.split(early)
+        #expect(found.contains("permission denied") && found.contains("not loaded"), "\(early)")
+        #expect(fix?.hasPrefix("Load it with 'sudo modprobe uinput'") == true && !early.contains("udevadm"), "\(early)")
+        let late = PermissionAdvice.uinputMessage(for: denied, moduleLoaded: true)
+        #expect(late.contains("udevadm control --reload") && !late.contains("modprobe"), "\(late)")
+        // /proc/misc as the kernel writes it: the minor right-aligned, then the name.
+        try write(directory + "/misc", " 58 network_throughput\n223 uinput\n")
+        #expect(PermissionAdvice.uinputModuleLoaded(misc: directory + "/misc"))
+        try write(directory + "/misc-without", "183 hw_random\n 62 ecryptfs\n")
+        #expect(!PermissionAdvice.uinputModuleLoaded(misc: directory + "/misc-without"))
+    }
+
     @Test("uinput: a node that opens for writing is ok; one that cannot be opened so is a problem with the reason")
     func uinputAccess() throws {
         try write(directory + "/fake-uinput", "")

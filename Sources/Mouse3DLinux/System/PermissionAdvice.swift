@@ -39,8 +39,17 @@ public enum PermissionAdvice {
         }
     }
 
-    /// A sentence for a failure to create a virtual device through `/dev/uinput`.
-    public static func uinputMessage(for error: SystemCallError) -> String {
+    /// Whether the uinput module's device is registered (the kernel's list of misc devices, `misc`).
+    public static func uinputModuleLoaded(misc: String = "/proc/misc") -> Bool {
+        String(decoding: (try? FileContents.read(path: misc)) ?? [], as: UTF8.self)
+            .split(separator: "\n").contains { $0.hasSuffix(" uinput") }
+    }
+
+    /// A sentence for a failure to create a virtual device through `/dev/uinput`. Denied while the
+    /// module is not loaded (`moduleLoaded`, read from /proc/misc unless given) is the state right
+    /// after the rule is installed: /dev/uinput is then a static node with no device for udev to
+    /// apply the rule to, so loading the module is the fix, not the rule.
+    public static func uinputMessage(for error: SystemCallError, moduleLoaded: Bool? = nil) -> String {
         switch error.errno.rawValue {
         case ENOENT:
             return "/dev/uinput does not exist: the uinput module is not loaded. Load it with 'sudo modprobe uinput' "
@@ -50,6 +59,11 @@ public enum PermissionAdvice {
                 "/dev/uinput is there but no driver answers: this kernel lacks the uinput module. Use a kernel built with "
                 + "CONFIG_INPUT_UINPUT (Debian's and most distributions' have it)"
         case EACCES, EPERM:
+            if !(moduleLoaded ?? uinputModuleLoaded()) {
+                return "/dev/uinput: permission denied, and the uinput module is not loaded: udev grants the node only "
+                    + "once the module's device appears. Load it with 'sudo modprobe uinput' (udev then applies the rule; "
+                    + "mouse3d's package and install.sh load it at every boot)"
+            }
             return message(for: error, node: "/dev/uinput")
         default:
             return "cannot create a virtual input device: \(error)"
