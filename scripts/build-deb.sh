@@ -1,7 +1,7 @@
 #!/bin/bash
 # Builds a Debian package of mouse3d: the static release binary, manual page, completions, udev
-# rule, systemd user units and the default configuration (a conffile), with a postinst that reloads
-# udev's rules. Depends lists the packages of the C libraries the binary links or opens (dpkg -S).
+# rule (and the uinput module loaded at boot), systemd user units and the default configuration (a
+# conffile), with maintainer scripts that apply the rule at once and stop the units on removal. Depends lists the packages of the C libraries the binary links or opens (dpkg -S).
 #
 #   scripts/build-deb.sh [--no-build]     writes .build/deb/mouse3d_VERSION_ARCH.deb and prints its path
 #
@@ -53,17 +53,10 @@ Description: motion sensor as a 3D mouse
  receivers over UDP, and drives virtual pointer, joystick or 6-DoF devices.
 CONTROL
 echo /etc/mouse3d/config.toml > "$stage/DEBIAN/conffiles"
-for script in postinst postrm; do
-    cat > "$stage/DEBIAN/$script" <<'SCRIPT'
-#!/bin/sh
-set -e
-# The udev rule grants /dev/uinput and the motion sensors to the user at the seat (uaccess).
-if [ -z "${DPKG_ROOT:-}" ] && command -v udevadm >/dev/null 2>&1 && [ -d /run/udev ]; then
-    udevadm control --reload || true
-    udevadm trigger --subsystem-match=misc --subsystem-match=input --subsystem-match=iio || true
-fi
-SCRIPT
-    chmod 755 "$stage/DEBIAN/$script"
+# The maintainer scripts: the rule and the uinput module take effect at install for the user already
+# logged in; the units stop in every user's manager at removal (scripts/debian/, each says why).
+for script in postinst prerm postrm; do
+    install -m 755 "scripts/debian/$script" "$stage/DEBIAN/$script"
 done
 deb=$out/mouse3d_${version}_${arch}.deb
 dpkg-deb --root-owner-group --build "$stage" "$deb" >/dev/null

@@ -299,13 +299,19 @@ fi
 place 644 udev/70-mouse3d.rules "$prefix/share/mouse3d/70-mouse3d.rules"
 place 644 udev/70-mouse3d-group.rules.example "$prefix/share/mouse3d/70-mouse3d-group.rules.example"
 if [ -n "$rule_dir" ]; then
+    # /dev/uinput exists before its module is loaded (a static node), but without the device udev
+    # has nothing to apply the rule to: the module is loaded at every boot (and below, now).
+    modules_dir=/etc/modules-load.d
+    [ "$prefix" = /usr ] && modules_dir=/usr/lib/modules-load.d
+    printf '# mouse3d: /dev/uinput for its virtual devices, so the udev rule applies from boot on\nuinput\n' > "$generated/mouse3d.conf"
+    place 644 "$generated/mouse3d.conf" "$modules_dir/mouse3d.conf"
     unlist_editable "$rule_dir/70-mouse3d.rules"
     place_editable 644 udev/70-mouse3d.rules "$rule_dir/70-mouse3d.rules" old \
         || echo "kept $rule_dir/70-mouse3d.rules (not the rule an earlier install put there: yours, e.g. the group rule); the shipped one is $prefix/share/mouse3d/70-mouse3d.rules"
 fi
 if [ -z "$destdir" ]; then
     if [ -n "$rule_dir" ]; then
-        command -v udevadm >/dev/null && { udevadm control --reload && udevadm trigger --subsystem-match=misc --subsystem-match=input --subsystem-match=iio || true; }
+        command -v udevadm >/dev/null && { udevadm control --reload && { modprobe uinput 2>/dev/null || true; } && udevadm trigger --subsystem-match=misc --subsystem-match=input --subsystem-match=iio || true; }
     else
         echo "for /dev/uinput and the motion sensors without root, install the udev rule (needs root):"
         echo "  sudo install -m 644 $(printf '%q' "$prefix/share/mouse3d/70-mouse3d.rules") /etc/udev/rules.d/ && sudo udevadm control --reload && sudo udevadm trigger"
