@@ -4,8 +4,9 @@ import Mouse3DLinux
 import Mouse3DNetwork
 import VMDeviceEmulators
 
-/// `mouse3d` itself, run inside the VM.
-let mouse3d = "/mouse3d"
+/// `mouse3d` itself, run inside the VM: the static release build in the initramfs, or (the seat
+/// test, in a booted Debian) the one the package installed, named by VMTEST_MOUSE3D.
+let mouse3d = getenv("VMTEST_MOUSE3D").map { String(cString: $0) } ?? "/mouse3d"
 
 enum LiveSourceTests {
     /// Runs `mouse3d record` for `seconds` and returns the log it wrote, parsed.
