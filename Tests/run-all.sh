@@ -17,54 +17,68 @@ if [ "${1:-}" = "--busy" ]; then
     echo "== --busy: ${#busy[@]} CPU-bound jobs (one per core) run beside the whole suite"
 fi
 started=$(date +%s)
+# Each step's start on its title line ([minutes:seconds] since the run began), and every step's
+# length at the end: where the run's time goes (CI allows 30 minutes).
+steps=() last_title="" last_start=$started
+step() {
+    local now; now=$(date +%s)
+    [ -n "$last_title" ] && steps+=("$(printf '%5d s  %s' $((now - last_start)) "$last_title")")
+    last_title=$1 last_start=$now
+    printf '== [%d:%02d] %s\n' $(((now - started) / 60)) $(((now - started) % 60)) "$1"
+}
+step "setup: Tests/setup-debian.sh --vm"
 Tests/setup-debian.sh --vm
 
-echo "== architecture"
+step "architecture"
 Tests/check-architecture.sh
 Tests/check-architecture.sh --self-test
 
-echo "== style: swift-format lint --strict with the checked-in .swift-format (fix with: swift-format format -i -r Sources Tests Package.swift)"
+step "style: swift-format lint --strict with the checked-in .swift-format (fix with: swift-format format -i -r Sources Tests Package.swift)"
 swift-format lint --strict -r Sources Tests Package.swift
 
-echo "== host tests"
+step "host build: swift build --build-tests"
 swift build --build-tests
+step "host tests"
 swift test --skip-build
 
-echo "== live view in headless Chromium (Tests/Browser/view_test.py)"
+step "live view in headless Chromium (Tests/Browser/view_test.py)"
 /usr/bin/python3 Tests/Browser/view_test.py .build/debug/mouse3d Tests/Mouse3DCoreTests/Fixtures/sample-motion.csv
 
-echo "== the live view's layout at 1280x800 and 360 px, the device drawn, a replay that ends (Tests/Browser/view_layout_test.py)"
+step "the live view's layout at 1280x800 and 360 px, the device drawn, a replay that ends (Tests/Browser/view_layout_test.py)"
 /usr/bin/python3 Tests/Browser/view_layout_test.py .build/debug/mouse3d Tests/Mouse3DCoreTests/Fixtures/sample-motion.csv "$(mktemp -d)"
 
-echo "== a phone as the source in headless Chromium, its motion from virtual sensors (Tests/Browser/phone_test.py)"
+step "a phone as the source in headless Chromium, its motion from virtual sensors (Tests/Browser/phone_test.py)"
 /usr/bin/python3 Tests/Browser/phone_test.py .build/debug/mouse3d "$(mktemp -d)/phone.png"
 
-echo "== the phone as a person meets it: old and mistyped codes, no sensors, landscape, an outage, http://, the certificate warning (Tests/Browser/phone_person_test.py)"
+step "the phone as a person meets it: old and mistyped codes, no sensors, landscape, an outage, http://, the certificate warning (Tests/Browser/phone_person_test.py)"
 /usr/bin/python3 Tests/Browser/phone_person_test.py .build/debug/mouse3d "$(mktemp -d)"
 
-echo "== the phone page's address URL where HOST.local does not resolve (a network namespace; Tests/Network/phone_address_test.sh)"
+step "the phone page's address URL where HOST.local does not resolve (a network namespace; Tests/Network/phone_address_test.sh)"
 Tests/Network/phone_address_test.sh .build/debug/mouse3d
 
-echo "== the phone's QR code read off an 80x24 and a 100x50 tmux pane by zbarimg (Tests/Terminal/qr_test.py)"
+step "the phone's QR code read off an 80x24 and a 100x50 tmux pane by zbarimg (Tests/Terminal/qr_test.py)"
 /usr/bin/python3 Tests/Terminal/qr_test.py .build/debug/mouse3d
 
-echo "== the phone surface attacked: ClientHello floods, a spent token, connect floods, button floods (Tests/Browser/phone_attack_test.py)"
+step "the phone surface attacked: ClientHello floods, a spent token, connect floods, button floods (Tests/Browser/phone_attack_test.py)"
 /usr/bin/python3 Tests/Browser/phone_attack_test.py .build/debug/mouse3d Tests/Mouse3DCoreTests/Fixtures/sample-motion.csv
 
-echo "== fuzzing: every network decoder target for 15 s (Tests/Fuzz/run.sh 150 for the long run)"
+step "fuzzing: every network decoder target for 15 s (Tests/Fuzz/run.sh 150 for the long run)"
 Tests/Fuzz/run.sh 15
 
-echo "== packaging: scripts/install.sh (--user, --destdir, odd prefixes, twice) then --uninstall; the units' sandboxes; the udev rules; the .deb into an empty root, then purged"
+step "release build (static Swift standard library), for the package"
 swift build -c release --static-swift-stdlib --product mouse3d
+step "packaging: scripts/install.sh (--user, --destdir, odd prefixes, twice) then --uninstall; the units' sandboxes; the udev rules; the .deb into an empty root, then purged"
 Tests/Packaging/install_test.sh
 Tests/Packaging/units_security_test.sh
 Tests/Packaging/udev_rules_test.sh
 deb=$(scripts/build-deb.sh --no-build)
 Tests/Packaging/deb_test.sh "$deb"
-echo "== packaging: apt install of the .deb on a clean Debian 12 root (debootstrap), then purged"
+step "packaging: apt install of the .deb on a clean Debian 12 root (debootstrap), then purged"
 Tests/Packaging/debian12_root_test.sh "$deb"
+step "the desktop as a user meets it: Debian 12 booted with systemd, a user logged in on seat0, the .deb installed with apt, devices plugged, the units, a reboot, purge (Tests/VM/Seat/run.sh)"
+Tests/VM/Seat/run.sh "$deb"
 
-echo "== VM harness self-check: a deliberately failing VM test must fail the run"
+step "VM harness self-check: a deliberately failing VM test must fail the run"
 selfcheck=$(mktemp)
 set +e
 Tests/VM/run.sh harness_selftest_must_fail >"$selfcheck" 2>&1
@@ -78,6 +92,8 @@ fi
 echo "self-check ok: the failing test was reported and the harness exited 1"
 rm -f "$selfcheck"
 
-echo "== VM device tests (Debian kernel under QEMU)"
+step "VM device tests (Debian kernel under QEMU)"
 Tests/VM/run.sh
+step "end"
+printf '%s\n' "${steps[@]}"
 echo "== all tests passed in $(( $(date +%s) - started )) s${busy:+ (with ${#busy[@]} CPU-bound jobs beside them)}"

@@ -44,12 +44,20 @@ let allTests: [(name: String, run: () throws -> Void)] = [
     ("netem_buttons_released", NetworkTests.buttons),
     ("view_at_lan_address", NetworkTests.viewAtLANAddress),
     ("run_pointer_from_phone", PhoneVMTests.pointerFromPhone),
+    // The seat test's (Tests/VM/Seat: a booted Debian with logind and the package installed).
+    ("seat_device_acls", SeatTests.deviceACLs),
+    ("seat_run_pointer_from_dualsense", SeatTests.runPointerFromDualSense),
+    ("seat_doctor_fixes", SeatTests.doctorFixes),
+    ("seat_receive_unit", SeatTests.receiveUnit),
+    ("seat_send_unit", SeatTests.sendUnit),
+    ("seat_run_unit", SeatTests.runUnit),
+    ("seat_receive_after_reboot", SeatTests.receiveAfterReboot),
     (
         "harness_selftest_must_fail",
         { try expect(1 + 1 == 3, "this test fails on purpose, to prove failures are reported") }
     )
 ]
-let defaultExcluded: Set = ["harness_selftest_must_fail"]
+let defaultExcluded = Set(["harness_selftest_must_fail"] + allTests.map(\.name).filter { $0.hasPrefix("seat_") })
 
 let requested = Array(CommandLine.arguments.dropFirst()).flatMap { $0.split(separator: ",").map(String.init) }
 let unknown = requested.filter { name in !allTests.contains { $0.name == name } }
