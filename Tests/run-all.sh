@@ -7,13 +7,17 @@ export PATH="/opt/swift/usr/bin:$PATH"
 # --busy: the whole run beside a CPU-bound job on every core (a shared CI machine, a build daemon, a
 # laptop compiling): every test must still wait for what it checks, and a figure that the load makes
 # meaningless is measured again or skipped with its reason, never passed silently.
+busy=() seat_pid=""
+cleanup() {  # what runs in the background ends with the run, however it ends
+    [ -z "$seat_pid" ] || kill -- "-$seat_pid" 2>/dev/null || true  # its process group: QEMU too
+    [ ${#busy[@]} = 0 ] || kill "${busy[@]}" 2>/dev/null || true
+}
+trap cleanup EXIT
 if [ "${1:-}" = "--busy" ]; then
-    busy=()
     for _ in $(seq "$(nproc)"); do
         timeout 4h sh -c 'while :; do :; done' &
         busy+=("$!")
     done
-    trap 'kill "${busy[@]}" 2>/dev/null || true' EXIT
     echo "== --busy: ${#busy[@]} CPU-bound jobs (one per core) run beside the whole suite"
 fi
 started=$(date +%s)
@@ -73,10 +77,14 @@ Tests/Packaging/units_security_test.sh
 Tests/Packaging/udev_rules_test.sh
 deb=$(scripts/build-deb.sh --no-build)
 Tests/Packaging/deb_test.sh "$deb"
+# The seat test boots its own Debian 12 (its time is mostly real time: scripted motion, boots, a
+# reboot), so it runs beside the Debian 12 root and the device VM; its output comes at the end.
+step "started in the background: the desktop as a user meets it: Debian 12 booted with systemd, a user logged in on seat0, the .deb installed with apt, devices plugged, the units, a reboot, purge (Tests/VM/Seat/run.sh)"
+seat_log=$(mktemp)
+setsid Tests/VM/Seat/run.sh "$deb" > "$seat_log" 2>&1 &
+seat_pid=$!
 step "packaging: apt install of the .deb on a clean Debian 12 root (debootstrap), then purged"
 Tests/Packaging/debian12_root_test.sh "$deb"
-step "the desktop as a user meets it: Debian 12 booted with systemd, a user logged in on seat0, the .deb installed with apt, devices plugged, the units, a reboot, purge (Tests/VM/Seat/run.sh)"
-Tests/VM/Seat/run.sh "$deb"
 
 step "VM harness self-check: a deliberately failing VM test must fail the run"
 selfcheck=$(mktemp)
@@ -94,6 +102,13 @@ rm -f "$selfcheck"
 
 step "VM device tests (Debian kernel under QEMU)"
 Tests/VM/run.sh
+step "the seat test's result (Tests/VM/Seat/run.sh, started after packaging)"
+seat_status=0
+wait "$seat_pid" || seat_status=$?
+seat_pid=""
+cat "$seat_log"
+rm -f "$seat_log"
+[ "$seat_status" = 0 ] || { echo "the seat test failed (exit $seat_status)"; exit 1; }
 step "end"
 printf '%s\n' "${steps[@]}"
-echo "== all tests passed in $(( $(date +%s) - started )) s${busy:+ (with ${#busy[@]} CPU-bound jobs beside them)}"
+echo "== all tests passed in $(( $(date +%s) - started )) s$([ ${#busy[@]} = 0 ] || echo " (with ${#busy[@]} CPU-bound jobs beside them)")"
