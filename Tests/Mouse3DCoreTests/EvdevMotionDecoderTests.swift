@@ -49,6 +49,39 @@ struct EvdevMotionDecoderTests {
         #expect(times == [7_000_000_000, 7_002_000_000, 7_004_000_000, 7_006_000_000])
     }
 
+    @Test(
+        "Stamps 6.7% short (hid-nintendo's 15 ms rounded to 14), three samples per 15 ms report: corrected once the window knows, so 60 s of reports span 60 s"
+    )
+    func shortStampsCorrected() throws {
+        var d = EvdevMotionDecoder(axes: axes, initialValues: [0, 0, 0, 0, 0, 0])
+        var random = SplitMix64(seed: 5)
+        var first: Int64?
+        var stamps: [Int64] = []
+        for report in 0..<4000 {  // 60 s
+            let arrival = Int64(report) * 15_000_000 + Int64.random(in: 0...3_000_000, using: &random)
+            for k in 0..<3 {
+                let stamp = UInt32(truncatingIfNeeded: (report * 3 + k) * 4667)  // 5 ms samples stamped 4.667 ms
+                let s = try #require(frame(&d, abs: [(3, Int32(report % 7))], stamp: stamp, time: arrival))
+                if first == nil { first = s.timestampNanoseconds }
+                stamps.append(s.timestampNanoseconds)
+            }
+        }
+        #expect(abs(d.timestampRatio / 0.9334 - 1) < 0.002, "ratio \(d.timestampRatio)")
+        // The last 10 s of samples, after the correction took hold: 5 ms apart on average.
+        let tail = stamps.suffix(2000)
+        let spacing = Double(tail.last! - tail.first!) / Double(tail.count - 1)
+        #expect(abs(spacing / 5_000_000 - 1) < 0.002, "spacing \(spacing) ns")
+        // An honest driver keeps its own stamps exactly.
+        var honest = EvdevMotionDecoder(axes: axes, initialValues: [0, 0, 0, 0, 0, 0])
+        for i in 0..<3000 {
+            let s = try #require(
+                frame(
+                    &honest, abs: [(3, Int32(i % 5))], stamp: UInt32(i * 4000), time: Int64(i) * 4_000_000 + 1_000_000))
+            #expect(s.timestampNanoseconds == 1_000_000 + Int64(i) * 4_000_000)
+        }
+        #expect(honest.timestampRatio == 1)
+    }
+
     @Test("A report of a steady sensor (timestamp only: the kernel drops unchanged axes) is a sample")
     func steady() throws {
         var d = EvdevMotionDecoder(axes: axes, initialValues: [0, 0, 8192, 1024, 0, 0])

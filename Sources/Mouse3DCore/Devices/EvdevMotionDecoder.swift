@@ -9,7 +9,10 @@ import RealModule
 /// Units follow the axes' resolutions: acceleration in units per g, angular rate in units per °/s
 /// (Documentation/input/event-codes.rst, INPUT_PROP_ACCELEROMETER); the axis centre is subtracted.
 /// Sample times come from MSC_TIMESTAMP (µs, 32 bits, wrapping), unwrapped to a continuous clock;
-/// where a frame has none, the event time is used.
+/// where a frame has none, the event time is used. A driver whose stamps run fast or slow against
+/// the kernel's event times (when its reports came in) by more than noise, over the last 2048
+/// samples, has its steps scaled by the ratio (``SamplePeriodEstimator``): hid-nintendo stamps from
+/// a rounded average of report intervals, 6.7% short when 15 ms rounds to 14.
 public struct EvdevMotionDecoder: Sendable {
     /// What the decoder needs to know about one axis.
     public struct Axis: Sendable, Equatable {
@@ -47,6 +50,16 @@ public struct EvdevMotionDecoder: Sendable {
     private var clockOffsetNanoseconds: Int64?
     /// Frames that had no MSC_TIMESTAMP and used the event time.
     public private(set) var framesWithoutTimestamp = 0
+    /// The driver's stamps against the kernel's event times (when each report came in): a driver
+    /// whose clock is off by a fixed ratio is corrected (hid-nintendo's 14 ms rounding: 0.933).
+    private var periods = SamplePeriodEstimator()
+    private var samplesSinceEstimate = 0
+    /// The ratio the timestamps are corrected by (driver period / true period); 1 while the
+    /// driver's clock agrees with the event times within noise.
+    public private(set) var timestampRatio = 1.0
+    /// The latest estimate, also when no correction was needed.
+    public private(set) var timestampEstimate: SamplePeriodEstimator.Estimate?
+    private var correctedNanoseconds: Int64 = 0
 
     /// A decoder for a device with these six axes (ABS_X..ABS_RZ) and their current values.
     public init(axes: [Axis], initialValues: [Int32]) {
@@ -85,6 +98,7 @@ public struct EvdevMotionDecoder: Sendable {
     /// events are fed like normal ones; call this when a resync begins so that time restarts from
     /// the event clock rather than from a timestamp that may have wrapped unseen.
     public mutating func resynchronising() {
+        periods.reset()
         lastTimestampMicroseconds = nil
         clockOffsetNanoseconds = nil
         changed = false
@@ -108,14 +122,28 @@ public struct EvdevMotionDecoder: Sendable {
         if let last = lastTimestampMicroseconds,
             abs(Int64(stamp &- last) * 1000 - eventStep) < 1_000_000_000
         {
-            unwrappedMicroseconds += Int64(stamp &- last)  // modulo 2³²: wraps are followed
+            let step = Int64(stamp &- last)  // modulo 2³²: wraps are followed
+            unwrappedMicroseconds += step
+            correctedNanoseconds +=
+                timestampRatio == 1 ? step * 1000 : Int64((Double(step) * 1000 / timestampRatio).rounded())
         } else {
             // First frame, or the device clock jumped (a reset, a reconnect): re-anchor.
             unwrappedMicroseconds = 0
+            correctedNanoseconds = 0
+            periods.reset()
             // Anchor the device clock to the event clock once, so samples keep the device's spacing.
             clockOffsetNanoseconds = eventTimeNanoseconds
         }
         lastTimestampMicroseconds = stamp
-        return (clockOffsetNanoseconds ?? eventTimeNanoseconds) + unwrappedMicroseconds * 1000
+        periods.add(driverTime: Double(unwrappedMicroseconds) * 1e-6, arrivalTime: Double(eventTimeNanoseconds) * 1e-9)
+        samplesSinceEstimate += 1
+        if samplesSinceEstimate >= 256 {  // the median over the window costs; a ratio does not change fast
+            samplesSinceEstimate = 0
+            if let estimate = periods.estimate {
+                timestampEstimate = estimate
+                timestampRatio = SamplePeriodEstimator.isOff(estimate) ? estimate.ratio : 1
+            }
+        }
+        return (clockOffsetNanoseconds ?? eventTimeNanoseconds) + correctedNanoseconds
     }
 }
