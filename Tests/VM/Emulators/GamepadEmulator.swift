@@ -7,6 +7,9 @@ import Mouse3DLinux
 /// Subclasses give the descriptor, the feature reports and the input report layout.
 public class GamepadEmulator: UHIDEmulator, @unchecked Sendable {
     private var streaming = false
+    /// Which stream runs: a new one replaces the one before (two threads reporting at once made
+    /// the controller's clock run twice as fast).
+    private var generation = 0
     /// The HID name; the motion device is this plus " Motion Sensors".
     public let name: String
     /// The MAC address the controller reports (the evdev `uniq`), most significant byte first.
@@ -55,13 +58,17 @@ public class GamepadEmulator: UHIDEmulator, @unchecked Sendable {
         _ script: MotionScript, hertz: Double, integrating: Bool = false,
         gyroBiasDegreesPerSecond: SIMD3<Double> = .zero
     ) {
-        lock.withLock { streaming = true }
+        let mine = lock.withLock {
+            streaming = true
+            generation += 1
+            return generation
+        }
         DedicatedThread.start { [weak self] in
             let period = UInt64(1e9 / hertz)
             let start = MonotonicClock.nanoseconds()
             var next = start
             var previous = start - period
-            while let self, self.lock.withLock({ self.streaming && !self.stopped }) {
+            while let self, self.lock.withLock({ self.streaming && !self.stopped && self.generation == mine }) {
                 let elapsed = Double(next - start) / 1e9
                 let step = script.step(at: elapsed.truncatingRemainder(dividingBy: script.duration))
                 // The report's clock advances by the time since the last report, skipped ones included,

@@ -88,6 +88,9 @@ public final class SwitchControllerEmulator: UHIDEmulator, @unchecked Sendable {
     private var buttons: UInt32 = 0
     private var sticks: (left: (Int, Int), right: (Int, Int)) = ((2048, 2048), (2048, 2048))
     private var streaming = false
+    /// Which stream runs: a new one replaces the one before (two threads reporting at once made
+    /// the controller's clock run twice as fast).
+    private var generation = 0
     /// Carried rounding of each gyroscope axis, in the driver's units, so the integral is exact.
     private var gyroCarry = SIMD3<Double>.zero
     /// Samples sent since plugging.
@@ -256,11 +259,15 @@ public final class SwitchControllerEmulator: UHIDEmulator, @unchecked Sendable {
     /// multiples of 5 ms.
     /// Returns at once.
     public func startStreaming(_ script: MotionScript) {
-        lock.withLock { streaming = true }
+        let mine = lock.withLock {
+            streaming = true
+            generation += 1
+            return generation
+        }
         DedicatedThread.start { [weak self] in
             let start = MonotonicClock.nanoseconds()
             var report: UInt64 = 0
-            while let self, self.lock.withLock({ self.streaming && !self.stopped }) {
+            while let self, self.lock.withLock({ self.streaming && !self.stopped && self.generation == mine }) {
                 var samples: [(degreesPerSecond: SIMD3<Double>, metersPerSecondSquared: SIMD3<Double>)] = []
                 for i in 0..<3 {
                     // The step in force at the sample's midpoint: exact for steps whose ends are
