@@ -463,6 +463,16 @@ try:
     if idle > 30:
         fail(f"the loop did not idle after the floods: {idle:.0f}% of a core")
 
+    def frame_after(moment, seconds=10):
+        """Waits until the output has a frame printed after `moment` (the phone streams all along):
+        what came before it, a refused client's press included, has been through the pipeline."""
+        end = time.time() + seconds
+        while time.time() < end:
+            if [f for f in frames() if f["time"] > moment]:
+                return True
+            time.sleep(0.02)
+        fail(f"no frame printed in the {seconds} s after {moment:.3f}: the phone's stream stopped")
+
     # The URL's token is spent: a second client with it, while the phone is live, is refused.
     said_before = read(err_path).count("already taken by the first")
     before = time.time()
@@ -473,7 +483,7 @@ try:
     while time.time() < end and read(err_path).count("already taken by the first") == said_before:
         time.sleep(0.02)
     said = read(err_path).count("already taken by the first") > said_before
-    time.sleep(0.2)
+    frame_after(time.time())  # every message the refused client sent is behind it
     pressed = [f for f in frames() if f["time"] > before and f["buttons"] & 4]
     if second.close_code != 4002:
         fail(f"a second client with the spent URL token was not refused with 4002 (code {second.close_code})")
@@ -486,7 +496,7 @@ try:
     rival = Client(port, key)
     rival.send(bytes([2, 1]))
     rival.poll(1.0)
-    time.sleep(0.2)
+    frame_after(time.time())
     if rival.close_code != 4003:
         fail(f"a second client with the phone's own key, while the phone is live, was not refused with 4003 (code {rival.close_code})")
     elif [f for f in frames() if f["time"] > before and f["buttons"] & 4]:
@@ -542,7 +552,13 @@ try:
             c.close()
         except (OSError, ssl.SSLError):
             pass
-    time.sleep(0.3)
+    # Counted once the terminal is quiet for a second (up to 10 s): a late line is counted too.
+    end, last, quiet_since = time.time() + 10, -1, time.time()
+    while time.time() < end and time.time() - quiet_since < 1.0:
+        now_lines = len(read(err_path).splitlines())
+        if now_lines != last:
+            last, quiet_since = now_lines, time.time()
+        time.sleep(0.05)
     more = len(read(err_path).splitlines()) - said
     print(f"phone attack: wrong codes from 300 addresses: {more} lines on the terminal")
     if more > 5:

@@ -142,7 +142,9 @@ try:
     ended = wait(d, "return window.mouse3dView.ended", 15)
     said = d.execute_script("return document.getElementById('status').textContent")
     proc.wait(timeout=10)
-    time.sleep(1.5)
+    # After mouse3d stopped, once the page has seen the connection close (its close handler sets
+    # the status at once), the status must still say the source ended, not that it reconnects.
+    wait(d, "return !window.mouse3dView.connected", 10)
     after = d.execute_script("return document.getElementById('status').textContent")
     d.save_screenshot(os.path.join(shots, "view-ended.png"))
     print(f"view layout: a replay that ends: \"{said}\", then after mouse3d stopped: \"{after}\"")

@@ -43,7 +43,9 @@ final class WireCapture: @unchecked Sendable {
     /// Stops capturing once the thread has taken what it was reading.
     func stop() {
         stopped.set()
-        while !finished.isSet { Thread.sleep(forTimeInterval: 0.005) }
+        let end = Date().addingTimeInterval(60)  // a bound on a stuck thread, which would hang the suite
+        while !finished.isSet && Date() < end { Thread.sleep(forTimeInterval: 0.005) }
+        #expect(finished.isSet, "the capture thread did not stop within 60 s")
     }
 
     /// Stops once everything the kernel queued for the capture has been read (a sender that has
@@ -459,7 +461,9 @@ struct FloodTests {
         waitUntilRead(port: port)  // the flood goes on: the queue empties at moments, which is enough
         #expect(receiver.terminate() == 0)  // before its stream is lost for having ended
         stop.set()
-        while !thread.isFinished { Thread.sleep(forTimeInterval: 0.01) }
+        let joined = Date().addingTimeInterval(60)
+        while !thread.isFinished && Date() < joined { Thread.sleep(forTimeInterval: 0.01) }
+        #expect(thread.isFinished, "the flood thread did not stop within 60 s")
         #expect(status == 0, "\(sender.errors)")
         let summary = try ReceiverSummary(receiver.errors)
         let rate = Double(sent.value) * 1e9 / Double(max(elapsed.value, 1))
@@ -490,7 +494,9 @@ struct FloodTests {
             },
             toLoopbackPort: UInt16(port), make: { i, payload in Self.junk(i, &payload, id: id) }, done: sent,
             elapsed: elapsed)
-        while !thread.isFinished { Thread.sleep(forTimeInterval: 0.05) }
+        let flooded = Date().addingTimeInterval(120)  // 100,000 datagrams at up to 100,000/s, and a busy machine
+        while !thread.isFinished && Date() < flooded { Thread.sleep(forTimeInterval: 0.05) }
+        #expect(thread.isFinished, "the flood of 100,000 did not end within 120 s")
         waitUntilRead(port: port)  // it has taken (and refused) the whole flood
         // The paired stream still works afterwards.
         let run = try runMouse3D(

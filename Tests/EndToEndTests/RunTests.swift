@@ -67,7 +67,7 @@ struct RunTests {
         }
         let control = Process()
         control.executableURL = URL(fileURLWithPath: "/bin/sleep")
-        control.arguments = ["1"]
+        control.arguments = ["60"]  // lives until counted and killed (a busy machine may take a while)
         control.standardOutput = Pipe()
         control.standardError = Pipe()
         try control.run()
@@ -80,6 +80,7 @@ struct RunTests {
             Thread.sleep(forTimeInterval: 0.01)
         }
         let expected = sockets(control.processIdentifier).count
+        control.terminate()
         control.waitUntilExit()
         let opened = sockets(run.process.processIdentifier)
         #expect(!descriptors.isEmpty, "could not look at the process's descriptors")

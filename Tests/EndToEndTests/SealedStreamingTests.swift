@@ -265,14 +265,17 @@ struct SealedStreamingTests {
             let now = receiver.output.split(separator: "\n").count
             if now != linesSoonAfter { (linesSoonAfter, stillSince) = (now, Date()) }
         }
-        Thread.sleep(forTimeInterval: 1.0)
+        // The sender went on: its frames after the revocation reached the receiver and were refused
+        // (it says so), and the socket's queue has been read since; only then is "no new line" a
+        // finding rather than a guess about how long to wait.
+        #expect(receiver.waitForError(containing: "is not paired here"))
+        #expect(waitUntilRead(port: port) != nil, "the receiver read its queue")
         let linesLater = receiver.output.split(separator: "\n").count
         #expect(linesAtRevocation > 0)
         #expect(linesLater == linesSoonAfter, "frames kept coming after revocation: \(linesSoonAfter) -> \(linesLater)")
         print(
             "revocation: \(linesSoonAfter - linesAtRevocation) frames printed after the revoke command's exit, until the output stood still (200 Hz stream)"
         )
-        #expect(receiver.waitForError(containing: "is not paired here"))
         _ = sender.terminate()
         #expect(receiver.terminate() == 0)
     }

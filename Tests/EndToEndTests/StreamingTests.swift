@@ -142,11 +142,17 @@ struct StreamingTests {
 
     @Test("The sender keeps going when nobody listens and ends cleanly on SIGTERM")
     func nobodyListening() throws {
+        // A witness receiver beside the port nobody listens on: once it has printed more than two
+        // passes of the 1201-frame log, the sender has sent that much to nobody too (a count, not a
+        // guess at how long a busy machine needs).
+        let witness = try Mouse3DProcess(["receive", "--insecure", "--listen", "127.0.0.1:0", "--print"])
+        let witnessPort = try witness.listeningPort()
         let sender = try Mouse3DProcess([
-            "send", "--insecure", "--source", "replay:\(Mouse3DProcess.sampleLog)", "--to", "127.0.0.1:9", "--loop",
-            "--speed", "5"
+            "send", "--insecure", "--source", "replay:\(Mouse3DProcess.sampleLog)", "--to", "127.0.0.1:9",
+            "--to", "127.0.0.1:\(witnessPort)", "--loop", "--speed", "20"
         ])
-        Thread.sleep(forTimeInterval: 1.0)
+        #expect(witness.waitForOutputLines(atLeast: 2500, seconds: 30) >= 2500, "the sender stalled: \(sender.errors)")
+        _ = witness.terminate()
         #expect(sender.process.isRunning)
         #expect(sender.terminate() == 0)
         #expect(sender.errors.contains("stopping on SIGTERM"))

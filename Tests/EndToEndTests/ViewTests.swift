@@ -513,7 +513,9 @@ final class PageAttacker: @unchecked Sendable {
 
     func stop() {
         stopped.set()
-        while thread?.isFinished == false { usleep(10_000) }
+        let end = Date().addingTimeInterval(60)  // a bound on a stuck thread, which would hang the suite
+        while thread?.isFinished == false && Date() < end { usleep(10_000) }
+        #expect(thread?.isFinished != false, "the attacker's thread did not stop within 60 s")
     }
 
     static func maskedFrame(opcode: UInt8, payload: Int) -> [UInt8] {
@@ -619,7 +621,14 @@ struct ViewFloodTests {
             let printedBefore = run.output.split(separator: "\n").count
             let started = Date()
             attacker.start()
-            Thread.sleep(forTimeInterval: 5)
+            // A 5 s window for the rate (divided by the time it really took), and on until the view
+            // has closed an attacker at least once (up to 30 s): the counts asserted below are then
+            // what the view did, not what a busy machine got round to in 5 s.
+            let windowEnd = started.addingTimeInterval(5)
+            let giveUp = started.addingTimeInterval(30)
+            while Date() < windowEnd || (attacker.figures.closedByView == 0 && Date() < giveUp) {
+                Thread.sleep(forTimeInterval: 0.05)
+            }
             attacker.stop()
             let elapsed = Date().timeIntervalSince(started)
             let printed = run.output.split(separator: "\n").count - printedBefore
