@@ -143,6 +143,17 @@ public enum SecretFile {
         }
         let ownGroup = Self.privateGroup()
         let rootSeenAs = Self.unmappedRootOwner()
+        // Only above the user's home (from the password database, resolved): from there down
+        // every folder must still be the user's or root's, seen as they are.
+        let home = getpwuid(geteuid()).flatMap { $0.pointee.pw_dir }.map { String(cString: $0) }.map { path in
+            guard let real = realpath(path, nil) else { return path }
+            defer { free(real) }
+            return String(cString: real)
+        }
+        func aboveHome(_ folder: String) -> Bool {
+            guard let home, home != "/" else { return false }
+            return folder == "/" || home.hasPrefix(folder + "/")
+        }
         while let slash = parent.lastIndex(of: "/") {
             parent = slash == parent.startIndex ? "/" : String(parent[..<slash])
             var status = stat()
@@ -151,7 +162,9 @@ public enum SecretFile {
                 outcome = try SystemCall.attempt("stat", parent, tolerating: [ENOENT]) { stat(parent, &status) }
             } catch { throw .system(error) }
             if case .completed = outcome {
-                let owned = status.st_uid == geteuid() || status.st_uid == 0 || status.st_uid == rootSeenAs
+                let owned =
+                    status.st_uid == geteuid() || status.st_uid == 0
+                    || (status.st_uid == rootSeenAs && aboveHome(parent))
                 let groupOnly = status.st_gid == ownGroup ? UInt32(0o002) : 0o022
                 let shared = status.st_mode & groupOnly != 0 && status.st_mode & UInt32(S_ISVTX) == 0
                 if !owned || shared { throw .unsafeParent(path: parent, owner: status.st_uid, mode: status.st_mode) }
@@ -165,10 +178,9 @@ public enum SecretFile {
     /// `PrivateUsers=yes` makes for a user unit (only the user's own uid is mapped): the kernel's
     /// overflow uid (65534, "nobody"). Inside such a namespace /, /home and the rest of the system
     /// show as owned by it; outside one (uid 0 mapped) nil, and a folder of the real nobody is
-    /// foreign as any other. What this gives up: inside the namespace another user's folder shows
-    /// as the same uid, so a parent of the keys' folder owned by another user and writable only by
-    /// them would pass there (not outside, where `pair` and a login's `receive` check it); the keys'
-    /// own folder must still be the caller's.
+    /// foreign as any other. Inside the namespace another user's folder shows as the same uid, so
+    /// `checkParents` takes it only for folders above the user's home (/, /home), never for the
+    /// home and what is below it, where a folder of someone else's could hold the keys' folder.
     static func unmappedRootOwner(
         uidMap: String = "/proc/self/uid_map", overflowUID: String = "/proc/sys/kernel/overflowuid"
     ) -> uid_t? {

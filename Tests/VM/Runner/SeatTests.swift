@@ -405,9 +405,13 @@ enum SeatTests {
                     return Double(text).map { $0 * 180 / Double.pi }
                 }
             }
-            let span = try waitFor("the turn at the receiver", seconds: 25) { () -> Double? in
+            // The turn has arrived once the yaw went past 80° and has stood still since (its last
+            // 100 frames, 0.4 s at 250 Hz, within 0.05°): read before that, the turn is half done.
+            let span = try waitFor("the whole turn at the receiver", seconds: 40) { () -> Double? in
                 let y = yaws()
-                guard let low = y.min(), let high = y.max(), high - low > 80 else { return nil }
+                guard let low = y.min(), let high = y.max(), high - low > 80, y.count > 100 else { return nil }
+                let last = y.suffix(100)
+                guard let a = last.min(), let b = last.max(), b - a < 0.05 else { return nil }
                 return high - low
             }
             say("VMTEST-INFO the receiver in namespace s printed \(yaws().count) frames; yaw spans \(span)°")

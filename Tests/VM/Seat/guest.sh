@@ -115,7 +115,7 @@ info "the group rule installed over the seat's (udev's work done): /dev/uinput $
 check group_rule_stale_acl_denies "other (in group mouse3d) opens /dev/uinput though the seat's ACL still has group::---" \
     not as_other sh -c 'exec 3<>/dev/uinput'
 # The example's own step for a switch from the seat rule.
-setfacl --remove-all /dev/uinput && udevadm trigger --subsystem-match=misc --sysname-match=uinput --settle
+setfacl --remove-all /dev/uinput /dev/input/event* && udevadm trigger --subsystem-match=misc --subsystem-match=input --subsystem-match=iio --settle
 check group_rule_node "/dev/uinput with the group rule: $(stat -c '%G %a' /dev/uinput)" \
     bash -c '[ "$(stat -c "%G %a" /dev/uinput)" = "mouse3d 660" ]'
 check group_rule_member_opens "other (in group mouse3d) cannot open /dev/uinput: $(getfacl -cp /dev/uinput | paste -sd' ')" as_other sh -c 'exec 3<>/dev/uinput'
