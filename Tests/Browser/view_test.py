@@ -14,7 +14,7 @@ and checks, against the real browser:
     within 10 s without a reload, and the recenter button works again (the token is kept);
   - the page is served only with the URL's token (none, a wrong one: 403);
   - 32 pages held open by another local program (with the token) do not keep the browser from the
-    page and its live stream within 2 s;
+    page and its live stream (the oldest page goes; 20 s bounds a failure);
   - a view on every address (0.0.0.0) serves the browser at an address of the machine other than
     127.0.0.1 (127.0.0.5: the Host is the address the connection arrived at, as a LAN address is).
 Prints one line per check; exits 1 on the first failure. Skips (exit 0, with the reason) only when
@@ -203,19 +203,29 @@ try:
     print("browser: the recenter button works after the restart (the token is kept)")
 
     # Another local program holds all 32 connection slots with pages (it has the token): a browser
-    # opening the view still gets the page and its live stream within 2 s (the oldest page goes).
+    # opening the view still gets the page and its live stream (the oldest page goes). Every slot is
+    # held (each got its 101) before the browser comes; the browser's deadline (20 s) bounds a
+    # failure, not the speed: a second Chromium beside a CPU-bound job per core took over 2 s to load.
     held = []
     for _ in range(32):
         c = socket.create_connection(("127.0.0.1", port), timeout=5)
         c.sendall((f"GET /stream?token={token} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: Upgrade\r\n"
                    "Upgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n").encode())
         held.append(c)
-    time.sleep(0.5)
+    for c in held:
+        reply = b""
+        while b"\r\n\r\n" not in reply:
+            chunk = c.recv(4096)
+            if not chunk:
+                break
+            reply += chunk
+        if b" 101 " not in reply.split(b"\r\n", 1)[0]:
+            fail(f"a held page was not let in: {reply[:80]!r}")
     second = new_driver()
     try:
         opened = time.time()
         second.get(view_url)
-        end = opened + 2
+        end = opened + 20
         state = None
         while time.time() < end:
             raw = second.execute_script("return window.mouse3dView && JSON.stringify(window.mouse3dView)")
@@ -224,7 +234,7 @@ try:
                 break
             time.sleep(0.05)
         if not (state and state["connected"] and state["frames"] > 0):
-            fail(f"with 32 pages held open, the browser had no live stream within 2 s: {state}")
+            fail(f"with 32 pages held open, the browser had no live stream within 20 s: {state}")
         print(f"browser: 32 pages held by another program; the page and its live stream in {time.time() - opened:.1f} s")
     finally:
         second.quit()
