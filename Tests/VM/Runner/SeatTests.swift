@@ -331,6 +331,25 @@ enum SeatTests {
         return (atRest.x + atRest.y, turned, back.x)
     }
 
+    /// The turn as `run`'s pointer tests promise it: nothing at rest, 1800 ± 10 counts to the left.
+    static func expectTurn(_ moved: (atRest: Int32, turned: (x: Int32, y: Int32), back: Int32)) throws {
+        try expect(moved.atRest == 0, "the pointer moved at rest: \(moved.atRest)")
+        try expect(abs(Double(-moved.turned.x) - 1800) <= 10, "a 90° turn moved \(moved.turned.x), 1800 ± 10 promised")
+    }
+
+    /// `systemctl --user stop UNIT` removes the unit's virtual pointer.
+    static func stopRemovesPointer(_ unit: String) throws {
+        try userctl("stop \(unit)")
+        try pointerGone(seconds: 10)
+    }
+
+    /// Waits until no virtual pointer of mouse3d's is there.
+    static func pointerGone(seconds: Double) throws {
+        _ = try waitFor("the virtual pointer gone", seconds: seconds) {
+            inputEventNode(named: "mouse3d pointer") == nil ? true : nil
+        }
+    }
+
     /// The seat's user enables the receive unit; root in namespace s, paired with it while it runs,
     /// streams the emulated DualSense's turn: the unit's virtual pointer moves 1800 ± 10; stopping
     /// the unit removes the device and ends the process.
@@ -351,16 +370,11 @@ enum SeatTests {
                 _ = try? sender.wait()
             }
             let moved = try turn(pad, rest: 10)
-            try expect(moved.atRest == 0, "the pointer moved at rest: \(moved.atRest)")
-            try expect(
-                abs(Double(-moved.turned.x) - 1800) <= 10, "a 90° turn moved \(moved.turned.x), 1800 ± 10 promised")
+            try expectTurn(moved)
             try ratedAndQuiet("mouse3d-receive.service")
             try sender.terminate()
             _ = try sender.wait()
-            try userctl("stop mouse3d-receive.service")
-            _ = try waitFor("the virtual pointer gone", seconds: 10) {
-                inputEventNode(named: "mouse3d pointer") == nil ? true : nil
-            }
+            try stopRemovesPointer("mouse3d-receive.service")
             try expect(kill(pid, 0) != 0, "the receiver (pid \(pid)) still runs after systemctl --user stop")
         }
     }
@@ -430,14 +444,9 @@ enum SeatTests {
             try userctl("start mouse3d-run.service")
             let pid = try waitFor("mouse3d-run active", seconds: 20) { try mainPID("mouse3d-run.service").nonZero }
             let moved = try turn(pad, rest: 10)
-            try expect(moved.atRest == 0, "the pointer moved at rest: \(moved.atRest)")
-            try expect(
-                abs(Double(-moved.turned.x) - 1800) <= 10, "a 90° turn moved \(moved.turned.x), 1800 ± 10 promised")
+            try expectTurn(moved)
             try ratedAndQuiet("mouse3d-run.service")
-            try userctl("stop mouse3d-run.service")
-            _ = try waitFor("the virtual pointer gone", seconds: 10) {
-                inputEventNode(named: "mouse3d pointer") == nil ? true : nil
-            }
+            try stopRemovesPointer("mouse3d-run.service")
             try expect(kill(pid, 0) != 0, "mouse3d run (pid \(pid)) still runs after systemctl --user stop")
         }
     }
@@ -466,9 +475,7 @@ enum SeatTests {
                 "VMTEST-INFO captured \(session.count) datagrams of the session (from port \(session.first?.sourcePort ?? 0))"
             )
             try expect(session.count > 500, "captured \(session.count) datagrams")
-            _ = try waitFor("the virtual pointer gone after the stream ended", seconds: 15) {
-                inputEventNode(named: "mouse3d pointer") == nil ? true : nil
-            }
+            try pointerGone(seconds: 15)  // the stream ended
 
             let before = try mainPID("mouse3d-receive.service")
             try userctl("kill --signal=SIGKILL mouse3d-receive.service")
