@@ -205,10 +205,10 @@ def reconnect_over_wifi(port, credential, rtt, source="127.0.0.1", timeout=5):
         raw.close()
 
 
-def connect_flood(port, first, per_second, stop, rates, payload=b""):
+def connect_flood(port, first, per_second, stop, rates, payload=b"", going=None):
     """Connections to `port` from 40 addresses (127.0.0.FIRST onwards), `per_second` of them, each
     sending `payload` (nothing: a bare connect), the last 400 held open, until `stop`; appends the
-    rate reached to `rates`."""
+    rate reached to `rates`. Sets the event `going` once a quarter second's worth has been made."""
     ring = []
     n = 0
     begun = time.time()
@@ -230,6 +230,8 @@ def connect_flood(port, first, per_second, stop, rates, payload=b""):
         except OSError:
             pass
         n += 1
+        if going is not None and n >= per_second / 4:
+            going.set()
         time.sleep(max(0, begun + n / per_second - time.time()))
     for s in ring:
         s.close()
@@ -514,6 +516,7 @@ try:
     # TCP_DEFER_ACCEPT); the phone, 50 ms away, reconnects: each of its steps waits a round trip,
     # in which 50 one-byte connections arrive.
     stop = threading.Event()
+    holding, flooding = threading.Event(), threading.Event()
 
     def holder():
         held = []
@@ -524,16 +527,21 @@ try:
                 time.sleep(0.01)
             while len(held) > 31:
                 held.pop(0).close()
+            if len(held) >= 31:
+                holding.set()
             time.sleep(0.02)
         for h in held:
             h.close()
 
     prodded = []
     attackers = [threading.Thread(target=holder),
-                 threading.Thread(target=connect_flood, args=(port, 50, 1000, stop, prodded, b"\x16"))]
+                 threading.Thread(target=connect_flood, args=(port, 50, 1000, stop, prodded, b"\x16", flooding))]
     for a in attackers:
         a.start()
-    time.sleep(1.5)
+    # The attack at strength before the phone reconnects (waited for, up to 30 s).
+    if not (holding.wait(30) and flooding.wait(30)):
+        stop.set()
+        fail(f"the attack did not reach strength in 30 s: 31 held {holding.is_set()}, flooding {flooding.is_set()}")
     got_in = sum(1 for _ in range(10) if reconnect_over_wifi(port, key, 0.05) or time.sleep(0.5))
     stop.set()
     for a in attackers:
@@ -568,9 +576,12 @@ try:
     stop = threading.Event()
 
     flood_count = []
-    flooder = threading.Thread(target=connect_flood, args=(port, 2, 600, stop, flood_count))
+    flooding = threading.Event()
+    flooder = threading.Thread(target=connect_flood, args=(port, 2, 600, stop, flood_count, b"", flooding))
     flooder.start()
-    time.sleep(0.5)
+    if not flooding.wait(30):
+        stop.set()
+        fail("the 600/s connection flood did not get going in 30 s")
     through = 0
     missed = []
     for i in range(20):

@@ -139,6 +139,7 @@ print("phone: 100 pings before the token: none answered, the socket closed")
 # A flood of bare connections from another address does not keep a page load from this one out.
 import threading
 stop = threading.Event()
+at_strength = threading.Event()
 def flood():
     held = []
     while not stop.is_set():
@@ -149,13 +150,16 @@ def flood():
             held.append(s)
             if len(held) > 200:
                 held.pop(0).close()
+                at_strength.set()
         except OSError:
             time.sleep(0.001)
     for s in held:
         s.close()
 flooder = threading.Thread(target=flood)
 flooder.start()
-time.sleep(0.5)
+if not at_strength.wait(30):  # 200 connections held before the page is timed
+    stop.set()
+    fail("the connection flood from 127.0.0.2 did not hold 200 connections within 30 s")
 try:
     started = time.time()
     with socket.create_connection(("127.0.0.1", port), timeout=5) as raw, insecure.wrap_socket(raw) as c:

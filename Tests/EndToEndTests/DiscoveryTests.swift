@@ -249,12 +249,26 @@ struct DiscoveryTests {
                 "discovery \(flags.isEmpty ? "(default)" : flags.joined()): stream resumed \(String(format: "%.2f", Date().timeIntervalSince(restarted))) s after an immediate restart"
             )
             // And it stays: a late "gone" for the old announcement must not pause the new address.
-            // (How late such a "gone" may come is Avahi's business: 2 s is the window watched.)
-            Thread.sleep(forTimeInterval: 2)
+            // Waited for, not guessed: until Avahi no longer lists the old port (its "gone" has then
+            // gone out to every browser, the sender's included).
+            let oldGone = Date().addingTimeInterval(20)
+            var listed: [[String: Any]] = []
+            repeat {
+                let peers = try Mouse3DProcess(["peers", "--json", "--timeout", "1"], environment: avahi.environment)
+                _ = peers.waitForExit(seconds: 10)
+                listed = (try? listedPeers(peers.output)) ?? []
+            } while listed.contains(where: { $0["port"] as? Int == firstPort }) && Date() < oldGone
+            #expect(
+                !listed.contains { $0["port"] as? Int == firstPort }, "Avahi still lists the old port 20 s on: \(listed)")
             let before = second.output.split(separator: "\n").count
             #expect(
                 second.waitForOutputLines(atLeast: before + 50, seconds: 10) >= before + 50,
                 "the stream stopped again: \(sender.errors)")
+            // The old receiver's going pauses the stream until the new one is found; nothing after that.
+            let afterFound = sender.errors.components(separatedBy: "found at 127.0.0.1:\(secondPort)").last ?? ""
+            #expect(
+                sender.errors.contains("found at 127.0.0.1:\(secondPort)") && !afterFound.contains("paused"),
+                "the old address's gone paused the new: \(sender.errors)")
             #expect(second.terminate() == 0)
             sender.process.interrupt()
             #expect(sender.waitForExit(seconds: 10) == 0, "sender: \(sender.errors)")

@@ -188,9 +188,7 @@ struct StreamingTests {
     }
 
     @Test("A receiver reports a sender lost after 500 ms of silence and back when it resumes")
-    func lostAndBack() throws { try UnderLoad.measure { try lostAndBackOnce() } }
-
-    func lostAndBackOnce() throws {
+    func lostAndBack() throws {
         let receiver = try Mouse3DProcess(["receive", "--insecure", "--listen", "127.0.0.1:0", "--print"])
         let port = try receiver.listeningPort()
         let socket = try UDPSocket(family: AF_INET)
@@ -204,15 +202,11 @@ struct StreamingTests {
         let sentAt = Date()
         try send(0)
         #expect(receiver.waitForError(containing: "new stream", seconds: 5))
-        Thread.sleep(until: sentAt.addingTimeInterval(0.3))
-        let looked = Date().timeIntervalSince(sentAt)
-        guard looked < 0.45 else {
-            _ = receiver.terminate()
-            throw UnderLoad.Meaningless(
-                reason: "the not-yet-lost check looked \(looked) s after the frame, too close to its 500 ms silence")
-        }
-        #expect(!receiver.errors.contains("lost"), "not lost after 300 ms")
-        #expect(receiver.waitForError(containing: "lost (no frames for 500 ms)", seconds: 2))
+        // Not before its 500 ms: the line is seen no earlier than it is written, so a premature
+        // "lost" shows as seen too early (load only delays the seeing, so it cannot fail wrongly).
+        #expect(receiver.waitForError(containing: "lost (no frames for 500 ms)", seconds: 5))
+        let seenAfter = Date().timeIntervalSince(sentAt)
+        #expect(seenAfter >= 0.5, "lost reported \(seenAfter) s after the only frame, before its 500 ms")
         try send(1)
         #expect(receiver.waitForError(containing: ": back", seconds: 2))
         try send(1)  // a duplicate: stale, dropped
