@@ -259,7 +259,8 @@ struct DiscoveryTests {
                 listed = (try? listedPeers(peers.output)) ?? []
             } while listed.contains(where: { $0["port"] as? Int == firstPort }) && Date() < oldGone
             #expect(
-                !listed.contains { $0["port"] as? Int == firstPort }, "Avahi still lists the old port 20 s on: \(listed)")
+                !listed.contains { $0["port"] as? Int == firstPort },
+                "Avahi still lists the old port 20 s on: \(listed)")
             let before = second.output.split(separator: "\n").count
             #expect(
                 second.waitForOutputLines(atLeast: before + 50, seconds: 10) >= before + 50,
