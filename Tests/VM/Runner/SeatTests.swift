@@ -331,6 +331,35 @@ enum SeatTests {
         return (atRest.x + atRest.y, turned, back.x)
     }
 
+    /// How many times the receive unit has said since boot that a sender was lost (500 ms without
+    /// a frame).
+    static func receiverLosses() throws -> Int {
+        Int(
+            try shell(
+                "journalctl -b -q --no-pager -o cat _SYSTEMD_USER_UNIT=mouse3d-receive.service | grep -c 'lost (no frames'"
+            ).output) ?? 0
+    }
+
+    /// ``turn(_:rest:pointer:)`` through the receive unit: when the turn misses 1800 ± `tolerance`
+    /// and the receiver said meanwhile that the sender was lost (the machine stalled for 500 ms or
+    /// more, so part of the turn went by unseen, by design), the figure says nothing about the
+    /// pointer: it is said, and the turn is done again (three attempts). A miss with no loss stands.
+    static func receivedTurn(_ pad: any MotionControllerEmulator, rest: Double, tolerance: Double) throws -> (
+        atRest: Int32, turned: (x: Int32, y: Int32), back: Int32
+    ) {
+        var attempt = 1
+        while true {
+            let lostBefore = try receiverLosses()
+            let moved = try turn(pad, rest: rest)
+            let lost = try receiverLosses() - lostBefore
+            if abs(Double(-moved.turned.x) - 1800) <= tolerance || lost == 0 || attempt == 3 { return moved }
+            say(
+                "VMTEST-INFO the receiver lost the sender \(lost) time(s) during the turn (\(moved.turned.x)): a stall of 500 ms or more on this machine, so the figure is meaningless; again (attempt \(attempt + 1) of 3)"
+            )
+            attempt += 1
+        }
+    }
+
     /// The turn as `run`'s pointer tests promise it: nothing at rest, 1800 ± 10 counts to the left.
     static func expectTurn(_ moved: (atRest: Int32, turned: (x: Int32, y: Int32), back: Int32)) throws {
         try expect(moved.atRest == 0, "the pointer moved at rest: \(moved.atRest)")
@@ -369,7 +398,7 @@ enum SeatTests {
                 try? sender.terminate()
                 _ = try? sender.wait()
             }
-            let moved = try turn(pad, rest: 10)
+            let moved = try receivedTurn(pad, rest: 10, tolerance: 10)
             try expectTurn(moved)
             try ratedAndQuiet("mouse3d-receive.service")
             try sender.terminate()
@@ -466,7 +495,7 @@ enum SeatTests {
             let pad = try plugDualSense()
             defer { try? pad.unplug() }
             var sender = try otherSender()
-            let moved = try turn(pad, rest: 10)
+            let moved = try receivedTurn(pad, rest: 10, tolerance: 18)
             try expect(abs(Double(-moved.turned.x) - 1800) <= 18, "after the reboot a 90° turn moved \(moved.turned.x)")
             try sender.terminate()
             _ = try sender.wait()
@@ -503,7 +532,7 @@ enum SeatTests {
                 try? sender.terminate()
                 _ = try? sender.wait()
             }
-            let fresh = try turn(pad, rest: 10)
+            let fresh = try receivedTurn(pad, rest: 10, tolerance: 18)
             try expect(
                 abs(Double(-fresh.turned.x) - 1800) <= 18, "a fresh session after the replay moved \(fresh.turned.x)")
         }
