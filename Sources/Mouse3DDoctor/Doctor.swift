@@ -139,7 +139,8 @@ public enum Doctor {
             let readable = FileSystem.isReadable(node)
             return DoctorCheck(
                 "motion source", readable ? .ok : .problem,
-                "'\(info.name)' at \(node)" + (readable ? " is readable" : ": permission denied"),
+                "'\(info.name)' at \(node)" + (readable ? " is readable" : ": permission denied")
+                    + "; axes: \(info.axesOrigin)",
                 fix: readable ? nil : "install the udev rule (above): it grants the sensors to the user at the seat")
         }
     }

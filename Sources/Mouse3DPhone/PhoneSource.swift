@@ -138,6 +138,13 @@ public final class PhoneSource: MotionSampleSource, WebConnectionsDelegate {
     /// The key handed to a new phone's connection, until its page says it kept it.
     var issued: [Int32: String] = [:]
     var mapper = PhoneSampleMapper()
+
+    /// How the screen's axes become mouse3d's frame.
+    public var frameAxes: GamepadMotionAxes { mapper.axes }
+
+    /// Turns the screen's axes by a stored setup (`calibrate --axes`) instead of the page's hold.
+    /// Before ``start(on:sink:)``.
+    public func use(_ setup: AxesSetup) { mapper.axes = GamepadMotionAxes(setup) }
     var pressed = PhoneButtons()
     var sampleBudget: TokenBucket
     var sink: MotionSampleSink?

@@ -14,6 +14,13 @@ extension Mouse3D {
                 for IIO) in $XDG_DATA_HOME/mouse3d/calibration (~/.local/share/mouse3d/calibration), and \
                 `send` and `run` start from it; their bias estimate keeps learning at rest and in motion. \
                 A replayed log is calibrated under its path.
+
+                With --axes it sets up the device's axes instead, for a device no table knows or one held \
+                differently: hold it still as you will use it, turn it to the left, tilt the far edge up. The \
+                rotation found (shown in words) is stored beside the bias as NAME.axes and used by send, run, \
+                record and the DSU server in place of the driver table, mount matrices and hold; delete the file to \
+                go back. A motion too small, not about one axis, or in disagreement is refused with what to do, \
+                and asked for again.
                 """)
 
         @Option(
@@ -29,6 +36,13 @@ extension Mouse3D {
         var timeout: Double = 60
 
         @OptionGroup var live: LiveSourceOptions
+
+        @Flag(
+            name: .customLong("axes"),
+            help:
+                "Set up the device's axes instead: hold it still, turn it left, tilt the far edge up (about twenty seconds); stored per device beside the bias."
+        )
+        var setUpAxes = false
 
         @Flag(help: "Print nothing on standard error but errors.")
         var quiet = false
@@ -74,10 +88,17 @@ extension Mouse3D {
                 device = follower.identity.calibrationKey
                 axes = follower.identity.gamepadAxes
             case .phone(let address, let port):
-                sampleSource = try MotionSourceOptions.openPhone(
+                let phone = try MotionSourceOptions.openPhone(
                     address: address, port: port, remember: false, diagnostics: diagnostics)
+                sampleSource = phone
                 device = "phone"
-                axes = .phone
+                axes = phone.frameAxes
+            }
+            if setUpAxes {
+                try Self.runAxesSetup(
+                    source: sampleSource, device: device, turnedBy: axes, timeout: timeout, events: events,
+                    diagnostics: diagnostics)
+                return
             }
             let progress = Progress(seconds: seconds)
             diagnostics.say(
@@ -131,6 +152,62 @@ extension Mouse3D {
             print(
                 "calibrated \(device): gyroscope bias \(calibration.summary), noise \(fixed(result.noise * 180 / .pi, 3)) °/s, from \(result.samples) samples; stored in \(path)"
             )
+        }
+
+        /// The guided `--axes` procedure: says each step, feeds the samples (in the frame the source
+        /// turns them into) to ``AxesSetupProcedure``, and stores what it finds composed with that
+        /// frame, so the setup turns the device's own axes.
+        static func runAxesSetup(
+            source: MotionSampleSource, device: String, turnedBy frame: GamepadMotionAxes?, timeout: Double,
+            events: EventLoop, diagnostics: Diagnostics
+        ) throws {
+            final class State {
+                var procedure: AxesSetupProcedure
+                var ended = false
+                var lastSaid = 0.0
+                init(device: String) { procedure = AxesSetupProcedure(device: device) }
+            }
+            let state = State(device: device)
+            diagnostics.say("setting up the axes of \(source.summary) (\(device)): three steps, about twenty seconds")
+            diagnostics.say(AxesSetupProcedure.prompt(.still))
+            source.start(
+                on: events,
+                sink: MotionSampleSink(
+                    samples: { batch in
+                        for sample in batch where state.procedure.step != .done {
+                            switch state.procedure.add(sample) {
+                            case .moved: diagnostics.say("it moved: hold it still")
+                            case .next(.done): events.stop()
+                            case .next(let step): diagnostics.say(AxesSetupProcedure.prompt(step))
+                            case .refused(let why):
+                                diagnostics.say("not taken: \(why)")
+                                diagnostics.say("again: " + AxesSetupProcedure.prompt(state.procedure.step))
+                            case .holding, .waiting, .moving: break
+                            }
+                        }
+                    },
+                    ended: {
+                        state.ended = true
+                        events.stop()
+                    }))
+            let giveUp = MonotonicClock.nanoseconds() + UInt64(timeout * 1e9)
+            _ = events.timer(deadline: { giveUp }) { _ in events.stop() }
+            let ending = try events.run()
+            if case .signal = ending { throw CommandFailure("interrupted; nothing stored") }
+            guard let found = state.procedure.result else {
+                let step = state.procedure.step
+                throw CommandFailure(
+                    (state.ended ? "the motion ended" : "no setup in \(fixed(timeout, 0)) s")
+                        + " at \"\(AxesSetupProcedure.prompt(step))\""
+                        + (state.procedure.refusals.last.map { " (last refused: \($0))" } ?? "")
+                        + "; nothing stored: run it again (--timeout gives more time)")
+            }
+            let setup = frame?.composed(with: found) ?? found
+            let path = try AxesSetupStore.save(setup)
+            print(
+                "axes of \(device): \(setup.inWords); its accelerometer reads the \(setup.accelerometerSign > 0 ? "specific force" : "gravity vector"); stored in \(path)"
+            )
+            diagnostics.say("run, send, record and the DSU server use it from now on; delete the file to go back")
         }
     }
 }

@@ -40,6 +40,7 @@ extension Mouse3D {
                         + (s.samplingFrequencyHertz.map { ", \(fixed($0, 0)) Hz" } ?? "")
                         + (s.uniqueID.map { ", uniq \($0)" } ?? ""))
                 print("    sysfs \(s.sysfsPath)")
+                print("    axes: \(TerminalText.escaped(s.axesOrigin))")
             }
         }
 
@@ -55,7 +56,8 @@ extension Mouse3D {
                 "{\"kind\":\(str(s.kind.rawValue)),\"name\":\(str(s.name)),\"node\":\(str(s.node)),\"sysfs\":\(str(s.sysfsPath)),"
                 + "\"accelerometer\":\(s.hasAccelerometer),\"gyroscope\":\(s.hasGyroscope),\"readable\":\(s.node.map(FileSystem.isReadable) ?? false),"
                 + "\"rate_hz\":\(num(s.samplingFrequencyHertz)),\"accelerometer_scale\":\(num(s.accelerometerScale)),"
-                + "\"gyroscope_scale\":\(num(s.gyroscopeScale)),\"uniq\":\(str(s.uniqueID))}"
+                + "\"gyroscope_scale\":\(num(s.gyroscopeScale)),\"uniq\":\(str(s.uniqueID)),"
+                + "\"hwdb_mount_matrix\":\(str(s.hwdbMountMatrix)),\"axes\":\(str(s.axesOrigin))}"
         }
     }
 }

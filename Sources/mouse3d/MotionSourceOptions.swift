@@ -98,10 +98,20 @@ struct MotionSourceOptions: ParsableArguments {
         case .replay(let path):
             let log = try openMotionLog(path: path)
             let speedFactor: Double? = if case .factor(let f) = speed { f } else { nil }
+            let playback = MotionLogPlayback(file: log, loops: loop, speed: speedFactor)
+            let key = GyroCalibration.logKey(path: path)
+            // A log's own setup (`calibrate --axes` on it), kept under its path.
+            if let setup = try AxesSetupStore.load(device: key) {
+                return Opened(
+                    source: TurnedSampleSource(playback, by: setup), buttons: nil,
+                    summary: source.description + ", \(setup.summary)", isReplay: true, calibrationKey: key,
+                    gamepadAxes: GamepadMotionAxes(setup))
+            }
             return Opened(
-                source: MotionLogPlayback(file: log, loops: loop, speed: speedFactor),
-                buttons: nil,
-                summary: source.description, isReplay: true, calibrationKey: GyroCalibration.logKey(path: path))
+                source: playback, buttons: nil,
+                summary: source.description + (log.frame == MotionLog.mouse3dFrame ? " (in mouse3d's frame)" : ""),
+                isReplay: true, calibrationKey: key,
+                gamepadAxes: log.frame == MotionLog.mouse3dFrame ? .recordedInMouse3DFrame : nil)
         case .phone(let address, let port):
             let phone = try Self.openPhone(
                 address: address, port: port, remember: phoneRemember, diagnostics: diagnostics)
@@ -111,7 +121,7 @@ struct MotionSourceOptions: ParsableArguments {
             return Opened(
                 source: phone, buttons: ButtonSettings(map: map, clutchMode: .hold), summary: phone.summary,
                 isReplay: false,
-                calibrationKey: "phone", gamepadAxes: .phone)
+                calibrationKey: "phone", gamepadAxes: phone.frameAxes)
         case .live(let request):
             var buttonSettings: ButtonSettings?
             let follower = try LiveSourceOptions.follow(
@@ -147,6 +157,10 @@ struct MotionSourceOptions: ParsableArguments {
                 lanAddresses: lan.map(\.urlHost))
             phone.report = { diagnostics.say("phone: \($0)") }
             phone.remember = { try PhoneSetup.storeRemembered($0, configurationDirectory: folder) }
+            if let setup = try AxesSetupStore.load(device: "phone") {
+                phone.use(setup)
+                diagnostics.say("phone: \(setup.summary)")
+            }
             PhoneSetup.announce(phone, certificateCreated: created, diagnostics: diagnostics)
             return phone
         } catch {

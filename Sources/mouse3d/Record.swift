@@ -1,6 +1,7 @@
 import ArgumentParser
 import Mouse3DCore
 import Mouse3DLinux
+import Mouse3DPhone
 
 extension Mouse3D {
     /// `mouse3d record`: raw samples from a live sensor into a motion log.
@@ -50,7 +51,11 @@ extension Mouse3D {
             }
             let writer: MotionLogRecorder
             do {
-                writer = try MotionLogRecorder(path: output)
+                // Gamepads (their table), IIO sensors (their frame) and phones arrive in mouse3d's
+                // frame; a device no table knows, in its own axes.
+                let inMouse3DFrame =
+                    (follower as? MotionSourceFollower)?.identity.gamepadAxes != nil || follower is PhoneSource
+                writer = try MotionLogRecorder(path: output, frame: inMouse3DFrame ? MotionLog.mouse3dFrame : nil)
             } catch {
                 throw CommandFailure("cannot write the log: \(error)")
             }
@@ -79,6 +84,7 @@ extension Mouse3D {
             if let ending { diagnostics.say("stopping on \(ending.name)") }
             try writer.flush()
             diagnostics.say("recorded \(writer.count) samples to \(output)")
+            for line in follower.closingSummary { diagnostics.say(line) }
         }
     }
 }

@@ -71,7 +71,9 @@ extension Mouse3D {
                     mapping: outputs.uinput == nil ? PointerMapping() : try PointerOptions.mapping(configuration),
                     onRecenter: { recenter() },
                     device: opened.calibrationKey == "phone"
-                        ? "phone" : opened.gamepadAxes != nil ? "gamepad" : "sensor",
+                        ? "phone"
+                        : opened.gamepadAxes.map { ["iio", "log"].contains($0.driver) ? "sensor" : "gamepad" }
+                            ?? "sensor",
                     wrap: { output, _ in paced(output, hertz: rate) }),
                 diagnostics: diagnostics)
             let fusion = try MotionSourceOptions.fusion(configuration, opened)

@@ -97,4 +97,86 @@ struct CalibrateTests {
             run.status != 0 && run.errors.contains(file + ":") && run.errors.contains("run `mouse3d calibrate` again"),
             "\(run.errors)")
     }
+
+    /// A log of a device whose axes are `frame · v` (v in mouse3d's frame), at 200 Hz: `motions`
+    /// are rates in mouse3d's frame (°/s) for some seconds; the force follows the attitude.
+    static func turnedLog(_ path: String, frame: Matrix3, _ motions: [(seconds: Double, rate: SIMD3<Double>)]) throws {
+        var text = MotionLogWriter.header + "\n"
+        var attitude = Quaternion(w: 1, x: 0, y: 0, z: 0)
+        var t: Int64 = 0
+        for m in motions {
+            for _ in 0..<Int((m.seconds * 200).rounded()) {
+                let rate = m.rate * (.pi / 180)
+                if length(rate) > 0 {
+                    attitude =
+                        (attitude * Quaternion(axis: rate / length(rate), angleRadians: length(rate) * 0.005))
+                        .normalized
+                }
+                t += 5_000_000
+                let force = attitude.conjugate.rotate(SIMD3(0, 0, 9.80665))
+                text +=
+                    MotionLogWriter.row(
+                        MotionSample(
+                            timestampNanoseconds: t, angularVelocityRadiansPerSecond: frame * rate,
+                            specificForceMetersPerSecondSquared: frame * force)) + "\n"
+            }
+        }
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+    }
+
+    @Test(
+        "calibrate --axes on a log of a turned device: the person's three motions give its axes in words, stored; a replay then turns 90° left and 30° up; the tilt done as a turn is refused and nothing stored"
+    )
+    func axesSetup() throws {
+        let home = Mouse3DProcess.makeConfigHome()
+        let environment = ["HOME": home, "XDG_DATA_HOME": home + "/data"]
+        // The device's x is mouse3d's left, its y mouse3d's down, its z backward.
+        let frame = Matrix3(SIMD3(0, 1, 0), SIMD3(0, 0, -1), SIMD3(-1, 0, 0))
+        let good = home + "/good.csv"
+        let bad = home + "/bad.csv"
+        try Self.turnedLog(
+            good, frame: frame,
+            [(3, .zero), (2, SIMD3(0, 0, 45)), (1.5, .zero), (1, SIMD3(0, -30, 0)), (3, .zero)])
+        try Self.turnedLog(
+            bad, frame: frame, [(3, .zero), (2, SIMD3(0, 0, 45)), (1.5, .zero), (2, SIMD3(0, 0, 45)), (3, .zero)])
+        let axesFiles = { () -> [String] in
+            ((try? FileManager.default.contentsOfDirectory(atPath: home + "/data/mouse3d/calibration")) ?? [])
+                .filter { $0.hasSuffix(".axes") }
+        }
+        let refused = try runMouse3D(
+            ["calibrate", "--axes", "--source", "replay:\(bad)"], configHome: home, environment: environment)
+        #expect(refused.status != 0, "\(refused.output)")
+        #expect(
+            refused.errors.contains("not taken: the tilt was about nearly the same axis as the turn")
+                && refused.errors.contains("nothing stored"), "\(refused.errors)")
+        #expect(axesFiles().isEmpty)
+
+        let before = try runMouse3D(
+            ["run", "--source", "replay:\(good)", "--speed", "max", "--format", "jsonl"], configHome: home,
+            environment: environment)
+        let calibrate = try runMouse3D(
+            ["calibrate", "--axes", "--source", "replay:\(good)"], configHome: home, environment: environment)
+        #expect(calibrate.status == 0, "\(calibrate.errors)")
+        #expect(calibrate.output.contains("forward is the device's −z, left its +x, up its −y"), "\(calibrate.output)")
+        #expect(calibrate.errors.contains("1 of 3") && calibrate.errors.contains("3 of 3"), "\(calibrate.errors)")
+        #expect(axesFiles().count == 1)
+        let after = try runMouse3D(
+            ["run", "--source", "replay:\(good)", "--speed", "max", "--format", "jsonl"], configHome: home,
+            environment: environment)
+        #expect(after.errors.contains("axes from `calibrate --axes`"), "\(after.errors)")
+        // The last frame's angle, in degrees (jsonl carries radians).
+        func last(_ key: String, _ output: String) -> Double? {
+            output.split(separator: "\n").last.flatMap { line in
+                line.range(of: "\"\(key)\":").flatMap {
+                    Double(line[$0.upperBound...].prefix { $0 != "," && $0 != "}" })
+                }
+            }.map { $0 * 180 / .pi }
+        }
+        let yaw = try #require(last("yaw", after.output))
+        let pitch = try #require(last("pitch", after.output))
+        print(
+            "calibrate --axes on a turned device's log: yaw \(yaw)°, pitch \(pitch)° after 90° left and 30° up (before: yaw \(last("yaw", before.output) ?? .nan)°, pitch \(last("pitch", before.output) ?? .nan)°)"
+        )
+        #expect(abs(yaw - 90) < 2 && abs(pitch + 30) < 2, "yaw \(yaw), pitch \(pitch)")
+    }
 }

@@ -19,6 +19,33 @@ public struct GamepadMotionAxes: Sendable, Equatable {
     public var mount: MountMatrix
     /// Why, in the driver's own terms.
     public var reason: String
+    /// +1, or −1 where the accelerometer reads the gravity vector: the specific force is this times
+    /// the turned reading.
+    public var accelerometerSign: Double = 1
+
+    /// Creates an entry.
+    public init(driver: String, models: String, mount: MountMatrix, reason: String, accelerometerSign: Double = 1) {
+        self.driver = driver
+        self.models = models
+        self.mount = mount
+        self.reason = reason
+        self.accelerometerSign = accelerometerSign
+    }
+
+    /// A stored setup (`calibrate --axes`) in place of a driver's table.
+    public init(_ setup: AxesSetup) {
+        self.init(
+            driver: "setup", models: setup.device, mount: MountMatrix(matrix: setup.rotation), reason: setup.summary,
+            accelerometerSign: setup.accelerometerSign)
+    }
+
+    /// The setup that turns this device's own axes the way `correction` (found on samples already
+    /// turned by this) then turns them: what `calibrate --axes` stores.
+    public func composed(with correction: AxesSetup) -> AxesSetup {
+        AxesSetup(
+            device: correction.device, rotation: correction.rotation * mount.matrix,
+            accelerometerSign: correction.accelerometerSign * accelerometerSign)
+    }
 
     /// The drivers known.
     public static let table: [GamepadMotionAxes] = [
@@ -50,6 +77,11 @@ public struct GamepadMotionAxes: Sendable, Equatable {
         mount: MountMatrix(matrix: Matrix3(SIMD3(0, 1, 0), SIMD3(-1, 0, 0), SIMD3(0, 0, 1))),
         reason: "DeviceMotion's frame: x right, y to the top edge, z out of the screen")
 
+    /// A log whose header says its samples are already in mouse3d's frame (``MotionLog/mouse3dFrame``).
+    public static let recordedInMouse3DFrame = GamepadMotionAxes(
+        driver: "log", models: "a log recorded in mouse3d's frame", mount: .identity,
+        reason: "its header says frame:mouse3d")
+
     /// x right, y up, z toward the player → x forward (−z), y left (−x), z up (y).
     static let sonyMount = MountMatrix(matrix: Matrix3(SIMD3(0, 0, -1), SIMD3(-1, 0, 0), SIMD3(0, 1, 0)))
 
@@ -79,7 +111,10 @@ public struct GamepadMotionAxes: Sendable, Equatable {
     public func apply(_ sample: MotionSample) -> MotionSample {
         var s = sample
         s.angularVelocityRadiansPerSecond = mount.apply(sample.angularVelocityRadiansPerSecond)
-        s.specificForceMetersPerSecondSquared = mount.apply(sample.specificForceMetersPerSecondSquared)
+        s.specificForceMetersPerSecondSquared =
+            accelerometerSign == 1
+            ? mount.apply(sample.specificForceMetersPerSecondSquared)
+            : mount.apply(sample.specificForceMetersPerSecondSquared) * accelerometerSign
         return s
     }
 

@@ -60,6 +60,14 @@ public struct Matrix3: Sendable, Equatable {
         Matrix3(a.r0 - b.r0, a.r1 - b.r1, a.r2 - b.r2)
     }
 
+    /// The determinant.
+    @inlinable
+    public var determinant: Double { dot(r0, cross(r1, r2)) }
+
+    /// Every element times `s`.
+    @inlinable
+    public static func * (m: Matrix3, s: Double) -> Matrix3 { Matrix3(m.r0 * s, m.r1 * s, m.r2 * s) }
+
     /// The inverse, by the adjugate; `nil` when the matrix is singular.
     @inlinable @inline(__always)
     public var inverse: Matrix3? {

@@ -10,13 +10,22 @@ public struct MotionLog: Sendable {
     public var truth: [Quaternion]?
     /// Whether each sample counts for scoring, if the log has a `movement` column.
     public var movement: [Bool]?
+    /// The frame its samples are in, from a `frame:NAME` header cell (``mouse3dFrame``), or nil: a
+    /// log written before logs said it (or by another tool), whose samples are a device's own axes.
+    public var frame: String?
 
     /// Creates a log from its parts.
-    public init(samples: [MotionSample], truth: [Quaternion]? = nil, movement: [Bool]? = nil) {
+    public init(samples: [MotionSample], truth: [Quaternion]? = nil, movement: [Bool]? = nil, frame: String? = nil) {
         self.samples = samples
         self.truth = truth
         self.movement = movement
+        self.frame = frame
     }
+
+    /// The `frame:` value of a log whose samples are in mouse3d's frame (x forward, y left, z up):
+    /// what `record` writes from a gamepad, an IIO sensor or a phone. The header cell is the last,
+    /// with no cell under it in the rows; readers from before it only read the columns they know.
+    public static let mouse3dFrame = "mouse3d"
 
     /// The column names a log must have.
     public static let requiredColumns = ["t", "gx", "gy", "gz", "ax", "ay", "az"]

@@ -64,6 +64,9 @@ public struct MotionLogParser {
         if let failure { throw failure }
     }
 
+    /// The frame the header says (``MotionLog/frame``), once the header has been read.
+    public var frame: String? { header?.frame }
+
     /// The log, after the last chunk.
     public mutating func finish() throws(MotionLogError) -> MotionLog {
         try parsePartialLine()
@@ -71,7 +74,7 @@ public struct MotionLogParser {
         guard !samples.isEmpty else { throw MotionLogError(file: file, line: nil, reason: .noSamples) }
         return MotionLog(
             samples: samples, truth: header.truth == nil ? nil : truth,
-            movement: header.movement == nil ? nil : movement)
+            movement: header.movement == nil ? nil : movement, frame: header.frame)
     }
 
     private mutating func consume(buffer: UnsafeBufferPointer<UInt8>) throws(MotionLogError) {
@@ -250,8 +253,10 @@ public struct MotionLogParser {
         var required: [Int]
         var truth: [Int]?
         var movement: Int?
+        var frame: String?
 
         init(cells: [String], file: String, line: Int) throws(MotionLogError) {
+            frame = cells.first { $0.hasPrefix("frame:") }.map { String($0.dropFirst("frame:".count)) }
             var index: [String: Int] = [:]
             for (i, name) in cells.enumerated() where !name.isEmpty {
                 if index[name] != nil {

@@ -3,6 +3,9 @@ public enum MotionLogWriter {
     /// The header line, without truth columns.
     public static let header = "t,gx,gy,gz,ax,ay,az"
 
+    /// The header line saying the samples' frame (``MotionLog/frame``), if known.
+    public static func header(frame: String?) -> String { header + (frame.map { ",frame:" + $0 } ?? "") }
+
     /// One row for `sample`, with the truth columns appended when given. Numbers round-trip exactly.
     public static func row(_ sample: MotionSample, truth: Quaternion? = nil) -> String {
         let g = sample.angularVelocityRadiansPerSecond

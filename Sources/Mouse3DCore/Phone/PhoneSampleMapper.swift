@@ -16,6 +16,9 @@ public struct PhoneSampleMapper: Sendable {
     public private(set) var clock = PhoneClock()
     /// The screen's orientation angle, degrees (0, 90, 180, 270).
     public var screenAngle = 0
+    /// The screen's axes → mouse3d's: as the page is held (``GamepadMotionAxes/phone``), or a stored
+    /// setup (`calibrate --axes`).
+    public var axes = GamepadMotionAxes.phone
 
     public init() {}
 
@@ -36,7 +39,7 @@ public struct PhoneSampleMapper: Sendable {
         out.reserveCapacity(readings.count)
         for (r, t) in zip(readings, times) {
             out.append(
-                GamepadMotionAxes.phone.apply(
+                axes.apply(
                     MotionSample(
                         timestampNanoseconds: t,
                         angularVelocityRadiansPerSecond: screen(r.rotationRate * (Double.pi / 180)),

@@ -8,11 +8,18 @@ public final class EvdevMotionSource {
     /// The open device.
     public let device: EvdevDevice
     private var decoder: EvdevMotionDecoder
+    /// The driver's sample period against the arrival times' (nil until enough samples).
+    public var timestampEstimate: SamplePeriodEstimator.Estimate? { decoder.timestampEstimate }
+    /// The ratio the driver's stamps are corrected by (1: left as they are).
+    public var timestampRatio: Double { decoder.timestampRatio }
     /// Times the kernel dropped events and libevdev resynchronised.
     public private(set) var resynchronisations = 0
     /// How the axes of the HID driver that made the device (`playstation`, `nintendo`, ...) become
     /// mouse3d's gamepad frame; nil: taken as they are.
-    public let axes: GamepadMotionAxes?
+    public private(set) var axes: GamepadMotionAxes?
+
+    /// Turns the driver's axes by a stored setup (`calibrate --axes`) instead of the driver table.
+    public func use(_ setup: AxesSetup) { axes = GamepadMotionAxes(setup) }
 
     /// Opens `path`; it must be a motion device (INPUT_PROP_ACCELEROMETER with ABS_X..ABS_RZ).
     public init(path: String) throws {

@@ -11,7 +11,7 @@ public final class IIOBuffer {
     public struct Record: Sendable {
         /// The `in_timestamp` channel (CLOCK_MONOTONIC, ns) if enabled, else the read time.
         public var timestampNanoseconds: Int64
-        /// Values by kind, in physical units and device axes.
+        /// Values by kind, in physical units, turned by the matrices given.
         public var values: [IIODevice.ChannelKind: SIMD3<Double>]
     }
 
@@ -21,14 +21,21 @@ public final class IIOBuffer {
     public let layout: IIOScanLayout
     /// The open character device, for polling.
     public let descriptor: FileDescriptor
-    private let scalings: [IIODevice.ChannelKind: IIODevice.Scaling]
+    private var scalings: [IIODevice.ChannelKind: IIODevice.Scaling]
     private var buffer: [UInt8]
     private var carry: [UInt8] = []
 
+    /// Turns `kind`'s values by `matrix` from now on (from the chip's axes), if it is read.
+    public func setMatrix(_ matrix: Matrix3, for kind: IIODevice.ChannelKind) {
+        scalings[kind]?.matrix = matrix
+    }
+
     /// Sets the device up for buffered reading of `kinds`.
-    public init(device: IIODevice, kinds: [IIODevice.ChannelKind], mountOverride: MountMatrix? = nil, length: Int = 128)
-        throws
-    {
+    /// `matrices` turn each kind from the chip's axes (none: kept in them).
+    public init(
+        device: IIODevice, kinds: [IIODevice.ChannelKind], matrices: [IIODevice.ChannelKind: Matrix3] = [:],
+        length: Int = 128
+    ) throws {
         self.device = device
         try? device.setAttribute("buffer/enable", "0")
         // Timestamps on our clock, where the device lets us choose.
@@ -67,7 +74,11 @@ public final class IIOBuffer {
         }
         layout = IIOScanLayout(enabled)
         var scalings: [IIODevice.ChannelKind: IIODevice.Scaling] = [:]
-        for kind in kinds { scalings[kind] = try device.scaling(kind, mountOverride: mountOverride) }
+        for kind in kinds {
+            var scaling = try device.scaling(kind)
+            scaling.matrix = matrices[kind] ?? .diagonal(1)
+            scalings[kind] = scaling
+        }
         self.scalings = scalings
         // A trigger, where the device has a trigger slot and none is set: its own, named <name>-dev<N>.
         if let current = device.attribute("trigger/current_trigger"), current.isEmpty {

@@ -47,31 +47,33 @@ public final class IIODevice {
         try Self.write("\(sysfsPath)/\(name)", value)
     }
 
-    /// How raw counts of `kind` become physical values: `(raw + offset) * scale`, then the mount matrix.
+    /// How raw counts of `kind` become physical values: `matrix · ((raw + offset) · scale)`.
     public struct Scaling: Sendable, Equatable {
         /// Added to raw counts.
         public var offset: Double
         /// Units per count (m/s² or rad/s).
         public var scale: Double
-        /// From the chip's axes to the device's axes.
-        public var mount: MountMatrix
+        /// From the chip's axes to the axes wanted (the identity: the chip's own).
+        public var matrix: Matrix3 = .diagonal(1)
 
-        /// x, y, z raw counts in physical units, in the device's axes.
-        public func apply(_ raw: SIMD3<Double>) -> SIMD3<Double> { mount.apply((raw + offset) * scale) }
+        /// x, y, z raw counts in physical units, turned by `matrix`.
+        public func apply(_ raw: SIMD3<Double>) -> SIMD3<Double> { matrix * ((raw + offset) * scale) }
     }
 
-    /// The scaling of `kind`, from `in_<kind>_scale` (or `_x_scale`), `_offset` and `mount_matrix`.
-    /// `mountOverride` replaces the device's mount matrix (firmware often gets it wrong).
-    public func scaling(_ kind: ChannelKind, mountOverride: MountMatrix? = nil) throws -> Scaling {
+    /// The scaling of `kind` in the chip's axes, from `in_<kind>_scale` (or `_x_scale`) and `_offset`.
+    public func scaling(_ kind: ChannelKind) throws -> Scaling {
         let k = kind.rawValue
         guard let scale = (attribute("in_\(k)_scale") ?? attribute("in_\(k)_x_scale")).flatMap(Double.init) else {
             throw MotionSourceError(message: "\(sysfsPath): no in_\(k)_scale; cannot convert raw values")
         }
         let offset = (attribute("in_\(k)_offset") ?? attribute("in_\(k)_x_offset")).flatMap(Double.init) ?? 0
-        let mount =
-            mountOverride ?? (attribute("in_\(k)_mount_matrix") ?? attribute("mount_matrix")).flatMap(MountMatrix.init)
-            ?? .identity
-        return Scaling(offset: offset, scale: scale, mount: mount)
+        return Scaling(offset: offset, scale: scale)
+    }
+
+    /// The kernel's mount matrix for `kind` (`in_<kind>_mount_matrix`, else `mount_matrix`), if the
+    /// driver gives one.
+    public func kernelMountMatrix(_ kind: ChannelKind) -> MountMatrix? {
+        (attribute("in_\(kind.rawValue)_mount_matrix") ?? attribute("mount_matrix")).flatMap(MountMatrix.init)
     }
 
     /// The sampling frequency in Hz, if the device reports one.

@@ -17,28 +17,91 @@ public final class IIOMotionSource: LiveMotionSource {
     private let mode: Mode
     private var buffers: [IIOBuffer] = []
     private var merger = MotionSampleMerger()
-    private let accelScaling: IIODevice.Scaling
-    private let gyroScaling: IIODevice.Scaling
+    private var accelScaling: IIODevice.Scaling
+    private var gyroScaling: IIODevice.Scaling
+    /// How the chip's axes became mouse3d's frame.
+    public let frame: SensorFrame
+    /// The turn from the chip's axes to mouse3d's frame (the gyroscope's; the accelerometer's is it
+    /// times the sign), for calibration files (which keep the chip's axes) and `calibrate --axes`.
+    public private(set) var axes: GamepadMotionAxes
+    /// A stored setup in use instead of ``frame``.
+    public private(set) var setup: AxesSetup?
+    public var frameAxes: GamepadMotionAxes? { axes }
 
-    /// Opens the source; `mountOverride` replaces the devices' mount matrices.
-    public init(accelerometer: IIODevice, gyroscope: IIODevice, mode: Mode, mountOverride: MountMatrix? = nil) throws {
+    /// Opens the source. Its frame (``SensorFrame``) comes from `mountOverride` (the configuration),
+    /// else `hwdbMountMatrix` (udev's `ACCEL_MOUNT_MATRIX`), else the kernel's matrix, and from one
+    /// reading of the accelerometer now.
+    public init(
+        accelerometer: IIODevice, gyroscope: IIODevice, mode: Mode, mountOverride: MountMatrix? = nil,
+        hwdbMountMatrix: MountMatrix? = nil
+    ) throws {
         accelDevice = accelerometer
         gyroDevice = gyroscope
         self.mode = mode
-        accelScaling = try accelerometer.scaling(.accel, mountOverride: mountOverride)
-        gyroScaling = try gyroscope.scaling(.anglvel, mountOverride: mountOverride)
+        var accelScaling = try accelerometer.scaling(.accel)
+        var gyroScaling = try gyroscope.scaling(.anglvel)
+        let (mount, origin) = SensorFrame.mount(
+            configured: mountOverride, hwdb: hwdbMountMatrix, kernel: accelerometer.kernelMountMatrix(.accel))
+        let driverConvention = SensorFrame.Convention.ofDriver(named: accelerometer.name)
+        var frame: SensorFrame
+        if let reading = try? accelerometer.pollReading(.accel, scaling: accelScaling),
+            (reading * reading).sum() > 1
+        {
+            frame = SensorFrame.decide(
+                reading: reading, mount: mount, origin: origin, driverConvention: driverConvention)
+        } else {
+            // No reading (a device that only buffers, or a read that failed): lying flat, the
+            // driver's convention.
+            let rotation = SensorFrame.decide(
+                reading: SIMD3(0, 0, 1), mount: mount, origin: origin, driverConvention: driverConvention
+            ).rotation
+            frame = SensorFrame.decide(
+                reading: rotation.transposed * SIMD3(0, 0, driverConvention.sign), mount: mount, origin: origin,
+                driverConvention: driverConvention)
+            frame.conventionReason = "the driver's (no reading at start)"
+        }
+        self.frame = frame
+        var gyroMatrix = frame.gyroscope
+        // A gyroscope on its own chip with its own kernel matrix keeps it (the hold is the device's).
+        if gyroscope.sysfsPath != accelerometer.sysfsPath, origin == .kernel || origin == .none,
+            let own = gyroscope.kernelMountMatrix(.anglvel)
+        {
+            gyroMatrix = frame.holdMatrix * (own.matrix.determinant < 0 ? own.matrix * -1 : own.matrix)
+        }
+        accelScaling.matrix = frame.accelerometer
+        gyroScaling.matrix = gyroMatrix
+        self.accelScaling = accelScaling
+        self.gyroScaling = gyroScaling
+        axes = GamepadMotionAxes(
+            driver: "iio", models: accelerometer.name, mount: MountMatrix(matrix: gyroMatrix),
+            reason: frame.description, accelerometerSign: frame.convention.sign)
         if mode == .buffered {
             if accelerometer.sysfsPath == gyroscope.sysfsPath {
                 buffers = [
-                    try IIOBuffer(device: accelerometer, kinds: [.accel, .anglvel], mountOverride: mountOverride)
+                    try IIOBuffer(
+                        device: accelerometer, kinds: [.accel, .anglvel],
+                        matrices: [.accel: accelScaling.matrix, .anglvel: gyroMatrix])
                 ]
             } else {
                 buffers = [
-                    try IIOBuffer(device: accelerometer, kinds: [.accel], mountOverride: mountOverride),
-                    try IIOBuffer(device: gyroscope, kinds: [.anglvel], mountOverride: mountOverride)
+                    try IIOBuffer(device: accelerometer, kinds: [.accel], matrices: [.accel: accelScaling.matrix]),
+                    try IIOBuffer(device: gyroscope, kinds: [.anglvel], matrices: [.anglvel: gyroMatrix])
                 ]
             }
         }
+    }
+
+    /// Turns the chip's axes by a stored setup (`calibrate --axes`) instead of ``frame``.
+    public func use(_ setup: AxesSetup) {
+        self.setup = setup
+        accelScaling.matrix = setup.rotation * setup.accelerometerSign
+        gyroScaling.matrix = setup.rotation
+        for buffer in buffers {
+            buffer.setMatrix(accelScaling.matrix, for: .accel)
+            buffer.setMatrix(gyroScaling.matrix, for: .anglvel)
+        }
+        axes = GamepadMotionAxes(setup)
+        axes.driver = "iio"
     }
 
     public var summary: String {
@@ -47,8 +110,8 @@ public final class IIOMotionSource: LiveMotionSource {
             ? "'\(accelDevice.name)' (\(accelDevice.node))"
             : "'\(accelDevice.name)' + '\(gyroDevice.name)' (\(accelDevice.node), \(gyroDevice.node))"
         switch mode {
-        case .buffered: return "iio \(names), buffered"
-        case .polled(let hz): return "iio \(names), polled at \(Int(hz)) Hz"
+        case .buffered: return "iio \(names), buffered; \(setup?.summary ?? frame.description)"
+        case .polled(let hz): return "iio \(names), polled at \(Int(hz)) Hz; \(setup?.summary ?? frame.description)"
         }
     }
 
@@ -79,7 +142,9 @@ public final class IIOMotionSource: LiveMotionSource {
             var gyroRecords: [IIOBuffer.Record] = []
             for buffer in buffers {
                 for record in try buffer.readRecords() {
-                    if let a = record.values[.accel] { merger.accelerometer(a) }
+                    if let a = record.values[.accel] {
+                        merger.accelerometer(a, timestampNanoseconds: record.timestampNanoseconds)
+                    }
                     if record.values[.anglvel] != nil { gyroRecords.append(record) }
                 }
             }

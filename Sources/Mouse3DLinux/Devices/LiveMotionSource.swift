@@ -16,16 +16,42 @@ public protocol LiveMotionSource: AnyObject {
     var isPresent: Bool { get }
     /// The accelerometer's range per axis in m/s², where the device says it (nil: unknown).
     var accelerometerRangeMetersPerSecondSquared: Double? { get }
+    /// Lines to say when reading ends (what its timestamps were found to be, say).
+    var closingSummary: [String] { get }
+    /// Turns its own axes by a stored setup (`calibrate --axes`) from now on.
+    func use(_ setup: AxesSetup)
+    /// How its own axes become mouse3d's frame (nil: taken as they are).
+    var frameAxes: GamepadMotionAxes? { get }
 }
 
 extension LiveMotionSource {
     public var accelerometerRangeMetersPerSecondSquared: Double? { nil }
+    public var closingSummary: [String] { [] }
 }
 
 extension EvdevMotionSource: LiveMotionSource {
+    public var frameAxes: GamepadMotionAxes? { axes }
+    /// The driver's timestamps against the kernel's arrival times (``SamplePeriodEstimator``).
+    public var closingSummary: [String] {
+        guard let e = timestampEstimate else {
+            return ["timestamps: too few samples to check the driver's against their arrival"]
+        }
+        let ratio = fixed(e.ratio, 4)
+        let periods =
+            "\(fixed(e.driverPeriod * 1e3, 3)) ms by the driver, \(fixed(e.arrivalPeriod * 1e3, 3)) ms by arrival"
+        return [
+            timestampRatio == 1
+                ? "timestamps: the driver's agree with their arrival (ratio \(ratio) ± \(fixed(e.spread, 4)); \(periods))"
+                : "timestamps: the driver's run \(ratio) of their arrival's (± \(fixed(e.spread, 4)); \(periods)); corrected by that ratio"
+        ]
+    }
+
     public var summary: String {
         "evdev '\(device.name)' at \(device.path)"
-            + (axes.map { " (hid-\($0.driver) axes turned into the gamepad frame)" } ?? "")
+            + (axes.map {
+                $0.driver == "setup" ? " (\($0.reason))" : " (hid-\($0.driver) axes turned into the gamepad frame)"
+            }
+                ?? "")
     }
     public var descriptors: [FileDescriptor] { [descriptor] }
     public var pollIntervalNanoseconds: UInt64? { nil }

@@ -67,7 +67,7 @@ public enum MotionSourceEnumerator {
                 samplingFrequencyHertz: number([
                     "sampling_frequency", "in_accel_sampling_frequency", "in_anglvel_sampling_frequency"
                 ]),
-                uniqueID: nil)
+                uniqueID: nil, hwdbMountMatrix: hasAccel ? device.property("ACCEL_MOUNT_MATRIX") : nil)
         }
     }
 

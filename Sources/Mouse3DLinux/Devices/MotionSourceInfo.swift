@@ -34,4 +34,41 @@ public struct MotionSourceInfo: Sendable, Equatable {
     public var uniqueID: String?
     /// `vvvv:pppp`, the bus vendor and product ids (evdev devices), if known.
     public var deviceID: String? = nil
+    /// For an IIO accelerometer: udev's `ACCEL_MOUNT_MATRIX` (from systemd's hwdb), as written.
+    public var hwdbMountMatrix: String? = nil
+}
+
+extension MotionSourceInfo {
+    /// The key its calibration and axes setup are kept under.
+    public var calibrationKey: String {
+        GyroCalibration.deviceKey(
+            kind: kind.rawValue, name: name, deviceID: deviceID, uniqueID: uniqueID, sysfsPath: sysfsPath)
+    }
+
+    /// Where its axes come from, as opening it would take them: a stored setup (`calibrate
+    /// --axes`), a driver's table, a mount matrix, or its own.
+    public var axesOrigin: String {
+        if (try? AxesSetupStore.load(device: calibrationKey)) != nil {
+            return "a stored setup (calibrate --axes): \(AxesSetupStore.path(for: calibrationKey))"
+        }
+        switch kind {
+        case .evdev:
+            if let table = GamepadMotionAxes.forDevice(
+                driver: node.flatMap(EvdevMotionSource.driver(of:)), id: deviceID)
+            {
+                return "hid-\(table.driver)'s table"
+            }
+            return "the device's own (no table knows its driver; mouse3d calibrate --axes sets them up)"
+        case .iio:
+            guard hasAccelerometer else { return "its accelerometer's" }
+            if let hwdb = hwdbMountMatrix {
+                return "udev's hwdb (ACCEL_MOUNT_MATRIX=\(hwdb)), then the hold when opened"
+            }
+            if FileSystem.exists(sysfsPath + "/in_accel_mount_matrix") || FileSystem.exists(sysfsPath + "/mount_matrix")
+            {
+                return "the kernel's mount matrix, then the hold when opened"
+            }
+            return "the driver's own, then the hold when opened"
+        }
+    }
 }

@@ -14,8 +14,8 @@ public enum MotionSourceSelector {
         public var deviceID: String? = nil
         /// The sysfs path (IIO), if known.
         public var sysfsPath: String? = nil
-        /// How an evdev device's driver axes become mouse3d's gamepad frame, as its source found
-        /// (nil: taken as they are).
+        /// How the device's axes (an evdev driver's, an IIO chip's) become mouse3d's frame, as its
+        /// source found (nil: taken as they are).
         public var gamepadAxes: GamepadMotionAxes? = nil
 
         /// The key its gyroscope calibration is kept under.
@@ -47,8 +47,28 @@ public enum MotionSourceSelector {
     }
 
     /// Opens the source `request` names, or, with `identity`, the device that has it (a device that
-    /// came back may have a new node). IIO sources read buffered unless `iioPollHertz` is given.
+    /// came back may have a new node). IIO sources read buffered unless `iioPollHertz` is given. A
+    /// stored axes setup (`calibrate --axes`) for the device replaces its table, mount and hold
+    /// (for IIO, unless a mount matrix is configured).
     public static func open(
+        _ request: MotionSourceRequest, identity: Identity? = nil, iioPollHertz: Double? = nil,
+        mountOverride: MountMatrix? = nil
+    ) throws -> (source: LiveMotionSource, identity: Identity) {
+        let opened = try openAsFound(
+            request, identity: identity, iioPollHertz: iioPollHertz, mountOverride: mountOverride)
+        var found = opened.identity
+        // For IIO a configured mount matrix comes first (configuration, stored setup, hwdb, kernel).
+        if !(found.kind == .iio && mountOverride != nil),
+            let setup = try AxesSetupStore.load(device: found.calibrationKey)
+        {
+            opened.source.use(setup)
+            found.gamepadAxes = opened.source.frameAxes
+        }
+        return (opened.source, found)
+    }
+
+    /// ``open(_:identity:iioPollHertz:mountOverride:)`` without a stored setup.
+    static func openAsFound(
         _ request: MotionSourceRequest, identity: Identity? = nil, iioPollHertz: Double? = nil,
         mountOverride: MountMatrix? = nil
     ) throws -> (source: LiveMotionSource, identity: Identity) {
@@ -151,9 +171,14 @@ public enum MotionSourceSelector {
                     ? "neither '\(parts[0])' nor '\(parts[1])' has \(lacking)"
                     : "IIO '\(name)' lacks \(lacking) and no partner device was found; name both as iio:ACCEL+GYRO")
         }
+        let hwdb = accel.hwdbMountMatrix.flatMap(MountMatrix.init)
         let source = try IIOMotionSource(
             accelerometer: IIODevice(sysfsPath: accel.sysfsPath), gyroscope: IIODevice(sysfsPath: gyro.sysfsPath),
-            mode: mode, mountOverride: mountOverride)
-        return (source, Identity(kind: .iio, name: first.name, uniqueID: nil, sysfsPath: first.sysfsPath))
+            mode: mode, mountOverride: mountOverride, hwdbMountMatrix: hwdb)
+        return (
+            source,
+            Identity(
+                kind: .iio, name: first.name, uniqueID: nil, sysfsPath: first.sysfsPath, gamepadAxes: source.axes)
+        )
     }
 }

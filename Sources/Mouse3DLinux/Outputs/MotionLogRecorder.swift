@@ -9,10 +9,11 @@ public final class MotionLogRecorder {
     /// Samples written.
     public private(set) var count = 0
 
-    /// Creates (or truncates) the log at `path` and writes its header.
-    public init(path: String) throws(SystemCallError) {
+    /// Creates (or truncates) the log at `path` and writes its header, saying the samples' `frame`
+    /// if known (``MotionLog/frame``).
+    public init(path: String, frame: String? = nil) throws(SystemCallError) {
         out = try BufferedOutput(creatingFileAt: path)
-        try out.writeLine(MotionLogWriter.header)
+        try out.writeLine(MotionLogWriter.header(frame: frame))
         try out.flush()
     }
 

@@ -10,6 +10,8 @@ public final class MotionLogFile: MotionSampleBatches {
     public let path: String
     /// Its first and last timestamps and sample count, from the check.
     public let span: MotionLogSpan
+    /// The frame its header says (``MotionLog/frame``), or nil.
+    public let frame: String?
     private var descriptor: FileDescriptor?
     /// Whether this pass has opened the file (at its end it is closed again).
     private var passStarted = false
@@ -38,6 +40,7 @@ public final class MotionLogFile: MotionSampleBatches {
         note(try check.finishTaking())
         guard let first else { throw MotionLogError(file: path, line: nil, reason: .noSamples) }
         span = MotionLogSpan(firstTimestampNanoseconds: first, lastTimestampNanoseconds: last, sampleCount: count)
+        frame = check.frame
         parser = MotionLogParser(file: path, readsTruth: false)
     }
 

@@ -50,6 +50,9 @@ public final class MotionSourceFollower: MotionSampleSource {
     /// A description of the current source (or of the one awaited).
     public var summary: String { source?.summary ?? "'\(identity.name)' (waiting for it)" }
 
+    /// What the source open now says at the end (its timestamps' check).
+    public var closingSummary: [String] { source?.closingSummary ?? [] }
+
     public func start(on loop: EventLoop, sink: MotionSampleSink) {
         self.loop = loop
         self.sink = sink

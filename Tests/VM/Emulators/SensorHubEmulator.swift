@@ -66,6 +66,47 @@ public final class SensorHubEmulator: UHIDEmulator, @unchecked Sendable {
         }
     }
 
+    private var generation = 0
+
+    /// Streams `script` (mouse3d's frame) at `hertz`, both sensors each tick, until deinit or the
+    /// next stream: each rate the mean since the tick before (what a gyroscope integrating over
+    /// the interval reports), turned into the chip's axes by `rates`, each force by `forces` (which
+    /// carries the sign the hub reads with). A polled read between ticks gets the latest values.
+    public func stream(
+        _ script: MotionScript, hertz: Double = 100, rates: @escaping @Sendable (SIMD3<Double>) -> SIMD3<Double>,
+        forces: @escaping @Sendable (SIMD3<Double>) -> SIMD3<Double>
+    ) {
+        let mine = lock.withLock {
+            generation += 1
+            return generation
+        }
+        DedicatedThread.start { [weak self] in
+            let period = UInt64(1e9 / hertz)
+            let start = MonotonicClock.nanoseconds()
+            var next = start
+            var previous = start
+            while let self, self.lock.withLock({ !self.stopped && self.generation == mine }) {
+                // The kernel stamps each report as it arrives: the rate is the mean up to when it is
+                // sent, not to when it was due (a late thread would otherwise make the stamps and
+                // the rates disagree by its lateness).
+                let sent = MonotonicClock.nanoseconds()
+                let elapsed = Double(sent - start) / 1e9
+                let step = script.step(at: elapsed.truncatingRemainder(dividingBy: script.duration))
+                let rate = script.meanDegreesPerSecond(from: Double(previous - start) / 1e9, to: elapsed)
+                self.setReading(
+                    metersPerSecondSquared: forces(step.metersPerSecondSquared), degreesPerSecond: rates(rate))
+                try? self.pushReport(sensor: 1)
+                try? self.pushReport(sensor: 2)
+                previous = sent
+                next += period
+                // Behind (the VM is slow): skip ahead rather than burst, which would starve the CPU.
+                let now = MonotonicClock.nanoseconds()
+                if next < now { next = now + period }
+                MonotonicClock.sleep(untilNanoseconds: next)
+            }
+        }
+    }
+
     /// Pushes an input report for sensor `id` (1 accelerometer, 2 gyrometer) with the current values,
     /// as a sensor reporting on its own does (buffered IIO reads).
     public func pushReport(sensor id: UInt8) throws {

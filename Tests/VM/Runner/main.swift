@@ -44,6 +44,12 @@ let allTests: [(name: String, run: () throws -> Void)] = [
     ("netem_buttons_released", NetworkTests.buttons),
     ("view_at_lan_address", NetworkTests.viewAtLANAddress),
     ("run_pointer_from_phone", PhoneVMTests.pointerFromPhone),
+    ("iio_pointer_flat_specific_force", IIOFrameTests.flatSpecificForce),
+    ("iio_pointer_flat_gravity_vector", IIOFrameTests.flatGravity),
+    ("iio_pointer_upright_specific_force", IIOFrameTests.uprightSpecificForce),
+    ("iio_pointer_upright_gravity_vector", IIOFrameTests.uprightGravity),
+    ("iio_pointer_hwdb_mount_matrix", IIOFrameTests.hwdbMountMatrix),
+    ("calibrate_axes_then_pointer", AxesSetupVMTests.calibrateThenPointer),
     // The seat test's (Tests/VM/Seat: a booted Debian with logind and the package installed).
     ("seat_device_acls", SeatTests.deviceACLs),
     ("seat_run_pointer_from_dualsense", SeatTests.runPointerFromDualSense),
