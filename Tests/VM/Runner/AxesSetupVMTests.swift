@@ -82,9 +82,10 @@ enum AxesSetupVMTests {
         try expect(stored().count == 1, "one setup stored: \(stored())")
         // The pointer, with the setup in use.
         let watch = TurnAndTilt()
-        imu.stream(watch.script, axes: { turned * $0 })
         defer { imu.stop() }
-        let (moves, errors) = try watch.measure(["run", "--uinput", "pointer", "--source", "evdev:\(node)"])
+        let (moves, errors) = try watch.measure(["run", "--uinput", "pointer", "--source", "evdev:\(node)"]) {
+            imu.stream(watch.script, axes: { turned * $0 })
+        }
         let line = errors.split(separator: "\n").first { $0.contains("calibrate --axes") }.map(String.init) ?? "(none)"
         say("VMTEST-INFO run from the turned IMU with its setup: \(moves); start-up: \(line)")
         try moves.check(turnTolerance: 10)

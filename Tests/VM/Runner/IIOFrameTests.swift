@@ -79,8 +79,9 @@ enum IIOFrameTests {
         let toChip = setup.chip.transposed * hold.transposed
         let sign = setup.convention.sign
         let watch = TurnAndTilt()
-        hub.stream(watch.script, rates: { toChip * $0 }, forces: { toChip * $0 * sign })
-        let (moves, errors) = try watch.measure(["run", "--uinput", "pointer", "--source", "iio:accel_3d"])
+        let (moves, errors) = try watch.measure(["run", "--uinput", "pointer", "--source", "iio:accel_3d"]) {
+            hub.stream(watch.script, rates: { toChip * $0 }, forces: { toChip * $0 * sign })
+        }
         let frameLine = errors.split(separator: "\n").first { $0.contains("axes:") }.map(String.init) ?? "(none)"
         say(
             "VMTEST-INFO iio \(setup.flat ? "lying flat" : "upright"), hub reads the \(setup.convention.rawValue)\(setup.hwdb.map { ", hwdb \($0)" } ?? ""): \(moves); start-up: \(frameLine)"
@@ -88,10 +89,11 @@ enum IIOFrameTests {
         // Bounds wider than the gamepads' (10 and 1), from what the emulated hub gives today: it
         // has no timestamp of its own, so the kernel stamps its reports as they arrive, 100 a second,
         // and the TCG-emulated thread that writes them is at times late. In the runs of this commit
-        // (issue 51's note) turns came within 13 counts of 1800, tilts within 20 of 600, and a tilt
-        // came back up to 37 counts short or long; why tilts scatter more than turns is open (the
-        // gamepads and the uinput IMU, which carry their own timestamps, keep 10 and 1).
-        try moves.check(turnTolerance: 20, tiltTolerance: 25, returnTolerance: 45)
+        // (issue 51's note) turns came within 14 counts of 1800, tilts within 20 of 600, and a tilt
+        // came back up to 37 counts off on a quiet machine, 43 on a busy one; why tilts scatter more
+        // than turns is open (the gamepads and the uinput IMU, which carry their own timestamps,
+        // keep 10 and 1).
+        try moves.check(turnTolerance: 20, tiltTolerance: 25, returnTolerance: 60)
         try expect(
             frameLine.contains(setup.flat ? "held lying flat" : "held upright")
                 && frameLine.contains(setup.hwdb != nil ? "udev's hwdb" : "the driver's own"),
@@ -201,11 +203,13 @@ struct TurnAndTilt {
         return MotionScript(steps)
     }
 
-    /// Starts `mouse3d` with `arguments` (a pointer output) as the script starts (call it right
-    /// after starting the stream), and sums the virtual pointer's moves over each part. Returns them
-    /// and what mouse3d printed, after SIGTERM (its exit must be clean).
-    func measure(_ arguments: [String]) throws -> (Moves, String) {
+    /// Starts the script (`stream`), then `mouse3d` with `arguments` (a pointer output), and sums
+    /// the virtual pointer's moves over each part, timed from before the script started (so that
+    /// a script can only run behind the windows, never ahead into them). Returns them and what
+    /// mouse3d printed, after SIGTERM (its exit must be clean).
+    func measure(_ arguments: [String], streaming stream: () -> Void) throws -> (Moves, String) {
         let started = MonotonicClock.nanoseconds()
+        stream()
         let run = try SeatTests.mouse3dProcess(arguments)
         defer {
             try? run.send(signal: SIGTERM)
