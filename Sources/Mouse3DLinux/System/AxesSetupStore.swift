@@ -4,44 +4,15 @@ import Mouse3DCore
 /// per device.
 public enum AxesSetupStore {
     /// The file of `device`.
-    public static func path(for device: String) -> String {
-        CalibrationStore.directory + "/" + AxesSetup.fileName(for: device)
-    }
+    public static func path(for device: String) -> String { DeviceFileStore.path(AxesSetup.self, for: device) }
 
-    /// The setup of `device`, or nil if there is none. A file that cannot be read or parsed, or that
-    /// belongs to another device, is an error that names it and says what to do.
+    /// The setup of `device`, or nil (``DeviceFileStore/load(_:device:)``).
     public static func load(device: String) throws(ActionableError) -> AxesSetup? {
-        let path = path(for: device)
-        guard FileSystem.exists(path) else { return nil }
-        let setup: AxesSetup
-        do {
-            setup = try AxesSetup(
-                parsing: String(decoding: try FileContents.read(path: path), as: UTF8.self), file: path)
-        } catch let error as KeyValueText.ParseError {
-            throw ActionableError(
-                "bad axes file \(error)"
-                    + ("\(error)".contains("calibrate --axes")
-                        ? "" : "; delete it or run `mouse3d calibrate --axes` again"))
-        } catch {
-            throw ActionableError("cannot read the axes setup \(path): \(error)")
-        }
-        guard setup.device == device else {
-            throw ActionableError(
-                "\(path) is the axes setup of '\(setup.device)', not of '\(device)'; delete it or run `mouse3d calibrate --axes` again"
-            )
-        }
-        return setup
+        try DeviceFileStore.load(AxesSetup.self, device: device)
     }
 
-    /// Stores `setup` (atomically, durably); returns the file's path.
+    /// Stores `setup`; returns the file's path (``DeviceFileStore/save(_:)``).
     public static func save(_ setup: AxesSetup) throws(ActionableError) -> String {
-        let path = path(for: setup.device)
-        do {
-            try SecretFile.makeDirectory(CalibrationStore.directory)
-            try SecretFile.write(path: path, bytes: Array(setup.text.utf8))
-        } catch {
-            throw ActionableError("cannot store the axes setup in \(path): \(error)")
-        }
-        return path
+        try DeviceFileStore.save(setup)
     }
 }

@@ -10,41 +10,15 @@ public enum CalibrationStore {
     }
 
     /// The file of `device`.
-    public static func path(for device: String) -> String { directory + "/" + GyroCalibration.fileName(for: device) }
+    public static func path(for device: String) -> String { DeviceFileStore.path(GyroCalibration.self, for: device) }
 
-    /// The calibration of `device`, or nil if there is none. A file that cannot be read or parsed, or
-    /// that belongs to another device, is an error that names it and says what to do.
+    /// The calibration of `device`, or nil (``DeviceFileStore/load(_:device:)``).
     public static func load(device: String) throws(ActionableError) -> GyroCalibration? {
-        let path = path(for: device)
-        guard FileSystem.exists(path) else { return nil }
-        let calibration: GyroCalibration
-        do {
-            let text = String(decoding: try FileContents.read(path: path), as: UTF8.self)
-            calibration = try GyroCalibration(parsing: text, file: path)
-        } catch let error as KeyValueText.ParseError {
-            throw ActionableError(
-                "bad calibration file \(error)"
-                    + ("\(error)".contains("mouse3d calibrate") ? "" : "; delete it or run `mouse3d calibrate` again"))
-        } catch {
-            throw ActionableError("cannot read the calibration \(path): \(error)")
-        }
-        guard calibration.device == device else {
-            throw ActionableError(
-                "\(path) is the calibration of '\(calibration.device)', not of '\(device)'; delete it or run `mouse3d calibrate` again"
-            )
-        }
-        return calibration
+        try DeviceFileStore.load(GyroCalibration.self, device: device)
     }
 
-    /// Stores `calibration` (atomically, durably), creating the folder; returns the file's path.
+    /// Stores `calibration`; returns the file's path (``DeviceFileStore/save(_:)``).
     public static func save(_ calibration: GyroCalibration) throws(ActionableError) -> String {
-        let path = path(for: calibration.device)
-        do {
-            try SecretFile.makeDirectory(directory)
-            try SecretFile.write(path: path, bytes: Array(calibration.text.utf8))
-        } catch {
-            throw ActionableError("cannot store the calibration in \(path): \(error)")
-        }
-        return path
+        try DeviceFileStore.save(calibration)
     }
 }
