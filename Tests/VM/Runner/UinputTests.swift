@@ -1,5 +1,6 @@
 import CLinux
 import Mouse3DLinux
+import VMDeviceEmulators
 
 enum UinputTests {
     /// A pointer created from Swift through libevdev's uinput, and its events read back through evdev.
@@ -30,17 +31,8 @@ enum UinputTests {
     /// An accelerometer-style uinput device (INPUT_PROP_ACCELEROMETER, ABS_X..RZ) is listed by the
     /// project's own enumeration, with both sensors.
     static func motionDeviceEnumerated() throws {
-        var description = UinputDevice.Description(name: "mouse3d vmtest imu")
-        description.properties = [Int32(INPUT_PROP_ACCELEROMETER)]
-        description.miscellaneous = [Int32(MSC_TIMESTAMP)]
-        let accel = AbsoluteAxisInfo(value: 0, minimum: -32768, maximum: 32767, fuzz: 0, flat: 0, resolution: 8192)
-        let gyro = AbsoluteAxisInfo(
-            value: 0, minimum: -2_097_152, maximum: 2_097_152, fuzz: 0, flat: 0, resolution: 1024)
-        description.absoluteAxes = [
-            (Int32(ABS_X), accel), (Int32(ABS_Y), accel), (Int32(ABS_Z), accel),
-            (Int32(ABS_RX), gyro), (Int32(ABS_RY), gyro), (Int32(ABS_RZ), gyro)
-        ]
-        let device = try UinputDevice(description)
+        let imu = try UinputIMUEmulator(name: "mouse3d vmtest imu")
+        let device = imu.device
         let udev = try Udev()
         let found = try waitFor("the uinput IMU in the enumeration", seconds: 5) {
             try MotionSourceEnumerator.evdevDevices(udev: udev).first { $0.name == "mouse3d vmtest imu" }
