@@ -13,6 +13,14 @@ public protocol MotionControllerEmulator: AnyObject, Sendable {
     func stopStreaming()
     /// Unplugs the controller and waits until the kernel removed its devices.
     func unplug() throws
+    /// For a controller whose reports carry no clock of their own (the driver stamps them from
+    /// their arrivals): when each report of the stream was due and when it went (monotonic
+    /// nanoseconds). Nil for controllers with a device clock (a late report says how late).
+    var reportTimes: [(due: UInt64, sent: UInt64)]? { get }
+}
+
+extension MotionControllerEmulator {
+    public var reportTimes: [(due: UInt64, sent: UInt64)]? { nil }
 }
 
 extension MotionScript {

@@ -95,6 +95,9 @@ public final class SwitchControllerEmulator: UHIDEmulator, @unchecked Sendable {
     private var gyroCarry = SIMD3<Double>.zero
     /// Samples sent since plugging.
     public private(set) var samplesSent = 0
+    /// When each report of the stream was due and when it went.
+    private var times: [(due: UInt64, sent: UInt64)] = []
+    public var reportTimes: [(due: UInt64, sent: UInt64)]? { lock.withLock { times } }
 
     /// Plugs the controller; it answers the driver on its own thread until unplugged. `mac`'s last
     /// byte tells two emulated controllers apart. `vendor` other than Nintendo's (0x057E) makes a
@@ -262,6 +265,7 @@ public final class SwitchControllerEmulator: UHIDEmulator, @unchecked Sendable {
         let mine = lock.withLock {
             streaming = true
             generation += 1
+            times = []
             return generation
         }
         DedicatedThread.start { [weak self] in
@@ -277,6 +281,8 @@ public final class SwitchControllerEmulator: UHIDEmulator, @unchecked Sendable {
                     samples.append((step.degreesPerSecond, step.metersPerSecondSquared))
                 }
                 try? self.device.input(self.imuReport(samples))
+                let sent = MonotonicClock.nanoseconds()
+                self.lock.withLock { self.times.append((start + report * Self.reportPeriodNanoseconds, sent)) }
                 report += 1
                 MonotonicClock.sleep(untilNanoseconds: start + report * Self.reportPeriodNanoseconds)
             }
