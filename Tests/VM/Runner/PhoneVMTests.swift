@@ -159,8 +159,17 @@ enum PhoneVMTests {
         }
         let atRest = moved(until: rest - 0.2)
         let turned = moved(until: rest + turn + pause - 0.5)
-        let back = moved(until: total + 0.5)
-        try expect(streamed.wait(seconds: 5), "the page's readings were not all sent")
+        // Back: until the page's thread sent its last reading (late on a busy machine, never
+        // early) and half a second more for the run to carry it, reading the pointer all along.
+        var back = moved(until: total + 0.5)
+        let deadline = MonotonicClock.nanoseconds() + 30_000_000_000
+        while !streamed.isSet && MonotonicClock.nanoseconds() < deadline {
+            let more = moved(until: Double(MonotonicClock.nanoseconds() - started) * 1e-9 + 0.1)
+            back = (back.x + more.x, back.y + more.y)
+        }
+        try expect(streamed.isSet, "the page's readings were not all sent in 30 s")
+        let tail = moved(until: Double(MonotonicClock.nanoseconds() - started) * 1e-9 + 0.5)
+        back = (back.x + tail.x, back.y + tail.y)
         say(
             "VMTEST-INFO run --source phone --uinput pointer: at rest \(atRest), 90° turn \(turned), back \(back); 20 counts per degree promise 1800"
         )
@@ -182,15 +191,17 @@ final class Flag: @unchecked Sendable {
         value = true
         pthread_mutex_unlock(&lock)
     }
+    var isSet: Bool {
+        pthread_mutex_lock(&lock)
+        defer { pthread_mutex_unlock(&lock) }
+        return value
+    }
     func wait(seconds: Double) -> Bool {
         let end = MonotonicClock.nanoseconds() + UInt64(seconds * 1e9)
         while MonotonicClock.nanoseconds() < end {
-            pthread_mutex_lock(&lock)
-            let v = value
-            pthread_mutex_unlock(&lock)
-            if v { return true }
+            if isSet { return true }
             MonotonicClock.sleep(nanoseconds: 10_000_000)
         }
-        return false
+        return isSet
     }
 }
