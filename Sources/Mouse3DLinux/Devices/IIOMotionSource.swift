@@ -17,6 +17,9 @@ public final class IIOMotionSource: LiveMotionSource {
     private let mode: Mode
     private var buffers: [IIOBuffer] = []
     private var merger = MotionSampleMerger()
+    /// The gyroscope's samples on its own grid (``RegularSampleClock``): the kernel stamps a HID
+    /// sensor hub's samples as they arrive.
+    private var gyroClock = RegularSampleClock()
     private var accelScaling: IIODevice.Scaling
     private var gyroScaling: IIODevice.Scaling
     /// How the chip's axes became mouse3d's frame.
@@ -117,6 +120,17 @@ public final class IIOMotionSource: LiveMotionSource {
 
     public var descriptors: [FileDescriptor] { buffers.map(\.descriptor) }
 
+    /// What became of the gyroscope's stamps (buffered reads; a polled read is stamped on its schedule).
+    public var closingSummary: [String] {
+        guard case .buffered = mode else { return [] }
+        guard let period = gyroClock.periodSeconds else {
+            return ["timestamps: too few samples to find the sensor's period; their arrival stamps were used"]
+        }
+        return [
+            "timestamps: the gyroscope's \(gyroClock.regularised) samples put on its own grid of \(fixed(period * 1e3, 3)) ms from their arrival stamps (pulled back to an early one \(gyroClock.pulledBack) times, moved forward \(gyroClock.movedForward))"
+        ]
+    }
+
     public var pollIntervalNanoseconds: UInt64? {
         if case .polled(let hz) = mode { return UInt64(1e9 / hz) }
         return nil
@@ -149,7 +163,9 @@ public final class IIOMotionSource: LiveMotionSource {
                 }
             }
             return gyroRecords.sorted { $0.timestampNanoseconds < $1.timestampNanoseconds }.compactMap {
-                merger.gyroscope($0.values[.anglvel]!, timestampNanoseconds: $0.timestampNanoseconds)
+                merger.gyroscope(
+                    $0.values[.anglvel]!,
+                    timestampNanoseconds: gyroClock.time(arrivalNanoseconds: $0.timestampNanoseconds))
             }
         }
     }

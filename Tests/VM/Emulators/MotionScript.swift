@@ -19,41 +19,53 @@ public struct MotionScript: Sendable {
     }
 
     /// The steps, in order.
-    public var steps: [Step]
+    public let steps: [Step]
+    /// Where each step ends, in seconds from the start (the last is the duration): the emulators
+    /// look a step up for every sample, hundreds of times a second under TCG, so by binary search.
+    private let ends: [Double]
 
     /// Creates a script.
-    public init(_ steps: [Step]) { self.steps = steps }
-
-    /// The step in force at `seconds` from the start (the last one after the end).
-    public func step(at seconds: Double) -> Step {
+    public init(_ steps: [Step]) {
+        self.steps = steps
         var t = 0.0
-        for s in steps {
-            t += s.seconds
-            if seconds < t { return s }
+        ends = steps.map {
+            t += $0.seconds
+            return t
         }
-        return steps[steps.count - 1]
     }
 
+    /// The index of the step in force at `seconds` from the start (the last one after the end).
+    private func index(at seconds: Double) -> Int {
+        var low = 0
+        var high = ends.count - 1
+        while low < high {
+            let middle = (low + high) / 2
+            if seconds < ends[middle] { high = middle } else { low = middle + 1 }
+        }
+        return low
+    }
+
+    /// The step in force at `seconds` from the start (the last one after the end).
+    public func step(at seconds: Double) -> Step { steps[index(at: seconds)] }
+
     /// The total duration in seconds.
-    public var duration: Double { steps.reduce(0) { $0 + $1.seconds } }
+    public var duration: Double { ends.last ?? 0 }
 
     /// The mean angular velocity over [`from`, `to`] seconds (looping past the end): what a
     /// gyroscope integrating over that interval reports, so that reports spanning a change of step
     /// (or a stretch the emulator had to skip) still add up to the script's angle.
     public func meanDegreesPerSecond(from: Double, to: Double) -> SIMD3<Double> {
+        let duration = duration
         guard to > from else { return step(at: from.truncatingRemainder(dividingBy: duration)).degreesPerSecond }
         var total = SIMD3<Double>.zero
         var t = from
         while t < to {
             let local = t.truncatingRemainder(dividingBy: duration)
+            let i = index(at: local)
             // The end of the step in force at `t`, in the same time base.
-            var end = t - local
-            for s in steps {
-                end += s.seconds
-                if end > t { break }
-            }
+            let end = t - local + ends[i]
             let until = min(to, max(end, t + 1e-9))
-            total += step(at: local).degreesPerSecond * (until - t)
+            total += steps[i].degreesPerSecond * (until - t)
             t = until
         }
         return total / (to - from)

@@ -69,9 +69,14 @@ public final class SensorHubEmulator: UHIDEmulator, @unchecked Sendable {
     private var generation = 0
 
     /// Streams `script` (mouse3d's frame) at `hertz`, both sensors each tick, until deinit or the
-    /// next stream: each rate the mean since the tick before (what a gyroscope integrating over
-    /// the interval reports), turned into the chip's axes by `rates`, each force by `forces` (which
-    /// carries the sign the hub reads with). A polled read between ticks gets the latest values.
+    /// next stream, as a sensor on its own clock does: tick `n` is due `n` periods after the start
+    /// and carries the mean rate over the period that ends there (what a gyroscope integrating over
+    /// its interval reports) and the force at that moment, turned into the chip's axes by `rates`
+    /// and `forces` (which carries the sign the hub reads with). The kernel stamps each report as
+    /// it arrives, so a tick sent late is stamped late, as a real hub's is; late ticks are sent at
+    /// once (a burst), and only a thread more than half a second behind drops the ticks it missed
+    /// (their motion is lost, as a real hub's samples are when its buffer overflows). A polled read
+    /// between ticks gets the latest values.
     public func stream(
         _ script: MotionScript, hertz: Double = 100, rates: @escaping @Sendable (SIMD3<Double>) -> SIMD3<Double>,
         forces: @escaping @Sendable (SIMD3<Double>) -> SIMD3<Double>
@@ -81,28 +86,26 @@ public final class SensorHubEmulator: UHIDEmulator, @unchecked Sendable {
             return generation
         }
         DedicatedThread.start { [weak self] in
-            let period = UInt64(1e9 / hertz)
+            let period = 1 / hertz
             let start = MonotonicClock.nanoseconds()
-            var next = start
-            var previous = start
+            var tick: UInt64 = 1
+            func due(_ n: UInt64) -> UInt64 { start + UInt64((Double(n) * period * 1e9).rounded()) }
+            MonotonicClock.sleep(untilNanoseconds: due(tick))
             while let self, self.lock.withLock({ !self.stopped && self.generation == mine }) {
-                // The kernel stamps each report as it arrives: the rate is the mean up to when it is
-                // sent, not to when it was due (a late thread would otherwise make the stamps and
-                // the rates disagree by its lateness).
-                let sent = MonotonicClock.nanoseconds()
-                let elapsed = Double(sent - start) / 1e9
-                let step = script.step(at: elapsed.truncatingRemainder(dividingBy: script.duration))
-                let rate = script.meanDegreesPerSecond(from: Double(previous - start) / 1e9, to: elapsed)
+                let end = Double(tick) * period
+                let step = script.step(at: end.truncatingRemainder(dividingBy: script.duration))
+                let rate = script.meanDegreesPerSecond(from: end - period, to: end)
                 self.setReading(
                     metersPerSecondSquared: forces(step.metersPerSecondSquared), degreesPerSecond: rates(rate))
                 try? self.pushReport(sensor: 1)
                 try? self.pushReport(sensor: 2)
-                previous = sent
-                next += period
-                // Behind (the VM is slow): skip ahead rather than burst, which would starve the CPU.
+                tick += 1
                 let now = MonotonicClock.nanoseconds()
-                if next < now { next = now + period }
-                MonotonicClock.sleep(untilNanoseconds: next)
+                if now > due(tick) + 500_000_000 {
+                    // Far behind: the ticks missed are dropped.
+                    tick = UInt64((Double(now - start) * 1e-9 / period).rounded(.up))
+                }
+                MonotonicClock.sleep(untilNanoseconds: due(tick))
             }
         }
     }
