@@ -78,11 +78,18 @@ public final class SwitchControllerEmulator: UHIDEmulator, @unchecked Sendable {
     static let accelOffset: [Int32] = [-310, 160, 220], accelScale: [Int32] = [16384, 16384, 16384]
     /// Stick calibration: centre and reach either side, in 12-bit counts.
     static let stickCenter = 2048, stickReach = 1400
-    /// The report interval. A whole 15 ms would let the driver's average (whole milliseconds over
-    /// 300 reports, from 4 ms jiffies) come out at 14 half the time; a little over keeps it at 15.
-    public static let reportPeriodNanoseconds: UInt64 = 15_020_000
-    /// The sample spacing the driver stamps: a third of its 15 ms average.
-    public static let sampleSpacingMicroseconds: UInt32 = 5000
+    /// The usual report interval. A whole 15 ms would let the driver's average (whole milliseconds
+    /// over 300 reports, from 4 ms jiffies) come out at 14 half the time; a little over keeps it at 15.
+    public static let usualReportPeriodNanoseconds: UInt64 = 15_020_000
+    /// This controller's report interval.
+    public let reportPeriodNanoseconds: UInt64
+    /// The true time each sample stands for in the script: at the usual interval, 5 ms, the driver's
+    /// own time base (a third of its 15 ms average, exact); at any other, a third of the interval,
+    /// each sample the mean rate over its third (what the driver's stamps then miss is mouse3d's to
+    /// find).
+    public var sampleSeconds: Double {
+        reportPeriodNanoseconds == Self.usualReportPeriodNanoseconds ? 0.005 : Double(reportPeriodNanoseconds) / 3e9
+    }
 
     private var timer: UInt8 = 0
     private var buttons: UInt32 = 0
@@ -102,8 +109,14 @@ public final class SwitchControllerEmulator: UHIDEmulator, @unchecked Sendable {
     /// Plugs the controller; it answers the driver on its own thread until unplugged. `mac`'s last
     /// byte tells two emulated controllers apart. `vendor` other than Nintendo's (0x057E) makes a
     /// third-party pad in Switch mode, which hid-nintendo takes only once given its id (`new_id`).
-    public init(_ model: Model, macLastByte: UInt8 = 0x01, vendor: UInt32 = 0x057E) throws {
+    /// `reportPeriodNanoseconds`: how often it reports (another than the usual moves the driver's
+    /// average, and its stamps with it).
+    public init(
+        _ model: Model, macLastByte: UInt8 = 0x01, vendor: UInt32 = 0x057E,
+        reportPeriodNanoseconds: UInt64 = usualReportPeriodNanoseconds
+    ) throws {
         self.model = model
+        self.reportPeriodNanoseconds = reportPeriodNanoseconds
         macAddress = [0x98, 0xB6, 0xE9, 0x5A, 0x3C, macLastByte]
         try super.init(
             identity: .init(
@@ -258,8 +271,8 @@ public final class SwitchControllerEmulator: UHIDEmulator, @unchecked Sendable {
 
     /// Streams `script` (the driver's axes) on a thread of its own until ``stopStreaming()`` or
     /// unplugging: a report every ``reportPeriodNanoseconds``, sample `n` carrying the script's step at
-    /// `(n + ½)` · 5 ms from the start (the driver's time base), looping the script. Steps should last
-    /// multiples of 5 ms.
+    /// `(n + ½)` · ``sampleSeconds`` from the start, looping the script. Steps should last multiples
+    /// of 5 ms.
     /// Returns at once.
     public func startStreaming(_ script: MotionScript) {
         let mine = lock.withLock {
@@ -273,18 +286,27 @@ public final class SwitchControllerEmulator: UHIDEmulator, @unchecked Sendable {
             var report: UInt64 = 0
             while let self, self.lock.withLock({ self.streaming && !self.stopped && self.generation == mine }) {
                 var samples: [(degreesPerSecond: SIMD3<Double>, metersPerSecondSquared: SIMD3<Double>)] = []
+                let spacing = self.sampleSeconds
                 for i in 0..<3 {
+                    let n = Double(report * 3 + UInt64(i))
                     // The step in force at the sample's midpoint: exact for steps whose ends are
                     // multiples of 5 ms (the scripts' are), with no sum of floating-point boundaries.
-                    let middle = (Double(report * 3 + UInt64(i)) + 0.5) * 0.005
-                    let step = script.step(at: middle.truncatingRemainder(dividingBy: script.duration))
-                    samples.append((step.degreesPerSecond, step.metersPerSecondSquared))
+                    let middle = ((n + 0.5) * spacing).truncatingRemainder(dividingBy: script.duration)
+                    let step = script.step(at: middle)
+                    // At another spacing, steps end inside samples: the mean over the sample's time.
+                    let rate =
+                        spacing == 0.005
+                        ? step.degreesPerSecond
+                        : script.meanDegreesPerSecond(
+                            from: (n * spacing).truncatingRemainder(dividingBy: script.duration),
+                            to: (n * spacing).truncatingRemainder(dividingBy: script.duration) + spacing)
+                    samples.append((rate, step.metersPerSecondSquared))
                 }
                 try? self.device.input(self.imuReport(samples))
                 let sent = MonotonicClock.nanoseconds()
-                self.lock.withLock { self.times.append((start + report * Self.reportPeriodNanoseconds, sent)) }
+                self.lock.withLock { self.times.append((start + report * self.reportPeriodNanoseconds, sent)) }
                 report += 1
-                MonotonicClock.sleep(untilNanoseconds: start + report * Self.reportPeriodNanoseconds)
+                MonotonicClock.sleep(untilNanoseconds: start + report * self.reportPeriodNanoseconds)
             }
         }
     }

@@ -7,10 +7,12 @@ import VMDeviceEmulators
 enum SwitchControllerTests {
     /// Plugs an emulated Nintendo controller and waits (up to 20 s: the driver's handshake is a dozen
     /// round trips) until hid-nintendo has made its IMU device; returns it with the device's node.
-    static func plug(_ model: SwitchControllerEmulator.Model, macLastByte: UInt8 = 0x01, vendor: UInt32 = 0x057E) throws
-        -> (SwitchControllerEmulator, String)
-    {
-        let controller = try SwitchControllerEmulator(model, macLastByte: macLastByte, vendor: vendor)
+    static func plug(
+        _ model: SwitchControllerEmulator.Model, macLastByte: UInt8 = 0x01, vendor: UInt32 = 0x057E,
+        reportPeriodNanoseconds: UInt64 = SwitchControllerEmulator.usualReportPeriodNanoseconds
+    ) throws -> (SwitchControllerEmulator, String) {
+        let controller = try SwitchControllerEmulator(
+            model, macLastByte: macLastByte, vendor: vendor, reportPeriodNanoseconds: reportPeriodNanoseconds)
         let udev = try Udev()
         do {
             let node = try waitFor("hid-nintendo's '\(model.motionName)'", seconds: 20) {

@@ -28,6 +28,7 @@ let allTests: [(name: String, run: () throws -> Void)] = [
     ("run_pointer_from_dualsense", RunTests.pointerFromDualSense),
     ("run_pointer_from_dualshock4", RunTests.pointerFromDualShock4),
     ("run_pointer_from_switch_pro", RunTests.pointerFromSwitchPro),
+    ("switch_pro_average_rounded_down", SwitchTimingTests.averageRoundedDown),
     ("run_pointer_from_joycon_left", RunTests.pointerFromJoyConLeft),
     ("run_pointer_from_joycon_right", RunTests.pointerFromJoyConRight),
     ("calibrate_dualsense", RunTests.calibrateDualSense),
