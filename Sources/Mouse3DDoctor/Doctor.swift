@@ -16,12 +16,12 @@ public enum Doctor {
         var checks = [DoctorCheck("build", .ok, "mouse3d \(version), \(build)")]
         let configuration = configurationCheck(files: environment.configurationFiles)
         checks.append(configuration.check)
-        let output = configuration.value?.text("receive.output") ?? "print"
+        let output = configuration.value?[.receiveOutput] ?? "print"
         checks.append(uinput(path: environment.uinputPath, needed: output != "print"))
         checks.append(udevRule(directories: environment.ruleDirectories))
         if environment.checksSources { checks += sources() }
         checks.append(units(directories: environment.unitDirectories))
-        let port = configuration.value.map { UInt16($0.integer("network.port")) } ?? 24930
+        let port = UInt16((configuration.value ?? .builtIn)[.networkPort])
         checks.append(streamPort(port))
         if environment.checksNetwork {
             let avahi = avahi()

@@ -70,19 +70,19 @@ struct ButtonSettings: Equatable {
     /// Reads and checks the [send] button settings; a name that is not a button is an error naming
     /// where it was set.
     init(_ c: Configuration) throws {
-        func code(_ path: String) throws -> Int32? {
-            guard let name = c.text(path) else { return nil }
+        func code(_ key: ConfigurationKey<String?>) throws -> Int32? {
+            guard let name = c[key] else { return nil }
             guard let code = GamepadButtons.code(named: name) else {
                 throw CommandFailure(
-                    "\(c.invalid(path, "'\(name)' is not a button name; use names such as BTN_SOUTH, BTN_TL, BTN_TR2"))"
+                    "\(c.invalid(key, "'\(name)' is not a button name; use names such as BTN_SOUTH, BTN_TL, BTN_TR2"))"
                 )
             }
             return code
         }
         map = GamepadButtonMap(
-            clutch: try code("send.clutch"), recenter: try code("send.recenter"), primary: try code("send.primary"),
-            secondary: try code("send.secondary"), recalibrate: try code("send.recalibrate"))
-        clutchMode = MotionGestures.ClutchMode(rawValue: c.text("send.clutch_mode") ?? "hold") ?? .hold
+            clutch: try code(.sendClutch), recenter: try code(.sendRecenter), primary: try code(.sendPrimary),
+            secondary: try code(.sendSecondary), recalibrate: try code(.sendRecalibrate))
+        clutchMode = MotionGestures.ClutchMode(rawValue: c[.sendClutchMode] ?? "hold") ?? .hold
     }
 }
 

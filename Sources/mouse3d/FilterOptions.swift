@@ -80,17 +80,17 @@ struct FilterOptions: ParsableArguments {
     /// The filter parameters of a configuration.
     static func parameters(_ c: Configuration) -> AttitudeEstimatorParameters {
         var p = AttitudeEstimatorParameters()
-        p.accelerometerTimeConstantSeconds = c.number("filter.accelerometer_time_constant")
-        let limit = c.number("filter.impact_limit")
+        p.accelerometerTimeConstantSeconds = c[.filterAccelerometerTimeConstant]
+        let limit = c[.filterImpactLimit]
         p.impactLimitStandardGravities = limit > 0 ? limit : nil
-        let range = c.number("filter.accelerometer_range")
+        let range = c[.filterAccelerometerRange]
         p.accelerometerRangeMetersPerSecondSquared = range > 0 ? range * standardGravityMetersPerSecondSquared : nil
-        p.linearAccelerationRejectionFraction = c.number("filter.linear_acceleration_rejection")
-        let angle = c.number("filter.disturbance_angle")
+        p.linearAccelerationRejectionFraction = c[.filterLinearAccelerationRejection]
+        let angle = c[.filterDisturbanceAngle]
         p.disturbanceAngleRadians = angle > 0 ? angle * .pi / 180 : nil
-        p.disturbanceTimeConstantSeconds = c.number("filter.disturbance_time_constant")
-        p.motionBiasEstimation = c.boolean("filter.motion_bias")
-        p.restBiasEstimation = c.boolean("filter.rest_bias")
+        p.disturbanceTimeConstantSeconds = c[.filterDisturbanceTimeConstant]
+        p.motionBiasEstimation = c[.filterMotionBias]
+        p.restBiasEstimation = c[.filterRestBias]
         return p
     }
 

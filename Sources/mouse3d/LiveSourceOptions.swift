@@ -44,11 +44,11 @@ struct LiveSourceOptions: ParsableArguments {
                 )
             }
         }
-        let poll = configuration.number("send.iio_poll")
-        let mountText = configuration.text("send.mount_matrix")
+        let poll = configuration[.sendIIOPoll]
+        let mountText = configuration[.sendMountMatrix]
         guard mountText == nil || MountMatrix(mountText!) != nil else {
             throw CommandFailure(
-                "\(configuration.invalid("send.mount_matrix", "must be nine numbers, rows separated by ';'"))")
+                "\(configuration.invalid(.sendMountMatrix, "must be nine numbers, rows separated by ';'"))")
         }
         let buttons = try watchingButtons(configuration)
         do {

@@ -64,10 +64,10 @@ struct MotionSourceOptions: ParsableArguments {
     /// The source the configuration names (checked, with where it was set), after checking the
     /// button names: nothing opens before both are known to be good.
     static func chosenSource(_ configuration: Configuration) throws -> SourceSpecifier {
-        let text = configuration.text("send.source") ?? "auto"
+        let text = configuration[.sendSource] ?? "auto"
         guard let source = SourceSpecifier(argument: text) else {
             throw CommandFailure(
-                "\(configuration.invalid("send.source", "'\(text)' is not auto, evdev:PATH, iio:NAME, replay:LOG.csv or phone[:[ADDR:]PORT]"))"
+                "\(configuration.invalid(.sendSource, "'\(text)' is not auto, evdev:PATH, iio:NAME, replay:LOG.csv or phone[:[ADDR:]PORT]"))"
             )
         }
         _ = try ButtonSettings(configuration)
@@ -187,7 +187,7 @@ struct MotionSourceOptions: ParsableArguments {
 
     /// The pace of the outputs (`send.rate`), nil for one update per sample.
     static func rate(_ configuration: Configuration) -> Double? {
-        let rate = configuration.number("send.rate")
+        let rate = configuration[.sendRate]
         return rate > 0 ? rate : nil
     }
 

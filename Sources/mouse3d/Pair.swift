@@ -73,7 +73,7 @@ extension Mouse3D {
             if list { return try listPeers(base: base) }
             if let revoke { return try revokePeers(revoke, base: base) }
             let configuration = try EffectiveConfiguration.load()
-            let pairingPort = UInt16(configuration.integer("network.pairing_port"))
+            let pairingPort = UInt16(configuration[.networkPairingPort])
             let identity = try loadIdentity(base: base, say: { print($0) })
             if let host, let code, let parsed = PairingCode(parsing: code) {
                 let peer = try pairWithReceiver(
@@ -84,7 +84,7 @@ extension Mouse3D {
             } else {
                 try waitForSender(
                     identity: identity, base: base, listen: listen?.text ?? "0.0.0.0:\(pairingPort)",
-                    streamPort: streamPort ?? UInt16(configuration.integer("network.port")))
+                    streamPort: streamPort ?? UInt16(configuration[.networkPort]))
             }
         }
 

@@ -61,7 +61,7 @@ extension Mouse3D {
                     wire: r.announcement.wire, outputs: r.announcement.outputs,
                     foundAfterMilliseconds: foundAfter[r.instance])
             }
-            let port = UInt16(configuration.integer("network.port"))
+            let port = UInt16(configuration[.networkPort])
             for peer in paired where !rows.contains(where: { $0.fingerprint == peer.fingerprint }) {
                 let stored = peer.address.flatMap { try? SocketAddress.resolve($0, defaultPort: port, passive: false) }
                 rows.append(

@@ -73,25 +73,25 @@ struct PointerOptions: ParsableArguments {
     /// error naming where it was set).
     static func mapping(_ c: Configuration) throws -> PointerMapping {
         var m = PointerMapping()
-        m.countsPerDegree = c.number("pointer.sensitivity")
-        let screenTurn = c.number("pointer.screen_turn")
-        if screenTurn > 0 { m.setScreen(turnDegrees: screenTurn, widthPixels: c.number("pointer.screen_width")) }
-        m.tighteningDegreesPerSecond = c.number("pointer.tightening")
-        m.smoothingDegreesPerSecond = c.number("pointer.smoothing")
-        if let text = c.text("pointer.acceleration") {
+        m.countsPerDegree = c[.pointerSensitivity]
+        let screenTurn = c[.pointerScreenTurn]
+        if screenTurn > 0 { m.setScreen(turnDegrees: screenTurn, widthPixels: c[.pointerScreenWidth]) }
+        m.tighteningDegreesPerSecond = c[.pointerTightening]
+        m.smoothingDegreesPerSecond = c[.pointerSmoothing]
+        if let text = c[.pointerAcceleration] {
             guard let curve = curve(text) else {
                 throw CommandFailure(
-                    "\(c.invalid("pointer.acceleration", "'\(text)' is not LOW:HIGH:FACTOR with 0 <= LOW < HIGH and FACTOR > 0"))"
+                    "\(c.invalid(.pointerAcceleration, "'\(text)' is not LOW:HIGH:FACTOR with 0 <= LOW < HIGH and FACTOR > 0"))"
                 )
             }
             m.accelerationLowDegreesPerSecond = curve.low
             m.accelerationHighDegreesPerSecond = curve.high
             m.accelerationFactor = curve.factor
         }
-        m.invertX = c.boolean("pointer.invert_x")
-        m.invertY = c.boolean("pointer.invert_y")
-        m.swapAxes = c.boolean("pointer.swap_axes")
-        m.gyroSpace = GyroSpace(rawValue: c.text("pointer.gyro_space") ?? "world") ?? .world
+        m.invertX = c[.pointerInvertX]
+        m.invertY = c[.pointerInvertY]
+        m.swapAxes = c[.pointerSwapAxes]
+        m.gyroSpace = GyroSpace(rawValue: c[.pointerGyroSpace] ?? "world") ?? .world
         return m
     }
 }

@@ -88,11 +88,11 @@ extension Mouse3D {
             var configuration = try EffectiveConfiguration.load(flags: flags)
             var settings = try ReceiveSettings(configuration, printFlag: outputs.print, uinputFlag: outputs.uinput)
             let address: SocketAddress
-            let port = UInt16(configuration.integer("network.port"))
+            let port = UInt16(configuration[.networkPort])
             // Unauthenticated modes listen on loopback unless an address is given (by flag or in a file).
             let configuredListen =
-                configuration.origin("receive.listen") == .builtIn && wireFormat != .sealed
-                ? "127.0.0.1" : (configuration.text("receive.listen") ?? "0.0.0.0")
+                configuration.origin(.receiveListen) == .builtIn && wireFormat != .sealed
+                ? "127.0.0.1" : (configuration[.receiveListen] ?? "0.0.0.0")
             let listenText = listen?.text ?? SocketAddress.text(host: configuredListen, port: port)
             do {
                 address = try SocketAddress.resolve(listenText, defaultPort: port, passive: false)
@@ -139,7 +139,7 @@ extension Mouse3D {
             if let viewServer = built.view { diagnostics.say("view at \(viewServer.url)") }
             // Announced once the outputs are known (what is printed follows the outputs asked for).
             let announcer =
-                configuration.boolean("network.discovery")
+                configuration[.networkDiscovery]
                 ? ReceiverAnnouncer(
                     ReceiverAnnouncement(
                         name: pairings?.identity.name ?? FileSystem.hostName,
@@ -147,7 +147,7 @@ extension Mouse3D {
                         wire: wireFormat.announced,
                         outputs: (built.printer != nil ? ["print"] : [])
                             + (built.device.map { [$0.mode.rawValue] } ?? []),
-                        pairingPort: UInt16(configuration.integer("network.pairing_port"))),
+                        pairingPort: UInt16(configuration[.networkPairingPort])),
                     port: receiver.localAddress.port, loopbackOnly: receiver.localAddress.isLoopback,
                     diagnostics: diagnostics)
                 : nil
@@ -221,7 +221,7 @@ struct ReceiveSettings {
     var mapping: PointerMapping
 
     init(_ c: Configuration, printFlag: Bool, uinputFlag: UinputMode?) throws {
-        let output = c.text("receive.output") ?? "print"
+        let output = c[.receiveOutput] ?? "print"
         if printFlag || uinputFlag != nil {
             print = printFlag
             uinput = uinputFlag
@@ -229,8 +229,8 @@ struct ReceiveSettings {
             print = output == "print"
             uinput = UinputMode(rawValue: output)
         }
-        format = PrintFormat(rawValue: c.text("receive.format") ?? "text") ?? .text
-        stats = c.boolean("receive.stats")
+        format = PrintFormat(rawValue: c[.receiveFormat] ?? "text") ?? .text
+        stats = c[.receiveStats]
         mapping = try PointerOptions.mapping(c)
     }
 }

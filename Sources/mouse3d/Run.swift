@@ -67,7 +67,7 @@ extension Mouse3D {
             let built = try outputs.assemble(
                 .init(
                     uinput: outputs.uinput, otherOutputs: dsuServer != nil,
-                    format: PrintFormat(rawValue: configuration.text("receive.format") ?? "text") ?? .text,
+                    format: PrintFormat(rawValue: configuration[.receiveFormat] ?? "text") ?? .text,
                     mapping: outputs.uinput == nil ? PointerMapping() : try PointerOptions.mapping(configuration),
                     onRecenter: { recenter() },
                     device: opened.calibrationKey == "phone"

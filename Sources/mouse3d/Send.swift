@@ -106,7 +106,7 @@ extension Mouse3D {
             }
             var configuration = try EffectiveConfiguration.load(flags: flags)
             let source = try MotionSourceOptions.chosenSource(configuration)
-            let peers = configuration.textList("send.to")
+            let peers = configuration[.sendTo]
             guard peers.count <= StreamDefaults.maximumPeers else {
                 throw CommandFailure(
                     "At most \(StreamDefaults.maximumPeers) receivers (--to) at once; \(peers.count) were given.")
@@ -115,17 +115,17 @@ extension Mouse3D {
                 throw CommandFailure(
                     "Give at least one receiver with --to HOST[:PORT] (or send.to in the configuration).")
             }
-            let port = UInt16(configuration.integer("network.port"))
+            let port = UInt16(configuration[.networkPort])
             let addresses: [SocketAddress]
             var sealers: [DatagramSealer] = []
             var targets: [SealedTargets] = []
             let discovering =
-                wireFormat == .sealed && peers.isEmpty && (discover || configuration.boolean("network.discovery"))
+                wireFormat == .sealed && peers.isEmpty && (discover || configuration[.networkDiscovery])
             if wireFormat == .sealed {
                 targets = try SealedTargets.choose(
                     peers, pairCode: pair.flatMap(PairingCode.init(parsing:)),
                     base: FileSystem.userConfigurationDirectory, defaultPort: port,
-                    pairingPort: UInt16(configuration.integer("network.pairing_port")), discovering: discovering,
+                    pairingPort: UInt16(configuration[.networkPairingPort]), discovering: discovering,
                     discoverName: name,
                     diagnostics: diagnostics)
                 // A receiver without a known address is paused until discovery finds it.

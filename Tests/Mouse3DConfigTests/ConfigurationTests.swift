@@ -9,6 +9,34 @@ struct ConfigurationTests {
         try ConfigurationFile.parse(text, path: path)
     }
 
+    @Test("Every typed key names a schema key of its kind, and every schema key has exactly one")
+    func typedKeys() {
+        let typed = ConfigurationSchema.typedKeys
+        #expect(Set(typed.map(\.path)).count == typed.count, "a key typed twice")
+        #expect(
+            Set(typed.map(\.path)) == Set(ConfigurationSchema.keys.map(\.path)),
+            "typed but not in the schema, or the other way: \(Set(typed.map(\.path)).symmetricDifference(ConfigurationSchema.keys.map(\.path)))"
+        )
+        for (path, type) in typed {
+            let expected: Any.Type
+            switch ConfigurationSchema.key(path)?.kind {
+            case .integer: expected = Int64.self
+            case .number: expected = Double.self
+            case .boolean: expected = Bool.self
+            case .text, .choice: expected = String?.self
+            case .textList: expected = [String].self
+            case nil: continue
+            }
+            #expect(
+                ObjectIdentifier(type) == ObjectIdentifier(expected),
+                "\(path) is typed \(type), its kind wants \(expected)")
+        }
+        // Each typed read gives the schema's default.
+        let c = Configuration.builtIn
+        #expect(c[.networkPort] == 24930 && c[.networkPairingPort] == 24931 && c[.networkDiscovery])
+        #expect(c[.sendSource] == "auto" && c[.sendClutch] == nil && c[.sendTo].isEmpty)
+    }
+
     func problem(_ text: String) -> ConfigurationProblem? {
         do {
             _ = try parse(text)
@@ -40,14 +68,14 @@ struct ConfigurationTests {
         try flags.set("receive.format", .text("jsonl"), origin: .flag("--format"))
         let c = Configuration(files: [system, user], overrides: [environment, flags])
         #expect(
-            c.number("pointer.sensitivity") == 30.5
-                && c.origin("pointer.sensitivity") == .file(path: "/u/config.toml", line: 3))
+            c[.pointerSensitivity] == 30.5
+                && c.origin(.pointerSensitivity) == .file(path: "/u/config.toml", line: 3))
         #expect(
-            c.boolean("pointer.invert_x")
-                && c.origin("pointer.invert_x") == .file(path: "/etc/mouse3d/config.toml", line: 3))
-        #expect(c.integer("network.port") == 26000 && c.origin("network.port") == .environment("MOUSE3D_NETWORK_PORT"))
-        #expect(c.text("receive.format") == "jsonl" && c.origin("receive.format") == .flag("--format"))
-        #expect(c.number("filter.impact_limit") == 0 && c.origin("filter.impact_limit") == .builtIn)
+            c[.pointerInvertX]
+                && c.origin(.pointerInvertX) == .file(path: "/etc/mouse3d/config.toml", line: 3))
+        #expect(c[.networkPort] == 26000 && c.origin(.networkPort) == .environment("MOUSE3D_NETWORK_PORT"))
+        #expect(c[.receiveFormat] == "jsonl" && c.origin(.receiveFormat) == .flag("--format"))
+        #expect(c[.filterImpactLimit] == 0 && c.origin(.filterImpactLimit) == .builtIn)
         #expect(c.listing.contains("pointer.sensitivity = 30.5  # /u/config.toml:3"))
     }
 
@@ -167,28 +195,28 @@ struct ConfigurationTests {
         var c = Configuration(
             files: [system, user], overrides: [try ConfigurationLayer.environment(["MOUSE3D_FILTER_IMPACT_LIMIT": "6"])]
         )
-        #expect(c.text("send.clutch") == "BTN_WEST")
+        #expect(c[.sendClutch] == "BTN_WEST")
         let pad = DeviceProfile.Device(
             name: "DualSense Motion Sensors", id: "054c:0ce6", sysfsPath: "/sys/devices/virtual/x")
         let applied = c.applyProfile(for: pad)
         let matched = try #require(applied)
         #expect(matched.profile.name == "DualSense" && matched.reason.contains("id 054C:0CE6"))
         #expect(
-            c.text("send.clutch") == "BTN_TL"
-                && c.origin("send.clutch") == .profile(name: "DualSense", path: "/u/config.toml", line: 9))
-        #expect(c.number("filter.impact_limit") == 6, "the environment still overrides a profile")
+            c[.sendClutch] == "BTN_TL"
+                && c.origin(.sendClutch) == .profile(name: "DualSense", path: "/u/config.toml", line: 9))
+        #expect(c[.filterImpactLimit] == 6, "the environment still overrides a profile")
         let other = DeviceProfile.Device(name: "Other Sony", id: "054c:0ce6", sysfsPath: "/x")
         let sony = c.applyProfile(for: other)
         #expect(sony?.profile.name == "any Sony")
-        #expect(c.text("send.clutch") == "BTN_TR")
+        #expect(c[.sendClutch] == "BTN_TR")
         let laptop = DeviceProfile.Device(
             name: "accel_3d", id: nil, sysfsPath: "/sys/devices/pci0000:00/0000:00:13.0/iio:device0")
         let lap = c.applyProfile(for: laptop)
         #expect(lap?.profile.name == "laptop")
-        #expect(c.text("send.mount_matrix") == "0,1,0;1,0,0;0,0,1")
+        #expect(c[.sendMountMatrix] == "0,1,0;1,0,0;0,0,1")
         let none = c.applyProfile(for: DeviceProfile.Device(name: "n", id: "1234:5678", sysfsPath: "/p"))
         #expect(none == nil)
-        #expect(c.text("send.clutch") == "BTN_WEST", "no profile: back to the files")
+        #expect(c[.sendClutch] == "BTN_WEST", "no profile: back to the files")
     }
 }
 

@@ -91,7 +91,7 @@ struct DoctorTests {
                 && broken.check.detail.contains("\(file):2: pointer.sensitivity"), "\(broken.check)")
         try write(file, "[receive]\noutput = \"spacemouse\"\n")
         let good = Doctor.configurationCheck(files: [file])
-        #expect(good.check.status == .ok && good.value?.text("receive.output") == "spacemouse")
+        #expect(good.check.status == .ok && good.value?[.receiveOutput] == "spacemouse")
     }
 
     @Test("systemd units: none is a note with the install command; an installed one is ok")

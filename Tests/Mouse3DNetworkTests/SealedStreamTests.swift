@@ -322,7 +322,7 @@ struct AEADInteroperabilityTests {
         #expect(open(cipher, nonce: nonce, ad: ad, ciphertext: ciphertext, tag: flipped) == nil)
     }
 
-    @Test("Both sealing kinds open, and a datagram relabelled with the other kind does not", arguments: algorithms)
+    @Test("Both sealing kinds open", arguments: algorithms)
     func kinds(algorithm: SealingAlgorithm) throws {
         let pair = SealedPair()
         var sealer = pair.sealer(algorithm: algorithm)
@@ -330,13 +330,18 @@ struct AEADInteroperabilityTests {
         #expect(bytes[3] == algorithm.rawValue)
         let opener = pair.opener()
         #expect(opener.refusal(bytes) == nil)
-        if FrameCipher.aes256GCMAvailable {
-            var relabelled = try SealedPair.seal(&sealer, 1)
-            relabelled[3] = algorithm == .aes256GCM ? 1 : 2
-            #expect(opener.refusal(relabelled) == .badTag)
-        } else {
-            print("AES-256-GCM not available on this CPU: relabelling check skipped")
-        }
+    }
+
+    @Test(
+        "A datagram relabelled with the other sealing kind does not open",
+        .enabled(if: FrameCipher.aes256GCMAvailable, "AES-256-GCM is not available on this CPU"),
+        arguments: algorithms)
+    func relabelled(algorithm: SealingAlgorithm) throws {
+        let pair = SealedPair()
+        var sealer = pair.sealer(algorithm: algorithm)
+        var relabelled = try SealedPair.seal(&sealer, 0)
+        relabelled[3] = algorithm == .aes256GCM ? 1 : 2
+        #expect(pair.opener().refusal(relabelled) == .badTag)
     }
 }
 

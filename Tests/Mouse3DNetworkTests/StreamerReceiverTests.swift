@@ -85,9 +85,8 @@ struct StreamerReceiverTests {
             try a.bind(to: SocketAddress.resolve("[::1]:0", defaultPort: 0, passive: false))
             try b.bind(to: SocketAddress.resolve("[::1]:0", defaultPort: 0, passive: false))
         } catch {
-            print(
-                "skipped: no IPv6 loopback here (\(error)); the batch is also sent over IPv4 in severalSealedReceivers")
-            return
+            try Test.cancel(
+                "no IPv6 loopback here (\(error)); the batch is also sent over IPv4 in severalSealedReceivers")
         }
         let sender = try UDPSocket(family: AF_INET6)
         var on: Int32 = 1

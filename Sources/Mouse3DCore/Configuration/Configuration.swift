@@ -11,6 +11,9 @@ public struct Configuration: Sendable {
     private var fileLayers: [ConfigurationLayer] = []
     private var overrideLayers: [ConfigurationLayer] = []
 
+    /// The built-in defaults alone (the schema's, each written once there).
+    public static var builtIn: Configuration { Configuration(files: [], overrides: []) }
+
     /// The defaults overlaid by `files` (lowest first), then `overrides` (environment, flags).
     public init(files: [ConfigurationLayer], overrides: [ConfigurationLayer]) {
         values = [:]
@@ -54,15 +57,31 @@ public struct Configuration: Sendable {
         return v.value
     }
 
-    public func origin(_ path: String) -> ConfigurationOrigin { values[path]?.origin ?? .builtIn }
+    func origin(_ path: String) -> ConfigurationOrigin { values[path]?.origin ?? .builtIn }
 
     /// A problem with the value in effect at `path` (checked beyond the schema, e.g. a button name),
     /// naming where that value was set.
-    public func invalid(_ path: String, _ message: String) -> ConfigurationProblem {
+    func invalid(_ path: String, _ message: String) -> ConfigurationProblem {
         ConfigurationProblem(origin: origin(path), key: path, reason: .invalid(message))
     }
 
-    public func number(_ path: String) -> Double {
+    public subscript(key: ConfigurationKey<Int64>) -> Int64 { integer(key.path) }
+    public subscript(key: ConfigurationKey<Bool>) -> Bool { boolean(key.path) }
+    public subscript(key: ConfigurationKey<Double>) -> Double { number(key.path) }
+    /// Text (or a choice), nil when empty.
+    public subscript(key: ConfigurationKey<String?>) -> String? { text(key.path) }
+    public subscript(key: ConfigurationKey<[String]>) -> [String] { textList(key.path) }
+
+    /// Where the value in effect for `key` was set.
+    public func origin<Value>(_ key: ConfigurationKey<Value>) -> ConfigurationOrigin { origin(key.path) }
+
+    /// A problem with the value in effect for `key` (checked beyond the schema, e.g. a button
+    /// name), naming where that value was set.
+    public func invalid<Value>(_ key: ConfigurationKey<Value>, _ message: String) -> ConfigurationProblem {
+        invalid(key.path, message)
+    }
+
+    func number(_ path: String) -> Double {
         switch self[path] {
         case .number(let d): d
         case .integer(let i): Double(i)
@@ -70,23 +89,23 @@ public struct Configuration: Sendable {
         }
     }
 
-    public func integer(_ path: String) -> Int64 {
+    func integer(_ path: String) -> Int64 {
         guard case .integer(let i) = self[path] else { preconditionFailure("\(path) is not an integer") }
         return i
     }
 
-    public func boolean(_ path: String) -> Bool {
+    func boolean(_ path: String) -> Bool {
         guard case .boolean(let b) = self[path] else { preconditionFailure("\(path) is not a boolean") }
         return b
     }
 
     /// The text at `path`, nil when empty.
-    public func text(_ path: String) -> String? {
+    func text(_ path: String) -> String? {
         guard case .text(let s) = self[path] else { preconditionFailure("\(path) is not text") }
         return s.isEmpty ? nil : s
     }
 
-    public func textList(_ path: String) -> [String] {
+    func textList(_ path: String) -> [String] {
         guard case .textList(let l) = self[path] else { preconditionFailure("\(path) is not a list") }
         return l
     }

@@ -178,7 +178,7 @@ public enum ConfigurationSchema {
         case (.integer(let range), .integer(let i)):
             return range.contains(i)
                 ? .success(value) : .failure(.outOfRange("\(i) is outside \(range.lowerBound) to \(range.upperBound)"))
-        case (.number(let range), .integer(let i)):
+        case (.number, .integer(let i)):
             return check(.number(Double(i)), for: key)
         case (.number(let range), .number(let d)):
             guard d.isFinite && range.contains(d) else {

@@ -72,7 +72,7 @@ public struct ReceiverAnnouncement: Sendable, Equatable {
         if !fingerprint.isEmpty && !isFingerprint(fingerprint) {
             return .failure(.badFingerprint(TerminalText.escaped(fingerprint)))
         }
-        var pairingPort: UInt16 = 24931
+        var pairingPort = UInt16(Configuration.builtIn[.networkPairingPort])  // not announced: the default
         if let p = txt["pp"] {
             guard let parsed = UInt16(p), parsed > 0 else { return .failure(.badPairingPort(TerminalText.escaped(p))) }
             pairingPort = parsed

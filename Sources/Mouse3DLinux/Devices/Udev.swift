@@ -18,7 +18,7 @@ public final class Udev {
         self.context = context
     }
 
-    deinit { udevLib.udev_unref(context) }
+    deinit { _ = udevLib.udev_unref(context) }
 
     /// Every device of `subsystem` known to sysfs, in libudev's order.
     /// The corresponding calls are `udev_enumerate_add_match_subsystem` and `udev_enumerate_scan_devices`.
@@ -26,8 +26,8 @@ public final class Udev {
         guard let enumerate = udevLib.udev_enumerate_new(context) else {
             throw SystemCallError(call: "udev_enumerate_new", subject: subsystem, errno: .noMemory)
         }
-        defer { udevLib.udev_enumerate_unref(enumerate) }
-        udevLib.udev_enumerate_add_match_subsystem(enumerate, subsystem)
+        defer { _ = udevLib.udev_enumerate_unref(enumerate) }
+        _ = udevLib.udev_enumerate_add_match_subsystem(enumerate, subsystem)
         let rc = udevLib.udev_enumerate_scan_devices(enumerate)
         guard rc >= 0 else {
             throw SystemCallError(call: "udev_enumerate_scan_devices", subject: subsystem, errno: .init(rawValue: -rc))

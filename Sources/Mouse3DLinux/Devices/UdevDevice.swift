@@ -6,7 +6,7 @@ public final class UdevDevice {
     let device: OpaquePointer
 
     init(_ device: OpaquePointer) { self.device = device }
-    deinit { udevLib.udev_device_unref(device) }
+    deinit { _ = udevLib.udev_device_unref(device) }
 
     /// `/sys/...`.
     public var sysfsPath: String { udevLib.udev_device_get_syspath(device).map { String(cString: $0) } ?? "" }

@@ -30,15 +30,15 @@ public final class UdevMonitor {
             throw SystemCallError(call: "udev_monitor_new_from_netlink", subject: source, errno: .init(rawValue: errno))
         }
         self.monitor = monitor
-        for s in subsystems { udevLib.udev_monitor_filter_add_match_subsystem_devtype(monitor, s, nil) }
+        for s in subsystems { _ = udevLib.udev_monitor_filter_add_match_subsystem_devtype(monitor, s, nil) }
         let rc = udevLib.udev_monitor_enable_receiving(monitor)
         guard rc >= 0 else {
-            udevLib.udev_monitor_unref(monitor)
+            _ = udevLib.udev_monitor_unref(monitor)
             throw SystemCallError(call: "udev_monitor_enable_receiving", subject: source, errno: .init(rawValue: -rc))
         }
     }
 
-    deinit { udevLib.udev_monitor_unref(monitor) }
+    deinit { _ = udevLib.udev_monitor_unref(monitor) }
 
     /// The descriptor to wait on (owned by libudev's monitor, closed with it).
     public var descriptor: FileDescriptor { FileDescriptor(rawValue: udevLib.udev_monitor_get_fd(monitor)) }
@@ -47,7 +47,7 @@ public final class UdevMonitor {
     public func pendingEvents() -> [Event] {
         var events: [Event] = []
         while let device = udevLib.udev_monitor_receive_device(monitor) {
-            defer { udevLib.udev_device_unref(device) }
+            defer { _ = udevLib.udev_device_unref(device) }
             func text(_ p: UnsafePointer<CChar>?) -> String? { p.map { String(cString: $0) } }
             events.append(
                 Event(

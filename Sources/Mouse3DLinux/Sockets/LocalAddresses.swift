@@ -60,7 +60,9 @@ public enum LocalAddresses {
             }
             found.append(
                 Address(
-                    interface: name, address: String(cString: text), isIPv6: family == AF_INET6,
+                    interface: name,
+                    address: String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self),
+                    isIPv6: family == AF_INET6,
                     onDefaultRoute: defaultInterfaces.contains(name)))
         }
         return found.enumerated().sorted { a, b in

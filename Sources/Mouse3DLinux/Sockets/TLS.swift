@@ -29,8 +29,8 @@ public struct SelfSignedCertificate: Sendable, Equatable {
             throw TLSError.openSSL("BIO_new")
         }
         defer {
-            lib.pointee.BIO_free(keyBIO)
-            lib.pointee.BIO_free(certBIO)
+            _ = lib.pointee.BIO_free(keyBIO)
+            _ = lib.pointee.BIO_free(certBIO)
         }
         guard m3d_make_self_signed(lib, commonName, san, days, keyBIO, certBIO) == 1 else {
             throw TLSError.openSSL("making the certificate")
@@ -72,8 +72,8 @@ public struct SelfSignedCertificate: Sendable, Equatable {
             guard let entry = lib.pointee.OPENSSL_sk_value(names, i)?.assumingMemoryBound(to: GENERAL_NAME.self)
             else { continue }
             guard let bio = lib.pointee.BIO_new(lib.pointee.BIO_s_mem()) else { throw TLSError.openSSL("BIO_new") }
-            defer { lib.pointee.BIO_free(bio) }
-            lib.pointee.GENERAL_NAME_print(bio, entry)
+            defer { _ = lib.pointee.BIO_free(bio) }
+            _ = lib.pointee.GENERAL_NAME_print(bio, entry)
             out.append(String(decoding: Self.contents(bio, lib), as: UTF8.self))
         }
         return out
@@ -124,7 +124,7 @@ public struct SelfSignedCertificate: Sendable, Equatable {
     ) throws(TLSError) -> OpaquePointer {
         let made: OpaquePointer? = pem.withUnsafeBytes { raw in
             guard let bio = lib.pointee.BIO_new_mem_buf(raw.baseAddress, Int32(raw.count)) else { return nil }
-            defer { lib.pointee.BIO_free(bio) }
+            defer { _ = lib.pointee.BIO_free(bio) }
             return reader(bio)
         }
         guard let made else { throw TLSError.openSSL("reading \(what)") }

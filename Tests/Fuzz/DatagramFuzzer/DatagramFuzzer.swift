@@ -27,7 +27,7 @@ enum DatagramFuzzer {
                 role: .sender, name: "fuzz", publicKey: sender.publicKey, secret: secret, address: nil, epoch: 0,
                 pairedAt: "fuzz")
         ])
-    nonisolated(unsafe) static let target = FileSystem.environment("MOUSE3D_FUZZ_TARGET") ?? "datagrams"
+    static let target = FileSystem.environment("MOUSE3D_FUZZ_TARGET") ?? "datagrams"
 
     static func run(_ bytes: UnsafeRawBufferPointer) {
         switch target {

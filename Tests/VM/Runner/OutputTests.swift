@@ -238,7 +238,7 @@ extension OutputTests {
             try send(second, yawDegrees: Double(i))
             MonotonicClock.sleep(nanoseconds: 10_000_000)
         }
-        try waitFor("a second pointer once /dev/uinput is back", seconds: 5) { try devices() == 2 ? true : nil }
+        _ = try waitFor("a second pointer once /dev/uinput is back", seconds: 5) { try devices() == 2 ? true : nil }
 
         try receiver.send(signal: SIGTERM)
         let errors = try receiver.readAllErrors()
