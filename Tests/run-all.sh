@@ -41,8 +41,15 @@ Tests/check-architecture.sh --self-test
 step "style: swift-format lint --strict with the checked-in .swift-format (fix with: swift-format format -i -r Sources Tests Package.swift)"
 swift-format lint --strict -r Sources Tests Package.swift
 
-step "host build: swift build --build-tests"
-swift build --build-tests
+step "host build: swift build --build-tests (a warning fails the run: CI builds from clean, so it sees them all)"
+build_log=$(mktemp)
+swift build --build-tests 2>&1 | tee "$build_log"
+if grep -q "warning:" "$build_log"; then
+    echo "the build has warnings (fix them; CI treats them as errors):"
+    grep "warning:" "$build_log" | sort -u
+    exit 1
+fi
+rm -f "$build_log"
 step "host tests"
 swift test --skip-build
 
