@@ -5,23 +5,24 @@ import VMDeviceEmulators
 
 /// hid-nintendo stamps each IMU sample a third of its average report interval, an average in whole
 /// milliseconds (jiffies_to_msecs deltas over 300 reports, summed and divided, rounded down: its
-/// `joycon_parse_imu_report`). A Pro Controller reporting every 14.5 ms (a Bluetooth stack's own
-/// interval) is stamped as if every 14 ms, 3.4% short, and every angle with it; at exactly 15 ms a
-/// controller's average falls to 14 about half the time (6.7% short). mouse3d compares the stamps
+/// `joycon_parse_imu_report`). A controller reporting every 15 ms gets 14 about half the time (the
+/// sum of 4 ms jiffies falls either side of 4500): its stamps 6.7% short then. Reporting every
+/// 14.96 ms, the sum stays below 4500 whatever the jiffies, so the average holds at 14 and every
+/// stamp is 6.4% short (4.666 ms for 4.987), and every angle with it. mouse3d compares the stamps
 /// with arrival times and corrects by the ratio. The turn and tilt of the IIO pointer tests, given
 /// in true time, must come out as the issue promises: 1800 ± 20 for the turn, the tilt within 10,
 /// each back within 1.
 enum SwitchTimingTests {
     static func averageRoundedDown() throws {
         for attempt in 1...3 {
-            let (controller, _) = try SwitchControllerTests.plug(.proController, reportPeriodNanoseconds: 14_500_000)
+            let (controller, _) = try SwitchControllerTests.plug(.proController, reportPeriodNanoseconds: 14_960_000)
             defer { try? controller.unplug() }
             let watch = TurnAndTilt()
             let (moves, errors) = try watch.measure(["run", "--uinput", "pointer"]) { controller.stream(watch.script) }
             let kept = RunTests.keptSchedule(controller, until: MonotonicClock.nanoseconds())
             let stamps =
                 errors.split(separator: "\n").first { $0.contains("timestamps:") }.map(String.init) ?? "(none)"
-            say("VMTEST-INFO Switch Pro Controller every 14.5 ms: \(moves); \(stamps); \(kept.said)")
+            say("VMTEST-INFO Switch Pro Controller every 14.96 ms: \(moves); \(stamps); \(kept.said)")
             do {
                 try moves.check(turnTolerance: 20)
             } catch {
@@ -29,13 +30,13 @@ enum SwitchTimingTests {
                 say("VMTEST-INFO the emulator did not keep its schedule (\(kept.said)): turned again")
                 continue
             }
-            // The ratio found: 14/14.5 by the driver's arithmetic, within the estimate's noise.
+            // The ratio found: 14/14.96 by the driver's arithmetic, within the estimate's noise.
             guard let r = stamps.firstRange(of: "the driver's run "),
                 let ratio = Double(stamps[r.upperBound...].prefix { $0 == "." || $0.isNumber })
             else {
                 throw VMTestFailure(description: "mouse3d did not say it corrected the driver's stamps: \(stamps)")
             }
-            try expect(abs(ratio - 14 / 14.5) < 0.005, "the driver's stamps found to run \(ratio), 14/14.5 expected")
+            try expect(abs(ratio - 14 / 14.96) < 0.005, "the driver's stamps found to run \(ratio), 14/14.96 expected")
             try expect(stamps.contains("corrected by that ratio"), "\(stamps)")
             return
         }
