@@ -46,6 +46,8 @@ if [ "${1:-}" = "--self-test" ]; then
     plant "Avahi's library" Sources/CLinux/avahi.h '#include <avahi-client/client.h>' "a D-Bus or Avahi library"
     plant "libdbus opened" Sources/COpenSSL/dbus.h '#define M3D_LIBDBUS "libdbus-1.so.3"' "a D-Bus or Avahi library"
     plant "a second connection engine" Sources/Mouse3DView/Server2.swift 'func f(_ b: inout [UInt8], _ s: inout Int) { _ = HTTPRequestHead.take(from: &b, scanned: &s) }' "a second HTTP/WebSocket connection engine"
+    plant "an epoll wait outside the loop" Sources/Mouse3DNetwork/Wait.swift 'func w(_ fd: Int32) { _ = epoll_wait(fd, nil, 0, 0) }' "must be the event loop's alone"
+    plant "a select outside the loop" Sources/Mouse3DLinux/Sel.swift 'func s() { _ = select(0, nil, nil, nil, nil) }' "must be the event loop's alone"
     plant "an import across the layers" Sources/Mouse3DCore/Up.swift 'import Mouse3DLinux' "imports what its layer may not"
     [ "$ok" = 0 ] && echo "architecture self-test: every planted breach was reported"
     exit "$ok"
@@ -64,8 +66,13 @@ hits=$(grep -rnE '\b(sigaction|signal|signalfd|pthread_sigmask|sigprocmask|kill)
 hits=$(grep -rnE '(^|[^.[:alnum:]_])(socket|bind|sendto|recvfrom|sendmsg|recvmsg|connect|accept)\(|UDPSocket|AF_INET' "$cli")
 [ -n "$hits" ] && fail "the executable makes socket calls:"$'\n'"$hits"
 
-files=$(grep -rlE 'poll\(' Sources | sort)
-[ "$files" != "Sources/Mouse3DLinux/System/EventLoop.swift" ] && fail "'poll(' must appear in the event loop alone; found in: $files"
+# One event loop: every wait on descriptors (poll, ppoll, select, pselect, epoll_wait, epoll_pwait,
+# epoll_pwait2) is in EventLoop.swift. An epoll set of its own that the loop watches (discovery's)
+# creates and fills a set but never waits on it. A method named so, called as `x.poll(`, is not
+# the system call.
+files=$(grep -rlE '(^|[^A-Za-z0-9_.])(ppoll|poll|p?select|epoll_(wait|pwait2?))\(' Sources | sort)
+[ "$files" != "Sources/Mouse3DLinux/System/EventLoop.swift" ] \
+    && fail "waiting on descriptors (poll, select, epoll) must be the event loop's alone; found in: $files"
 
 layer() {  # layer MODULE ALLOWED-IMPORT-REGEX
     local bad
