@@ -61,6 +61,7 @@ public class GamepadEmulator: UHIDEmulator, @unchecked Sendable {
         let mine = lock.withLock {
             streaming = true
             generation += 1
+            sentSeconds = 0
             return generation
         }
         DedicatedThread.start { [weak self] in
@@ -81,6 +82,7 @@ public class GamepadEmulator: UHIDEmulator, @unchecked Sendable {
                     degreesPerSecond: rate + gyroBiasDegreesPerSecond,
                     metersPerSecondSquared: step.metersPerSecondSquared,
                     microseconds: UInt32((next - previous) / 1000))
+                self.lock.withLock { self.sentSeconds = elapsed }
                 previous = next
                 next += period
                 // Behind (the VM is slow): skip ahead rather than burst, which would starve the CPU.
@@ -90,6 +92,10 @@ public class GamepadEmulator: UHIDEmulator, @unchecked Sendable {
             }
         }
     }
+
+    /// How far into the script the stream has sent, in seconds.
+    private var sentSeconds = 0.0
+    public var scriptSecondsSent: Double { lock.withLock { sentSeconds } }
 
     /// Stops the stream started by ``startStreaming(_:hertz:)``.
     public func stopStreaming() { lock.withLock { streaming = false } }

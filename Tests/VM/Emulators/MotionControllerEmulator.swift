@@ -17,6 +17,8 @@ public protocol MotionControllerEmulator: AnyObject, Sendable {
     /// their arrivals): when each report of the stream was due and when it went (monotonic
     /// nanoseconds). Nil for controllers with a device clock (a late report says how late).
     var reportTimes: [(due: UInt64, sent: UInt64)]? { get }
+    /// How far into the script the stream has sent, in script seconds.
+    var scriptSecondsSent: Double { get }
 }
 
 extension MotionControllerEmulator {

@@ -67,6 +67,9 @@ public final class SensorHubEmulator: UHIDEmulator, @unchecked Sendable {
     }
 
     private var generation = 0
+    /// How far into the script the stream has sent, in seconds.
+    private var sentSeconds = 0.0
+    public var scriptSecondsSent: Double { lock.withLock { sentSeconds } }
 
     /// Streams `script` (mouse3d's frame) at `hertz`, both sensors each tick, until deinit or the
     /// next stream, as a sensor on its own clock does: tick `n` is due `n` periods after the start
@@ -83,6 +86,7 @@ public final class SensorHubEmulator: UHIDEmulator, @unchecked Sendable {
     ) {
         let mine = lock.withLock {
             generation += 1
+            sentSeconds = 0
             return generation
         }
         DedicatedThread.start { [weak self] in
@@ -99,6 +103,7 @@ public final class SensorHubEmulator: UHIDEmulator, @unchecked Sendable {
                     metersPerSecondSquared: forces(step.metersPerSecondSquared), degreesPerSecond: rates(rate))
                 try? self.pushReport(sensor: 1)
                 try? self.pushReport(sensor: 2)
+                self.lock.withLock { self.sentSeconds = end }
                 tick += 1
                 let now = MonotonicClock.nanoseconds()
                 if now > due(tick) + 500_000_000 {

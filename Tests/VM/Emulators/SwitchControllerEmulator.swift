@@ -105,6 +105,7 @@ public final class SwitchControllerEmulator: UHIDEmulator, @unchecked Sendable {
     /// When each report of the stream was due and when it went.
     private var times: [(due: UInt64, sent: UInt64)] = []
     public var reportTimes: [(due: UInt64, sent: UInt64)]? { lock.withLock { times } }
+    public var scriptSecondsSent: Double { Double(lock.withLock { times.count } * 3) * sampleSeconds }
 
     /// Plugs the controller; it answers the driver on its own thread until unplugged. `mac`'s last
     /// byte tells two emulated controllers apart. `vendor` other than Nintendo's (0x057E) makes a

@@ -38,6 +38,7 @@ public final class UinputIMUEmulator: @unchecked Sendable {
     public func stream(_ script: MotionScript, axes: @escaping @Sendable (SIMD3<Double>) -> SIMD3<Double>) {
         let mine = lock.withLock {
             generation += 1
+            sentSeconds = 0
             return generation
         }
         DedicatedThread.start { [weak self] in
@@ -61,6 +62,7 @@ public final class UinputIMUEmulator: @unchecked Sendable {
                     type: Int32(EV_MSC), code: Int32(MSC_TIMESTAMP),
                     value: Int32(truncatingIfNeeded: (next - start) / 1000))
                 try? self.device.synchronize()
+                self.lock.withLock { self.sentSeconds = elapsed }
                 previous = next
                 next += period
                 // Behind (the VM is slow): skip ahead rather than burst.
@@ -70,6 +72,10 @@ public final class UinputIMUEmulator: @unchecked Sendable {
             }
         }
     }
+
+    /// How far into the script the stream has sent, in seconds.
+    private var sentSeconds = 0.0
+    public var scriptSecondsSent: Double { lock.withLock { sentSeconds } }
 
     /// Stops the stream.
     public func stop() { lock.withLock { generation += 1 } }

@@ -83,7 +83,9 @@ enum AxesSetupVMTests {
         // The pointer, with the setup in use.
         let watch = TurnAndTilt()
         defer { imu.stop() }
-        let (moves, errors) = try watch.measure(["run", "--uinput", "pointer", "--source", "evdev:\(node)"]) {
+        let (moves, errors) = try watch.measure(
+            ["run", "--uinput", "pointer", "--source", "evdev:\(node)"], sent: { imu.scriptSecondsSent }
+        ) {
             imu.stream(watch.script, axes: { turned * $0 })
         }
         let line = errors.split(separator: "\n").first { $0.contains("calibrate --axes") }.map(String.init) ?? "(none)"

@@ -79,7 +79,9 @@ enum IIOFrameTests {
         let toChip = setup.chip.transposed * hold.transposed
         let sign = setup.convention.sign
         let watch = TurnAndTilt()
-        let (moves, errors) = try watch.measure(["run", "--uinput", "pointer", "--source", "iio:accel_3d"]) {
+        let (moves, errors) = try watch.measure(
+            ["run", "--uinput", "pointer", "--source", "iio:accel_3d"], sent: { hub.scriptSecondsSent }
+        ) {
             hub.stream(watch.script, rates: { toChip * $0 }, forces: { toChip * $0 * sign })
         }
         let frameLine = errors.split(separator: "\n").first { $0.contains("axes:") }.map(String.init) ?? "(none)"
@@ -205,7 +207,10 @@ struct TurnAndTilt {
     /// the virtual pointer's moves over each part, timed from before the script started (so that
     /// a script can only run behind the windows, never ahead into them). Returns them and what
     /// mouse3d printed, after SIGTERM (its exit must be clean).
-    func measure(_ arguments: [String], streaming stream: () -> Void) throws -> (Moves, String) {
+    /// `sent`: how far into the script the emulator has sent (``pointerMoves``).
+    func measure(_ arguments: [String], sent: (() -> Double)? = nil, streaming stream: () -> Void) throws -> (
+        Moves, String
+    ) {
         let started = MonotonicClock.nanoseconds()
         stream()
         let run = try SeatTests.mouse3dProcess(arguments)
@@ -225,12 +230,11 @@ struct TurnAndTilt {
             opened <= rest - 10,
             "the virtual pointer appeared \(opened) s into the \(rest) s rest: too late to watch it")
         func moved(until scriptSeconds: Double) -> (x: Int32, y: Int32) {
-            let remaining = max(0, scriptSeconds * timeScale - Double(MonotonicClock.nanoseconds() - started) * 1e-9)
-            let events = OutputTests.events(device, seconds: remaining)
-            return (OutputTests.sum(events, code: Int32(REL_X)), OutputTests.sum(events, code: Int32(REL_Y)))
+            pointerMoves(device, started: started, until: scriptSeconds, timeScale: timeScale, sent: sent)
         }
         let moves = Moves(
-            atRest: moved(until: rest), turned: moved(until: rest + 3), back: moved(until: rest + 6),
+            // Each window ends inside a still stretch, half a second or more from any motion.
+            atRest: moved(until: rest - 0.5), turned: moved(until: rest + 2.5), back: moved(until: rest + 5.5),
             tilted: moved(until: rest + 8), tiltedBack: moved(until: rest + 11))
         try run.send(signal: SIGTERM)
         let status = try run.wait()

@@ -66,15 +66,14 @@ enum RunTests {
             opened <= rest - 10,
             "the virtual pointer appeared \(opened) s into the \(rest) s rest: too late to watch 10 s of it")
         func moved(until scriptSeconds: Double) -> (x: Int32, y: Int32) {
-            let remaining = max(0, scriptSeconds - Double(MonotonicClock.nanoseconds() - started) * 1e-9)
-            let events = OutputTests.events(device, seconds: remaining)
-            return (OutputTests.sum(events, code: Int32(REL_X)), OutputTests.sum(events, code: Int32(REL_Y)))
+            pointerMoves(device, started: started, until: scriptSeconds, sent: { controller.scriptSecondsSent })
         }
-        let atRest = moved(until: rest)
-        let turned = moved(until: rest + turn + pause)
+        // Each window ends inside a still stretch, half a second or more from any motion.
+        let atRest = moved(until: rest - 0.5)
+        let turned = moved(until: rest + turn + pause / 2)
         let back = moved(until: rest + 2 * turn + pause + 1)
         say(
-            "VMTEST-INFO run --uinput pointer from \(controller.modelName) (appeared after \(opened) s): at rest \(rest - opened) s \(atRest), 90° left \(turned), back \(back); 20 counts per degree promise 1800"
+            "VMTEST-INFO run --uinput pointer from \(controller.modelName) (appeared after \(opened) s): at rest \(rest - 0.5 - opened) s \(atRest), 90° left \(turned), back \(back); 20 counts per degree promise 1800"
         )
         try expect(atRest.x == 0 && atRest.y == 0, "moved at rest: \(atRest)")
         let kept = keptSchedule(controller, until: started + UInt64((rest + turn + pause) * 1e9))

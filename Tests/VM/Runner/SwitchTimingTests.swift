@@ -18,7 +18,11 @@ enum SwitchTimingTests {
             let (controller, _) = try SwitchControllerTests.plug(.proController, reportPeriodNanoseconds: 14_960_000)
             defer { try? controller.unplug() }
             let watch = TurnAndTilt()
-            let (moves, errors) = try watch.measure(["run", "--uinput", "pointer"]) { controller.stream(watch.script) }
+            let (moves, errors) = try watch.measure(
+                ["run", "--uinput", "pointer"], sent: { controller.scriptSecondsSent }
+            ) {
+                controller.stream(watch.script)
+            }
             let kept = RunTests.keptSchedule(controller, until: MonotonicClock.nanoseconds())
             let stamps =
                 errors.split(separator: "\n").first { $0.contains("timestamps:") }.map(String.init) ?? "(none)"
