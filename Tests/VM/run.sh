@@ -149,6 +149,8 @@ elapsed=$(awk "BEGIN {printf \"%.1f\", $(date +%s.%N) - $started}")
 passed=$(grep -ac '^VMTEST-CASE .* PASS' "$log" || true)
 failed=$(grep -ac '^VMTEST-CASE .* FAIL' "$log" || true)
 grep -a '^VMTEST-CASE' "$log" | sed 's/^VMTEST-CASE /vm: /' || true
+# A figure a test could not judge (the VM itself stalled) is said, never passed over in silence.
+grep -a '^VMTEST-SKIP' "$log" | sed 's/^VMTEST-SKIP /vm: skipped: /' || true
 problem=""
 if ! grep -aq '^VMTEST-DONE' "$log"; then
     if [ "$qemu_status" = 124 ] || [ "$qemu_status" = 137 ]; then problem="the VM hung past ${timeout_seconds} s"

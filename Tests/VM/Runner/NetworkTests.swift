@@ -235,22 +235,39 @@ enum NetworkTests {
         let duplicated = try phase("duplicate 20%", seconds: 5)
         try expect(Set(duplicated.frames).count == duplicated.frames.count, "a duplicated frame was output twice")
 
-        // A total outage: reported lost after 500 ms, back at once when the link returns.
-        try impair(["loss", "100%"], replacing: true)
-        _ = try phase("loss 100%", seconds: 1.5)
-        let restored = MonotonicClock.nanoseconds()
-        try impair(nil, replacing: true)
-        let before = offset
-        let back = try waitFor("frames after the outage", seconds: 5) {
-            try frames(printed, from: before).sequences.isEmpty ? nil : true
+        // A total outage: reported lost after 500 ms, back at once when the link returns. The
+        // second is real time: when this VM itself stalled as long meanwhile (a busy host), the
+        // figure says nothing about mouse3d, and the outage is made again (three attempts; then
+        // the figure is skipped, saying why).
+        var resumed = 0.0
+        for attempt in 1...3 {
+            try impair(["loss", "100%"], replacing: attempt == 1)
+            _ = try phase("loss 100%", seconds: 1.5)
+            let probe = StallProbe()
+            let restored = MonotonicClock.nanoseconds()
+            try impair(nil, replacing: true)
+            let before = offset
+            _ = try waitFor("frames after the outage", seconds: 30) {
+                try frames(printed, from: before).sequences.isEmpty ? nil : true
+            }
+            resumed = Double(MonotonicClock.nanoseconds() - restored) / 1e6
+            let stalled = probe.stop()
+            _ = try phase("restored", seconds: 2)
+            say(
+                "VMTEST-INFO netem: frames back \(Int(resumed)) ms after the impairment was removed (tc itself takes 100–200 ms under TCG); this VM stalled up to \(Int(stalled)) ms meanwhile"
+            )
+            if resumed < 1000 { break }
+            guard stalled >= resumed - 1000 else {
+                throw VMTestFailure(
+                    description:
+                        "frames came back \(resumed) ms after the link did, and the VM stalled only \(stalled) ms")
+            }
+            if attempt == 3 {
+                say(
+                    "VMTEST-SKIP netem's return time: this VM stalled up to \(Int(stalled)) ms in each of three outages"
+                )
+            }
         }
-        _ = back
-        let resumed = Double(MonotonicClock.nanoseconds() - restored) / 1e6
-        _ = try phase("restored", seconds: 2)
-        say(
-            "VMTEST-INFO netem: frames back \(Int(resumed)) ms after the impairment was removed (tc itself takes 100–200 ms under TCG)"
-        )
-        try expect(resumed < 1000, "frames came back \(resumed) ms after the link did")
         try sender.send(signal: SIGTERM)
         _ = try sender.wait()
         try receiver.send(signal: SIGTERM)

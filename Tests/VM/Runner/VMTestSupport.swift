@@ -145,3 +145,37 @@ func pointerMoves(
     }
     return (x, y)
 }
+
+/// How long this VM went without running its threads: a thread sleeping 10 ms at a time records
+/// its worst oversleep until stopped. A VM starved by a busy host stalls every thread alike, so a
+/// real-time bound measured meanwhile says nothing about mouse3d when the probe stalled as long.
+final class StallProbe: @unchecked Sendable {
+    private var worst: UInt64 = 0
+    private var running = true
+    private var lock = pthread_mutex_t()
+
+    init() {
+        pthread_mutex_init(&lock, nil)
+        DedicatedThread.start { [self] in
+            while true {
+                let before = MonotonicClock.nanoseconds()
+                MonotonicClock.sleep(nanoseconds: 10_000_000)
+                let over = MonotonicClock.nanoseconds() - before - 10_000_000
+                pthread_mutex_lock(&lock)
+                worst = max(worst, over)
+                let go = running
+                pthread_mutex_unlock(&lock)
+                if !go { return }
+            }
+        }
+    }
+
+    /// Stops the probe; returns its worst stall in milliseconds.
+    func stop() -> Double {
+        pthread_mutex_lock(&lock)
+        running = false
+        let w = worst
+        pthread_mutex_unlock(&lock)
+        return Double(w) / 1e6
+    }
+}
