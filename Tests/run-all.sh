@@ -116,20 +116,20 @@ vm_pid=$!
 step "packaging: apt install of the .deb on a clean Debian 12 root (debootstrap), then purged"
 Tests/Packaging/debian12_root_test.sh "$deb"
 
+# A background step's end: waits for it, prints what it said, and stops the run if it failed.
+finish_background() {  # finish_background PID LOG WHAT
+    local status=0
+    wait "$1" || status=$?
+    cat "$2"
+    rm -f "$2"
+    [ "$status" = 0 ] || { echo "$3 failed (exit $status)"; exit 1; }
+}
 step "the VM device tests' result (Tests/VM/run.sh, started after packaging)"
-vm_status=0
-wait "$vm_pid" || vm_status=$?
+finish_background "$vm_pid" "$vm_log" "the VM device tests"
 vm_pid=""
-cat "$vm_log"
-rm -f "$vm_log"
-[ "$vm_status" = 0 ] || { echo "the VM device tests failed (exit $vm_status)"; exit 1; }
 step "the seat test's result (Tests/VM/Seat/run.sh, started after packaging)"
-seat_status=0
-wait "$seat_pid" || seat_status=$?
+finish_background "$seat_pid" "$seat_log" "the seat test"
 seat_pid=""
-cat "$seat_log"
-rm -f "$seat_log"
-[ "$seat_status" = 0 ] || { echo "the seat test failed (exit $seat_status)"; exit 1; }
 step "end"
 printf '%s\n' "${steps[@]}"
 echo "== all tests passed in $(( $(date +%s) - started )) s$([ ${#busy[@]} = 0 ] || echo " (with ${#busy[@]} CPU-bound jobs beside them)")"
