@@ -99,6 +99,54 @@ struct EvdevMotionDecoderTests {
         #expect(d.framesWithoutTimestamp == 1)
     }
 
+    @Test(
+        "hid-nintendo at 15 ms, its average 15 or 14 from one 300-report update to the next: every 4.5 s stretch after the first 10 s spans 4.5 s within 0.2%, over 10 seeds"
+    )
+    func flippingAverage() throws {
+        for seed in UInt64(1)...10 {
+            var d = EvdevMotionDecoder(axes: axes, initialValues: [0, 0, 0, 0, 0, 0])
+            var random = SplitMix64(seed: seed)
+            var stamp: UInt32 = 1000
+            var average = 15
+            var starts: [Int64] = []
+            for report in 0..<4800 {  // 72 s, 16 updates of the driver's average
+                if report % 300 == 0 {
+                    starts.append(0)
+                    average = Bool.random(using: &random) ? 15 : 14
+                }
+                let arrival = Int64(report) * 15_000_000 + Int64.random(in: 0...4_000_000, using: &random)
+                for k in 0..<3 {
+                    let s = try #require(frame(&d, abs: [(3, Int32(report % 7))], stamp: stamp, time: arrival))
+                    if report % 300 == 0 && k == 0 { starts[starts.count - 1] = s.timestampNanoseconds }
+                    stamp &+= UInt32(average * 1000 / 3)
+                }
+            }
+            for (n, pair) in zip(starts, starts.dropFirst()).enumerated().dropFirst(3) {
+                let span = Double(pair.1 - pair.0) * 1e-9
+                #expect(abs(span / 4.5 - 1) < 0.002, "seed \(seed), stretch \(n): \(span) s")
+            }
+        }
+    }
+
+    @Test(
+        "A host that stalled 1.5 s (the reports queued, then came at once) keeps the device's clock: the samples stay 4 ms apart, and no correction follows"
+    )
+    func hostStall() throws {
+        var d = EvdevMotionDecoder(axes: axes, initialValues: [0, 0, 0, 0, 0, 0])
+        var stamps: [Int64] = []
+        for i in 0..<6000 {
+            // 250 Hz; samples 3000..<3375 (1.5 s) delivered together with the 3375th.
+            let arrival = (3000..<3375).contains(i) ? 3375 : i
+            let s = try #require(
+                frame(
+                    &d, abs: [(3, Int32(i % 7))], stamp: UInt32(i * 4000), time: Int64(arrival) * 4_000_000 + 7_000_000)
+            )
+            stamps.append(s.timestampNanoseconds)
+            #expect(d.timestampRatio == 1, "sample \(i): corrected by \(d.timestampRatio)")
+        }
+        #expect(zip(stamps, stamps.dropFirst()).allSatisfy { $1 - $0 == 4_000_000 })
+    }
+
     @Test("A device clock that jumps back re-anchors to the event time")
     func clockReset() throws {
         var d = EvdevMotionDecoder(axes: axes, initialValues: [0, 0, 0, 0, 0, 0])

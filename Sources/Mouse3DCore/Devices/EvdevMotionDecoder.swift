@@ -13,6 +13,16 @@ import RealModule
 /// the kernel's event times (when its reports came in) by more than noise, over the last 2048
 /// samples, has its steps scaled by the ratio (``SamplePeriodEstimator``): hid-nintendo stamps from
 /// a rounded average of report intervals, 6.7% short when 15 ms rounds to 14.
+///
+/// That average is taken anew every 300 reports, and a controller reporting every 15 ms (the
+/// Switch controllers over Bluetooth) lands either side of the rounding from one to the next: its
+/// stamps are right for 4.5 s, then 6.7% short, then right again, and a ratio over a 10 s window
+/// is wrong for both. Such a driver's steps are all alike between its updates (5000 µs, then
+/// 4666): once ``computedStepRun`` steps in a row were identical, the driver's steps are taken as
+/// computed, and each is corrected on its own, by its ratio to the true period measured from
+/// arrivals (a step outside ``SamplePeriodEstimator/driverClockRatios`` of it, a report the
+/// driver saw lost, keeps the ratio before). A clock that counts (a DualSense's, a DualShock 4's)
+/// jitters by a microsecond or more and keeps the window's ratio.
 public struct EvdevMotionDecoder: Sendable {
     /// What the decoder needs to know about one axis.
     public struct Axis: Sendable, Equatable {
@@ -60,6 +70,14 @@ public struct EvdevMotionDecoder: Sendable {
     /// The latest estimate, also when no correction was needed.
     public private(set) var timestampEstimate: SamplePeriodEstimator.Estimate?
     private var correctedNanoseconds: Int64 = 0
+    /// The last step of the driver's stamps (µs) and how many times in a row it came.
+    public private(set) var lastStep: Int64 = 0
+    private var sameStepRun = 0
+    /// Whether the driver's steps are computed (all alike between updates), not counted.
+    public private(set) var computedSteps = false
+    /// Identical steps in a row that show a driver's computed steps (hid-nintendo's), not a
+    /// counting clock.
+    public static let computedStepRun = 64
 
     /// A decoder for a device with these six axes (ABS_X..ABS_RZ) and their current values.
     public init(axes: [Axis], initialValues: [Int32]) {
@@ -101,6 +119,8 @@ public struct EvdevMotionDecoder: Sendable {
         periods.reset()
         lastTimestampMicroseconds = nil
         clockOffsetNanoseconds = nil
+        sameStepRun = 0
+        computedSteps = false
         changed = false
         frameTimestampMicroseconds = nil
     }
@@ -119,10 +139,24 @@ public struct EvdevMotionDecoder: Sendable {
         }
         let eventStep = eventTimeNanoseconds - lastEventTimeNanoseconds
         lastEventTimeNanoseconds = eventTimeNanoseconds
+        // The device's step may fall short of the event step by any amount: the host stalled and
+        // the reports queued, then came together (a starved VM, a busy Bluetooth link), and the
+        // device's clock is the truth. A step more than a second beyond the event step is the device
+        // clock jumping (a reset, a reconnect; backwards wraps to a huge step).
         if let last = lastTimestampMicroseconds,
-            abs(Int64(stamp &- last) * 1000 - eventStep) < 1_000_000_000
+            Int64(stamp &- last) * 1000 - eventStep < 1_000_000_000
         {
             let step = Int64(stamp &- last)  // modulo 2³²: wraps are followed
+            sameStepRun = step == lastStep ? sameStepRun + 1 : 0
+            lastStep = step
+            if sameStepRun >= Self.computedStepRun { computedSteps = true }
+            if computedSteps, let estimate = timestampEstimate, estimate.arrivalPeriod > 0 {
+                // A computed step: corrected by its own ratio to the true period.
+                let ratio = Double(step) * 1e-6 / estimate.arrivalPeriod
+                if SamplePeriodEstimator.driverClockRatios.contains(ratio) {
+                    timestampRatio = abs(ratio - 1) > max(0.005, 4 * estimate.spread) ? ratio : 1
+                }
+            }
             unwrappedMicroseconds += step
             correctedNanoseconds +=
                 timestampRatio == 1 ? step * 1000 : Int64((Double(step) * 1000 / timestampRatio).rounded())
@@ -131,6 +165,8 @@ public struct EvdevMotionDecoder: Sendable {
             unwrappedMicroseconds = 0
             correctedNanoseconds = 0
             periods.reset()
+            sameStepRun = 0
+            computedSteps = false
             // Anchor the device clock to the event clock once, so samples keep the device's spacing.
             clockOffsetNanoseconds = eventTimeNanoseconds
         }
@@ -141,7 +177,9 @@ public struct EvdevMotionDecoder: Sendable {
             samplesSinceEstimate = 0
             if let estimate = periods.estimate {
                 timestampEstimate = estimate
-                timestampRatio = SamplePeriodEstimator.isOff(estimate) ? estimate.ratio : 1
+                if !computedSteps {
+                    timestampRatio = SamplePeriodEstimator.isOff(estimate) ? estimate.ratio : 1
+                }
             }
         }
         return (clockOffsetNanoseconds ?? eventTimeNanoseconds) + correctedNanoseconds

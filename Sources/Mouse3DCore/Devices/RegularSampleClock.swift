@@ -39,7 +39,7 @@ public struct RegularSampleClock: Sendable {
 
     /// `window` and `minimumSamples`: the period estimator's (at 100 Hz, 256 samples are 2.6 s).
     public init(window: Int = 1024, minimumSamples: Int = 256, envelopeSamples: Int = 64) {
-        periods = SamplePeriodEstimator(window: window, minimumSamples: minimumSamples)
+        periods = SamplePeriodEstimator(window: window, minimumSamples: minimumSamples, plausibleRatios: nil)
         self.window = window
         self.minimumSamples = minimumSamples
         self.envelopeSamples = envelopeSamples

@@ -13,6 +13,15 @@
 /// stall or a late read moves a few pairs, not the median, and the delays' common part cancels.
 /// The driver's period comes from the same pairs, so a sample the driver or the reader lost counts
 /// against both alike.
+///
+/// A host that stalls for a second or two (a starved VM, a Bluetooth link that queued) gets the
+/// reports of the stall together: pairs with one end in that burst lie far off (a 1.5 s delay over
+/// a 5 s half window: 0.77 or 1.43), and while the window is young they can be most of it. Delays
+/// are never negative, so such a sample shows as one that arrived later than a later sample allows:
+/// by more than ``lateSeconds`` beyond what the driver's time between them could take at the
+/// fastest plausible clock. Pairs with a late end are left out; so are pairs outside
+/// ``driverClockRatios`` (no driver's clock is that far off: hid-nintendo's rounding is 1 ms in 15,
+/// 0.933). With fewer than a quarter of the pairs left there is no estimate (the one before stands).
 public struct SamplePeriodEstimator: Sendable {
     /// A figure from the window: the two periods, their ratio and how far the pairs spread.
     public struct Estimate: Sendable, Equatable {
@@ -38,8 +47,18 @@ public struct SamplePeriodEstimator: Sendable {
     private var next = 0
     private var count = 0
 
-    /// `window`: samples kept; `minimumSamples`: before any estimate (at 200 Hz, 512 are 2.6 s).
-    public init(window: Int = 2048, minimumSamples: Int = 512) {
+    /// The ratios a driver's clock may have (see the type's note); nil: any (a caller whose
+    /// "driver time" is a sample count, as ``RegularSampleClock``'s, where no band is known), and
+    /// no sample is judged late.
+    public let plausibleRatios: ClosedRange<Double>?
+
+    /// `window`: samples kept; `minimumSamples`: before any estimate (at 200 Hz, 512 are 2.6 s);
+    /// `plausibleRatios`: see the property.
+    public init(
+        window: Int = 2048, minimumSamples: Int = 512,
+        plausibleRatios: ClosedRange<Double>? = Self.driverClockRatios
+    ) {
+        self.plausibleRatios = plausibleRatios
         precondition(window >= 8 && minimumSamples >= 8 && minimumSamples <= window)
         self.window = window
         self.minimumSamples = minimumSamples
@@ -75,17 +94,32 @@ public struct SamplePeriodEstimator: Sendable {
         arrival.reserveCapacity(count - half)
         driver.reserveCapacity(count - half)
         ratios.reserveCapacity(count - half)
-        for i in 0..<(count - half) {
+        // Late samples: arrival − driver time / the fastest plausible clock never falls as time goes
+        // on, unless this sample came late; a running minimum from the end finds them.
+        var late = [Bool](repeating: false, count: count)
+        if let band = plausibleRatios {
+            let slowest = 1 / band.upperBound
+            var laterMinimum = Double.infinity
+            for i in stride(from: count - 1, through: 0, by: -1) {
+                let k = (first + i) % window
+                let value = arrivalTimes[k] - slowest * driverTimes[k]
+                late[i] = value > laterMinimum + Self.lateSeconds
+                laterMinimum = min(laterMinimum, value)
+            }
+        }
+        for i in 0..<(count - half) where !late[i] && !late[i + half] {
             let a = (first + i) % window
             let b = (first + i + half) % window
             let arrivalSpan = arrivalTimes[b] - arrivalTimes[a]
             let driverSpan = driverTimes[b] - driverTimes[a]
-            guard arrivalSpan > 0 && driverSpan > 0 else { continue }
+            guard arrivalSpan > 0 && driverSpan > 0, plausibleRatios?.contains(driverSpan / arrivalSpan) ?? true else {
+                continue
+            }
             arrival.append(arrivalSpan / Double(half))
             driver.append(driverSpan / Double(half))
             ratios.append(driverSpan / arrivalSpan)
         }
-        guard ratios.count >= 8 else { return nil }
+        guard ratios.count >= 8 && ratios.count * 4 >= count - half else { return nil }
         let ratio = Self.median(&ratios)
         var deviations = ratios.map { abs($0 - ratio) }
         let spread = 1.4826 * Self.median(&deviations) / Double(ratios.count).squareRoot()
@@ -93,6 +127,11 @@ public struct SamplePeriodEstimator: Sendable {
             arrivalPeriod: Self.median(&arrival), driverPeriod: Self.median(&driver), ratio: ratio,
             spread: spread, samples: count)
     }
+
+    /// The ratios a driver's clock may have; a pair outside is the host's delivery, not the clock.
+    public static let driverClockRatios = 0.8...1.25
+    /// A sample that came this much later than a later one allows is late (queued in a stall).
+    public static let lateSeconds = 0.05
 
     /// Whether the driver's stamps are off by more than noise: the ratio is further than 0.5% from
     /// 1 and than four times its spread (a 1 kHz source read in bursts by a busy host keeps a

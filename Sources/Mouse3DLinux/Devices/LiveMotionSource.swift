@@ -39,6 +39,12 @@ extension EvdevMotionSource: LiveMotionSource {
         let ratio = fixed(e.ratio, 4)
         let periods =
             "\(fixed(e.driverPeriod * 1e3, 3)) ms by the driver, \(fixed(e.arrivalPeriod * 1e3, 3)) ms by arrival"
+        if computedSteps {
+            let step = lastDriverStepSeconds
+            return [
+                "timestamps: the driver's steps are computed, not counted (hid-nintendo's average), now \(fixed(step * 1e3, 3)) ms against \(fixed(e.arrivalPeriod * 1e3, 3)) ms by arrival: each step corrected by its own ratio (now \(fixed(timestampRatio, 4)); over the window \(ratio) ± \(fixed(e.spread, 4)))"
+            ]
+        }
         return [
             timestampRatio == 1
                 ? "timestamps: the driver's agree with their arrival (ratio \(ratio) ± \(fixed(e.spread, 4)); \(periods))"
