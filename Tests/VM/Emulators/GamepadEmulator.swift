@@ -52,11 +52,11 @@ public class GamepadEmulator: UHIDEmulator, @unchecked Sendable {
     /// ``stopStreaming()`` or unplugging. Returns at once. Each report carries the step in force at
     /// its time, or with `integrating` the mean rate since the previous report (so that reports
     /// spanning a change of step, or a stretch skipped because the VM was slow, still add up to the
-    /// script's angle). `gyroBiasDegreesPerSecond` is added to every gyroscope reading, as an
-    /// uncalibrated sensor's offset.
+    /// script's angle). Reports owed after a stall go in a burst (up to 2 s of them). `gyroBiasDegreesPerSecond` is added to every gyroscope reading, as an
+    /// uncalibrated sensor's offset. At `gate`'s closed gates the script holds (``ScriptGate``).
     public func startStreaming(
         _ script: MotionScript, hertz: Double, integrating: Bool = false,
-        gyroBiasDegreesPerSecond: SIMD3<Double> = .zero
+        gyroBiasDegreesPerSecond: SIMD3<Double> = .zero, gate: ScriptGate = ScriptGate()
     ) {
         let mine = lock.withLock {
             streaming = true
@@ -69,15 +69,18 @@ public class GamepadEmulator: UHIDEmulator, @unchecked Sendable {
             let start = MonotonicClock.nanoseconds()
             var next = start
             var previous = start - period
+            var previousElapsed = 0.0
             while let self, self.lock.withLock({ self.streaming && !self.stopped && self.generation == mine }) {
-                let elapsed = Double(next - start) / 1e9
+                let elapsed = gate.scriptSeconds(atDeviceSeconds: Double(next - start) / 1e9)
                 let step = script.step(at: elapsed.truncatingRemainder(dividingBy: script.duration))
                 // The report's clock advances by the time since the last report, skipped ones included,
                 // as a real controller's does.
                 let rate =
                     integrating
-                    ? script.meanDegreesPerSecond(from: max(0, (Double(previous) - Double(start)) / 1e9), to: elapsed)
+                    ? script.degreesPerSecond(
+                        from: previousElapsed, to: elapsed, overDeviceSeconds: Double(next - previous) / 1e9)
                     : step.degreesPerSecond
+                previousElapsed = elapsed
                 try? self.sendMotion(
                     degreesPerSecond: rate + gyroBiasDegreesPerSecond,
                     metersPerSecondSquared: step.metersPerSecondSquared,
@@ -85,9 +88,11 @@ public class GamepadEmulator: UHIDEmulator, @unchecked Sendable {
                 self.lock.withLock { self.sentSeconds = elapsed }
                 previous = next
                 next += period
-                // Behind (the VM is slow): skip ahead rather than burst, which would starve the CPU.
+                // Behind (the VM was starved): the reports owed go at once, each with its own time and
+                // motion, as a controller's buffered reports reach a host that stalled. Over 2 s
+                // behind, the controller lost them: skip ahead (the next report's clock jumps).
                 let now = MonotonicClock.nanoseconds()
-                if next < now { next = now + period }
+                if next + 2_000_000_000 < now { next = now + period }
                 MonotonicClock.sleep(untilNanoseconds: next)
             }
         }

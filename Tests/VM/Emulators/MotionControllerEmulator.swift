@@ -7,8 +7,9 @@ public protocol MotionControllerEmulator: AnyObject, Sendable {
     var motionName: String { get }
     /// The model, for messages.
     var modelName: String { get }
-    /// Streams `script`, in mouse3d's frame, until stopped or unplugged; returns at once.
-    func stream(_ script: MotionScript)
+    /// Streams `script`, in mouse3d's frame, until stopped or unplugged; returns at once. At
+    /// `gate`'s closed gates the script holds (``ScriptGate``).
+    func stream(_ script: MotionScript, gate: ScriptGate)
     /// Stops the stream.
     func stopStreaming()
     /// Unplugs the controller and waits until the kernel removed its devices.
@@ -22,6 +23,9 @@ public protocol MotionControllerEmulator: AnyObject, Sendable {
 }
 
 extension MotionControllerEmulator {
+    /// Streams `script` with no gates.
+    public func stream(_ script: MotionScript) { stream(script, gate: ScriptGate()) }
+
     public var reportTimes: [(due: UInt64, sent: UInt64)]? { nil }
 }
 
@@ -49,13 +53,15 @@ extension GamepadEmulator: MotionControllerEmulator {
     public static func kernelAxes(_ v: SIMD3<Double>) -> SIMD3<Double> { SIMD3(-v.y, v.z, -v.x) }
 
     /// 250 reports a second, each with the mean rate since the one before.
-    public func stream(_ script: MotionScript) {
-        startStreaming(script.converted(Self.kernelAxes), hertz: 250, integrating: true)
+    public func stream(_ script: MotionScript, gate: ScriptGate) {
+        startStreaming(script.converted(Self.kernelAxes), hertz: 250, integrating: true, gate: gate)
     }
 }
 
 extension SwitchControllerEmulator: MotionControllerEmulator {
     public var motionName: String { model.motionName }
     public var modelName: String { model.rawValue }
-    public func stream(_ script: MotionScript) { startStreaming(script.converted(Self.kernelAxes)) }
+    public func stream(_ script: MotionScript, gate: ScriptGate) {
+        startStreaming(script.converted(Self.kernelAxes), gate: gate)
+    }
 }

@@ -51,6 +51,15 @@ public struct MotionScript: Sendable {
     /// The total duration in seconds.
     public var duration: Double { ends.last ?? 0 }
 
+    /// What a gyroscope integrating over a sample reports when the sample lasted `deviceSeconds` on
+    /// the device's clock while the script went from `from` to `to`: the script's angle over that
+    /// stretch spread over the sample. The two differ when an emulator held at a gate
+    /// (``ScriptGate``) meanwhile: the device's clock ran on, the motion did not.
+    public func degreesPerSecond(from: Double, to: Double, overDeviceSeconds deviceSeconds: Double) -> SIMD3<Double> {
+        guard to > from, deviceSeconds > 0 else { return meanDegreesPerSecond(from: from, to: to) }
+        return meanDegreesPerSecond(from: from, to: to) * ((to - from) / deviceSeconds)
+    }
+
     /// The mean angular velocity over [`from`, `to`] seconds (looping past the end): what a
     /// gyroscope integrating over that interval reports, so that reports spanning a change of step
     /// (or a stretch the emulator had to skip) still add up to the script's angle.

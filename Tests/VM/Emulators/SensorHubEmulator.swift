@@ -79,10 +79,11 @@ public final class SensorHubEmulator: UHIDEmulator, @unchecked Sendable {
     /// it arrives, so a tick sent late is stamped late, as a real hub's is; late ticks are sent at
     /// once (a burst), and only a thread more than half a second behind drops the ticks it missed
     /// (their motion is lost, as a real hub's samples are when its buffer overflows). A polled read
-    /// between ticks gets the latest values.
+    /// between ticks gets the latest values. At `gate`'s closed gates the script holds
+    /// (``ScriptGate``) while the ticks go on.
     public func stream(
         _ script: MotionScript, hertz: Double = 100, rates: @escaping @Sendable (SIMD3<Double>) -> SIMD3<Double>,
-        forces: @escaping @Sendable (SIMD3<Double>) -> SIMD3<Double>
+        forces: @escaping @Sendable (SIMD3<Double>) -> SIMD3<Double>, gate: ScriptGate = ScriptGate()
     ) {
         let mine = lock.withLock {
             generation += 1
@@ -96,9 +97,10 @@ public final class SensorHubEmulator: UHIDEmulator, @unchecked Sendable {
             func due(_ n: UInt64) -> UInt64 { start + UInt64((Double(n) * period * 1e9).rounded()) }
             MonotonicClock.sleep(untilNanoseconds: due(tick))
             while let self, self.lock.withLock({ !self.stopped && self.generation == mine }) {
-                let end = Double(tick) * period
+                let from = gate.scriptSeconds(atDeviceSeconds: Double(tick - 1) * period)
+                let end = gate.scriptSeconds(atDeviceSeconds: Double(tick) * period)
                 let step = script.step(at: end.truncatingRemainder(dividingBy: script.duration))
-                let rate = script.meanDegreesPerSecond(from: end - period, to: end)
+                let rate = script.degreesPerSecond(from: from, to: end, overDeviceSeconds: period)
                 self.setReading(
                     metersPerSecondSquared: forces(step.metersPerSecondSquared), degreesPerSecond: rates(rate))
                 try? self.pushReport(sensor: 1)

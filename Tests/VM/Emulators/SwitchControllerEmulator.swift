@@ -105,7 +105,8 @@ public final class SwitchControllerEmulator: UHIDEmulator, @unchecked Sendable {
     /// When each report of the stream was due and when it went.
     private var times: [(due: UInt64, sent: UInt64)] = []
     public var reportTimes: [(due: UInt64, sent: UInt64)]? { lock.withLock { times } }
-    public var scriptSecondsSent: Double { Double(lock.withLock { times.count } * 3) * sampleSeconds }
+    private var sentSeconds = 0.0
+    public var scriptSecondsSent: Double { lock.withLock { sentSeconds } }
 
     /// Plugs the controller; it answers the driver on its own thread until unplugged. `mac`'s last
     /// byte tells two emulated controllers apart. `vendor` other than Nintendo's (0x057E) makes a
@@ -273,13 +274,14 @@ public final class SwitchControllerEmulator: UHIDEmulator, @unchecked Sendable {
     /// Streams `script` (the driver's axes) on a thread of its own until ``stopStreaming()`` or
     /// unplugging: a report every ``reportPeriodNanoseconds``, sample `n` carrying the script's step at
     /// `(n + ½)` · ``sampleSeconds`` from the start, looping the script. Steps should last multiples
-    /// of 5 ms.
+    /// of 5 ms. At `gate`'s closed gates the script holds (``ScriptGate``) while the reports go on.
     /// Returns at once.
-    public func startStreaming(_ script: MotionScript) {
+    public func startStreaming(_ script: MotionScript, gate: ScriptGate = ScriptGate()) {
         let mine = lock.withLock {
             streaming = true
             generation += 1
             times = []
+            sentSeconds = 0
             return generation
         }
         DedicatedThread.start { [weak self] in
@@ -288,24 +290,35 @@ public final class SwitchControllerEmulator: UHIDEmulator, @unchecked Sendable {
             while let self, self.lock.withLock({ self.streaming && !self.stopped && self.generation == mine }) {
                 var samples: [(degreesPerSecond: SIMD3<Double>, metersPerSecondSquared: SIMD3<Double>)] = []
                 let spacing = self.sampleSeconds
+                var end = 0.0
                 for i in 0..<3 {
                     let n = Double(report * 3 + UInt64(i))
-                    // The step in force at the sample's midpoint: exact for steps whose ends are
-                    // multiples of 5 ms (the scripts' are), with no sum of floating-point boundaries.
-                    let middle = ((n + 0.5) * spacing).truncatingRemainder(dividingBy: script.duration)
-                    let step = script.step(at: middle)
-                    // At another spacing, steps end inside samples: the mean over the sample's time.
-                    let rate =
-                        spacing == 0.005
-                        ? step.degreesPerSecond
-                        : script.meanDegreesPerSecond(
-                            from: (n * spacing).truncatingRemainder(dividingBy: script.duration),
-                            to: (n * spacing).truncatingRemainder(dividingBy: script.duration) + spacing)
-                    samples.append((rate, step.metersPerSecondSquared))
+                    let from = gate.scriptSeconds(atDeviceSeconds: n * spacing)
+                    end = gate.scriptSeconds(atDeviceSeconds: (n + 1) * spacing)
+                    let sample: (degreesPerSecond: SIMD3<Double>, metersPerSecondSquared: SIMD3<Double>)
+                    if spacing == 0.005 && gate.secondsHeld == 0 {
+                        // The step in force at the sample's midpoint: exact for steps whose ends are
+                        // multiples of 5 ms (the scripts' are), with no sum of floating-point boundaries.
+                        let step = script.step(
+                            at: ((n + 0.5) * spacing).truncatingRemainder(dividingBy: script.duration))
+                        sample = (step.degreesPerSecond, step.metersPerSecondSquared)
+                    } else {
+                        // At another spacing, or after a hold, steps end inside samples: the mean
+                        // over the sample's time (held: the still sample at the gate).
+                        let middle = ((from + end) / 2).truncatingRemainder(dividingBy: script.duration)
+                        let local = from.truncatingRemainder(dividingBy: script.duration)
+                        let rate = script.degreesPerSecond(
+                            from: local, to: local + (end - from), overDeviceSeconds: spacing)
+                        sample = (rate, script.step(at: middle).metersPerSecondSquared)
+                    }
+                    samples.append(sample)
                 }
                 try? self.device.input(self.imuReport(samples))
                 let sent = MonotonicClock.nanoseconds()
-                self.lock.withLock { self.times.append((start + report * self.reportPeriodNanoseconds, sent)) }
+                self.lock.withLock {
+                    self.times.append((start + report * self.reportPeriodNanoseconds, sent))
+                    self.sentSeconds = end
+                }
                 report += 1
                 MonotonicClock.sleep(untilNanoseconds: start + report * self.reportPeriodNanoseconds)
             }

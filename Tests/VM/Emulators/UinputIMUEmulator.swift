@@ -34,8 +34,12 @@ public final class UinputIMUEmulator: @unchecked Sendable {
     }
 
     /// Streams `script` (mouse3d's frame) at 200 Hz until the next stream or `stop()`: each
-    /// rate the mean since the sample before, turned by `axes`; each force turned by `axes`.
-    public func stream(_ script: MotionScript, axes: @escaping @Sendable (SIMD3<Double>) -> SIMD3<Double>) {
+    /// rate the mean since the sample before, turned by `axes`; each force turned by `axes`. At
+    /// `gate`'s closed gates the script holds (``ScriptGate``) while the samples go on.
+    public func stream(
+        _ script: MotionScript, axes: @escaping @Sendable (SIMD3<Double>) -> SIMD3<Double>,
+        gate: ScriptGate = ScriptGate()
+    ) {
         let mine = lock.withLock {
             generation += 1
             sentSeconds = 0
@@ -46,10 +50,15 @@ public final class UinputIMUEmulator: @unchecked Sendable {
             let start = MonotonicClock.nanoseconds()
             var next = start
             var previous = start
+            var previousElapsed = 0.0
             while let self, self.lock.withLock({ self.generation == mine }) {
-                let elapsed = Double(next - start) / 1e9
+                let elapsed = gate.scriptSeconds(atDeviceSeconds: Double(next - start) / 1e9)
                 let step = script.step(at: min(elapsed, script.duration - 1e-9))
-                let rate = axes(script.meanDegreesPerSecond(from: Double(previous - start) / 1e9, to: elapsed))
+                let rate = axes(
+                    script.degreesPerSecond(
+                        from: previousElapsed, to: elapsed, overDeviceSeconds: Double(next - previous) / 1e9))
+                previousElapsed = elapsed
+                previous = next
                 let force = axes(step.metersPerSecondSquared)
                 let codes = [ABS_X, ABS_Y, ABS_Z, ABS_RX, ABS_RY, ABS_RZ].map { Int32($0) }
                 let values =
@@ -63,11 +72,11 @@ public final class UinputIMUEmulator: @unchecked Sendable {
                     value: Int32(truncatingIfNeeded: (next - start) / 1000))
                 try? self.device.synchronize()
                 self.lock.withLock { self.sentSeconds = elapsed }
-                previous = next
                 next += period
-                // Behind (the VM is slow): skip ahead rather than burst.
+                // Behind (the VM was starved): the samples owed go at once, each with its own time and
+                // motion; over 2 s behind, they are lost (the clock jumps).
                 let now = MonotonicClock.nanoseconds()
-                if next < now { next = now + period }
+                if next + 2_000_000_000 < now { next = now + period }
                 MonotonicClock.sleep(untilNanoseconds: next)
             }
         }

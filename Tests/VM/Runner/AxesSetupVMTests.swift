@@ -86,7 +86,7 @@ enum AxesSetupVMTests {
         let (moves, errors) = try watch.measure(
             ["run", "--uinput", "pointer", "--source", "evdev:\(node)"], sent: { imu.scriptSecondsSent }
         ) {
-            imu.stream(watch.script, axes: { turned * $0 })
+            imu.stream(watch.script, axes: { turned * $0 }, gate: $0)
         }
         let line = errors.split(separator: "\n").first { $0.contains("calibrate --axes") }.map(String.init) ?? "(none)"
         say("VMTEST-INFO run from the turned IMU with its setup: \(moves); start-up: \(line)")

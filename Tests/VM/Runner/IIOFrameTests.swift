@@ -82,7 +82,7 @@ enum IIOFrameTests {
         let (moves, errors) = try watch.measure(
             ["run", "--uinput", "pointer", "--source", "iio:accel_3d"], sent: { hub.scriptSecondsSent }
         ) {
-            hub.stream(watch.script, rates: { toChip * $0 }, forces: { toChip * $0 * sign })
+            hub.stream(watch.script, rates: { toChip * $0 }, forces: { toChip * $0 * sign }, gate: $0)
         }
         let frameLine = errors.split(separator: "\n").first { $0.contains("axes:") }.map(String.init) ?? "(none)"
         let stamps = errors.split(separator: "\n").first { $0.contains("timestamps:") }.map(String.init) ?? "(none)"
@@ -128,9 +128,6 @@ enum IIOFrameTests {
 struct TurnAndTilt {
     /// Seconds at rest first: the run's start-up under TCG, then at least 10 s watched.
     var rest = 20.0
-    /// Real seconds per second of the script (an emulator whose script clock runs at another pace
-    /// than the real one: its samples come faster or slower than the script's time base).
-    var timeScale = 1.0
 
     /// The pointer's moves in each part.
     struct Moves: CustomStringConvertible {
@@ -203,16 +200,20 @@ struct TurnAndTilt {
         return MotionScript(steps)
     }
 
-    /// Starts the script (`stream`), then `mouse3d` with `arguments` (a pointer output), and sums
-    /// the virtual pointer's moves over each part, timed from before the script started (so that
-    /// a script can only run behind the windows, never ahead into them). Returns them and what
-    /// mouse3d printed, after SIGTERM (its exit must be clean).
-    /// `sent`: how far into the script the emulator has sent (``pointerMoves``).
-    func measure(_ arguments: [String], sent: (() -> Double)? = nil, streaming stream: () -> Void) throws -> (
-        Moves, String
-    ) {
+    /// Where each part's window ends: inside a still stretch, half a second or more from any motion,
+    /// where the emulator holds until the window is closed (``ScriptGate``).
+    var windowEnds: [Double] { [rest - 0.5, rest + 2.5, rest + 5.5, rest + 8, rest + 11] }
+
+    /// Starts the script (`stream`, given the gates at ``windowEnds`` to hold at), then `mouse3d`
+    /// with `arguments` (a pointer output), and sums the virtual pointer's moves over each part
+    /// (``pointerMoves``). Returns them and what mouse3d printed, after SIGTERM (its exit must be
+    /// clean). `sent`: how far into the script the emulator has sent.
+    func measure(_ arguments: [String], sent: () -> Double, streaming stream: (ScriptGate) -> Void)
+        throws -> (Moves, String)
+    {
         let started = MonotonicClock.nanoseconds()
-        stream()
+        let gates = ScriptGate(at: windowEnds)
+        stream(gates)
         let run = try SeatTests.mouse3dProcess(arguments)
         defer {
             try? run.send(signal: SIGTERM)
@@ -229,13 +230,11 @@ struct TurnAndTilt {
         try expect(
             opened <= rest - 10,
             "the virtual pointer appeared \(opened) s into the \(rest) s rest: too late to watch it")
-        func moved(until scriptSeconds: Double) -> (x: Int32, y: Int32) {
-            pointerMoves(device, started: started, until: scriptSeconds, timeScale: timeScale, sent: sent)
+        let ends = windowEnds
+        func moved(_ part: Int) -> (x: Int32, y: Int32) {
+            pointerMoves(device, through: ends[part], gates: gates, sent: sent)
         }
-        let moves = Moves(
-            // Each window ends inside a still stretch, half a second or more from any motion.
-            atRest: moved(until: rest - 0.5), turned: moved(until: rest + 2.5), back: moved(until: rest + 5.5),
-            tilted: moved(until: rest + 8), tiltedBack: moved(until: rest + 11))
+        let moves = Moves(atRest: moved(0), turned: moved(1), back: moved(2), tilted: moved(3), tiltedBack: moved(4))
         try run.send(signal: SIGTERM)
         let status = try run.wait()
         let errors = (try? run.readAllErrors()) ?? ""

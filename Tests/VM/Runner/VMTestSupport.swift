@@ -114,17 +114,15 @@ func inputEventNode(named prefix: String) -> String? {
     return nil
 }
 
-/// The virtual pointer's REL sums from now until a script started at `started` (monotonic ns,
-/// `timeScale` real seconds per script second) reached `scriptSeconds`, which must lie inside a
-/// still stretch of the script, half a second or more from any motion. By the clock, and, where the
-/// emulator says how far into the script it has sent (`sent`), also until it has sent that far: a
-/// starved VM sends late, then in a burst, and a window closed by the clock alone would count the
-/// end of a turn in the next one. When the emulator was more than 50 ms behind, the window then
-/// runs on until the pointer stood still for 0.3 s (mouse3d carried the burst through). Deadlines
-/// (60 s, 10 s) only bound a real failure.
+/// The virtual pointer's REL sums from now until the emulator, holding at `gate` (one of
+/// `gates`' closed gates, inside a still stretch of the script), has sent everything before it and
+/// mouse3d has carried it through: the pointer stood still for a second of this thread's own
+/// running (a wait that overslept, the VM starved, counts nothing). Then the gate opens. A starved
+/// VM sends late, then in a burst; the hold keeps the next motion out of this window whatever the
+/// lateness. Deadlines (120 s for the emulator, 20 s for stillness) only bound a real failure: a
+/// pointer that never stands still shows in the sums.
 func pointerMoves(
-    _ device: EvdevDevice, started: UInt64, until scriptSeconds: Double, timeScale: Double = 1,
-    sent: (() -> Double)?
+    _ device: EvdevDevice, through gate: Double, gates: ScriptGate, sent: () -> Double
 ) -> (x: Int32, y: Int32) {
     var x: Int32 = 0
     var y: Int32 = 0
@@ -135,14 +133,17 @@ func pointerMoves(
         y += OutputTests.sum(events, code: Int32(REL_Y))
         return events.filter { $0.type == Int32(EV_REL) }.count
     }
-    let elapsed = Double(MonotonicClock.nanoseconds() - started) * 1e-9
-    _ = read(max(0, scriptSeconds * timeScale - elapsed))
-    if let sent, sent() < scriptSeconds - 0.05 {
-        let deadline = MonotonicClock.nanoseconds() + 60_000_000_000
-        while sent() < scriptSeconds - 0.05 && MonotonicClock.nanoseconds() < deadline { _ = read(0.05) }
-        let still = MonotonicClock.nanoseconds() + 10_000_000_000
-        while read(0.3) > 0 && MonotonicClock.nanoseconds() < still {}
+    let reached = MonotonicClock.nanoseconds() + 120_000_000_000
+    while sent() < gate && MonotonicClock.nanoseconds() < reached { _ = read(0.05) }
+    let stillDeadline = MonotonicClock.nanoseconds() + 20_000_000_000
+    var still = 0.0
+    while still < 1 && MonotonicClock.nanoseconds() < stillDeadline {
+        let before = MonotonicClock.nanoseconds()
+        let moves = read(0.05)
+        let took = Double(MonotonicClock.nanoseconds() - before) * 1e-9
+        still = moves > 0 || took > 0.15 ? 0 : still + took
     }
+    gates.open(through: gate)
     return (x, y)
 }
 

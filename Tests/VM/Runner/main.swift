@@ -31,6 +31,8 @@ let allTests: [(name: String, run: () throws -> Void)] = [
     ("switch_pro_average_rounded_down", SwitchTimingTests.averageRoundedDown),
     ("run_pointer_from_joycon_left", RunTests.pointerFromJoyConLeft),
     ("run_pointer_from_joycon_right", RunTests.pointerFromJoyConRight),
+    ("run_pointer_dualsense_stalled", RunTests.pointerFromDualSenseStalled),
+    ("run_pointer_switch_pro_stalled", RunTests.pointerFromSwitchProStalled),
     ("calibrate_dualsense", RunTests.calibrateDualSense),
     ("dsu_sticks_from_dualsense", RunTests.dsuSticksFromDualSense),
     ("dsu_motion_every_model", RunTests.dsuMotionEveryModel),
