@@ -128,6 +128,131 @@ struct EvdevMotionDecoderTests {
         }
     }
 
+    /// Feeds a 250 Hz controller whose clock counts (4000 µs steps, or `jitter` µs either way),
+    /// losing each report with probability `loss`; returns the decoder and the samples' times
+    /// against the true times of those samples.
+    func countedClock(seed: UInt64, loss: Double, jitter: Int) throws -> (EvdevMotionDecoder, [(Int64, Int64)]) {
+        var d = EvdevMotionDecoder(axes: axes, initialValues: [0, 0, 0, 0, 0, 0])
+        var random = SplitMix64(seed: seed)
+        var stamp: UInt32 = 500
+        var times: [(Int64, Int64)] = []
+        for i in 0..<15000 {  // 60 s
+            stamp &+= UInt32(4000 + Int.random(in: -jitter...jitter, using: &random))
+            guard i < 100 || Double.random(in: 0..<1, using: &random) >= loss else { continue }
+            let truth = Int64(i) * 4_000_000
+            let arrival = truth + 1_000_000 + Int64.random(in: 0...2_000_000, using: &random)
+            let s = try #require(frame(&d, abs: [(3, Int32(i % 7))], stamp: stamp, time: arrival))
+            times.append((s.timestampNanoseconds, truth))
+        }
+        return (d, times)
+    }
+
+    @Test(
+        "A counting clock with 1% to 5% of its reports lost keeps its time (alike steps or jittered): the last 40 s span 40 s within 0.1%, over 5 seeds"
+    )
+    func lostReports() throws {
+        for seed in UInt64(1)...5 {
+            for loss in [0.01, 0.03, 0.05] {
+                for jitter in [0, 3] {
+                    let (d, times) = try countedClock(seed: seed, loss: loss, jitter: jitter)
+                    let tail = times.filter { $0.1 >= 20_000_000_000 }
+                    let span = Double(tail.last!.0 - tail.first!.0) / Double(tail.last!.1 - tail.first!.1)
+                    #expect(
+                        abs(span - 1) < 0.001,
+                        "seed \(seed), loss \(loss), jitter \(jitter): spans \(span) of the truth (ratio \(d.timestampRatio), computed \(d.computedSteps), counting \(d.countingClock))"
+                    )
+                    #expect(!d.computedSteps, "seed \(seed), loss \(loss): its steps taken as computed")
+                }
+            }
+        }
+    }
+
+    @Test(
+        "hid-nintendo through a 1.5 s dropout (its stamps go on, its next average counts the gap): the times join the arrivals again within 1.2 s, and every 4.5 s stretch away from the dropout spans 4.5 s within 0.5%"
+    )
+    func nintendoDropout() throws {
+        var d = EvdevMotionDecoder(axes: axes, initialValues: [0, 0, 0, 0, 0, 0])
+        var random = SplitMix64(seed: 9)
+        // The driver: whole milliseconds of a 250 Hz jiffy clock, averaged over 300 reports.
+        var stamp: UInt32 = 1000
+        var average: Int64 = 15
+        var (sum, count, lastMilliseconds): (Int64, Int64, Int64?) = (0, 0, nil)
+        var firstOffset: Int64?
+        var offsets: [(truth: Int64, offset: Int64)] = []
+        var reportStarts: [(truth: Int64, time: Int64)] = []
+        for report in 0..<6000 {  // 90 s
+            let truth = Int64(report) * 15_000_000
+            if (3000..<3100).contains(report) { continue }  // 1.5 s lost
+            let arrival = truth + Int64.random(in: 0...3_000_000, using: &random)
+            let milliseconds = arrival / 4_000_000 * 4
+            if let last = lastMilliseconds {
+                sum += milliseconds - last
+                count += 1
+                if count >= 300 {
+                    average = sum / count
+                    (sum, count) = (0, 0)
+                }
+            }
+            lastMilliseconds = milliseconds
+            for k in 0..<3 {
+                let s = try #require(frame(&d, abs: [(3, Int32(report % 7))], stamp: stamp, time: arrival))
+                stamp &+= UInt32(average * 1000 / 3)
+                if k == 0 {
+                    if firstOffset == nil { firstOffset = s.timestampNanoseconds - truth }
+                    offsets.append((truth, s.timestampNanoseconds - truth - firstOffset!))
+                    reportStarts.append((truth, s.timestampNanoseconds))
+                }
+            }
+        }
+        let dropout = Int64(3000) * 15_000_000
+        let back = Int64(3100) * 15_000_000  // the first report after it
+        for o in offsets where o.truth > back + 1_200_000_000 {
+            #expect(
+                abs(o.offset) < 50_000_000,
+                "at \(Double(o.truth) * 1e-9) s the times are \(Double(o.offset) * 1e-6) ms off the arrivals")
+            break
+        }
+        let late = offsets.filter { $0.truth > dropout + 3_000_000_000 }.map { abs($0.offset) }.max() ?? 0
+        #expect(late < 50_000_000, "after the dropout the times stay \(Double(late) * 1e-6) ms off")
+        var stretch = Int64(15_000_000_000)
+        while stretch + 4_500_000_000 < 89_000_000_000 {
+            defer { stretch += 4_500_000_000 }
+            if stretch < dropout + 2_000_000_000 && stretch + 4_500_000_000 > dropout - 100_000_000 { continue }
+            let a = try #require(reportStarts.first { $0.truth >= stretch })
+            let b = try #require(reportStarts.first { $0.truth >= stretch + 4_500_000_000 })
+            let span = Double(b.time - a.time) / Double(b.truth - a.truth)
+            #expect(abs(span - 1) < 0.005, "the stretch from \(Double(stretch) * 1e-9) s spans \(span) of the truth")
+        }
+    }
+
+    @Test(
+        "A DualShock 4 out of reach 1.2 s (its 16-bit clock wraps every 349.5 ms, so its stamp moves less than the gap): the times join the arrivals again a second later"
+    )
+    func wrappedDropout() throws {
+        var d = EvdevMotionDecoder(axes: axes, initialValues: [0, 0, 0, 0, 0, 0])
+        // hid-sony: 16-bit ticks of 16/3 µs, the driver adding each delta modulo 2¹⁶.
+        var driverMicroseconds: Int64 = 0
+        var lastTicks: Int64 = 0
+        var offsets: [(Int64, Int64)] = []
+        for i in 0..<3000 {
+            if (1000..<1300).contains(i) { continue }  // 1.2 s out of reach
+            let truth = Int64(i) * 4_000_000
+            let ticks = (truth / 1000 * 3 / 16) % 65536
+            driverMicroseconds += ((ticks - lastTicks + 65536) % 65536) * 16 / 3
+            lastTicks = ticks
+            let s = try #require(
+                frame(
+                    &d, abs: [(3, Int32(i % 7))], stamp: UInt32(truncatingIfNeeded: driverMicroseconds),
+                    time: truth + 2_000_000))
+            offsets.append((truth, s.timestampNanoseconds - truth))
+        }
+        let before = offsets.first { $0.0 >= 3_000_000_000 }!.1
+        let after = offsets.first { $0.0 >= 6_700_000_000 }!.1
+        #expect(
+            abs(after - before) < 20_000_000,
+            "a second after the dropout the times are \(Double(after - before) * 1e-6) ms off")
+    }
+
     @Test(
         "A host that stalled 1.5 s (the reports queued, then came at once) keeps the device's clock: the samples stay 4 ms apart, and no correction follows"
     )

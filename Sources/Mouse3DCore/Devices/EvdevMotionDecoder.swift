@@ -73,11 +73,24 @@ public struct EvdevMotionDecoder: Sendable {
     /// The last step of the driver's stamps (µs) and how many times in a row it came.
     public private(set) var lastStep: Int64 = 0
     private var sameStepRun = 0
+    /// The step of a run of at least 8 that the last step broke, to tell a lost report (one odd
+    /// step, then the run's again: a counting clock) from a driver's update (the new step stays).
+    private var brokenRunStep: Int64?
     /// Whether the driver's steps are computed (all alike between updates), not counted.
     public private(set) var computedSteps = false
-    /// Identical steps in a row that show a driver's computed steps (hid-nintendo's), not a
-    /// counting clock.
+    /// Whether the driver's clock showed itself counting (a lost report's odd step between equal
+    /// ones): its steps are never taken as computed.
+    public private(set) var countingClock = false
+    /// The step the per-step ratio was last taken from (µs).
+    public private(set) var correctedStep: Int64 = 0
+    /// Steps alike (within 2 µs) in a row that show a driver's computed steps (hid-nintendo's),
+    /// not a counting clock.
     public static let computedStepRun = 64
+    /// Time the device's clock fell short of the arrivals (ns) in one step, waiting to be paid
+    /// back by a burst (a host stall) or, a second later, added (a dropout the clock did not
+    /// count), and when it began (event time).
+    private var deficitNanoseconds: Int64 = 0
+    private var deficitSince: Int64 = 0
 
     /// A decoder for a device with these six axes (ABS_X..ABS_RZ) and their current values.
     public init(axes: [Axis], initialValues: [Int32]) {
@@ -119,8 +132,7 @@ public struct EvdevMotionDecoder: Sendable {
         periods.reset()
         lastTimestampMicroseconds = nil
         clockOffsetNanoseconds = nil
-        sameStepRun = 0
-        computedSteps = false
+        forgetSteps()
         changed = false
         frameTimestampMicroseconds = nil
     }
@@ -139,34 +151,46 @@ public struct EvdevMotionDecoder: Sendable {
         }
         let eventStep = eventTimeNanoseconds - lastEventTimeNanoseconds
         lastEventTimeNanoseconds = eventTimeNanoseconds
-        // The device's step may fall short of the event step by any amount: the host stalled and
-        // the reports queued, then came together (a starved VM, a busy Bluetooth link), and the
-        // device's clock is the truth. A step more than a second beyond the event step is the device
-        // clock jumping (a reset, a reconnect; backwards wraps to a huge step).
+        // The device's step may fall short of the event step: the host stalled and the reports
+        // queued, then came together (a starved VM, a busy Bluetooth link); the device's clock is
+        // the truth, and the burst pays the shortfall back. A shortfall of a second or more not
+        // paid back within a second is time the device's clock did not count (a DualShock 4's
+        // 16-bit clock wraps every 349.5 ms; hid-nintendo stamps through a dropout): it is added
+        // then. A step more than a second beyond the event step is the device clock jumping (a
+        // reset, a reconnect; backwards wraps to a huge step): re-anchored.
         if let last = lastTimestampMicroseconds,
             Int64(stamp &- last) * 1000 - eventStep < 1_000_000_000
         {
             let step = Int64(stamp &- last)  // modulo 2³²: wraps are followed
-            sameStepRun = step == lastStep ? sameStepRun + 1 : 0
-            lastStep = step
-            if sameStepRun >= Self.computedStepRun { computedSteps = true }
-            if computedSteps, let estimate = timestampEstimate, estimate.arrivalPeriod > 0 {
-                // A computed step: corrected by its own ratio to the true period.
-                let ratio = Double(step) * 1e-6 / estimate.arrivalPeriod
-                if SamplePeriodEstimator.driverClockRatios.contains(ratio) {
-                    timestampRatio = abs(ratio - 1) > max(0.005, 4 * estimate.spread) ? ratio : 1
+            followSteps(step)
+            unwrappedMicroseconds += step
+            let stepNanoseconds =
+                timestampRatio == 1 ? step * 1000 : Int64((Double(step) * 1000 / timestampRatio).rounded())
+            correctedNanoseconds += stepNanoseconds
+            // Against the corrected step: hid-nintendo's stamps after a dropout run long (its next
+            // average counts the gap) and are corrected back; they pay nothing back.
+            let shortfall = eventStep - stepNanoseconds
+            if deficitNanoseconds == 0 {
+                if shortfall >= 1_000_000_000 {
+                    deficitNanoseconds = shortfall
+                    deficitSince = eventTimeNanoseconds
+                }
+            } else {
+                deficitNanoseconds += shortfall
+                if deficitNanoseconds < 50_000_000 {
+                    deficitNanoseconds = 0  // paid back: a stall
+                } else if eventTimeNanoseconds - deficitSince > 1_000_000_000 {
+                    correctedNanoseconds += deficitNanoseconds
+                    unwrappedMicroseconds += deficitNanoseconds / 1000
+                    deficitNanoseconds = 0
                 }
             }
-            unwrappedMicroseconds += step
-            correctedNanoseconds +=
-                timestampRatio == 1 ? step * 1000 : Int64((Double(step) * 1000 / timestampRatio).rounded())
         } else {
             // First frame, or the device clock jumped (a reset, a reconnect): re-anchor.
             unwrappedMicroseconds = 0
             correctedNanoseconds = 0
             periods.reset()
-            sameStepRun = 0
-            computedSteps = false
+            forgetSteps()
             // Anchor the device clock to the event clock once, so samples keep the device's spacing.
             clockOffsetNanoseconds = eventTimeNanoseconds
         }
@@ -183,5 +207,44 @@ public struct EvdevMotionDecoder: Sendable {
             }
         }
         return (clockOffsetNanoseconds ?? eventTimeNanoseconds) + correctedNanoseconds
+    }
+
+    /// Follows the driver's steps: computed ones (``computedStepRun`` alike) are corrected one by
+    /// one by their ratio to the time one sample takes by arrival; a lost report's odd step between
+    /// equal ones shows a counting clock, which keeps the window's ratio.
+    private mutating func followSteps(_ step: Int64) {
+        // Alike within 2 µs: newer hid-nintendo stamps a report's three samples avg/3 apart and the
+        // next report avg after the first (4666, 4666, 4668 for 14 ms); a DualShock 4's clock
+        // counts 5.33 µs ticks, so its jitter is never alike.
+        func alike(_ a: Int64, _ b: Int64) -> Bool { abs(a - b) <= 2 }
+        if alike(step, lastStep) {
+            sameStepRun += 1
+        } else {
+            if let broken = brokenRunStep, alike(broken, step), sameStepRun == 0 {
+                // One odd step (or a few, each different), then the run's again: a report lost to
+                // a counting clock. A driver's update keeps its new step.
+                countingClock = true
+                computedSteps = false
+                timestampRatio = timestampEstimate.map { SamplePeriodEstimator.isOff($0) ? $0.ratio : 1 } ?? 1
+            }
+            brokenRunStep = sameStepRun >= 8 ? lastStep : (sameStepRun == 0 ? brokenRunStep : nil)
+            sameStepRun = 0
+        }
+        lastStep = step
+        if sameStepRun >= Self.computedStepRun && !countingClock { computedSteps = true }
+        guard computedSteps, let estimate = timestampEstimate, estimate.samplePeriod > 0 else { return }
+        let ratio = Double(step) * 1e-6 / estimate.samplePeriod
+        // Sanity only: a computed step can be far off (hid-nintendo's average after a dropout).
+        guard ratio > 0.5 && ratio < 2 else { return }
+        timestampRatio = abs(ratio - 1) > max(0.005, 4 * estimate.spread) ? ratio : 1
+        correctedStep = step
+    }
+
+    private mutating func forgetSteps() {
+        sameStepRun = 0
+        brokenRunStep = nil
+        computedSteps = false
+        countingClock = false
+        deficitNanoseconds = 0
     }
 }

@@ -22,6 +22,13 @@
 /// fastest plausible clock. Pairs with a late end are left out; so are pairs outside
 /// ``driverClockRatios`` (no driver's clock is that far off: hid-nintendo's rounding is 1 ms in 15,
 /// 0.933). With fewer than a quarter of the pairs left there is no estimate (the one before stands).
+///
+/// A half-window pair counts every gap it spans (a lost report, a dropout) in its arrival time: right
+/// for the ratio, whose driver time counts the gap too when the driver's clock does, but not the
+/// time one sample takes. ``Estimate/samplePeriod`` is that: the mean slope of short pairs
+/// (``localSpan`` samples), leaving out those further than ``driverClockRatios`` from their median
+/// (a pair spanning a gap, a burst), so a gap moves a few of them only. A mean, not a median: with
+/// three samples to a report, 64 samples span 21 reports or 22, and only the mean of both is right.
 public struct SamplePeriodEstimator: Sendable {
     /// A figure from the window: the two periods, their ratio and how far the pairs spread.
     public struct Estimate: Sendable, Equatable {
@@ -36,6 +43,8 @@ public struct SamplePeriodEstimator: Sendable {
         public var spread: Double
         /// Samples in the window.
         public var samples: Int
+        /// Seconds one sample takes by arrival, gaps left out (see the type's note).
+        public var samplePeriod: Double
     }
 
     /// The samples kept (older ones leave the window: a slowly drifting clock is followed).
@@ -123,9 +132,31 @@ public struct SamplePeriodEstimator: Sendable {
         let ratio = Self.median(&ratios)
         var deviations = ratios.map { abs($0 - ratio) }
         let spread = 1.4826 * Self.median(&deviations) / Double(ratios.count).squareRoot()
+        let arrivalPeriod = Self.median(&arrival)
         return Estimate(
-            arrivalPeriod: Self.median(&arrival), driverPeriod: Self.median(&driver), ratio: ratio,
-            spread: spread, samples: count)
+            arrivalPeriod: arrivalPeriod, driverPeriod: Self.median(&driver), ratio: ratio,
+            spread: spread, samples: count, samplePeriod: samplePeriod(first: first) ?? arrivalPeriod)
+    }
+
+    /// Pairs this many samples apart give ``Estimate/samplePeriod``.
+    public static let localSpan = 64
+
+    /// The mean slope of pairs ``localSpan`` apart within ``driverClockRatios`` of their median.
+    private func samplePeriod(first: Int) -> Double? {
+        let span = min(Self.localSpan, count / 4)
+        guard span >= 1 else { return nil }
+        var slopes: [Double] = []
+        slopes.reserveCapacity(count - span)
+        for i in 0..<(count - span) {
+            let a = arrivalTimes[(first + i) % window]
+            let b = arrivalTimes[(first + i + span) % window]
+            if b > a { slopes.append((b - a) / Double(span)) }
+        }
+        guard slopes.count >= 8 else { return nil }
+        let middle = Self.median(&slopes)
+        let band = (middle * Self.driverClockRatios.lowerBound)...(middle * Self.driverClockRatios.upperBound)
+        let kept = slopes.filter { band.contains($0) }
+        return kept.isEmpty ? nil : kept.reduce(0, +) / Double(kept.count)
     }
 
     /// The ratios a driver's clock may have; a pair outside is the host's delivery, not the clock.

@@ -14,8 +14,8 @@ public final class EvdevMotionSource {
     public var timestampRatio: Double { decoder.timestampRatio }
     /// Whether the driver's steps are computed (hid-nintendo's), each corrected on its own.
     public var computedSteps: Bool { decoder.computedSteps }
-    /// The driver's last step between samples, in seconds.
-    public var lastDriverStepSeconds: Double { Double(decoder.lastStep) * 1e-6 }
+    /// The driver's step the per-step ratio was last taken from, in seconds.
+    public var correctedStepSeconds: Double { Double(decoder.correctedStep) * 1e-6 }
     /// Times the kernel dropped events and libevdev resynchronised.
     public private(set) var resynchronisations = 0
     /// How the axes of the HID driver that made the device (`playstation`, `nintendo`, ...) become

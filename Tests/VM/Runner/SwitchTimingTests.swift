@@ -36,7 +36,7 @@ enum SwitchTimingTests {
             }
             // The driver's steps are computed (4.666 ms) and each corrected by its ratio to the
             // period by arrival: 14/14.96 by the driver's arithmetic, within the estimate's noise.
-            guard stamps.contains("steps are computed"), let r = stamps.firstRange(of: "(now "),
+            guard stamps.contains("steps are computed"), let r = stamps.firstRange(of: "own ratio (now "),
                 let ratio = Double(stamps[r.upperBound...].prefix { $0 == "." || $0.isNumber })
             else {
                 throw VMTestFailure(description: "mouse3d did not say it corrected the driver's stamps: \(stamps)")
