@@ -17,12 +17,12 @@ import RealModule
 /// That average is taken anew every 300 reports, and a controller reporting every 15 ms (the
 /// Switch controllers over Bluetooth) lands either side of the rounding from one to the next: its
 /// stamps are right for 4.5 s, then 6.7% short, then right again, and a ratio over a 10 s window
-/// is wrong for both. Such a driver's steps are all alike between its updates (5000 µs, then
-/// 4666): once ``computedStepRun`` steps in a row were identical, the driver's steps are taken as
-/// computed, and each is corrected on its own, by its ratio to the true period measured from
-/// arrivals (a step outside ``SamplePeriodEstimator/driverClockRatios`` of it, a report the
-/// driver saw lost, keeps the ratio before). A clock that counts (a DualSense's, a DualShock 4's)
-/// jitters by a microsecond or more and keeps the window's ratio.
+/// is wrong for both. A decoder told its driver computes its stamps so (`computedStamps`: the
+/// caller knows the driver, hid-nintendo) corrects each step on its own, by its ratio to the time
+/// a sample takes by arrival (gaps left out), also after a dropout, whose time the driver's next
+/// average counts (1.33 for a 1.5 s gap). Other drivers count a device's clock; telling them
+/// apart by their steps failed: a counting clock's steps can be all alike (the emulated
+/// DualSense's are), and then its lost samples made the arrival period long and the turn 11% large.
 public struct EvdevMotionDecoder: Sendable {
     /// What the decoder needs to know about one axis.
     public struct Axis: Sendable, Equatable {
@@ -70,33 +70,26 @@ public struct EvdevMotionDecoder: Sendable {
     /// The latest estimate, also when no correction was needed.
     public private(set) var timestampEstimate: SamplePeriodEstimator.Estimate?
     private var correctedNanoseconds: Int64 = 0
-    /// The last step of the driver's stamps (µs) and how many times in a row it came.
+    /// The driver's last step (µs).
     public private(set) var lastStep: Int64 = 0
-    private var sameStepRun = 0
-    /// The step of a run of at least 8 that the last step broke, to tell a lost report (one odd
-    /// step, then the run's again: a counting clock) from a driver's update (the new step stays).
-    private var brokenRunStep: Int64?
-    /// Whether the driver's steps are computed (all alike between updates), not counted.
-    public private(set) var computedSteps = false
-    /// Whether the driver's clock showed itself counting (a lost report's odd step between equal
-    /// ones): its steps are never taken as computed.
-    public private(set) var countingClock = false
+    /// Whether the driver's steps are computed (hid-nintendo's), each corrected on its own.
+    public let computedSteps: Bool
     /// The step the per-step ratio was last taken from (µs).
     public private(set) var correctedStep: Int64 = 0
-    /// Steps alike (within 2 µs) in a row that show a driver's computed steps (hid-nintendo's),
-    /// not a counting clock.
-    public static let computedStepRun = 64
     /// Time the device's clock fell short of the arrivals (ns) in one step, waiting to be paid
     /// back by a burst (a host stall) or, a second later, added (a dropout the clock did not
     /// count), and when it began (event time).
     private var deficitNanoseconds: Int64 = 0
     private var deficitSince: Int64 = 0
 
-    /// A decoder for a device with these six axes (ABS_X..ABS_RZ) and their current values.
-    public init(axes: [Axis], initialValues: [Int32]) {
+    /// A decoder for a device with these six axes (ABS_X..ABS_RZ) and their current values;
+    /// `computedStamps`: its driver computes the stamps from an average of arrivals
+    /// (hid-nintendo), see the type's note.
+    public init(axes: [Axis], initialValues: [Int32], computedStamps: Bool = false) {
         precondition(axes.count == 6 && initialValues.count == 6, "six motion axes")
         self.axes = axes
         raw = initialValues
+        computedSteps = computedStamps
     }
 
     /// Feeds one event; returns a sample when it ends a frame that changed the motion.
@@ -209,29 +202,9 @@ public struct EvdevMotionDecoder: Sendable {
         return (clockOffsetNanoseconds ?? eventTimeNanoseconds) + correctedNanoseconds
     }
 
-    /// Follows the driver's steps: computed ones (``computedStepRun`` alike) are corrected one by
-    /// one by their ratio to the time one sample takes by arrival; a lost report's odd step between
-    /// equal ones shows a counting clock, which keeps the window's ratio.
+    /// A computed step is corrected on its own by its ratio to the time a sample takes by arrival.
     private mutating func followSteps(_ step: Int64) {
-        // Alike within 2 µs: newer hid-nintendo stamps a report's three samples avg/3 apart and the
-        // next report avg after the first (4666, 4666, 4668 for 14 ms); a DualShock 4's clock
-        // counts 5.33 µs ticks, so its jitter is never alike.
-        func alike(_ a: Int64, _ b: Int64) -> Bool { abs(a - b) <= 2 }
-        if alike(step, lastStep) {
-            sameStepRun += 1
-        } else {
-            if let broken = brokenRunStep, alike(broken, step), sameStepRun == 0 {
-                // One odd step (or a few, each different), then the run's again: a report lost to
-                // a counting clock. A driver's update keeps its new step.
-                countingClock = true
-                computedSteps = false
-                timestampRatio = timestampEstimate.map { SamplePeriodEstimator.isOff($0) ? $0.ratio : 1 } ?? 1
-            }
-            brokenRunStep = sameStepRun >= 8 ? lastStep : (sameStepRun == 0 ? brokenRunStep : nil)
-            sameStepRun = 0
-        }
         lastStep = step
-        if sameStepRun >= Self.computedStepRun && !countingClock { computedSteps = true }
         guard computedSteps, let estimate = timestampEstimate, estimate.samplePeriod > 0 else { return }
         let ratio = Double(step) * 1e-6 / estimate.samplePeriod
         // Sanity only: a computed step can be far off (hid-nintendo's average after a dropout).
@@ -241,10 +214,6 @@ public struct EvdevMotionDecoder: Sendable {
     }
 
     private mutating func forgetSteps() {
-        sameStepRun = 0
-        brokenRunStep = nil
-        computedSteps = false
-        countingClock = false
         deficitNanoseconds = 0
     }
 }

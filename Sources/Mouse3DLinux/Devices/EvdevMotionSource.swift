@@ -52,11 +52,13 @@ public final class EvdevMotionSource {
             throw MotionSourceError(
                 message: "\(path) ('\(device.name)') is not a motion device (no INPUT_PROP_ACCELEROMETER)")
         }
-        decoder = EvdevMotionDecoder(axes: axes, initialValues: values)
         let ids = device.identity
         self.axes = GamepadMotionAxes.forDevice(
             driver: Self.driver(of: path), id: MotionSourceEnumerator.deviceID(vendor: ids.vendor, product: ids.product)
         )
+        // hid-nintendo computes its stamps from an average of report arrivals (its
+        // joycon_parse_imu_report); the others count the controller's clock.
+        decoder = EvdevMotionDecoder(axes: axes, initialValues: values, computedStamps: self.axes?.driver == "nintendo")
         accelerometerRangeMetersPerSecondSquared =
             reach.isFinite && reach > 0 ? reach * standardGravityMetersPerSecondSquared : nil
     }
