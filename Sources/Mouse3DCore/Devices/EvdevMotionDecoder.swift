@@ -70,8 +70,6 @@ public struct EvdevMotionDecoder: Sendable {
     /// The latest estimate, also when no correction was needed.
     public private(set) var timestampEstimate: SamplePeriodEstimator.Estimate?
     private var correctedNanoseconds: Int64 = 0
-    /// The driver's last step (µs).
-    public private(set) var lastStep: Int64 = 0
     /// Whether the driver's steps are computed (hid-nintendo's), each corrected on its own.
     public let computedSteps: Bool
     /// The step the per-step ratio was last taken from (µs).
@@ -125,7 +123,7 @@ public struct EvdevMotionDecoder: Sendable {
         periods.reset()
         lastTimestampMicroseconds = nil
         clockOffsetNanoseconds = nil
-        forgetSteps()
+        deficitNanoseconds = 0
         changed = false
         frameTimestampMicroseconds = nil
     }
@@ -155,7 +153,7 @@ public struct EvdevMotionDecoder: Sendable {
             Int64(stamp &- last) * 1000 - eventStep < 1_000_000_000
         {
             let step = Int64(stamp &- last)  // modulo 2³²: wraps are followed
-            followSteps(step)
+            correctComputed(step)
             unwrappedMicroseconds += step
             let stepNanoseconds =
                 timestampRatio == 1 ? step * 1000 : Int64((Double(step) * 1000 / timestampRatio).rounded())
@@ -183,7 +181,7 @@ public struct EvdevMotionDecoder: Sendable {
             unwrappedMicroseconds = 0
             correctedNanoseconds = 0
             periods.reset()
-            forgetSteps()
+            deficitNanoseconds = 0
             // Anchor the device clock to the event clock once, so samples keep the device's spacing.
             clockOffsetNanoseconds = eventTimeNanoseconds
         }
@@ -203,17 +201,12 @@ public struct EvdevMotionDecoder: Sendable {
     }
 
     /// A computed step is corrected on its own by its ratio to the time a sample takes by arrival.
-    private mutating func followSteps(_ step: Int64) {
-        lastStep = step
+    private mutating func correctComputed(_ step: Int64) {
         guard computedSteps, let estimate = timestampEstimate, estimate.samplePeriod > 0 else { return }
         let ratio = Double(step) * 1e-6 / estimate.samplePeriod
         // Sanity only: a computed step can be far off (hid-nintendo's average after a dropout).
         guard ratio > 0.5 && ratio < 2 else { return }
         timestampRatio = abs(ratio - 1) > max(0.005, 4 * estimate.spread) ? ratio : 1
         correctedStep = step
-    }
-
-    private mutating func forgetSteps() {
-        deficitNanoseconds = 0
     }
 }
