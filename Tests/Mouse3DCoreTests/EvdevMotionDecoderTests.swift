@@ -53,7 +53,7 @@ struct EvdevMotionDecoderTests {
         "Stamps 6.7% short (hid-nintendo's 15 ms rounded to 14), three samples per 15 ms report: corrected once the window knows, so 60 s of reports span 60 s"
     )
     func shortStampsCorrected() throws {
-        var d = EvdevMotionDecoder(axes: axes, initialValues: [0, 0, 0, 0, 0, 0], computedStamps: true)
+        var d = EvdevMotionDecoder(axes: axes, initialValues: [0, 0, 0, 0, 0, 0], stamps: .computed)
         var random = SplitMix64(seed: 5)
         var first: Int64?
         var stamps: [Int64] = []
@@ -104,7 +104,7 @@ struct EvdevMotionDecoderTests {
     )
     func flippingAverage() throws {
         for seed in UInt64(1)...10 {
-            var d = EvdevMotionDecoder(axes: axes, initialValues: [0, 0, 0, 0, 0, 0], computedStamps: true)
+            var d = EvdevMotionDecoder(axes: axes, initialValues: [0, 0, 0, 0, 0, 0], stamps: .computed)
             var random = SplitMix64(seed: seed)
             var stamp: UInt32 = 1000
             var average = 15
@@ -171,7 +171,7 @@ struct EvdevMotionDecoderTests {
         "hid-nintendo through a 1.5 s dropout (its stamps go on, its next average counts the gap): the times join the arrivals again within 1.2 s, and every 4.5 s stretch away from the dropout spans 4.5 s within 0.5%"
     )
     func nintendoDropout() throws {
-        var d = EvdevMotionDecoder(axes: axes, initialValues: [0, 0, 0, 0, 0, 0], computedStamps: true)
+        var d = EvdevMotionDecoder(axes: axes, initialValues: [0, 0, 0, 0, 0, 0], stamps: .computed)
         var random = SplitMix64(seed: 9)
         // The driver: whole milliseconds of a 250 Hz jiffy clock, averaged over 300 reports.
         var stamp: UInt32 = 1000
@@ -226,10 +226,11 @@ struct EvdevMotionDecoderTests {
     }
 
     @Test(
-        "A DualShock 4 out of reach 1.2 s (its 16-bit clock wraps every 349.5 ms, so its stamp moves less than the gap): the times join the arrivals again a second later"
+        "A DualShock 4 out of reach 1.2 s (its 16-bit clock wraps every 349.5 ms, so its stamp moves less than the gap): the times join the arrivals again a second later",
+        arguments: [StampClock.counted, .unknown]
     )
-    func wrappedDropout() throws {
-        var d = EvdevMotionDecoder(axes: axes, initialValues: [0, 0, 0, 0, 0, 0])
+    func wrappedDropout(stamps clock: StampClock) throws {
+        var d = EvdevMotionDecoder(axes: axes, initialValues: [0, 0, 0, 0, 0, 0], stamps: clock)
         // hid-sony: 16-bit ticks of 16/3 µs, the driver adding each delta modulo 2¹⁶.
         var driverMicroseconds: Int64 = 0
         var lastTicks: Int64 = 0
@@ -254,10 +255,11 @@ struct EvdevMotionDecoderTests {
     }
 
     @Test(
-        "A host that stalled 1.5 s (the reports queued, then came at once) keeps the device's clock: the samples stay 4 ms apart, and no correction follows"
+        "A host that stalled 1.5 s (the reports queued, then came at once) keeps the device's clock: the samples stay 4 ms apart, and no correction follows",
+        arguments: [StampClock.counted, .unknown]
     )
-    func hostStall() throws {
-        var d = EvdevMotionDecoder(axes: axes, initialValues: [0, 0, 0, 0, 0, 0])
+    func hostStall(stamps clock: StampClock) throws {
+        var d = EvdevMotionDecoder(axes: axes, initialValues: [0, 0, 0, 0, 0, 0], stamps: clock)
         var stamps: [Int64] = []
         for i in 0..<6000 {
             // 250 Hz; samples 3000..<3375 (1.5 s) delivered together with the 3375th.
@@ -270,6 +272,42 @@ struct EvdevMotionDecoderTests {
             #expect(d.timestampRatio == 1, "sample \(i): corrected by \(d.timestampRatio)")
         }
         #expect(zip(stamps, stamps.dropFirst()).allSatisfy { $1 - $0 == 4_000_000 })
+    }
+
+    @Test(
+        "A driver that counts the controller's clock keeps it when a busy host delivers its reports 2.4% slow for 12 s and then catches up; an unknown driver's would be corrected (the window's ratio, 0.976)"
+    )
+    func countedClockUnderLoad() throws {
+        var counted = EvdevMotionDecoder(axes: axes, initialValues: [0, 0, 0, 0, 0, 0], stamps: .counted)
+        var unknown = EvdevMotionDecoder(axes: axes, initialValues: [0, 0, 0, 0, 0, 0])
+        var random = SplitMix64(seed: 7)
+        var last: Int64?
+        var unknownRatios: [Double] = []
+        for i in 0..<4000 {
+            let truth = Int64(i) * 4_000_000
+            // Late by 2.4% of the time since 2 s, up to 12 s in (288 ms behind); then on time.
+            let late = truth < 2_000_000_000 || truth >= 14_000_000_000 ? 0 : (truth - 2_000_000_000) * 24 / 1000
+            let arrival = truth + late + Int64.random(in: 0...500_000, using: &random) + 3_000_000
+            let stamp = UInt32(truncatingIfNeeded: truth / 1000)
+            let s = try #require(frame(&counted, abs: [(3, Int32(i % 7))], stamp: stamp, time: arrival))
+            _ = try #require(frame(&unknown, abs: [(3, Int32(i % 7))], stamp: stamp, time: arrival))
+            unknownRatios.append(unknown.timestampRatio)
+            if let last { #expect(s.timestampNanoseconds - last == 4_000_000, "sample \(i)") }
+            last = s.timestampNanoseconds
+            #expect(counted.timestampRatio == 1, "sample \(i): corrected by \(counted.timestampRatio)")
+        }
+        // The scene is one the window's ratio takes for a clock that runs off.
+        let lowest = unknownRatios.min() ?? 1
+        #expect(lowest < 0.99, "the unknown driver's lowest ratio \(lowest)")
+    }
+
+    @Test("The driver table says where stamps come from, as each driver's source does")
+    func stampClocks() {
+        #expect(GamepadMotionAxes.forDriver("playstation")?.stamps == .counted)
+        #expect(GamepadMotionAxes.forDriver("sony")?.stamps == .counted)
+        #expect(GamepadMotionAxes.forDriver("nintendo")?.stamps == .computed)
+        #expect(GamepadMotionAxes.forDevice(driver: nil, id: "054c:0ce6")?.stamps == .counted)
+        #expect(GamepadMotionAxes.forDriver("bmi160")?.stamps == nil)
     }
 
     @Test("A device clock that jumps back re-anchors to the event time")

@@ -12,17 +12,22 @@ import RealModule
 /// where a frame has none, the event time is used. A driver whose stamps run fast or slow against
 /// the kernel's event times (when its reports came in) by more than noise, over the last 2048
 /// samples, has its steps scaled by the ratio (``SamplePeriodEstimator``): hid-nintendo stamps from
-/// a rounded average of report intervals, 6.7% short when 15 ms rounds to 14.
+/// a rounded average of report intervals, 6.7% short when 15 ms rounds to 14. Which drivers may
+/// be corrected, and how, is the caller's to say (``StampClock``, from the driver's source): a
+/// driver that counts the controller's clock (hid-playstation, hid-sony) never is, because under
+/// load the arrivals, not the crystal, run off (a busy run found the window's ratio for an honest
+/// emulated DualSense at 0.976 and 1.007, and applying it turned 1800 counts into 1825).
 ///
 /// That average is taken anew every 300 reports, and a controller reporting every 15 ms (the
 /// Switch controllers over Bluetooth) lands either side of the rounding from one to the next: its
 /// stamps are right for 4.5 s, then 6.7% short, then right again, and a ratio over a 10 s window
-/// is wrong for both. A decoder told its driver computes its stamps so (`computedStamps`: the
+/// is wrong for both. A decoder told its driver computes its stamps so (``StampClock/computed``: the
 /// caller knows the driver, hid-nintendo) corrects each step on its own, by its ratio to the time
 /// a sample takes by arrival (gaps left out), also after a dropout, whose time the driver's next
 /// average counts (1.33 for a 1.5 s gap). Other drivers count a device's clock; telling them
 /// apart by their steps failed: a counting clock's steps can be all alike (the emulated
 /// DualSense's are), and then its lost samples made the arrival period long and the turn 11% large.
+/// A driver mouse3d does not know (``StampClock/unknown``) keeps the window's ratio.
 public struct EvdevMotionDecoder: Sendable {
     /// What the decoder needs to know about one axis.
     public struct Axis: Sendable, Equatable {
@@ -70,8 +75,11 @@ public struct EvdevMotionDecoder: Sendable {
     /// The latest estimate, also when no correction was needed.
     public private(set) var timestampEstimate: SamplePeriodEstimator.Estimate?
     private var correctedNanoseconds: Int64 = 0
+    /// Where the driver's stamps come from: counted ones are kept, computed ones corrected step
+    /// by step, unknown ones by the window's ratio.
+    public let stamps: StampClock
     /// Whether the driver's steps are computed (hid-nintendo's), each corrected on its own.
-    public let computedSteps: Bool
+    public var computedSteps: Bool { stamps == .computed }
     /// The step the per-step ratio was last taken from (µs).
     public private(set) var correctedStep: Int64 = 0
     /// Time the device's clock fell short of the arrivals (ns) in one step, waiting to be paid
@@ -80,14 +88,13 @@ public struct EvdevMotionDecoder: Sendable {
     private var deficitNanoseconds: Int64 = 0
     private var deficitSince: Int64 = 0
 
-    /// A decoder for a device with these six axes (ABS_X..ABS_RZ) and their current values;
-    /// `computedStamps`: its driver computes the stamps from an average of arrivals
-    /// (hid-nintendo), see the type's note.
-    public init(axes: [Axis], initialValues: [Int32], computedStamps: Bool = false) {
+    /// A decoder for a device with these six axes (ABS_X..ABS_RZ) and their current values, whose
+    /// driver's stamps come from `stamps` (see the type's note).
+    public init(axes: [Axis], initialValues: [Int32], stamps: StampClock = .unknown) {
         precondition(axes.count == 6 && initialValues.count == 6, "six motion axes")
         self.axes = axes
         raw = initialValues
-        computedSteps = computedStamps
+        self.stamps = stamps
     }
 
     /// Feeds one event; returns a sample when it ends a frame that changed the motion.
@@ -192,7 +199,7 @@ public struct EvdevMotionDecoder: Sendable {
             samplesSinceEstimate = 0
             if let estimate = periods.estimate {
                 timestampEstimate = estimate
-                if !computedSteps {
+                if stamps == .unknown {
                     timestampRatio = SamplePeriodEstimator.isOff(estimate) ? estimate.ratio : 1
                 }
             }

@@ -22,14 +22,20 @@ public struct GamepadMotionAxes: Sendable, Equatable {
     /// +1, or −1 where the accelerometer reads the gravity vector: the specific force is this times
     /// the turned reading.
     public var accelerometerSign: Double = 1
+    /// Where the driver's MSC_TIMESTAMP comes from (``StampClock``), as its source says.
+    public var stamps: StampClock = .unknown
 
     /// Creates an entry.
-    public init(driver: String, models: String, mount: MountMatrix, reason: String, accelerometerSign: Double = 1) {
+    public init(
+        driver: String, models: String, mount: MountMatrix, reason: String, accelerometerSign: Double = 1,
+        stamps: StampClock = .unknown
+    ) {
         self.driver = driver
         self.models = models
         self.mount = mount
         self.reason = reason
         self.accelerometerSign = accelerometerSign
+        self.stamps = stamps
     }
 
     /// A stored setup (`calibrate --axes`) in place of a driver's table.
@@ -53,18 +59,26 @@ public struct GamepadMotionAxes: Sendable, Equatable {
             driver: "nintendo", models: "Switch Pro Controller, Joy-Con (L), Joy-Con (R)",
             mount: .identity,
             reason:
-                "hid-nintendo already reports x toward the triggers, y left, z up (its source says so), and negates the right Joy-Con's y and z, whose sensor is mounted mirrored"
+                "hid-nintendo already reports x toward the triggers, y left, z up (its source says so), and negates the right Joy-Con's y and z, whose sensor is mounted mirrored",
+            // joycon_parse_imu_report: a third of a whole-millisecond average of report arrivals.
+            stamps: .computed
         ),
         GamepadMotionAxes(
             driver: "playstation", models: "DualSense, DualSense Edge, DualShock 4 (kernel 6.2 and later)",
             mount: sonyMount,
             reason:
-                "hid-playstation passes the controller's axes: x right, y up out of the face, z toward the player (ABS_RX pitch, ABS_RY yaw, ABS_RZ roll)"
+                "hid-playstation passes the controller's axes: x right, y up out of the face, z toward the player (ABS_RX pitch, ABS_RY yaw, ABS_RZ roll)",
+            // dualsense_parse_report / dualshock4_parse_report: the report's sensor_timestamp
+            // (0.33 µs and 5.33 µs units), its differences summed.
+            stamps: .counted
         ),
         GamepadMotionAxes(
             driver: "sony", models: "DualShock 4 (kernel 6.1)",
             mount: sonyMount,
-            reason: "hid-sony's DualShock 4 motion device has hid-playstation's layout"
+            reason: "hid-sony's DualShock 4 motion device has hid-playstation's layout",
+            // dualshock4_parse_report: the report's 16-bit timestamp in 5.33 µs units, its
+            // differences summed.
+            stamps: .counted
         )
     ]
 

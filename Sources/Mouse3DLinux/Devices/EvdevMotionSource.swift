@@ -12,8 +12,8 @@ public final class EvdevMotionSource {
     public var timestampEstimate: SamplePeriodEstimator.Estimate? { decoder.timestampEstimate }
     /// The ratio the driver's stamps are corrected by (1: left as they are).
     public var timestampRatio: Double { decoder.timestampRatio }
-    /// Whether the driver's steps are computed (hid-nintendo's), each corrected on its own.
-    public var computedSteps: Bool { decoder.computedSteps }
+    /// Where the driver's stamps come from (``StampClock``).
+    public var stamps: StampClock { decoder.stamps }
     /// The driver's step the per-step ratio was last taken from, in seconds.
     public var correctedStepSeconds: Double { Double(decoder.correctedStep) * 1e-6 }
     /// Times the kernel dropped events and libevdev resynchronised.
@@ -56,9 +56,8 @@ public final class EvdevMotionSource {
         self.axes = GamepadMotionAxes.forDevice(
             driver: Self.driver(of: path), id: MotionSourceEnumerator.deviceID(vendor: ids.vendor, product: ids.product)
         )
-        // hid-nintendo computes its stamps from an average of report arrivals (its
-        // joycon_parse_imu_report); the others count the controller's clock.
-        decoder = EvdevMotionDecoder(axes: axes, initialValues: values, computedStamps: self.axes?.driver == "nintendo")
+        // Kept, corrected step by step or by the window's ratio, as the driver's source says.
+        decoder = EvdevMotionDecoder(axes: axes, initialValues: values, stamps: self.axes?.stamps ?? .unknown)
         accelerometerRangeMetersPerSecondSquared =
             reach.isFinite && reach > 0 ? reach * standardGravityMetersPerSecondSquared : nil
     }

@@ -39,20 +39,26 @@ extension EvdevMotionSource: LiveMotionSource {
         let ratio = fixed(e.ratio, 4)
         let periods =
             "\(fixed(e.driverPeriod * 1e3, 3)) ms by the driver, \(fixed(e.arrivalPeriod * 1e3, 3)) ms by arrival"
-        if computedSteps {
+        switch stamps {
+        case .counted:
+            return [
+                "timestamps: the controller's own clock, kept (ratio \(ratio) ± \(fixed(e.spread, 4)) to their arrival; \(periods))"
+            ]
+        case .computed:
             let now =
-                "the driver's steps are computed, not counted (alike between its updates, as hid-nintendo's average): now \(fixed(correctedStepSeconds * 1e3, 3)) ms against \(fixed(e.samplePeriod * 1e3, 3)) ms a sample by arrival"
+                "the driver's steps are computed, not counted (hid-nintendo's average of arrivals): now \(fixed(correctedStepSeconds * 1e3, 3)) ms against \(fixed(e.samplePeriod * 1e3, 3)) ms a sample by arrival"
             return [
                 timestampRatio == 1
                     ? "timestamps: \(now): they agree"
                     : "timestamps: \(now): each step corrected by its own ratio (now \(fixed(timestampRatio, 4)))"
             ]
+        case .unknown:
+            return [
+                timestampRatio == 1
+                    ? "timestamps: the driver's agree with their arrival (ratio \(ratio) ± \(fixed(e.spread, 4)); \(periods))"
+                    : "timestamps: the driver's run \(ratio) of their arrival's (± \(fixed(e.spread, 4)); \(periods)); corrected by \(fixed(timestampRatio, 4))"
+            ]
         }
-        return [
-            timestampRatio == 1
-                ? "timestamps: the driver's agree with their arrival (ratio \(ratio) ± \(fixed(e.spread, 4)); \(periods))"
-                : "timestamps: the driver's run \(ratio) of their arrival's (± \(fixed(e.spread, 4)); \(periods)); corrected by \(fixed(timestampRatio, 4))"
-        ]
     }
 
     public var summary: String {
