@@ -103,7 +103,13 @@ enum SwitchControllerTests {
         )
         try expect(log.samples.count > 450, "only \(log.samples.count) samples in 3 s at 200 Hz")
         try expect(broken.isEmpty, "samples lost or repeated: \(broken.prefix(10))")
-        try expect(Set(gaps) == [5_000_000], "samples not 5 ms apart: \(Set(gaps))")
+        // The driver's own 5000 µs, or, where a busy machine moved its average to 14 ms (stamps
+        // 4.666 ms), mouse3d's correction by the time a sample takes by arrival: within 0.3%.
+        let off = gaps.filter { $0 != 5_000_000 }
+        if !off.isEmpty { say("VMTEST-INFO \(off.count) steps corrected: \(Set(off).sorted().prefix(8))") }
+        try expect(
+            off.allSatisfy { abs(Double($0) / 5e6 - 1) < 0.003 },
+            "samples not 5 ms apart: \(Set(gaps).sorted().prefix(12))")
         try expect(abs(rate - 200) < 1, "\(rate) Hz, the driver stamps 200")
         for s in log.samples {
             try expect(
