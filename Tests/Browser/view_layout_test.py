@@ -87,6 +87,20 @@ outside_text = """const c = document.querySelector('canvas.model'), g = c.getCon
   }
   return [light, outside];"""
 
+def drawn(d):
+    """The labels' pixels once the drawing has settled: two reads 0.2 s apart that agree (deadline
+    10 s), rather than a guess at how long drawing takes."""
+    last = d.execute_script(outside_text)
+    end = time.time() + 10
+    while time.time() < end:
+        time.sleep(0.2)
+        now = d.execute_script(outside_text)
+        if now == last and now[0] > 0:
+            return now
+        last = now
+    return last
+
+
 def live_layout(d, label, name):
     """Loads the page, waits for it to go live, screenshots it: its size, the window's, and where its
     canvases end."""
@@ -110,10 +124,10 @@ try:
         for kind in ("sensor", "phone", "gamepad"):
             if kind != "sensor":
                 d.get(url + f"&device={kind}")
-                wait(d, "return window.mouse3dView.frames > 20", 10)
-                time.sleep(0.5)
+                if not wait(d, "return window.mouse3dView.frames > 20", 10):
+                    fail(f"the {kind}'s page did not go live")
                 d.save_screenshot(os.path.join(shots, f"view-{kind}.png"))
-            light, outside = d.execute_script(outside_text)
+            light, outside = drawn(d)
             print(f"view layout: the {kind}'s drawing: {light} light pixels of its labels, {outside} of them outside it")
             if light < 20 or outside > 0:
                 fail(f"the {kind}'s labels: {light} light pixels, {outside} outside the device")
