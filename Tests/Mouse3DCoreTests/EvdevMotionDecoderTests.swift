@@ -301,6 +301,27 @@ struct EvdevMotionDecoderTests {
         #expect(lowest < 0.99, "the unknown driver's lowest ratio \(lowest)")
     }
 
+    @Test(
+        "hid-nintendo's right 5 ms steps stay 5 ms while a busy host delivers the reports 1% slow for 12 s and then catches up: the driver's error is a millisecond of its interval (6.7%), not the arrivals' 1%"
+    )
+    func computedStepsUnderLoad() throws {
+        var d = EvdevMotionDecoder(axes: axes, initialValues: [0, 0, 0, 0, 0, 0], stamps: .computed)
+        var random = SplitMix64(seed: 11)
+        var last: Int64?
+        for report in 0..<1600 {  // 24 s of 15 ms reports, three samples each
+            let truth = Int64(report) * 15_000_000
+            let late = truth < 2_000_000_000 || truth >= 14_000_000_000 ? 0 : (truth - 2_000_000_000) / 100
+            let arrival = truth + late + Int64.random(in: 0...3_000_000, using: &random)
+            for k in 0..<3 {
+                let stamp = UInt32(truncatingIfNeeded: (report * 3 + k) * 5000)
+                let s = try #require(frame(&d, abs: [(3, Int32(report % 7))], stamp: stamp, time: arrival))
+                if let last { #expect(s.timestampNanoseconds - last == 5_000_000, "report \(report)") }
+                last = s.timestampNanoseconds
+            }
+        }
+        #expect(d.timestampRatio == 1, "corrected by \(d.timestampRatio)")
+    }
+
     @Test("The driver table says where stamps come from, as each driver's source does")
     func stampClocks() {
         #expect(GamepadMotionAxes.forDriver("playstation")?.stamps == .counted)
