@@ -346,7 +346,10 @@ struct SealedStreamingTests {
         }
         let load = MachineLoad(children: [receiver.process.processIdentifier])
         thread.start()
-        Thread.sleep(forTimeInterval: 0.5)  // the flood under way before the stream starts (pacing)
+        // The stream starts once the flood is under way (10,000 sent), not after a guess.
+        let flooding = MonotonicClock.nanoseconds() + 20_000_000_000
+        while flooded.value < 10_000 && MonotonicClock.nanoseconds() < flooding { usleep(10_000) }
+        try #require(flooded.value >= 10_000, "the flood did not get under way in 20 s: \(flooded.value) sent")
         let sender = try runMouse3D(
             ["send", "--source", "replay:\(Mouse3DProcess.sampleLog)", "--speed", "1"], configHome: p.senderHome)
         stop.set()
