@@ -99,12 +99,19 @@ let package = Package(
             dependencies: ["Mouse3DCore", "Mouse3DLinux"],
             swiftSettings: functionSections),
 
-        // Layer 4: the thin command-line executable.
+        // Layer 4: the assembly of commands from the features: where a command streams and listens,
+        // its sources and outputs, each a part the executable lists rather than builds.
+        .target(
+            name: "Mouse3DAssembly",
+            dependencies: ["Mouse3DCore", "Mouse3DLinux", "Mouse3DNetwork"],
+            swiftSettings: functionSections),
+
+        // Layer 5: the thin command-line executable.
         .executableTarget(
             name: "mouse3d",
             dependencies: [
                 "Mouse3DCore", "Mouse3DLinux", "Mouse3DNetwork", "Mouse3DConfig", "Mouse3DBench", "Mouse3DView",
-                "Mouse3DDoctor", "Mouse3DPhone",
+                "Mouse3DDoctor", "Mouse3DPhone", "Mouse3DAssembly",
                 .product(name: "ArgumentParser", package: "swift-argument-parser")
             ],
             swiftSettings: functionSections,

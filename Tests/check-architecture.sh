@@ -4,7 +4,8 @@
 #    signal handling, no sockets.
 #  - One readiness wait: `poll(` appears in the event loop alone.
 #  - Layers point one way: Core imports no other layer and nothing with I/O; Linux imports Core only;
-#    Network and Config import Core and Linux; Bench imports those below it.
+#    Network and Config import Core and Linux; Bench imports those below it; Assembly (where a
+#    command streams and listens, its parts) imports the features, and only the executable imports it.
 #  - No Foundation in the product; one TOML reader (Mouse3DCore/Text/TOML); one JSON escaper
 #    (Mouse3DCore/Text/JSONText.swift); benchmarks and their loops in Mouse3DBench (the
 #    executable's bench files time nothing and run no filter); the system-call shim's test-only face
@@ -87,7 +88,8 @@ layer Mouse3DView 'Mouse3DCore|Mouse3DLinux'
 layer Mouse3DPhone 'Mouse3DCore|Mouse3DLinux'
 layer Mouse3DBench 'Mouse3DCore|Mouse3DLinux|Mouse3DNetwork|RealModule'
 layer Mouse3DDoctor 'Mouse3DCore|Mouse3DLinux|Mouse3DNetwork|Mouse3DConfig|Mouse3DPhone|SystemPackage'
-layer mouse3d 'ArgumentParser|Mouse3DCore|Mouse3DLinux|Mouse3DNetwork|Mouse3DConfig|Mouse3DBench|Mouse3DView|Mouse3DDoctor|Mouse3DPhone'
+layer Mouse3DAssembly 'Mouse3DCore|Mouse3DLinux|Mouse3DNetwork'
+layer mouse3d 'ArgumentParser|Mouse3DCore|Mouse3DLinux|Mouse3DNetwork|Mouse3DConfig|Mouse3DBench|Mouse3DView|Mouse3DDoctor|Mouse3DPhone|Mouse3DAssembly'
 
 # One JSON escaper: a `case "\"":` (escaping a quote) is JSONText's alone (the key files' TOML strings
 # are written by it too).

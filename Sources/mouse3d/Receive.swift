@@ -1,4 +1,5 @@
 import ArgumentParser
+import Mouse3DAssembly
 import Mouse3DCore
 import Mouse3DLinux
 import Mouse3DNetwork
@@ -87,42 +88,15 @@ extension Mouse3D {
             }
             var configuration = try EffectiveConfiguration.load(flags: flags)
             var settings = try ReceiveSettings(configuration, printFlag: outputs.print, uinputFlag: outputs.uinput)
-            let address: SocketAddress
-            let port = UInt16(configuration[.networkPort])
-            // Unauthenticated modes listen on loopback unless an address is given (by flag or in a file).
-            let configuredListen =
-                configuration.origin(.receiveListen) == .builtIn && wireFormat != .sealed
-                ? "127.0.0.1" : (configuration[.receiveListen] ?? "0.0.0.0")
-            let listenText = listen?.text ?? SocketAddress.text(host: configuredListen, port: port)
-            do {
-                address = try SocketAddress.resolve(listenText, defaultPort: port, passive: false)
-            } catch {
-                throw CommandFailure("bad --listen address \(error)")
-            }
-            // What the outputs need is checked before anything listens or announces: a service must
-            // not start, announce itself and fail hours later at its first frame.
-            if settings.uinput != nil { try UinputOutput.checkAccess() }
             let diagnostics = Diagnostics(quiet: quiet)
-            let pairings =
-                wireFormat == .sealed
-                ? try ReceiverPairings(base: FileSystem.userConfigurationDirectory, diagnostics: diagnostics) : nil
-            let receiver: AttitudeReceiver
-            do {
-                receiver = try AttitudeReceiver(listeningOn: address, format: wireFormat, opener: pairings?.opener)
-            } catch {
-                throw CommandFailure("cannot listen on \(address): \(SystemCallError.describeBindFailure(error))")
-            }
-            switch wireFormat {
-            case .sealed:
-                diagnostics.say("listening on \(receiver.localAddress) for sealed frames from paired senders")
-            case .datagram, .raw:
-                diagnostics.say(
-                    "listening on \(receiver.localAddress) for \(raw ? "raw 12-byte frames" : "plain datagrams")")
-                diagnostics.say(
-                    "warning: --\(raw ? "raw" : "insecure"): frames are not authenticated; anyone who can reach "
-                        + "\(receiver.localAddress)\(receiver.localAddress.isLoopback ? " (any local user)" : "") can send it frames"
-                        + (settings.uinput == nil ? "" : ", and so move your pointer and click"))
-            }
+            let endpoint = try ReceptionEndpoint(
+                .init(
+                    listen: listen?.text, configuredListen: configuration[.receiveListen],
+                    listenIsBuiltIn: configuration.origin(.receiveListen) == .builtIn,
+                    port: UInt16(configuration[.networkPort]), pairingPort: UInt16(configuration[.networkPairingPort]),
+                    format: wireFormat, drivesDevices: settings.uinput != nil),
+                preflight: { if settings.uinput != nil { try UinputOutput.checkAccess() } }, diagnostics: diagnostics)
+            let (receiver, pairings) = (endpoint.receiver, endpoint.pairings)
             // The pipeline: received frames → printed lines and/or one virtual device per sender, with
             // prediction through gaps for the outputs that drive something (not printing, not the view).
             let built = try outputs.assemble(
@@ -140,17 +114,9 @@ extension Mouse3D {
             // Announced once the outputs are known (what is printed follows the outputs asked for).
             let announcer =
                 configuration[.networkDiscovery]
-                ? ReceiverAnnouncer(
-                    ReceiverAnnouncement(
-                        name: pairings?.identity.name ?? FileSystem.hostName,
-                        fingerprint: pairings?.identity.fingerprint ?? "",
-                        wire: wireFormat.announced,
-                        outputs: (built.printer != nil ? ["print"] : [])
-                            + (built.device.map { [$0.mode.rawValue] } ?? []),
-                        pairingPort: UInt16(configuration[.networkPairingPort])),
-                    port: receiver.localAddress.port, loopbackOnly: receiver.localAddress.isLoopback,
-                    diagnostics: diagnostics)
-                : nil
+                ? endpoint.announcer(
+                    outputs: (built.printer != nil ? ["print"] : []) + (built.device.map { [$0.mode.rawValue] } ?? []),
+                    diagnostics: diagnostics) : nil
             let printer = built.printer
             let devices = built.device
             let reception = StreamReception(
@@ -232,17 +198,6 @@ struct ReceiveSettings {
         format = PrintFormat(rawValue: c[.receiveFormat] ?? "text") ?? .text
         stats = c[.receiveStats]
         mapping = try PointerOptions.mapping(c)
-    }
-}
-
-extension WireFormat {
-    /// What a receiver taking this format announces it accepts.
-    var announced: String {
-        switch self {
-        case .sealed: "sealed"
-        case .datagram: "plain"
-        case .raw: "raw"
-        }
     }
 }
 

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Mouse3DAssembly
 import Mouse3DCore
 import Mouse3DLinux
 import Mouse3DNetwork
@@ -107,62 +108,12 @@ extension Mouse3D {
             var configuration = try EffectiveConfiguration.load(flags: flags)
             let source = try MotionSourceOptions.chosenSource(configuration)
             let peers = configuration[.sendTo]
-            guard peers.count <= StreamDefaults.maximumPeers else {
-                throw CommandFailure(
-                    "At most \(StreamDefaults.maximumPeers) receivers (--to) at once; \(peers.count) were given.")
-            }
-            guard !peers.isEmpty || wireFormat == .sealed else {
-                throw CommandFailure(
-                    "Give at least one receiver with --to HOST[:PORT] (or send.to in the configuration).")
-            }
-            let port = UInt16(configuration[.networkPort])
-            let addresses: [SocketAddress]
-            var sealers: [DatagramSealer] = []
-            var targets: [SealedTargets] = []
-            let discovering =
-                wireFormat == .sealed && peers.isEmpty && (discover || configuration[.networkDiscovery])
-            if wireFormat == .sealed {
-                targets = try SealedTargets.choose(
-                    peers, pairCode: pair.flatMap(PairingCode.init(parsing:)),
-                    base: FileSystem.userConfigurationDirectory, defaultPort: port,
-                    pairingPort: UInt16(configuration[.networkPairingPort]), discovering: discovering,
-                    discoverName: name,
-                    diagnostics: diagnostics)
-                // A receiver without a known address is paused until discovery finds it.
-                addresses = targets.map { $0.address ?? SocketAddress(addressBytes: [127, 0, 0, 1], port: port)! }
-                sealers = targets.map(\.sealer)
-            } else {
-                addresses = try peers.map { text in
-                    do {
-                        return try SocketAddress.resolve(text, defaultPort: port, passive: false)
-                    } catch {
-                        throw CommandFailure("bad receiver address \(error)")
-                    }
-                }
-                diagnostics.say(
-                    "warning: --\(raw ? "raw" : "insecure"): frames are not authenticated; a receiver must accept anyone to take them"
-                )
-            }
-            let streamer = try AttitudeStreamer(peers: addresses, format: wireFormat, sealers: sealers)
-            let finder =
-                wireFormat == .sealed
-                ? try SenderDiscovery(
-                    targets: targets, streamer: streamer, browse: discovering, diagnostics: diagnostics) : nil
-            let kind =
-                switch wireFormat {
-                case .raw: "raw frames"
-                case .datagram: "plain stream \(String(streamer.streamID, radix: 16))"
-                case .sealed: "sealed stream \(String(streamer.streamID, radix: 16))"
-                }
-            let destination =
-                "\(kind) to "
-                + streamer.peers.enumerated().map { i, peer in
-                    // "'desk' at 192.0.2.7:24930", "'desk' (to be found)", or a bare address given with --to.
-                    guard targets.indices.contains(i) else { return "\(peer.address)" }
-                    let who = "'\(targets[i].peer.name)'"
-                    return peer.paused ? "\(who) (to be found)" : "\(who) at \(peer.address)"
-                }.joined(separator: ", ")
-            let following = discovering && finder?.discovery != nil ? ", following paired receivers on the network" : ""
+            let targets = try StreamTargets(
+                .init(
+                    peers: peers, format: wireFormat, pairCode: pair.flatMap(PairingCode.init(parsing:)),
+                    discover: discover || configuration[.networkDiscovery], discoverName: name,
+                    port: UInt16(configuration[.networkPort]), pairingPort: UInt16(configuration[.networkPairingPort])),
+                diagnostics: diagnostics)
 
             // The pipeline: source → fusion → the network stream.
             let opened = try motion.open(
@@ -171,7 +122,8 @@ extension Mouse3D {
             let dsuServer = try dsu.start(
                 device: opened.calibrationKey, inGamepadFrame: opened.gamepadAxes != nil, diagnostics: diagnostics)
             let fusion = try MotionSourceOptions.fusion(configuration, opened)
-            diagnostics.say("sending \(destination) from \(opened.summary)\(following); \(fusion.calibration)")
+            diagnostics.say(
+                "sending \(targets.destination) from \(opened.summary)\(targets.following); \(fusion.calibration)")
             let running = configuration
             events.onReload = {
                 if opened.isReplay {
@@ -185,29 +137,19 @@ extension Mouse3D {
                 outputs: AttitudePipeline(
                     outputs: [
                         paced(
-                            StreamerOutput(streamer: streamer, report: diagnostics.say),
+                            StreamerOutput(streamer: targets.streamer, report: diagnostics.say),
                             hertz: MotionSourceOptions.rate(configuration))
                     ] + (dsuServer.map { [$0] } ?? [])),
                 report: diagnostics.say)
             MotionSourceOptions.storeCalibrations(of: pipeline, axes: opened.gamepadAxes, diagnostics: diagnostics)
-            finder?.attach(to: events)
+            targets.attach(to: events)
             dsuServer?.attach(to: events)
             pipeline.start(on: events)
             let ending = try events.run()
             if case .signal = ending { diagnostics.say("stopping on \(ending.name)") }
             for line in opened.source.closingSummary { diagnostics.say(line) }
             if let dsuServer { diagnostics.say(dsuServer.summary) }
-            for (i, peer) in streamer.peers.enumerated() {
-                if targets.indices.contains(i), targets[i].address == nil, peer.sent == 0 {
-                    // Its address was a placeholder: discovery never found it.
-                    diagnostics.say("'\(targets[i].peer.name)': never found on the network; nothing sent")
-                    continue
-                }
-                let who = targets.indices.contains(i) ? "'\(targets[i].peer.name)' at " : ""
-                diagnostics.say(
-                    "\(who)\(peer.address): sent \(peer.sent), not delivered \(peer.notDelivered)\(finder?.linkSummary(for: i) ?? "")"
-                )
-            }
+            for line in targets.summary { diagnostics.say(line) }
         }
     }
 }
