@@ -141,7 +141,7 @@ hits=$(grep -rniE 'avahi|dbus' Sources --include='*.h' --include='*.modulemap' -
 # view and the phone page (Mouse3DLinux/Sockets/Web): a server of its own would be a second copy of
 # its bounds, deadlines and close rules.
 hits=$(grep -rnE 'HTTPRequestHead\.take\(|WebSocketFrame\.decodeClientHeader\(' Sources \
-    | grep -vE '^Sources/(Mouse3DLinux/Sockets/Web/WebConnections|Mouse3DCore/View/[A-Za-z]+)\.swift:')
+    | grep -vE '^Sources/(Mouse3DLinux/Sockets/Web/WebConnections|Mouse3DCore/Web/[A-Za-z]+)\.swift:')
 [ -n "$hits" ] && fail "a second HTTP/WebSocket connection engine (serve through WebConnections):"$'\n'"$hits"
 
 # One public top-level type per file (extensions and nested types do not count).

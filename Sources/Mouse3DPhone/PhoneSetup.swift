@@ -58,7 +58,7 @@ public enum PhoneSetup {
         try SecretFile.checkFolder(configurationDirectory)
         let bytes = try SecretFile.read(path: rememberedPhonesPath(in: configurationDirectory)) ?? []
         let secrets = String(decoding: bytes, as: UTF8.self).split(whereSeparator: \.isWhitespace)
-            .filter { ViewAccessPolicy.isWellFormedToken($0) }.map(String.init)
+            .filter { WebAccessPolicy.isWellFormedToken($0) }.map(String.init)
         return PhoneCredentials(urlToken: token, remembers: true, remembered: secrets)
     }
 

@@ -123,7 +123,7 @@ public final class PhoneSource: MotionSampleSource, WebConnectionsDelegate {
     public var report: (String) -> Void = { _ in }
 
     let server: WebConnections
-    let policy: ViewAccessPolicy
+    let policy: WebAccessPolicy
     let page: [UInt8]
     /// The authenticated phone's connection, and when it last sent a message.
     var phone: Int32?
@@ -174,7 +174,7 @@ public final class PhoneSource: MotionSampleSource, WebConnectionsDelegate {
         self.credentials = credentials
         let wildcard = address == "0.0.0.0" || address == "::"
         pageAddresses = wildcard ? lanAddresses : [address.contains(":") ? "[\(address)]" : address]
-        policy = ViewAccessPolicy(
+        policy = WebAccessPolicy(
             address: address, port: self.port, token: credentials.urlToken, hostName: FileSystem.hostName,
             scheme: "https")
         server = WebConnections(listener: listener, limits: Self.limits, recordsArrival: policy.isWildcard) {
@@ -420,7 +420,7 @@ public final class PhoneSource: MotionSampleSource, WebConnectionsDelegate {
         lastMessage = now
         let key: String
         if check == .newPhone {
-            key = ViewAccessPolicy.makeToken()
+            key = WebAccessPolicy.makeToken()
             credentials.admitNewPhone(secret: key)
             issued[c.fd] = key
             let reply = #"{"secret":"\#(key)","remember":\#(credentials.remembers)}"#

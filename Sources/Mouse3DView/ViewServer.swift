@@ -5,7 +5,7 @@ import Mouse3DLinux
 /// page and pushes every stream's latest attitude at most 60 times a second.
 ///
 /// Whoever can reach the port may send anything, so nothing is served without the view's token (see
-/// ``ViewAccessPolicy``), and the connections are bounded as ``WebConnections`` bounds them: at most
+/// ``WebAccessPolicy``), and the connections are bounded as ``WebConnections`` bounds them: at most
 /// ``maximumConnections`` (when full, the oldest unfinished request and then the oldest page make
 /// room), a request head within ``headTimeoutNanoseconds``, every frame a page sends counted against
 /// a few a second (it sends none but close and pong; more closes it), and one pending update per page
@@ -31,7 +31,7 @@ public final class ViewServer: WebConnectionsDelegate {
     }
 
     /// Who may use it.
-    public let policy: ViewAccessPolicy
+    public let policy: WebAccessPolicy
     /// The address and port it listens on.
     public let address: String, port: UInt16
     /// The secret every request carries (in the printed URL).
@@ -46,7 +46,7 @@ public final class ViewServer: WebConnectionsDelegate {
     var order: [String] = []
     var lastStreamSweep: UInt64 = 0
     /// Refusals so far, by reason.
-    public private(set) var refusals: [ViewAccessPolicy.Refusal: Int] = [:]
+    public private(set) var refusals: [WebAccessPolicy.Refusal: Int] = [:]
     /// Recenter requests carried out.
     public private(set) var recentres = 0
     /// Recenters allowed: a burst, then a few a second.
@@ -70,9 +70,9 @@ public final class ViewServer: WebConnectionsDelegate {
         }
         self.address = address
         self.port = listener.localAddress.port
-        policy = ViewAccessPolicy(address: address, port: self.port, token: token, hostName: FileSystem.hostName)
+        policy = WebAccessPolicy(address: address, port: self.port, token: token, hostName: FileSystem.hostName)
         server = WebConnections(listener: listener, limits: Self.limits, recordsArrival: policy.isWildcard)
-        let recenter = ViewAccessPolicy.isLoopback(address) ? onRecenter : nil
+        let recenter = WebAccessPolicy.isLoopback(address) ? onRecenter : nil
         self.onRecenter = recenter
         page = Array(ViewPage.html(token: token, offersRecenter: recenter != nil, device: device).utf8)
         server.delegate = self
@@ -135,7 +135,7 @@ public final class ViewServer: WebConnectionsDelegate {
 
     /// One line on what was refused, or nil if nothing was.
     public var summary: String? {
-        let parts = ViewAccessPolicy.Refusal.allCases.compactMap { r in refusals[r].map { "\(r.rawValue) \($0)" } }
+        let parts = WebAccessPolicy.Refusal.allCases.compactMap { r in refusals[r].map { "\(r.rawValue) \($0)" } }
         return parts.isEmpty ? nil : "view: refused " + parts.joined(separator: ", ")
     }
 
@@ -175,7 +175,7 @@ public final class ViewServer: WebConnectionsDelegate {
         }
     }
 
-    func refuse(_ reason: ViewAccessPolicy.Refusal) { refusals[reason, default: 0] += 1 }
+    func refuse(_ reason: WebAccessPolicy.Refusal) { refusals[reason, default: 0] += 1 }
 
     public func route(_ head: HTTPRequestHead, on c: WebConnections.Connection) throws {
         let host = head.field("host")
@@ -228,7 +228,7 @@ public final class ViewServer: WebConnectionsDelegate {
             "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; img-src 'self' data:; frame-ancestors 'none'"
     )
 
-    func refused(_ reason: ViewAccessPolicy.Refusal, _ c: WebConnections.Connection) {
+    func refused(_ reason: WebAccessPolicy.Refusal, _ c: WebConnections.Connection) {
         refuse(reason)
         server.respond(
             c,

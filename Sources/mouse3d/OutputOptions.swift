@@ -113,7 +113,7 @@ struct ViewAddress {
     var port: UInt16
 
     init(parsing text: String) throws {
-        guard let (address, port) = ViewAccessPolicy.parse(text) else {
+        guard let (address, port) = WebAccessPolicy.parse(text) else {
             throw ValidationError("'\(text)' is not [ADDR:]PORT; for example 8099, 127.0.0.1:8099 or [::1]:8099")
         }
         self.address = address

@@ -19,7 +19,7 @@ enum SourceSpecifier: ExpressibleByArgument, CustomStringConvertible, Equatable 
         } else if argument == "phone" {
             self = .phone(address: "0.0.0.0", port: PhoneSource.defaultPort)
         } else if let spec = value("phone:") {
-            guard let parsed = ViewAccessPolicy.parse(spec) else { return nil }
+            guard let parsed = WebAccessPolicy.parse(spec) else { return nil }
             // A bare port means every address (the phone is another machine).
             self = .phone(address: spec.contains(":") ? parsed.address : "0.0.0.0", port: parsed.port)
         } else if let path = value("replay:") {

@@ -9,7 +9,7 @@ func startView(
     _ spec: ViewAddress, diagnostics: Diagnostics, device: String = "sensor", onRecenter: (() throws -> Void)? = nil
 ) throws -> ViewServer {
     let (address, port) = (spec.address, spec.port)
-    if !ViewAccessPolicy.isLoopback(address) {
+    if !WebAccessPolicy.isLoopback(address) {
         diagnostics.say(
             "warning: --view on \(address): anyone who can reach that address and has the URL's token sees your motion (the view is read-only, plain HTTP)"
         )

@@ -2,13 +2,13 @@ import Mouse3DCore
 import Testing
 
 @Suite("Who may use the live view")
-struct ViewAccessPolicyTests {
-    static let token = ViewAccessPolicy.makeToken()
+struct WebAccessPolicyTests {
+    static let token = WebAccessPolicy.makeToken()
     static let t = Substring(token)
 
     @Test("Loopback: its own Host names only; the stream only from its own page or no browser at all")
     func loopback() {
-        let p = ViewAccessPolicy(address: "127.0.0.1", port: 8099, token: Self.token)
+        let p = WebAccessPolicy(address: "127.0.0.1", port: 8099, token: Self.token)
         let t = Self.t
         #expect(p.check(host: "127.0.0.1:8099", origin: nil, token: t, stream: false) == nil)
         #expect(p.check(host: "localhost:8099", origin: nil, token: t, stream: false) == nil)
@@ -36,14 +36,14 @@ struct ViewAccessPolicyTests {
         "Nothing without the token: none, empty, wrong, one digit short or long; a forged Host and Origin do not stand in for it"
     )
     func token() {
-        let p = ViewAccessPolicy(address: "127.0.0.1", port: 8099, token: Self.token)
+        let p = WebAccessPolicy(address: "127.0.0.1", port: 8099, token: Self.token)
         let own = "http://127.0.0.1:8099"
         let host = "127.0.0.1:8099"
         #expect(
-            Self.token.count == 32 && Self.token.allSatisfy(\.isHexDigit) && Self.token != ViewAccessPolicy.makeToken())
+            Self.token.count == 32 && Self.token.allSatisfy(\.isHexDigit) && Self.token != WebAccessPolicy.makeToken())
         #expect(
-            ViewAccessPolicy.isWellFormedToken(Self.token)
-                && !ViewAccessPolicy.isWellFormedToken(Self.token.uppercased() + "x"))
+            WebAccessPolicy.isWellFormedToken(Self.token)
+                && !WebAccessPolicy.isWellFormedToken(Self.token.uppercased() + "x"))
         for stream in [false, true] {
             #expect(p.check(host: host, origin: own, token: nil, stream: stream) == .noToken)
             #expect(p.check(host: host, origin: own, token: "", stream: stream) == .noToken)
@@ -58,11 +58,11 @@ struct ViewAccessPolicyTests {
 
     @Test("Another address: only that address, no localhost names")
     func lan() {
-        let p = ViewAccessPolicy(address: "192.0.2.7", port: 80, token: Self.token)
+        let p = WebAccessPolicy(address: "192.0.2.7", port: 80, token: Self.token)
         #expect(p.check(host: "192.0.2.7:80", origin: "http://192.0.2.7:80", token: Self.t, stream: true) == nil)
         #expect(p.check(host: "localhost:80", origin: nil, token: Self.t, stream: false) == .foreignHost)
         #expect(p.check(host: "0.0.0.0:80", origin: nil, token: Self.t, stream: false) == .foreignHost)
-        let v6 = ViewAccessPolicy(address: "::1", port: 9, token: Self.token)
+        let v6 = WebAccessPolicy(address: "::1", port: 9, token: Self.token)
         #expect(v6.hosts.contains("[::1]:9") && v6.hosts.contains("localhost:9"))
     }
 
@@ -70,7 +70,7 @@ struct ViewAccessPolicyTests {
         "Every address: the address a connection arrived at, loopback and the machine's name; not another address or name"
     )
     func wildcard() {
-        let p = ViewAccessPolicy(address: "0.0.0.0", port: 8099, token: Self.token, hostName: "Desk")
+        let p = WebAccessPolicy(address: "0.0.0.0", port: 8099, token: Self.token, hostName: "Desk")
         let via = "192.0.2.7:8099"
         #expect(
             p.check(
@@ -91,10 +91,10 @@ struct ViewAccessPolicyTests {
         #expect(
             p.check(host: "attacker.example:8099", origin: nil, token: Self.t, stream: false, arrivedAt: via)
                 == .foreignHost)
-        let v6 = ViewAccessPolicy(address: "::", port: 80, token: Self.token)
+        let v6 = WebAccessPolicy(address: "::", port: 80, token: Self.token)
         #expect(
             v6.check(host: "[fe80::1]:80", origin: nil, token: Self.t, stream: false, arrivedAt: "[fe80::1]:80") == nil)
-        let bound = ViewAccessPolicy(address: "192.0.2.7", port: 8099, token: Self.token)
+        let bound = WebAccessPolicy(address: "192.0.2.7", port: 8099, token: Self.token)
         #expect(
             bound.check(host: "192.0.2.8:8099", origin: nil, token: Self.t, stream: false, arrivedAt: "192.0.2.8:8099")
                 == .foreignHost,
@@ -103,12 +103,12 @@ struct ViewAccessPolicyTests {
 
     @Test("--view parses [ADDR:]PORT")
     func parse() {
-        #expect(ViewAccessPolicy.parse("8099")! == ("127.0.0.1", 8099))
-        #expect(ViewAccessPolicy.parse("0.0.0.0:80")! == ("0.0.0.0", 80))
-        #expect(ViewAccessPolicy.parse("[::1]:8099")! == ("::1", 8099))
-        #expect(ViewAccessPolicy.parse("localhost:5")! == ("127.0.0.1", 5))
+        #expect(WebAccessPolicy.parse("8099")! == ("127.0.0.1", 8099))
+        #expect(WebAccessPolicy.parse("0.0.0.0:80")! == ("0.0.0.0", 80))
+        #expect(WebAccessPolicy.parse("[::1]:8099")! == ("::1", 8099))
+        #expect(WebAccessPolicy.parse("localhost:5")! == ("127.0.0.1", 5))
         for bad in ["", "x", ":80", "1.2.3.4:", "1.2.3.4:70000", "[::1]8099", "[::1"] {
-            #expect(ViewAccessPolicy.parse(bad) == nil, "\(bad)")
+            #expect(WebAccessPolicy.parse(bad) == nil, "\(bad)")
         }
     }
 
@@ -138,7 +138,7 @@ struct ViewAccessPolicyTests {
 
     @Test("Recenter: own Host, own Origin (required), and the token; read-only where none is offered")
     func recenter() {
-        let p = ViewAccessPolicy(address: "127.0.0.1", port: 8099, token: Self.token)
+        let p = WebAccessPolicy(address: "127.0.0.1", port: 8099, token: Self.token)
         let own = "http://127.0.0.1:8099"
         let t = Self.t
         let h = "127.0.0.1:8099"

@@ -232,7 +232,7 @@ public enum ConfigurationSchema {
         case "send.source":
             let kinds = ["evdev:", "iio:", "replay:"]
             if text == "auto" || kinds.contains(where: { text.hasPrefix($0) && text.count > $0.count }) { return nil }
-            if text == "phone" || (text.hasPrefix("phone:") && ViewAccessPolicy.parse(String(text.dropFirst(6))) != nil)
+            if text == "phone" || (text.hasPrefix("phone:") && WebAccessPolicy.parse(String(text.dropFirst(6))) != nil)
             {
                 return nil
             }

@@ -49,9 +49,9 @@ public struct PhoneCredentials: Sendable, Equatable {
     /// What `presented` is. Every secret is compared, whichever matches.
     public func check(_ presented: some StringProtocol) -> Check {
         var known = false
-        for s in secrets where ViewAccessPolicy.equal(presented, s) { known = true }
+        for s in secrets where WebAccessPolicy.equal(presented, s) { known = true }
         if known { return .knownPhone }
-        guard ViewAccessPolicy.equal(presented, urlToken) else { return .unknown }
+        guard WebAccessPolicy.equal(presented, urlToken) else { return .unknown }
         return urlTokenSpent ? .spentToken : .newPhone
     }
 
@@ -68,11 +68,11 @@ public struct PhoneCredentials: Sendable, Equatable {
     /// The page kept `secret` (it said so, or reconnected with it): the URL's token is spent. The
     /// secrets to remember afterwards (empty when they last only the run, or nothing changed).
     public mutating func confirm(_ secret: String) -> [String] {
-        guard let i = unconfirmed.firstIndex(where: { ViewAccessPolicy.equal($0, secret) }) else { return [] }
+        guard let i = unconfirmed.firstIndex(where: { WebAccessPolicy.equal($0, secret) }) else { return [] }
         unconfirmed.remove(at: i)
         urlTokenSpent = true
         // The other secrets handed for the token and never kept go: only the phone that kept one stays.
-        secrets.removeAll { s in unconfirmed.contains { ViewAccessPolicy.equal($0, s) } }
+        secrets.removeAll { s in unconfirmed.contains { WebAccessPolicy.equal($0, s) } }
         unconfirmed.removeAll()
         if remembers && secrets.count > Self.maximumRemembered {
             secrets.removeFirst(secrets.count - Self.maximumRemembered)

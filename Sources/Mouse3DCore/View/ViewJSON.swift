@@ -2,9 +2,9 @@
 public enum ViewJSON {
     /// One update message: every stream's state, the refusals so far, and whether the source ended.
     public static func update(
-        _ streams: [ViewStreamState], refusals: [ViewAccessPolicy.Refusal: Int], ended: Bool = false
+        _ streams: [ViewStreamState], refusals: [WebAccessPolicy.Refusal: Int], ended: Bool = false
     ) -> String {
-        let counts = ViewAccessPolicy.Refusal.allCases.map { "\"\($0.rawValue)\":\(refusals[$0] ?? 0)" }.joined(
+        let counts = WebAccessPolicy.Refusal.allCases.map { "\"\($0.rawValue)\":\(refusals[$0] ?? 0)" }.joined(
             separator: ",")
         return "{\"streams\":[" + streams.map(\.json).joined(separator: ",") + "],\"refused\":{" + counts
             + "},\"edges_us\":["

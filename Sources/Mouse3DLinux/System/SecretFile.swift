@@ -217,14 +217,14 @@ public enum SecretFile {
 extension SecretFile {
     /// The secret token kept in the file at `path` (in the folder `directory`, checked as key
     /// folders are), or a new one written there (0600) when the file is missing or holds no token
-    /// (32 lower-case hex digits, as ``ViewAccessPolicy/makeToken()`` makes them).
+    /// (32 lower-case hex digits, as ``WebAccessPolicy/makeToken()`` makes them).
     public static func loadOrCreateToken(path: String, in directory: String) throws -> String {
         try checkFolder(directory)
         if let bytes = try read(path: path) {
             let text = String(decoding: bytes, as: UTF8.self).split(whereSeparator: \.isWhitespace).first ?? ""
-            if ViewAccessPolicy.isWellFormedToken(text) { return String(text) }
+            if WebAccessPolicy.isWellFormedToken(text) { return String(text) }
         }
-        let token = ViewAccessPolicy.makeToken()
+        let token = WebAccessPolicy.makeToken()
         try makeDirectory(directory)
         try write(path: path, bytes: Array((token + "\n").utf8))
         return token

@@ -5,7 +5,7 @@
 /// the view serves (against DNS rebinding: a foreign name that resolves here) and, for the stream
 /// and recenter, unless its `Origin` is the view's own page (against other sites' pages). Pure: the
 /// server asks, this answers.
-public struct ViewAccessPolicy: Sendable, Equatable {
+public struct WebAccessPolicy: Sendable, Equatable {
     /// The `Host` values accepted: the address and port served, and `localhost` and `[::1]` with the
     /// port when the view listens on loopback or on every address. On every address, the address a
     /// connection came in on (see `check`'s `arrivedAt`) is accepted too.
@@ -136,7 +136,7 @@ public struct ViewAccessPolicy: Sendable, Equatable {
     }
 }
 
-extension ViewAccessPolicy {
+extension WebAccessPolicy {
     /// Parses `--view`'s `[ADDR:]PORT` (an IPv6 address in brackets): the address defaults to
     /// 127.0.0.1; port 0 takes any free port. Nil if it is not that form.
     public static func parse(_ text: String) -> (address: String, port: UInt16)? {
