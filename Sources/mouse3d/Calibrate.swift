@@ -1,4 +1,5 @@
 import ArgumentParser
+import Mouse3DAssembly
 import Mouse3DCore
 import Mouse3DLinux
 
@@ -73,27 +74,8 @@ extension Mouse3D {
             }
             var configuration = try EffectiveConfiguration.load(flags: flags)
             let chosen = try MotionSourceOptions.chosenSource(configuration)
-            let sampleSource: MotionSampleSource
-            let device: String
-            var axes: GamepadMotionAxes?
-            switch chosen {
-            case .replay(let path):
-                sampleSource = MotionLogPlayback(
-                    samples: try loadMotionLog(path: path).samples, path: path, loops: false, speed: nil)
-                device = GyroCalibration.logKey(path: path)
-            case .live(let request):
-                let follower = try LiveSourceOptions.follow(
-                    request, configuration: &configuration, watchingButtons: { _ in [] }, diagnostics: diagnostics)
-                sampleSource = follower
-                device = follower.identity.calibrationKey
-                axes = follower.identity.gamepadAxes
-            case .phone(let address, let port):
-                let phone = try MotionSourceOptions.openPhone(
-                    address: address, port: port, remember: false, diagnostics: diagnostics)
-                sampleSource = phone
-                device = "phone"
-                axes = phone.frameAxes
-            }
+            let opened = try chosen.open(.calibrate, configuration: &configuration, diagnostics: diagnostics)
+            let (sampleSource, device, axes) = (opened.source, opened.calibrationKey, opened.gamepadAxes)
             if setUpAxes {
                 try Self.runAxesSetup(
                     source: sampleSource, device: device, turnedBy: axes, timeout: timeout, events: events,

@@ -24,40 +24,4 @@ struct LiveSourceOptions: ParsableArguments {
         if let iioPoll { try layer.set("send.iio_poll", .number(iioPoll), origin: .flag("--iio-poll")) }
         if let mountMatrix { try layer.set("send.mount_matrix", .text(mountMatrix), origin: .flag("--mount-matrix")) }
     }
-
-    /// Applies the profile matching the device `request` would open (and says which, or that none
-    /// did), then opens it with the resulting settings, ready to follow it through unplugging.
-    static func follow(
-        _ request: MotionSourceRequest, configuration: inout Configuration,
-        watchingButtons: (Configuration) throws -> Set<Int32>,
-        axes: Set<Int32> = [], diagnostics: Diagnostics
-    ) throws -> MotionSourceFollower {
-        if let info = try? MotionSourceSelector.describe(request) {
-            let device = DeviceProfile.Device(name: info.name, id: info.deviceID, sysfsPath: info.sysfsPath)
-            if let (profile, reason) = configuration.applyProfile(for: device) {
-                diagnostics.say(
-                    "profile '\(profile.name)' (\(profile.path):\(profile.line)) for '\(info.name)', matched by \(reason)"
-                )
-            } else if !configuration.profiles.isEmpty {
-                diagnostics.say(
-                    "no profile matches '\(info.name)'\(info.deviceID.map { " (\($0))" } ?? ""); using the general settings"
-                )
-            }
-        }
-        let poll = configuration[.sendIIOPoll]
-        let mountText = configuration[.sendMountMatrix]
-        guard mountText == nil || MountMatrix(mountText!) != nil else {
-            throw CommandFailure(
-                "\(configuration.invalid(.sendMountMatrix, "must be nine numbers, rows separated by ';'"))")
-        }
-        let buttons = try watchingButtons(configuration)
-        do {
-            return try MotionSourceFollower(
-                request, iioPollHertz: poll > 0 ? poll : nil, mountOverride: mountText.flatMap(MountMatrix.init),
-                watchingButtons: buttons,
-                axes: axes, report: diagnostics.say)
-        } catch {
-            throw CommandFailure("\(error)")
-        }
-    }
 }

@@ -1,7 +1,7 @@
 import ArgumentParser
+import Mouse3DAssembly
 import Mouse3DCore
 import Mouse3DLinux
-import Mouse3DPhone
 
 /// The source half of a pipeline, shared by `send` and `run`: which motion source, how a log is
 /// replayed, the pace of the outputs. Each flag overrides the configuration. The controller's
@@ -38,16 +38,7 @@ struct MotionSourceOptions: ParsableArguments {
 
     /// Checks the source against the button flags given beside it.
     func validate(buttons: ButtonOptions) throws {
-        if case .phone? = source, buttons.given {
-            throw ValidationError(
-                "--clutch, --recenter, --primary, --secondary and --recalibrate read a controller's buttons; the phone page has its own (left click, right click, recenter, hold to move)."
-            )
-        }
-        if case .replay? = source, buttons.given {
-            throw ValidationError(
-                "--clutch, --recenter, --primary, --secondary and --recalibrate read a live controller's buttons; a replayed log has none (SIGUSR1 still recenters)."
-            )
-        }
+        if let refusal = source?.kind.buttonFlagsRefusal, buttons.given { throw ValidationError(refusal) }
     }
 
     /// Adds these flags and those of the groups beside them to `layer`.
@@ -63,109 +54,26 @@ struct MotionSourceOptions: ParsableArguments {
 
     /// The source the configuration names (checked, with where it was set), after checking the
     /// button names: nothing opens before both are known to be good.
-    static func chosenSource(_ configuration: Configuration) throws -> SourceSpecifier {
-        let text = configuration[.sendSource] ?? "auto"
-        guard let source = SourceSpecifier(argument: text) else {
-            throw CommandFailure(
-                "\(configuration.invalid(.sendSource, "'\(text)' is not auto, evdev:PATH, iio:NAME, replay:LOG.csv or phone[:[ADDR:]PORT]"))"
-            )
-        }
-        _ = try ButtonSettings(configuration)
-        return source
+    static func chosenSource(_ configuration: Configuration) throws -> any SourceKind {
+        try SourceCatalog.chosen(configuration)
     }
 
     /// An opened source, with the buttons it reads.
-    struct Opened {
-        var source: MotionSampleSource
-        var buttons: ButtonSettings?
-        /// What it reads, for the start-up line (a live device with its gamepad).
-        var summary: String
-        var isReplay: Bool
-        /// The key its gyroscope calibration is kept under.
-        var calibrationKey: String
-        /// How a gamepad's driver axes become mouse3d's frame (calibration files keep the driver's).
-        var gamepadAxes: GamepadMotionAxes? = nil
-    }
+    typealias Opened = OpenedSource
 
-    /// Opens `source`: a log played at --speed (looped with --loop), or a live sensor followed
-    /// through unplugging (its device profile applied to `configuration` first).
-    /// `extraButtons`, `axes`: evdev codes read from the gamepad for outputs (a DSU server), besides the configured buttons.
+    /// Opens `source` to be fused: a log played at --speed (looped with --loop), a phone
+    /// (remembered with --phone-remember), or a live sensor followed through unplugging (its device
+    /// profile applied to `configuration` first). `extraButtons`, `axes`: evdev codes read from the
+    /// gamepad for outputs (a DSU server), besides the configured buttons.
     func open(
-        _ source: SourceSpecifier, configuration: inout Configuration, diagnostics: Diagnostics,
+        _ source: any SourceKind, configuration: inout Configuration, diagnostics: Diagnostics,
         extraButtons: Set<Int32> = [], axes: Set<Int32> = []
     ) throws -> Opened {
-        switch source {
-        case .replay(let path):
-            let log = try openMotionLog(path: path)
-            let speedFactor: Double? = if case .factor(let f) = speed { f } else { nil }
-            let playback = MotionLogPlayback(file: log, loops: loop, speed: speedFactor)
-            let key = GyroCalibration.logKey(path: path)
-            // A log's own setup (`calibrate --axes` on it), kept under its path.
-            if let setup = try AxesSetupStore.load(device: key) {
-                return Opened(
-                    source: TurnedSampleSource(playback, by: setup), buttons: nil,
-                    summary: source.description + ", \(setup.summary)", isReplay: true, calibrationKey: key,
-                    gamepadAxes: GamepadMotionAxes(setup))
-            }
-            return Opened(
-                source: playback, buttons: nil,
-                summary: source.description + (log.frame == MotionLog.mouse3dFrame ? " (in mouse3d's frame)" : ""),
-                isReplay: true, calibrationKey: key,
-                gamepadAxes: log.frame == MotionLog.mouse3dFrame ? .recordedInMouse3DFrame : nil)
-        case .phone(let address, let port):
-            let phone = try Self.openPhone(
-                address: address, port: port, remember: phoneRemember, diagnostics: diagnostics)
-            let map = GamepadButtonMap(
-                clutch: PhoneSource.holdToMoveCode, recenter: PhoneSource.recenterCode, primary: PhoneSource.leftCode,
-                secondary: PhoneSource.rightCode)
-            return Opened(
-                source: phone, buttons: ButtonSettings(map: map, clutchMode: .hold), summary: phone.summary,
-                isReplay: false,
-                calibrationKey: "phone", gamepadAxes: phone.frameAxes)
-        case .live(let request):
-            var buttonSettings: ButtonSettings?
-            let follower = try LiveSourceOptions.follow(
-                request, configuration: &configuration,
-                watchingButtons: { c in
-                    let settings = try ButtonSettings(c)
-                    buttonSettings = settings
-                    return settings.map.codes.union(extraButtons)
-                }, axes: axes, diagnostics: diagnostics)
-            return Opened(
-                source: follower, buttons: buttonSettings,
-                summary: follower.summary + (follower.buttonDeviceName.map { ", buttons from '\($0)'" } ?? ""),
-                isReplay: false,
-                calibrationKey: follower.identity.calibrationKey, gamepadAxes: follower.identity.gamepadAxes)
-        }
-    }
-
-    /// The phone page's server on `address`:`port` (its certificate made or loaded for the machine's
-    /// addresses, its token fresh, the remembered phones known), the URLs, QR code and the certificate
-    /// step said.
-    static func openPhone(address: String, port: UInt16, remember: Bool, diagnostics: Diagnostics) throws -> PhoneSource
-    {
-        do {
-            let lan = address == "0.0.0.0" || address == "::" ? LocalAddresses.current() : []
-            // The certificate covers the address in the QR code's URL (and the names): not every
-            // address the machine has (rotating IPv6 ones, VPNs), which would make it anew, and the
-            // browser warn again, at each change, and show them all to anyone who connects.
-            let (certificate, created) = try PhoneSetup.certificate(addresses: lan.prefix(1).map(\.address))
-            let folder = FileSystem.userConfigurationDirectory
-            let credentials = try PhoneSetup.credentials(remember: remember, configurationDirectory: folder)
-            let phone = try PhoneSource(
-                address: address, port: port, credentials: credentials, certificate: certificate,
-                lanAddresses: lan.map(\.urlHost))
-            phone.report = { diagnostics.say("phone: \($0)") }
-            phone.remember = { try PhoneSetup.storeRemembered($0, configurationDirectory: folder) }
-            if let setup = try AxesSetupStore.load(device: "phone") {
-                phone.use(setup)
-                diagnostics.say("phone: \(setup.summary)")
-            }
-            PhoneSetup.announce(phone, certificateCreated: created, diagnostics: diagnostics)
-            return phone
-        } catch {
-            throw CommandFailure("--source phone: \(error)")
-        }
+        let speedFactor: Double? = if case .factor(let f) = speed { f } else { nil }
+        return try source.open(
+            .fuse(
+                speed: speedFactor, loops: loop, rememberPhone: phoneRemember, extraButtons: extraButtons, axes: axes),
+            configuration: &configuration, diagnostics: diagnostics)
     }
 
     /// The fusion stage for `configuration` (its filter), the opened source's clutch and its stored

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Mouse3DCore
 
 /// The `mouse3d` command: a motion sensor as a 3D mouse.
 @main
@@ -13,3 +14,6 @@ struct Mouse3D: ParsableCommand {
             List.self, Record.self, Replay.self, Simulate.self, Bench.self
         ])
 }
+
+/// A failure the user can act on (printed as one line, exit status 1, no stack trace).
+typealias CommandFailure = ActionableError

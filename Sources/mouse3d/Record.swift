@@ -1,7 +1,7 @@
 import ArgumentParser
+import Mouse3DAssembly
 import Mouse3DCore
 import Mouse3DLinux
-import Mouse3DPhone
 
 extension Mouse3D {
     /// `mouse3d record`: raw samples from a live sensor into a motion log.
@@ -15,7 +15,7 @@ extension Mouse3D {
                 """)
 
         @Option(help: "Motion source: auto, evdev:/dev/input/eventN, iio:NAME (or iio:ACCEL+GYRO).")
-        var source: SourceSpecifier = .live(.automatic)
+        var source = SourceSpecifier(LiveSourceKind(.automatic))
 
         @Option(help: "Where to write the log (CSV).")
         var output: String
@@ -26,9 +26,7 @@ extension Mouse3D {
         @OptionGroup var live: LiveSourceOptions
 
         func validate() throws {
-            if case .replay = source {
-                throw ValidationError("record reads live sensors; a replay:LOG source is already a log.")
-            }
+            if let refusal = source.kind.recordRefusal { throw ValidationError(refusal) }
             if let duration, !(duration.isFinite && duration > 0) {
                 throw ValidationError("--duration must be a positive number of seconds.")
             }
@@ -39,22 +37,13 @@ extension Mouse3D {
             let diagnostics = Diagnostics(quiet: false)
             let flags = try EffectiveConfiguration.flags { try live.addFlags(to: &$0) }
             var configuration = try EffectiveConfiguration.load(flags: flags)
-            let follower: MotionSampleSource
-            switch source {
-            case .live(let request):
-                follower = try LiveSourceOptions.follow(
-                    request, configuration: &configuration, watchingButtons: { _ in [] }, diagnostics: diagnostics)
-            case .phone(let address, let port):
-                follower = try MotionSourceOptions.openPhone(
-                    address: address, port: port, remember: false, diagnostics: diagnostics)
-            case .replay: return  // refused in validate()
-            }
+            let opened = try source.kind.open(.record, configuration: &configuration, diagnostics: diagnostics)
+            let follower = opened.source
             let writer: MotionLogRecorder
             do {
                 // Gamepads (their table), IIO sensors (their frame) and phones arrive in mouse3d's
                 // frame; a device no table knows, in its own axes.
-                let inMouse3DFrame =
-                    (follower as? MotionSourceFollower)?.identity.gamepadAxes != nil || follower is PhoneSource
+                let inMouse3DFrame = opened.gamepadAxes != nil
                 writer = try MotionLogRecorder(path: output, frame: inMouse3DFrame ? MotionLog.mouse3dFrame : nil)
             } catch {
                 throw CommandFailure("cannot write the log: \(error)")

@@ -1,45 +1,19 @@
 import ArgumentParser
-import Mouse3DCore
-import Mouse3DLinux
-import Mouse3DPhone
+import Mouse3DAssembly
 
-/// Where motion comes from: `auto`, `evdev:PATH`, `iio:NAME` (or `iio:ACCEL+GYRO`), `replay:FILE`,
-/// `phone[:[ADDR:]PORT]` (a phone's browser; every address and port 24933 by default).
-enum SourceSpecifier: ExpressibleByArgument, CustomStringConvertible, Equatable {
-    case live(MotionSourceRequest)
-    case replay(path: String)
-    case phone(address: String, port: UInt16)
+/// Where motion comes from, as given on the command line: one of ``SourceCatalog``'s kinds (`auto`,
+/// `evdev:PATH`, `iio:NAME`, `replay:FILE`, `phone[:[ADDR:]PORT]`).
+struct SourceSpecifier: ExpressibleByArgument, CustomStringConvertible {
+    let kind: any SourceKind
+
+    init(_ kind: any SourceKind) { self.kind = kind }
 
     init?(argument: String) {
-        func value(_ prefix: String) -> String? {
-            argument.hasPrefix(prefix) && argument.count > prefix.count ? String(argument.dropFirst(prefix.count)) : nil
-        }
-        if argument == "auto" {
-            self = .live(.automatic)
-        } else if argument == "phone" {
-            self = .phone(address: "0.0.0.0", port: PhoneSource.defaultPort)
-        } else if let spec = value("phone:") {
-            guard let parsed = WebAccessPolicy.parse(spec) else { return nil }
-            // A bare port means every address (the phone is another machine).
-            self = .phone(address: spec.contains(":") ? parsed.address : "0.0.0.0", port: parsed.port)
-        } else if let path = value("replay:") {
-            self = .replay(path: path)
-        } else if let path = value("evdev:") {
-            self = .live(.evdev(path: path))
-        } else if let name = value("iio:") {
-            self = .live(.iio(name: name))
-        } else {
-            return nil
-        }
+        guard let kind = SourceCatalog.parse(argument) else { return nil }
+        self.kind = kind
     }
 
-    var description: String {
-        switch self {
-        case .live(let request): request.description
-        case .replay(let path): "replay:\(path)"
-        case .phone(let address, let port): "phone:\(address.contains(":") ? "[\(address)]" : address):\(port)"
-        }
-    }
+    var description: String { kind.description }
 
     static var defaultCompletionKind: CompletionKind { .file(extensions: ["csv"]) }
 }

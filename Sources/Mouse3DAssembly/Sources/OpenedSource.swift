@@ -1,0 +1,29 @@
+import Mouse3DCore
+import Mouse3DLinux
+
+/// An opened source, with the buttons it reads and what is said of it.
+public struct OpenedSource {
+    public var source: MotionSampleSource
+    public var buttons: ButtonSettings?
+    /// What it reads, for the start-up line (a live device with its gamepad).
+    public var summary: String
+    public var isReplay: Bool
+    /// The key its gyroscope calibration is kept under.
+    public var calibrationKey: String
+    /// How a gamepad's driver axes become mouse3d's frame (calibration files keep the driver's);
+    /// nil: its samples are in its own axes.
+    public var gamepadAxes: GamepadMotionAxes?
+
+    /// An opened source.
+    public init(
+        source: MotionSampleSource, buttons: ButtonSettings?, summary: String, isReplay: Bool, calibrationKey: String,
+        gamepadAxes: GamepadMotionAxes? = nil
+    ) {
+        self.source = source
+        self.buttons = buttons
+        self.summary = summary
+        self.isReplay = isReplay
+        self.calibrationKey = calibrationKey
+        self.gamepadAxes = gamepadAxes
+    }
+}
