@@ -103,7 +103,7 @@ let package = Package(
         // its sources and outputs, each a part the executable lists rather than builds.
         .target(
             name: "Mouse3DAssembly",
-            dependencies: ["Mouse3DCore", "Mouse3DLinux", "Mouse3DNetwork", "Mouse3DPhone"],
+            dependencies: ["Mouse3DCore", "Mouse3DLinux", "Mouse3DNetwork", "Mouse3DPhone", "Mouse3DView"],
             swiftSettings: functionSections),
 
         // Layer 5: the thin command-line executable.

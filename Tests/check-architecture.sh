@@ -88,7 +88,7 @@ layer Mouse3DView 'Mouse3DCore|Mouse3DLinux'
 layer Mouse3DPhone 'Mouse3DCore|Mouse3DLinux'
 layer Mouse3DBench 'Mouse3DCore|Mouse3DLinux|Mouse3DNetwork|RealModule'
 layer Mouse3DDoctor 'Mouse3DCore|Mouse3DLinux|Mouse3DNetwork|Mouse3DConfig|Mouse3DPhone|SystemPackage'
-layer Mouse3DAssembly 'Mouse3DCore|Mouse3DLinux|Mouse3DNetwork|Mouse3DPhone'
+layer Mouse3DAssembly 'Mouse3DCore|Mouse3DLinux|Mouse3DNetwork|Mouse3DPhone|Mouse3DView'
 layer mouse3d 'ArgumentParser|Mouse3DCore|Mouse3DLinux|Mouse3DNetwork|Mouse3DConfig|Mouse3DBench|Mouse3DView|Mouse3DDoctor|Mouse3DPhone|Mouse3DAssembly'
 
 # One JSON escaper: a `case "\"":` (escaping a quote) is JSONText's alone (the key files' TOML strings

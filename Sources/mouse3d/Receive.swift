@@ -78,7 +78,8 @@ extension Mouse3D {
         var wireFormat: WireFormat { raw ? .raw : insecure ? .datagram : .sealed }
 
         func run() throws {
-            let loop = try EventLoop(signals: [.stop, .reload])
+            let session = try Session(signals: [.stop, .reload], quiet: quiet)
+            let diagnostics = session.diagnostics
             let flags = try EffectiveConfiguration.flags { flags in
                 try outputs.addFlags(to: &flags)
                 if let stats { try flags.set("receive.stats", .boolean(stats), origin: .flag("--[no-]stats")) }
@@ -88,7 +89,6 @@ extension Mouse3D {
             }
             var configuration = try EffectiveConfiguration.load(flags: flags)
             var settings = try ReceiveSettings(configuration, printFlag: outputs.print, uinputFlag: outputs.uinput)
-            let diagnostics = Diagnostics(quiet: quiet)
             let endpoint = try ReceptionEndpoint(
                 .init(
                     listen: listen?.text, configuredListen: configuration[.receiveListen],
@@ -123,22 +123,18 @@ extension Mouse3D {
                 receiver: receiver, pairings: pairings, outputs: AttitudePipeline(outputs: built.all),
                 printsStatistics: settings.stats, measuresLatency: latency,
                 latencyWarmUpNanoseconds: UInt64(max(0, latencyWarmUp) * 1e9), diagnostics: diagnostics)
-            defer { reception.outputs.finish() }  // devices at rest on every way out
-            reception.attach(to: loop)
-            announcer?.attach(to: loop)
-            built.view?.attach(to: loop)
-            loop.onReload = {
+            session.loop.onReload = {
                 reload(&configuration, &settings, flags: flags, diagnostics: diagnostics)
                 try? pairings?.reload(force: true)  // the senders' folder reread, even if it was replaced
                 devices?.update(mapping: settings.mapping)
                 printer?.format = settings.format
                 reception.printsStatistics = settings.stats
             }
-            let ending = try loop.run()
-            diagnostics.say("stopping on \(ending.name)")
-            for line in reception.finish() { diagnostics.say(line) }
-            if let line = built.view?.summary { diagnostics.say(line) }
-            if let opentrack = built.opentrack { diagnostics.say(opentrack.summary) }
+            session.add(reception.part)  // devices at rest on every way out
+            session.add(announcer)
+            session.add(built.view)
+            session.add(built.opentrack)
+            try session.run(stopLine: .always)
         }
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Mouse3DAssembly
 import Mouse3DCore
 import Mouse3DLinux
 import Mouse3DView
@@ -45,8 +46,8 @@ extension Mouse3D {
         func validate() throws { try motion.validate(buttons: buttons) }
 
         func run() throws {
-            let events = try EventLoop(signals: .all)
-            let diagnostics = Diagnostics(quiet: quiet)
+            let session = try Session(signals: .all, quiet: quiet)
+            let diagnostics = session.diagnostics
             let flags = try EffectiveConfiguration.flags {
                 try motion.addFlags(to: &$0, buttons: buttons, filter: filter, live: live)
                 try outputs.addFlags(to: &$0)
@@ -83,8 +84,7 @@ extension Mouse3D {
                 outputs: AttitudePipeline(outputs: built.all + (dsuServer.map { [$0] } ?? [])), report: diagnostics.say)
             recenter = { [unowned pipeline] in pipeline.recenter(because: "the view's button") }
             MotionSourceOptions.storeCalibrations(of: pipeline, axes: opened.gamepadAxes, diagnostics: diagnostics)
-            defer { pipeline.outputs.finish() }  // devices at rest on every way out
-            events.onReload = {
+            session.loop.onReload = {
                 diagnostics.say("SIGHUP: run keeps the settings it started with; restart it to apply changes")
             }
             let named = built.names + (dsuServer.map { ["DSU at \($0.localAddress)"] } ?? [])
@@ -98,15 +98,11 @@ extension Mouse3D {
             diagnostics.say("running \(opened.summary) → \(listed)\(pacing); \(fusion.calibration)")
             // a line of its own, for scripts to read
             if let viewServer = built.view { diagnostics.say("view at \(viewServer.url)") }
-            pipeline.start(on: events)
-            built.view?.attach(to: events)
-            dsuServer?.attach(to: events)
-            let ending = try events.run()
-            if case .signal = ending { diagnostics.say("stopping on \(ending.name)") }
-            for line in opened.source.closingSummary { diagnostics.say(line) }
-            if let line = built.view?.summary { diagnostics.say(line) }
-            if let dsuServer { diagnostics.say(dsuServer.summary) }
-            if let opentrack = built.opentrack { diagnostics.say(opentrack.summary) }
+            session.add(pipeline.part(finishingOutputs: true))  // devices at rest on every way out
+            session.add(built.view)
+            session.add(dsuServer)
+            session.add(built.opentrack)
+            try session.run(stopLine: .onSignal)
         }
     }
 }

@@ -99,8 +99,8 @@ extension Mouse3D {
         }
 
         func run() throws {
-            let events = try EventLoop(signals: .all)
-            let diagnostics = Diagnostics(quiet: quiet)
+            let session = try Session(signals: .all, quiet: quiet)
+            let diagnostics = session.diagnostics
             let flags = try EffectiveConfiguration.flags {
                 try motion.addFlags(to: &$0, buttons: buttons, filter: filter, live: live)
                 if !self.peers.isEmpty { try $0.set("send.to", .textList(self.peers), origin: .flag("--to")) }
@@ -125,7 +125,7 @@ extension Mouse3D {
             diagnostics.say(
                 "sending \(targets.destination) from \(opened.summary)\(targets.following); \(fusion.calibration)")
             let running = configuration
-            events.onReload = {
+            session.loop.onReload = {
                 if opened.isReplay {
                     diagnostics.say("SIGHUP: a replayed log keeps the settings it started with")
                 } else {
@@ -142,14 +142,10 @@ extension Mouse3D {
                     ] + (dsuServer.map { [$0] } ?? [])),
                 report: diagnostics.say)
             MotionSourceOptions.storeCalibrations(of: pipeline, axes: opened.gamepadAxes, diagnostics: diagnostics)
-            targets.attach(to: events)
-            dsuServer?.attach(to: events)
-            pipeline.start(on: events)
-            let ending = try events.run()
-            if case .signal = ending { diagnostics.say("stopping on \(ending.name)") }
-            for line in opened.source.closingSummary { diagnostics.say(line) }
-            if let dsuServer { diagnostics.say(dsuServer.summary) }
-            for line in targets.summary { diagnostics.say(line) }
+            session.add(pipeline.part(finishingOutputs: false))
+            session.add(dsuServer)
+            session.add(targets)
+            try session.run(stopLine: .onSignal)
         }
     }
 }

@@ -1,0 +1,49 @@
+import Mouse3DLinux
+import Mouse3DNetwork
+import Mouse3DView
+
+// The parts commands run, as components: what each joins the loop with and says at the end.
+
+extension DSUServer: Component {
+    public var closingLines: [String] { [summary] }
+}
+
+extension ViewServer: Component {
+    public var closingLines: [String] { summary.map { [$0] } ?? [] }
+    public func finish() {}
+}
+
+extension OpentrackOutput: Component {
+    public func attach(to loop: EventLoop) {}
+    public var closingLines: [String] { [summary] }
+}
+
+extension StreamTargets: Component {
+    public var closingLines: [String] { summary }
+    public func finish() {}
+}
+
+extension ReceiverAnnouncer: Component {
+    public var closingLines: [String] { [] }
+    public func finish() {}
+}
+
+extension StreamReception {
+    /// The reception as a part: attached with the loop, the senders' lines said when it ends,
+    /// devices put at rest on every way out.
+    public var part: Part {
+        Part(
+            attach: { [unowned self] in self.attach(to: $0) }, closing: { [unowned self] in self.finish() },
+            finish: { [unowned self] in self.outputs.finish() })
+    }
+}
+
+extension MotionPipeline {
+    /// The pipeline as a part: started with the loop, its source's closing lines said, and, with
+    /// `finishingOutputs`, its outputs put at rest on every way out (devices).
+    public func part(finishingOutputs: Bool) -> Part {
+        Part(
+            attach: { [unowned self] in self.start(on: $0) }, closing: { [unowned self] in self.source.closingSummary },
+            finish: { [unowned self] in if finishingOutputs { self.outputs.finish() } })
+    }
+}
