@@ -114,7 +114,7 @@ public final class PhoneSource: MotionSampleSource, WebConnectionsDelegate {
     public var remember: ([String]) throws -> Void = { _ in }
     /// The certificate's SHA-256 fingerprint, for the user to compare with the browser's warning.
     public let fingerprint: String
-    public private(set) var refusals: [Refusal: Int] = [:]
+    public private(set) var refusals = RefusalTally<Refusal>()
     /// What browsers did that ended connections, not refused (``WebConnections/Ordinary``).
     public private(set) var everyday: [WebConnections.Ordinary: Int] = [:]
     /// Readings taken, and messages of them; presses of the page's buttons handed on.
@@ -226,8 +226,7 @@ public final class PhoneSource: MotionSampleSource, WebConnectionsDelegate {
 
     /// One line on what was refused, or nil if nothing was.
     public var refusalSummary: String? {
-        let parts = Refusal.allCases.compactMap { r in refusals[r].map { "\(r.rawValue) \($0)" } }
-        return parts.isEmpty ? nil : "phone: refused " + parts.joined(separator: ", ")
+        refusals.listing.map { "phone: refused " + $0 }
     }
 
     public func start(on loop: EventLoop, sink: MotionSampleSink) {
@@ -242,7 +241,7 @@ public final class PhoneSource: MotionSampleSource, WebConnectionsDelegate {
         try releaseButtons()
     }
 
-    func refuse(_ reason: Refusal) { refusals[reason, default: 0] += 1 }
+    func refuse(_ reason: Refusal) { refusals.add(reason) }
 
     // MARK: Connections
 

@@ -46,7 +46,7 @@ public final class ViewServer: WebConnectionsDelegate {
     var order: [String] = []
     var lastStreamSweep: UInt64 = 0
     /// Refusals so far, by reason.
-    public private(set) var refusals: [WebAccessPolicy.Refusal: Int] = [:]
+    public private(set) var refusals = RefusalTally<WebAccessPolicy.Refusal>()
     /// Recenter requests carried out.
     public private(set) var recentres = 0
     /// Recenters allowed: a burst, then a few a second.
@@ -135,8 +135,7 @@ public final class ViewServer: WebConnectionsDelegate {
 
     /// One line on what was refused, or nil if nothing was.
     public var summary: String? {
-        let parts = WebAccessPolicy.Refusal.allCases.compactMap { r in refusals[r].map { "\(r.rawValue) \($0)" } }
-        return parts.isEmpty ? nil : "view: refused " + parts.joined(separator: ", ")
+        refusals.listing.map { "view: refused " + $0 }
     }
 
     // MARK: Connections
@@ -175,7 +174,7 @@ public final class ViewServer: WebConnectionsDelegate {
         }
     }
 
-    func refuse(_ reason: WebAccessPolicy.Refusal) { refusals[reason, default: 0] += 1 }
+    func refuse(_ reason: WebAccessPolicy.Refusal) { refusals.add(reason) }
 
     public func route(_ head: HTTPRequestHead, on c: WebConnections.Connection) throws {
         let host = head.field("host")
@@ -275,7 +274,7 @@ public final class ViewServer: WebConnectionsDelegate {
 
     func message(markPushed: Bool) -> [UInt8] {
         if markPushed { pushedVersion = version }
-        let text = ViewJSON.update(order.compactMap { streams[$0] }, refusals: refusals, ended: ended)
+        let text = ViewJSON.update(order.compactMap { streams[$0] }, refusals: refusals.counts, ended: ended)
         return WebSocketFrame.encode(.text, Array(text.utf8))
     }
 }

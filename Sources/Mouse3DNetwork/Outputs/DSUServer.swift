@@ -55,7 +55,7 @@ public final class DSUServer: AttitudeSink {
     var clients: [SocketAddress: Client] = [:]
     var answers = SourceRateLimiter<Int>(ratePerSecond: 200, burst: 50, capacity: 1)
     /// Refusals so far, by reason.
-    public private(set) var refusals: [Refusal: Int] = [:]
+    public private(set) var refusals = RefusalTally<Refusal>()
     /// Pad-data packets sent, and packets that could not be handed to the kernel.
     public private(set) var sent = 0, notDelivered = 0
     var buttons1: UInt8 = 0, buttons2: UInt8 = 0, home: UInt8 = 0
@@ -94,7 +94,7 @@ public final class DSUServer: AttitudeSink {
 
     var slot0: DSUProtocol.Slot { .connected(0, mac: mac) }
 
-    func refuse(_ r: Refusal) { refusals[r, default: 0] += 1 }
+    func refuse(_ r: Refusal) { refusals.add(r) }
 
     /// Requests read per wake-up: a flood of requests cannot hold the event loop (the rest waits in
     /// the socket for the next turn, or is dropped by the kernel when its buffer is full).
@@ -231,9 +231,8 @@ public final class DSUServer: AttitudeSink {
 
     /// One line on what was served and refused.
     public var summary: String {
-        let r = Refusal.allCases.compactMap { k in refusals[k].map { "\(k.rawValue) \($0)" } }
         return "dsu: \(sent) pad packets sent" + (notDelivered > 0 ? ", \(notDelivered) not delivered" : "")
-            + (r.isEmpty ? "" : "; refused " + r.joined(separator: ", "))
+            + (refusals.listing.map { "; refused " + $0 } ?? "")
             + (latency.map { "; latency arrival→datagram: \($0.summary)" } ?? "")
     }
 }
