@@ -1,10 +1,11 @@
 import ArgumentParser
+import Mouse3DAssembly
 import Mouse3DCore
 import Mouse3DLinux
 import Mouse3DNetwork
 
-/// `--opentrack HOST[:PORT]`, shared by run and receive.
-struct OpentrackOption: ParsableArguments {
+/// `--opentrack HOST[:PORT]`, shared by run and receive: an entry of the output catalog.
+struct OpentrackOption: OutputEntry {
     @Option(
         help: ArgumentHelp(
             "Send each attitude to opentrack's 'UDP over network' input at HOST[:PORT] (port 4242 unless given): six doubles, yaw/pitch/roll in opentrack's signs.",
@@ -12,8 +13,16 @@ struct OpentrackOption: ParsableArguments {
         transform: AddressArgument.init(parsing:))
     var opentrack: AddressArgument?
 
+    func make(_ context: OutputContext) throws -> PluggedOutput? {
+        try start().map {
+            PluggedOutput(
+                $0, drivesSomething: true, name: "opentrack at \($0.address)",
+                announcement: "sending poses to opentrack at \($0.address)", part: $0)
+        }
+    }
+
     /// The output, if asked for.
-    func start(diagnostics: Diagnostics) throws -> OpentrackOutput? {
+    func start() throws -> OpentrackOutput? {
         guard let opentrack = opentrack?.text else { return nil }
         let address: SocketAddress
         do {

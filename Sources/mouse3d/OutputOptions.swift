@@ -1,4 +1,5 @@
 import ArgumentParser
+import Mouse3DAssembly
 import Mouse3DCore
 import Mouse3DLinux
 import Mouse3DNetwork
@@ -37,7 +38,11 @@ struct OutputOptions: ParsableArguments {
 
     @OptionGroup var pointer: PointerOptions
 
+    // The output catalog's entries beyond these: one line each here and in `entries`.
     @OptionGroup var opentrack: OpentrackOption
+
+    /// The entries, in the order their outputs join the pipeline (after device, printer and view).
+    var entries: [any OutputEntry] { [opentrack] }
 
     /// These flags as a configuration layer (the pointer's tuning and the print format).
     func addFlags(to flags: inout ConfigurationLayer) throws {
@@ -62,27 +67,29 @@ struct OutputOptions: ParsableArguments {
         var wrap: (any AttitudeOutput, Kind) -> any AttitudeOutput = { output, _ in output }
     }
 
-    /// The kinds of output, for ``Request/wrap``.
-    enum Kind { case device, printer, view, opentrack }
+    /// The kinds of output, for ``Request/wrap``: `drivesSomething`, an entry's output that drives
+    /// something elsewhere (opentrack).
+    enum Kind { case device, printer, view, drivesSomething, other }
 
     /// The outputs built, each also in ``all`` (wrapped) and named in ``names``.
     struct Assembled {
         var device: UinputOutput?
         var printer: PrintOutput?
         var view: ViewServer?
-        var opentrack: OpentrackOutput?
+        /// The entries' outputs (opentrack).
+        var plugged: [PluggedOutput] = []
         var all: [any AttitudeOutput] = []
         var names: [String] = []
     }
 
-    /// Builds the outputs asked for, in the order device, printer, view, opentrack.
+    /// Builds the outputs asked for, in the order device, printer, view, then the entries'.
     func assemble(_ request: Request, diagnostics: Diagnostics) throws -> Assembled {
         var built = Assembled()
-        built.opentrack = try opentrack.start(diagnostics: diagnostics)
+        built.plugged = try entries.compactMap { try $0.make(OutputContext(diagnostics: diagnostics)) }
         built.view = try view.map {
             try startView($0, diagnostics: diagnostics, device: request.device, onRecenter: request.onRecenter)
         }
-        let others = request.uinput != nil || built.view != nil || built.opentrack != nil || request.otherOutputs
+        let others = request.uinput != nil || built.view != nil || !built.plugged.isEmpty || request.otherOutputs
         built.device = request.uinput.map { UinputOutput(mode: $0, mapping: request.mapping, diagnostics: diagnostics) }
         // An explicit --format asks for printing too.
         built.printer =
@@ -99,9 +106,9 @@ struct OutputOptions: ParsableArguments {
             built.all.append(request.wrap(ViewOutput(server: view, showsLatency: request.showsLatency), .view))
             built.names.append("the live view")
         }
-        if let opentrack = built.opentrack {
-            built.all.append(request.wrap(opentrack, .opentrack))
-            built.names.append("opentrack at \(opentrack.address)")
+        for plugged in built.plugged {
+            built.all.append(request.wrap(plugged.output, plugged.drivesSomething ? .drivesSomething : .other))
+            built.names.append(plugged.name)
         }
         return built
     }

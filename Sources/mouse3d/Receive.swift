@@ -105,11 +105,11 @@ extension Mouse3D {
                     mapping: settings.mapping,
                     showsLatency: latency,
                     wrap: { output, kind in
-                        guard let extrapolate, kind == .device || kind == .opentrack else { return output }
+                        guard let extrapolate, kind == .device || kind == .drivesSomething else { return output }
                         return ExtrapolatingOutput(output, capNanoseconds: UInt64(extrapolate) * 1_000_000)
                     }),
                 diagnostics: diagnostics)
-            if let opentrack = built.opentrack { diagnostics.say("sending poses to opentrack at \(opentrack.address)") }
+            for line in built.plugged.compactMap(\.announcement) { diagnostics.say(line) }
             if let viewServer = built.view { diagnostics.say("view at \(viewServer.url)") }
             // Announced once the outputs are known (what is printed follows the outputs asked for).
             let announcer =
@@ -133,7 +133,7 @@ extension Mouse3D {
             session.add(reception.part)  // devices at rest on every way out
             session.add(announcer)
             session.add(built.view)
-            session.add(built.opentrack)
+            for plugged in built.plugged { session.add(plugged.part) }
             try session.run(stopLine: .always)
         }
     }

@@ -101,7 +101,7 @@ extension Mouse3D {
             session.add(pipeline.part(finishingOutputs: true))  // devices at rest on every way out
             session.add(built.view)
             session.add(dsuServer)
-            session.add(built.opentrack)
+            for plugged in built.plugged { session.add(plugged.part) }
             try session.run(stopLine: .onSignal)
         }
     }
