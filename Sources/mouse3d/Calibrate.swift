@@ -57,139 +57,22 @@ extension Mouse3D {
             }
         }
 
-        /// The loop's state, shared by its handlers.
-        final class Progress {
-            var calibrator: GyroCalibrator
-            var ended = false
-            var reportedQuarter = 0
-            init(seconds: Double) { calibrator = GyroCalibrator(seconds: seconds) }
-        }
-
         func run() throws {
-            let events = try EventLoop(signals: .all)
-            let diagnostics = Diagnostics(quiet: quiet)
+            let session = try Session(signals: .all, quiet: quiet)
             let flags = try EffectiveConfiguration.flags {
                 try live.addFlags(to: &$0)
                 if let source { try $0.set("send.source", .text(source.description), origin: .flag("--source")) }
             }
             var configuration = try EffectiveConfiguration.load(flags: flags)
             let chosen = try MotionSourceOptions.chosenSource(configuration)
-            let opened = try chosen.open(.calibrate, configuration: &configuration, diagnostics: diagnostics)
-            let (sampleSource, device, axes) = (opened.source, opened.calibrationKey, opened.gamepadAxes)
+            let opened = try chosen.open(.calibrate, configuration: &configuration, diagnostics: session.diagnostics)
             if setUpAxes {
-                try Self.runAxesSetup(
-                    source: sampleSource, device: device, turnedBy: axes, timeout: timeout, events: events,
-                    diagnostics: diagnostics)
-                return
+                print(try AxesSetupRun.run(opened, timeout: timeout, session: session))
+                session.diagnostics.say(
+                    "run, send, record and the DSU server use it from now on; delete the file to go back")
+            } else {
+                print(try GyroCalibrationRun.run(opened, seconds: seconds, timeout: timeout, session: session))
             }
-            let progress = Progress(seconds: seconds)
-            diagnostics.say(
-                "calibrating \(sampleSource.summary) (\(device)): put it down on a steady surface and leave it still for \(fixed(seconds, 0)) s"
-            )
-            sampleSource.start(
-                on: events,
-                sink: MotionSampleSink(
-                    samples: { batch in
-                        for sample in batch {
-                            switch progress.calibrator.add(sample) {
-                            case .moved: diagnostics.say("it moved: starting again; leave it still")
-                            case .done:
-                                events.stop()
-                                return
-                            case .collecting(let done):
-                                let quarter = Int(done * 4)
-                                if quarter > progress.reportedQuarter {
-                                    progress.reportedQuarter = quarter
-                                    if quarter < 4 { diagnostics.say("still for \(fixed(done * seconds, 1)) s") }
-                                } else if quarter < progress.reportedQuarter {
-                                    progress.reportedQuarter = quarter
-                                }
-                            }
-                        }
-                    },
-                    ended: {
-                        progress.ended = true
-                        events.stop()
-                    }))
-            let giveUp = MonotonicClock.nanoseconds() + UInt64(timeout * 1e9)
-            _ = events.timer(deadline: { giveUp }) { _ in events.stop() }
-            let ending = try events.run()
-            if case .signal = ending {
-                throw CommandFailure("interrupted before it had been still for \(fixed(seconds, 0)) s; nothing stored")
-            }
-            guard let result = progress.calibrator.result else {
-                let moves = progress.calibrator.restarts
-                throw CommandFailure(
-                    progress.ended
-                        ? "the log has no \(fixed(seconds, 0)) s of stillness (it moved \(moves) time\(moves == 1 ? "" : "s")); nothing stored"
-                        : "no \(fixed(seconds, 0)) s of stillness in \(fixed(timeout, 0)) s (it moved \(moves) time\(moves == 1 ? "" : "s")); "
-                            + "nothing stored: put it down where nothing shakes it and try again")
-            }
-            // Kept in the driver's axes (the samples were in mouse3d's gamepad frame).
-            let measured = GyroCalibration(
-                device: device, biasRadiansPerSecond: result.bias, samples: result.samples,
-                noiseRadiansPerSecond: result.noise)
-            let calibration = axes?.toDriver(measured) ?? measured
-            let path = try CalibrationStore.save(calibration)
-            print(
-                "calibrated \(device): gyroscope bias \(calibration.summary), noise \(fixed(result.noise * 180 / .pi, 3)) °/s, from \(result.samples) samples; stored in \(path)"
-            )
-        }
-
-        /// The guided `--axes` procedure: says each step, feeds the samples (in the frame the source
-        /// turns them into) to ``AxesSetupProcedure``, and stores what it finds composed with that
-        /// frame, so the setup turns the device's own axes.
-        static func runAxesSetup(
-            source: MotionSampleSource, device: String, turnedBy frame: GamepadMotionAxes?, timeout: Double,
-            events: EventLoop, diagnostics: Diagnostics
-        ) throws {
-            final class State {
-                var procedure: AxesSetupProcedure
-                var ended = false
-                var lastSaid = 0.0
-                init(device: String) { procedure = AxesSetupProcedure(device: device) }
-            }
-            let state = State(device: device)
-            diagnostics.say("setting up the axes of \(source.summary) (\(device)): three steps, about twenty seconds")
-            diagnostics.say(AxesSetupProcedure.prompt(.still))
-            source.start(
-                on: events,
-                sink: MotionSampleSink(
-                    samples: { batch in
-                        for sample in batch where state.procedure.step != .done {
-                            switch state.procedure.add(sample) {
-                            case .moved: diagnostics.say("it moved: hold it still")
-                            case .next(.done): events.stop()
-                            case .next(let step): diagnostics.say(AxesSetupProcedure.prompt(step))
-                            case .refused(let why):
-                                diagnostics.say("not taken: \(why)")
-                                diagnostics.say("again: " + AxesSetupProcedure.prompt(state.procedure.step))
-                            case .holding, .waiting, .moving: break
-                            }
-                        }
-                    },
-                    ended: {
-                        state.ended = true
-                        events.stop()
-                    }))
-            let giveUp = MonotonicClock.nanoseconds() + UInt64(timeout * 1e9)
-            _ = events.timer(deadline: { giveUp }) { _ in events.stop() }
-            let ending = try events.run()
-            if case .signal = ending { throw CommandFailure("interrupted; nothing stored") }
-            guard let found = state.procedure.result else {
-                let step = state.procedure.step
-                throw CommandFailure(
-                    (state.ended ? "the motion ended" : "no setup in \(fixed(timeout, 0)) s")
-                        + " at \"\(AxesSetupProcedure.prompt(step))\""
-                        + (state.procedure.refusals.last.map { " (last refused: \($0))" } ?? "")
-                        + "; nothing stored: run it again (--timeout gives more time)")
-            }
-            let setup = frame?.composed(with: found) ?? found
-            let path = try AxesSetupStore.save(setup)
-            print(
-                "axes of \(device): \(setup.inWords); its accelerometer reads the \(setup.accelerometerSign > 0 ? "specific force" : "gravity vector"); stored in \(path)"
-            )
-            diagnostics.say("run, send, record and the DSU server use it from now on; delete the file to go back")
         }
     }
 }
