@@ -76,43 +76,9 @@ struct MotionSourceOptions: ParsableArguments {
             configuration: &configuration, diagnostics: diagnostics)
     }
 
-    /// The fusion stage for `configuration` (its filter), the opened source's clutch and its stored
-    /// gyroscope calibration, with the words the start-up line says about that calibration.
-    static func fusion(_ configuration: Configuration, _ opened: Opened) throws -> (
-        fusion: MotionFusion, calibration: String
-    ) {
-        let calibration = try CalibrationStore.load(device: opened.calibrationKey)
-        let fusion = MotionFusion(
-            parameters: FilterOptions.parameters(configuration),
-            clutchMode: opened.buttons?.map.clutch == nil ? nil : opened.buttons?.clutchMode,
-            calibration: calibration.map { opened.gamepadAxes?.fromDriver($0) ?? $0 }, device: opened.calibrationKey)
-        return (
-            fusion,
-            calibration.map { "gyroscope bias \($0.summary) from calibration" }
-                ?? "gyroscope not calibrated (mouse3d calibrate), learning its bias"
-        )
-    }
-
     /// The pace of the outputs (`send.rate`), nil for one update per sample.
     static func rate(_ configuration: Configuration) -> Double? {
         let rate = configuration[.sendRate]
         return rate > 0 ? rate : nil
-    }
-
-    /// Stores what a recalibrate button measures, and says so.
-    static func storeCalibrations(
-        of pipeline: MotionPipeline, axes: GamepadMotionAxes?, diagnostics: Diagnostics
-    ) {
-        pipeline.onCalibrated = { measured in
-            let calibration = axes?.toDriver(measured) ?? measured
-            do {
-                let path = try CalibrationStore.save(calibration)
-                diagnostics.say(
-                    "calibrated: gyroscope bias \(calibration.summary) from \(calibration.samples) samples, in use; stored in \(path)"
-                )
-            } catch {
-                diagnostics.say("calibrated: gyroscope bias \(calibration.summary), in use, but not stored: \(error)")
-            }
-        }
     }
 }

@@ -77,13 +77,12 @@ extension Mouse3D {
                             ?? "sensor",
                     wrap: { output, _ in paced(output, hertz: rate) }),
                 diagnostics: diagnostics)
-            let fusion = try MotionSourceOptions.fusion(configuration, opened)
             // The DSU server takes every sample, whatever --rate paces the others at.
-            let pipeline = MotionPipeline(
-                source: opened.source, fusion: fusion.fusion, buttons: opened.buttons?.map ?? GamepadButtonMap(),
-                outputs: AttitudePipeline(outputs: built.all + (dsuServer.map { [$0] } ?? [])), report: diagnostics.say)
+            let fusion = try FusionStage(
+                opened, parameters: FilterOptions.parameters(configuration),
+                outputs: built.all + (dsuServer.map { [$0] } ?? []), diagnostics: diagnostics)
+            let pipeline = fusion.pipeline
             recenter = { [unowned pipeline] in pipeline.recenter(because: "the view's button") }
-            MotionSourceOptions.storeCalibrations(of: pipeline, axes: opened.gamepadAxes, diagnostics: diagnostics)
             session.loop.onReload = {
                 diagnostics.say("SIGHUP: run keeps the settings it started with; restart it to apply changes")
             }

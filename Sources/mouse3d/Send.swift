@@ -121,7 +121,13 @@ extension Mouse3D {
                 axes: dsu.axisCodes)
             let dsuServer = try dsu.start(
                 device: opened.calibrationKey, inGamepadFrame: opened.gamepadAxes != nil, diagnostics: diagnostics)
-            let fusion = try MotionSourceOptions.fusion(configuration, opened)
+            let fusion = try FusionStage(
+                opened, parameters: FilterOptions.parameters(configuration),
+                outputs: [
+                    paced(
+                        StreamerOutput(streamer: targets.streamer, report: diagnostics.say),
+                        hertz: MotionSourceOptions.rate(configuration))
+                ] + (dsuServer.map { [$0] } ?? []), diagnostics: diagnostics)
             diagnostics.say(
                 "sending \(targets.destination) from \(opened.summary)\(targets.following); \(fusion.calibration)")
             let running = configuration
@@ -132,17 +138,7 @@ extension Mouse3D {
                     reportReload(of: running, flags: flags, diagnostics: diagnostics)
                 }
             }
-            let pipeline = MotionPipeline(
-                source: opened.source, fusion: fusion.fusion, buttons: opened.buttons?.map ?? GamepadButtonMap(),
-                outputs: AttitudePipeline(
-                    outputs: [
-                        paced(
-                            StreamerOutput(streamer: targets.streamer, report: diagnostics.say),
-                            hertz: MotionSourceOptions.rate(configuration))
-                    ] + (dsuServer.map { [$0] } ?? [])),
-                report: diagnostics.say)
-            MotionSourceOptions.storeCalibrations(of: pipeline, axes: opened.gamepadAxes, diagnostics: diagnostics)
-            session.add(pipeline.part(finishingOutputs: false))
+            session.add(fusion.pipeline.part(finishingOutputs: false))
             session.add(dsuServer)
             session.add(targets)
             try session.run(stopLine: .onSignal)
