@@ -63,41 +63,30 @@ extension Mouse3D {
                 axes: dsu.axisCodes)
             let dsuServer = try dsu.start(
                 device: opened.calibrationKey, inGamepadFrame: opened.gamepadAxes != nil, diagnostics: diagnostics)
-            var recenter: () -> Void = {}
+            let recenter = RecenterHandle()
             let rate = MotionSourceOptions.rate(configuration)
             let built = try outputs.assemble(
                 .init(
                     uinput: outputs.uinput, otherOutputs: dsuServer != nil,
                     format: PrintFormat(rawValue: configuration[.receiveFormat] ?? "text") ?? .text,
                     mapping: outputs.uinput == nil ? PointerMapping() : try PointerOptions.mapping(configuration),
-                    onRecenter: { recenter() },
-                    device: opened.calibrationKey == "phone"
-                        ? "phone"
-                        : opened.gamepadAxes.map { ["iio", "log"].contains($0.driver) ? "sensor" : "gamepad" }
-                            ?? "sensor",
+                    onRecenter: { recenter.recenter(because: "the view's button") }, device: opened.viewDevice,
                     wrap: { output, _ in paced(output, hertz: rate) }),
                 diagnostics: diagnostics)
             // The DSU server takes every sample, whatever --rate paces the others at.
             let fusion = try FusionStage(
                 opened, parameters: FilterOptions.parameters(configuration),
                 outputs: built.all + (dsuServer.map { [$0] } ?? []), diagnostics: diagnostics)
-            let pipeline = fusion.pipeline
-            recenter = { [unowned pipeline] in pipeline.recenter(because: "the view's button") }
+            recenter.bind(fusion.pipeline)
             session.loop.onReload = {
                 diagnostics.say("SIGHUP: run keeps the settings it started with; restart it to apply changes")
             }
-            let named = built.names + (dsuServer.map { ["DSU at \($0.localAddress)"] } ?? [])
-            let listed =
-                named.count <= 1 ? named.joined() : named.dropLast().joined(separator: ", ") + " and " + named.last!
-            let pacing =
-                rate.map { r in
-                    "; " + (dsuServer == nil ? "updates" : "updates other than DSU's (every sample)")
-                        + " at \(fixed(r, r < 10 ? 1 : 0)) Hz"
-                } ?? ""
-            diagnostics.say("running \(opened.summary) → \(listed)\(pacing); \(fusion.calibration)")
+            diagnostics.say(
+                StartLine.running(
+                    opened, outputs: built.names, dsu: dsuServer, rate: rate, calibration: fusion.calibration))
             // a line of its own, for scripts to read
             if let viewServer = built.view { diagnostics.say("view at \(viewServer.url)") }
-            session.add(pipeline.part(finishingOutputs: true))  // devices at rest on every way out
+            session.add(fusion.pipeline.part(finishingOutputs: true))  // devices at rest on every way out
             session.add(built.view)
             session.add(dsuServer)
             for plugged in built.plugged { session.add(plugged.part) }

@@ -33,8 +33,8 @@ extension StreamReception {
     /// devices put at rest on every way out.
     public var part: Part {
         Part(
-            attach: { [unowned self] in self.attach(to: $0) }, closing: { [unowned self] in self.finish() },
-            finish: { [unowned self] in self.outputs.finish() })
+            attach: { self.attach(to: $0) }, closing: { self.finish() },
+            finish: { self.outputs.finish() })
     }
 }
 
@@ -43,7 +43,7 @@ extension MotionPipeline {
     /// `finishingOutputs`, its outputs put at rest on every way out (devices).
     public func part(finishingOutputs: Bool) -> Part {
         Part(
-            attach: { [unowned self] in self.start(on: $0) }, closing: { [unowned self] in self.source.closingSummary },
-            finish: { [unowned self] in if finishingOutputs { self.outputs.finish() } })
+            attach: { self.start(on: $0) }, closing: { self.source.closingSummary },
+            finish: { if finishingOutputs { self.outputs.finish() } })
     }
 }

@@ -27,3 +27,12 @@ public struct OpenedSource {
         self.gamepadAxes = gamepadAxes
     }
 }
+
+extension OpenedSource {
+    /// What the live view draws for it: `phone`, `gamepad`, or `sensor` (a plain slab, also for a
+    /// log and an IIO sensor).
+    public var viewDevice: String {
+        calibrationKey == "phone"
+            ? "phone" : gamepadAxes.map { ["iio", "log"].contains($0.driver) ? "sensor" : "gamepad" } ?? "sensor"
+    }
+}
