@@ -33,6 +33,19 @@ extension EvdevMotionSource: LiveMotionSource {
     public var frameAxes: GamepadMotionAxes? { axes }
     /// The driver's timestamps against the kernel's arrival times (``SamplePeriodEstimator``).
     public var closingSummary: [String] {
+        // The kernel holds a few hundred milliseconds of a motion device's events for a reader; one
+        // that fell further behind (a starved machine) lost the motion in between.
+        let dropped =
+            resynchronisations == 0
+            ? []
+            : [
+                "events: the kernel dropped this device's events \(resynchronisations) time\(resynchronisations == 1 ? "" : "s") (mouse3d fell behind reading them): the motion in those gaps was not counted"
+            ]
+        return dropped + timestampLines
+    }
+
+    /// What the driver's timestamps were found to be, and what was done with them.
+    private var timestampLines: [String] {
         guard let e = timestampEstimate else {
             return ["timestamps: too few samples to check the driver's against their arrival"]
         }
