@@ -64,7 +64,7 @@ extension Mouse3D {
                 if let source { try $0.set("send.source", .text(source.description), origin: .flag("--source")) }
             }
             var configuration = try EffectiveConfiguration.load(flags: flags)
-            let chosen = try MotionSourceOptions.chosenSource(configuration)
+            let chosen = try SourceCatalog.chosen(configuration)
             let opened = try chosen.open(.calibrate, configuration: &configuration, diagnostics: session.diagnostics)
             if setUpAxes {
                 print(try AxesSetupRun.run(opened, timeout: timeout, session: session))

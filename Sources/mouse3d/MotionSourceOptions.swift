@@ -52,15 +52,6 @@ struct MotionSourceOptions: ParsableArguments {
         if let source { try layer.set("send.source", .text(source.description), origin: .flag("--source")) }
     }
 
-    /// The source the configuration names (checked, with where it was set), after checking the
-    /// button names: nothing opens before both are known to be good.
-    static func chosenSource(_ configuration: Configuration) throws -> any SourceKind {
-        try SourceCatalog.chosen(configuration)
-    }
-
-    /// An opened source, with the buttons it reads.
-    typealias Opened = OpenedSource
-
     /// Opens `source` to be fused: a log played at --speed (looped with --loop), a phone
     /// (remembered with --phone-remember), or a live sensor followed through unplugging (its device
     /// profile applied to `configuration` first). `extraButtons`, `axes`: evdev codes read from the
@@ -68,7 +59,7 @@ struct MotionSourceOptions: ParsableArguments {
     func open(
         _ source: any SourceKind, configuration: inout Configuration, diagnostics: Diagnostics,
         extraButtons: Set<Int32> = [], axes: Set<Int32> = []
-    ) throws -> Opened {
+    ) throws -> OpenedSource {
         let speedFactor: Double? = if case .factor(let f) = speed { f } else { nil }
         return try source.open(
             .fuse(

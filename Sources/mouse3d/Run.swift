@@ -53,7 +53,7 @@ extension Mouse3D {
                 try outputs.addFlags(to: &$0)
             }
             var configuration = try EffectiveConfiguration.load(flags: flags)
-            let source = try MotionSourceOptions.chosenSource(configuration)
+            let source = try SourceCatalog.chosen(configuration)
             // before the source is opened or anything listens
             if outputs.uinput != nil { try UinputOutput.checkAccess() }
 

@@ -106,7 +106,7 @@ extension Mouse3D {
                 if !self.peers.isEmpty { try $0.set("send.to", .textList(self.peers), origin: .flag("--to")) }
             }
             var configuration = try EffectiveConfiguration.load(flags: flags)
-            let source = try MotionSourceOptions.chosenSource(configuration)
+            let source = try SourceCatalog.chosen(configuration)
             let peers = configuration[.sendTo]
             let targets = try StreamTargets(
                 .init(
