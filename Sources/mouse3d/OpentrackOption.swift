@@ -14,10 +14,10 @@ struct OpentrackOption: OutputEntry {
     var opentrack: AddressArgument?
 
     func make(_ context: OutputContext) throws -> PluggedOutput? {
-        try start().map {
+        try start().map { o in
             PluggedOutput(
-                $0, drivesSomething: true, name: "opentrack at \($0.address)",
-                announcement: "sending poses to opentrack at \($0.address)", part: $0)
+                o, drivesSomething: true, name: "opentrack at \(o.address)",
+                announcement: "sending poses to opentrack at \(o.address)", part: Part(closing: { [o.summary] }))
         }
     }
 

@@ -138,9 +138,12 @@ extension Mouse3D {
                     reportReload(of: running, flags: flags, diagnostics: diagnostics)
                 }
             }
-            session.add(fusion.pipeline.part(finishingOutputs: false))
+            // Discovery joins the loop first and the pipeline last, so that discovery's first probe
+            // goes out before a short log at --speed max can end the stream in the loop's first
+            // pass; the closing lines still say the source, DSU, then the receivers.
+            session.add(Part(attach: targets.attach(to:), closing: { fusion.pipeline.source.closingSummary }))
             session.add(dsuServer)
-            session.add(targets)
+            session.add(Part(attach: fusion.pipeline.start(on:), closing: { targets.summary }))
             try session.run(stopLine: .onSignal)
         }
     }

@@ -12,7 +12,8 @@ public struct PluggedOutput {
     public var name: String
     /// What `receive` says of it when it starts, if anything.
     public var announcement: String?
-    /// What the session runs of it: attached, its closing lines, finished.
+    /// What the session runs of it: attached, its closing lines. Not its finish: the output is in
+    /// the pipeline, which finishes it.
     public var part: (any Component)?
 
     /// An output made by an entry.

@@ -13,11 +13,6 @@ extension ViewServer: Component {
     public func finish() {}
 }
 
-extension OpentrackOutput: Component {
-    public func attach(to loop: EventLoop) {}
-    public var closingLines: [String] { [summary] }
-}
-
 extension StreamTargets: Component {
     public var closingLines: [String] { summary }
     public func finish() {}
