@@ -11,41 +11,30 @@ public enum AxesSetupRun {
         let (events, diagnostics) = (session.loop, session.diagnostics)
         final class State {
             var procedure: AxesSetupProcedure
-            var ended = false
             var lastSaid = 0.0
             init(device: String) { procedure = AxesSetupProcedure(device: device) }
         }
         let state = State(device: device)
         diagnostics.say("setting up the axes of \(source.summary) (\(device)): three steps, about twenty seconds")
         diagnostics.say(AxesSetupProcedure.prompt(.still))
-        source.start(
-            on: events,
-            sink: MotionSampleSink(
-                samples: { batch in
-                    for sample in batch where state.procedure.step != .done {
-                        switch state.procedure.add(sample) {
-                        case .moved: diagnostics.say("it moved: hold it still")
-                        case .next(.done): events.stop()
-                        case .next(let step): diagnostics.say(AxesSetupProcedure.prompt(step))
-                        case .refused(let why):
-                            diagnostics.say("not taken: \(why)")
-                            diagnostics.say("again: " + AxesSetupProcedure.prompt(state.procedure.step))
-                        case .holding, .waiting, .moving: break
-                        }
-                    }
-                },
-                ended: {
-                    state.ended = true
-                    events.stop()
-                }))
-        let giveUp = MonotonicClock.nanoseconds() + UInt64(timeout * 1e9)
-        _ = events.timer(deadline: { giveUp }) { _ in events.stop() }
-        let ending = try events.run()
-        if case .signal = ending { throw ActionableError("interrupted; nothing stored") }
+        let ending = try SampleFeed.run(source, timeout: timeout, session: session) { batch in
+            for sample in batch where state.procedure.step != .done {
+                switch state.procedure.add(sample) {
+                case .moved: diagnostics.say("it moved: hold it still")
+                case .next(.done): events.stop()
+                case .next(let step): diagnostics.say(AxesSetupProcedure.prompt(step))
+                case .refused(let why):
+                    diagnostics.say("not taken: \(why)")
+                    diagnostics.say("again: " + AxesSetupProcedure.prompt(state.procedure.step))
+                case .holding, .waiting, .moving: break
+                }
+            }
+        }
+        if ending.interrupted { throw ActionableError("interrupted; nothing stored") }
         guard let found = state.procedure.result else {
             let step = state.procedure.step
             throw ActionableError(
-                (state.ended ? "the motion ended" : "no setup in \(fixed(timeout, 0)) s")
+                (ending.sourceEnded ? "the motion ended" : "no setup in \(fixed(timeout, 0)) s")
                     + " at \"\(AxesSetupProcedure.prompt(step))\""
                     + (state.procedure.refusals.last.map { " (last refused: \($0))" } ?? "")
                     + "; nothing stored: run it again (--timeout gives more time)")

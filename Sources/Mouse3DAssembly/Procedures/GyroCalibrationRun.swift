@@ -7,7 +7,6 @@ public enum GyroCalibrationRun {
     /// The loop's state, shared by its handlers.
     final class Progress {
         var calibrator: GyroCalibrator
-        var ended = false
         var reportedQuarter = 0
         init(seconds: Double) { calibrator = GyroCalibrator(seconds: seconds) }
     }
@@ -23,41 +22,31 @@ public enum GyroCalibrationRun {
         diagnostics.say(
             "calibrating \(sampleSource.summary) (\(device)): put it down on a steady surface and leave it still for \(fixed(seconds, 0)) s"
         )
-        sampleSource.start(
-            on: events,
-            sink: MotionSampleSink(
-                samples: { batch in
-                    for sample in batch {
-                        switch progress.calibrator.add(sample) {
-                        case .moved: diagnostics.say("it moved: starting again; leave it still")
-                        case .done:
-                            events.stop()
-                            return
-                        case .collecting(let done):
-                            let quarter = Int(done * 4)
-                            if quarter > progress.reportedQuarter {
-                                progress.reportedQuarter = quarter
-                                if quarter < 4 { diagnostics.say("still for \(fixed(done * seconds, 1)) s") }
-                            } else if quarter < progress.reportedQuarter {
-                                progress.reportedQuarter = quarter
-                            }
-                        }
-                    }
-                },
-                ended: {
-                    progress.ended = true
+        let ending = try SampleFeed.run(sampleSource, timeout: timeout, session: session) { batch in
+            for sample in batch {
+                switch progress.calibrator.add(sample) {
+                case .moved: diagnostics.say("it moved: starting again; leave it still")
+                case .done:
                     events.stop()
-                }))
-        let giveUp = MonotonicClock.nanoseconds() + UInt64(timeout * 1e9)
-        _ = events.timer(deadline: { giveUp }) { _ in events.stop() }
-        let ending = try events.run()
-        if case .signal = ending {
+                    return
+                case .collecting(let done):
+                    let quarter = Int(done * 4)
+                    if quarter > progress.reportedQuarter {
+                        progress.reportedQuarter = quarter
+                        if quarter < 4 { diagnostics.say("still for \(fixed(done * seconds, 1)) s") }
+                    } else if quarter < progress.reportedQuarter {
+                        progress.reportedQuarter = quarter
+                    }
+                }
+            }
+        }
+        if ending.interrupted {
             throw ActionableError("interrupted before it had been still for \(fixed(seconds, 0)) s; nothing stored")
         }
         guard let result = progress.calibrator.result else {
             let moves = progress.calibrator.restarts
             throw ActionableError(
-                progress.ended
+                ending.sourceEnded
                     ? "the log has no \(fixed(seconds, 0)) s of stillness (it moved \(moves) time\(moves == 1 ? "" : "s")); nothing stored"
                     : "no \(fixed(seconds, 0)) s of stillness in \(fixed(timeout, 0)) s (it moved \(moves) time\(moves == 1 ? "" : "s")); "
                         + "nothing stored: put it down where nothing shakes it and try again")
