@@ -86,7 +86,7 @@ extension Mouse3D {
                     opened, outputs: built.names, dsu: dsuServer, rate: rate, calibration: fusion.calibration))
             // a line of its own, for scripts to read
             if let viewServer = built.view { diagnostics.say("view at \(viewServer.url)") }
-            session.add(fusion.pipeline.part(finishingOutputs: true))  // devices at rest on every way out
+            session.add(fusion.pipeline.part)  // devices at rest on every way out
             session.add(built.view)
             session.add(dsuServer)
             for plugged in built.plugged { session.add(plugged.part) }

@@ -11,7 +11,6 @@ public enum AxesSetupRun {
         let (events, diagnostics) = (session.loop, session.diagnostics)
         final class State {
             var procedure: AxesSetupProcedure
-            var lastSaid = 0.0
             init(device: String) { procedure = AxesSetupProcedure(device: device) }
         }
         let state = State(device: device)

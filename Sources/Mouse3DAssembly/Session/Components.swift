@@ -13,11 +13,6 @@ extension ViewServer: Component {
     public func finish() {}
 }
 
-extension StreamTargets: Component {
-    public var closingLines: [String] { summary }
-    public func finish() {}
-}
-
 extension ReceiverAnnouncer: Component {
     public var closingLines: [String] { [] }
     public func finish() {}
@@ -34,11 +29,9 @@ extension StreamReception {
 }
 
 extension MotionPipeline {
-    /// The pipeline as a part: started with the loop, its source's closing lines said, and, with
-    /// `finishingOutputs`, its outputs put at rest on every way out (devices).
-    public func part(finishingOutputs: Bool) -> Part {
-        Part(
-            attach: { self.start(on: $0) }, closing: { self.source.closingSummary },
-            finish: { if finishingOutputs { self.outputs.finish() } })
+    /// The pipeline as a part: started with the loop, its source's closing lines said, its outputs
+    /// put at rest on every way out (devices).
+    public var part: Part {
+        Part(attach: { self.start(on: $0) }, closing: { self.source.closingSummary }, finish: { self.outputs.finish() })
     }
 }
