@@ -82,6 +82,10 @@ public struct EvdevMotionDecoder: Sendable {
     public var computedSteps: Bool { stamps == .computed }
     /// The step the per-step ratio was last taken from (µs).
     public private(set) var correctedStep: Int64 = 0
+    /// The driver's last computed step that agreed with the arrivals (µs), and whether the last
+    /// step that did not was set to it rather than to the arrivals' estimate.
+    public private(set) var agreedStep: Int64?
+    public private(set) var setToAgreedStep = false
     /// Time the device's clock fell short of the arrivals (ns) in one step, waiting to be paid
     /// back by a burst (a host stall) or, a second later, added (a dropout the clock did not
     /// count), and when it began (event time).
@@ -207,14 +211,31 @@ public struct EvdevMotionDecoder: Sendable {
         return (clockOffsetNanoseconds ?? eventTimeNanoseconds) + correctedNanoseconds
     }
 
-    /// A computed step is corrected on its own by its ratio to the time a sample takes by arrival.
+    /// A computed step that disagrees with the time a sample takes by arrival is set to the
+    /// driver's last step that agreed, while that one still agrees, and otherwise to the arrivals'
+    /// estimate. hid-nintendo's average of a 15 ms pad flips between 15 and 14 from one 300-report
+    /// update to the next (its jiffy-rounded window falls either side of 4500 ms); the 15 is
+    /// exact, and the arrivals are not: a busy host put them 0.1% to 0.2% slow, which made a
+    /// turn count 1801 and the way back 1799 when the 14-stretches took the arrivals' value.
+    /// Either way a kept step is within ``computedStepTolerance`` of the arrivals.
     private mutating func correctComputed(_ step: Int64) {
         guard computedSteps, let estimate = timestampEstimate, estimate.samplePeriod > 0 else { return }
         let ratio = Double(step) * 1e-6 / estimate.samplePeriod
         // Sanity only: a computed step can be far off (hid-nintendo's average after a dropout).
         guard ratio > 0.5 && ratio < 2 else { return }
-        timestampRatio = abs(ratio - 1) > max(Self.computedStepTolerance, 4 * estimate.spread) ? ratio : 1
+        let tolerance = max(Self.computedStepTolerance, 4 * estimate.spread)
         correctedStep = step
+        if abs(ratio - 1) <= tolerance {
+            timestampRatio = 1
+            agreedStep = step
+            setToAgreedStep = false
+        } else if let agreed = agreedStep, abs(Double(agreed) * 1e-6 / estimate.samplePeriod - 1) <= tolerance {
+            timestampRatio = Double(step) / Double(agreed)
+            setToAgreedStep = true
+        } else {
+            timestampRatio = ratio
+            setToAgreedStep = false
+        }
     }
 
     /// How far a computed step may be from the time a sample takes by arrival and be left as it

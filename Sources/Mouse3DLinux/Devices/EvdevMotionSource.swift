@@ -16,6 +16,11 @@ public final class EvdevMotionSource {
     public var stamps: StampClock { decoder.stamps }
     /// The driver's step the per-step ratio was last taken from, in seconds.
     public var correctedStepSeconds: Double { Double(decoder.correctedStep) * 1e-6 }
+    /// The driver's last step that agreed with the arrivals, in seconds, when the last one that
+    /// did not was set to it.
+    public var agreedStepSeconds: Double? {
+        decoder.setToAgreedStep ? decoder.agreedStep.map { Double($0) * 1e-6 } : nil
+    }
     /// Times the kernel dropped events and libevdev resynchronised.
     public private(set) var resynchronisations = 0
     /// How the axes of the HID driver that made the device (`playstation`, `nintendo`, ...) become

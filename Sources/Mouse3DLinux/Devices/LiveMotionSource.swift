@@ -60,11 +60,13 @@ extension EvdevMotionSource: LiveMotionSource {
         case .computed:
             let now =
                 "the driver's steps are computed, not counted (hid-nintendo's average of arrivals): now \(fixed(correctedStepSeconds * 1e3, 3)) ms against \(fixed(e.samplePeriod * 1e3, 3)) ms a sample by arrival"
-            return [
-                timestampRatio == 1
-                    ? "timestamps: \(now): they agree"
-                    : "timestamps: \(now): each step corrected by its own ratio (now \(fixed(timestampRatio, 4)))"
-            ]
+            if timestampRatio == 1 { return ["timestamps: \(now): they agree"] }
+            if let agreed = agreedStepSeconds {
+                return [
+                    "timestamps: \(now): set to its last step that agreed, \(fixed(agreed * 1e3, 3)) ms"
+                ]
+            }
+            return ["timestamps: \(now): each step corrected by its own ratio (now \(fixed(timestampRatio, 4)))"]
         case .unknown:
             return [
                 timestampRatio == 1
