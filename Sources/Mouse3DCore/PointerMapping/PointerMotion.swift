@@ -6,8 +6,8 @@ import RealModule
 public struct PointerMotion: Sendable {
     /// The mapping in use.
     public var mapping: PointerMapping
-    private var previous: (yaw: Double, pitch: Double, time: UInt64)?
-    private var previousAttitude: Quaternion?
+    private var turns = GyroSpaceTurns()
+    private var previousTime: UInt64?
     private var remainder = SIMD2<Double>.zero
     /// The smoothed parts of the last steps, oldest first.
     private var window: [SIMD2<Double>] = []
@@ -29,44 +29,18 @@ public struct PointerMotion: Sendable {
     public mutating func update(
         rollRadians: Double, pitchRadians: Double, yawRadians: Double, timeNanoseconds t: UInt64, enabled: Bool
     ) -> (dx: Int32, dy: Int32) {
-        let yaw = yawRadians * 180 / .pi
-        let pitch = pitchRadians * 180 / .pi
-        let attitude =
-            mapping.gyroSpace == .world
-            ? nil : Attitude(rollRadians: rollRadians, pitchRadians: pitchRadians, yawRadians: yawRadians).quaternion
-        let before = previousAttitude
-        defer {
-            previous = (yaw, pitch, t)
-            previousAttitude = attitude
-        }
-        guard enabled, let p = previous, t > p.time else {
+        let last = previousTime
+        previousTime = t
+        let turn = turns.turn(
+            in: mapping.gyroSpace, rollRadians: rollRadians, pitchRadians: pitchRadians, yawRadians: yawRadians)
+        guard enabled, var delta = turn, let last, t > last else {  // degrees: right, down
             if !enabled {
                 remainder = .zero
                 window.removeAll()
             }
             return (0, 0)
         }
-        var delta: SIMD2<Double>  // degrees: right, down
-        if let attitude, let before {
-            // The turn since the last attitude, as a rotation vector in the controller's frame and in the world's.
-            let body = (before.conjugate * attitude).rotationVector * (180 / .pi)
-            let world = (attitude * before.conjugate).rotationVector * (180 / .pi)
-            if mapping.gyroSpace == .local {
-                delta = SIMD2(-body.z, body.y)
-            } else {
-                // Up and down about the controller's pitch axis laid flat (perpendicular to gravity), so a
-                // turn about gravity never shows vertically whatever the grip.
-                let axis = attitude.rotate(SIMD3(0, 1, 0))
-                let flat = SIMD3(axis.x, axis.y, 0)
-                let pitch = length(flat) > 1e-6 ? dot(world, flat / length(flat)) : body.y
-                delta = SIMD2(-world.z, pitch)
-            }
-        } else {
-            var dyaw = yaw - p.yaw
-            if dyaw > 180 { dyaw -= 360 } else if dyaw < -180 { dyaw += 360 }
-            delta = SIMD2(-dyaw, pitch - p.pitch)
-        }
-        let seconds = Double(t - p.time) * 1e-9
+        let seconds = Double(t - last) * 1e-9
         let speed = (delta * delta).sum().squareRoot() / seconds
         let m = mapping
 
