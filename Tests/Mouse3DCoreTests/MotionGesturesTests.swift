@@ -35,6 +35,18 @@ struct MotionGesturesTests {
         #expect(states == [true, true, false, false, true, true, true])
     }
 
+    @Test("Hold-off: enabled except while held (a ratchet)")
+    func holdOff() {
+        var g = MotionGestures(clutchMode: .holdOff)
+        var states = [g.motionEnabled]
+        for pressed in [true, true, false, false, true, false] {
+            g.clutch(pressed: pressed)
+            states.append(g.motionEnabled)
+        }
+        #expect(states == [true, false, false, true, true, false, true])
+        #expect(MotionGestures.ClutchMode(rawValue: "hold-off") == .holdOff)
+    }
+
     @Test("Recentering makes the current attitude zero and keeps later motion relative to it")
     func recenter() {
         var g = MotionGestures(clutchMode: nil)

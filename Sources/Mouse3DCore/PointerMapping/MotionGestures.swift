@@ -1,4 +1,5 @@
-/// The gestures users ask for most: a clutch that enables motion (while held, or toggled), and
+/// The gestures users ask for most: a clutch that enables motion (while held, toggled, or except
+/// while held), and
 /// recentering (the current attitude becomes zero).
 public struct MotionGestures: Sendable {
     /// How the clutch button works.
@@ -7,6 +8,9 @@ public struct MotionGestures: Sendable {
         case hold
         /// Each press switches motion on or off.
         case toggle
+        /// Motion is enabled except while the button is held (a ratchet: hold it, bring the
+        /// controller back, let go; JoyShockMapper's GYRO_OFF).
+        case holdOff = "hold-off"
     }
 
     /// The clutch mode, or `nil` when no clutch is configured (motion always enabled).
@@ -20,7 +24,7 @@ public struct MotionGestures: Sendable {
     /// Gestures with the given clutch mode (nil: no clutch).
     public init(clutchMode: ClutchMode?) {
         self.clutchMode = clutchMode
-        motionEnabled = clutchMode == nil
+        motionEnabled = clutchMode == nil || clutchMode == .holdOff
     }
 
     /// The clutch button went down (`true`) or up.
@@ -30,6 +34,7 @@ public struct MotionGestures: Sendable {
         switch clutchMode {
         case .hold: motionEnabled = pressed
         case .toggle: if pressed { motionEnabled.toggle() }
+        case .holdOff: motionEnabled = !pressed
         }
     }
 
