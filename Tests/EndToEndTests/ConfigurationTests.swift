@@ -41,7 +41,12 @@ struct ConfigurationProcessTests {
             .deletingLastPathComponent()
             .appendingPathComponent("Config/mouse3d.toml").path
         let good = try runMouse3D(["config", "check", shipped])
-        #expect(good.status == 0 && good.output.contains("ok (36 settings"), "\(good)")
+        // Every setting of the shipped file: one per `key = value` line.
+        let settings = try String(contentsOfFile: shipped, encoding: .utf8).split(separator: "\n").filter {
+            !$0.hasPrefix("#") && !$0.hasPrefix("[") && $0.contains(" = ")
+        }.count
+        #expect(settings == 46, "the shipped file has \(settings) settings")
+        #expect(good.status == 0 && good.output.contains("ok (\(settings) settings"), "\(good)")
         // The malformed mount matrix that used to pass (two rows, five numbers), and a button that does not exist.
         let (home2, _) = try homes(user: "[send]\nmount_matrix = \"1,0,0;0,1\"\n", system: nil)
         let matrix = try runMouse3D(["config", "check", home2 + "/mouse3d/config.toml"])

@@ -26,6 +26,8 @@ extension ConfigurationKey where Value == Bool {
     public static let pointerInvertX = ConfigurationKey("pointer.invert_x")
     public static let pointerInvertY = ConfigurationKey("pointer.invert_y")
     public static let pointerSwapAxes = ConfigurationKey("pointer.swap_axes")
+    public static let gamepadInvertX = ConfigurationKey("gamepad.invert_x")
+    public static let gamepadInvertY = ConfigurationKey("gamepad.invert_y")
 }
 
 /// Numbers (an integer in the file reads as one).
@@ -38,6 +40,12 @@ extension ConfigurationKey where Value == Double {
     public static let filterLinearAccelerationRejection = ConfigurationKey("filter.linear_acceleration_rejection")
     public static let filterDisturbanceAngle = ConfigurationKey("filter.disturbance_angle")
     public static let filterDisturbanceTimeConstant = ConfigurationKey("filter.disturbance_time_constant")
+    public static let gamepadSensitivity = ConfigurationKey("gamepad.sensitivity")
+    public static let gamepadFullSpeed = ConfigurationKey("gamepad.full_speed")
+    public static let gamepadInnerDeadZone = ConfigurationKey("gamepad.inner_dead_zone")
+    public static let gamepadOuterDeadZone = ConfigurationKey("gamepad.outer_dead_zone")
+    public static let gamepadPower = ConfigurationKey("gamepad.power")
+    public static let gamepadRestSpeed = ConfigurationKey("gamepad.rest_speed")
     public static let pointerSensitivity = ConfigurationKey("pointer.sensitivity")
     public static let pointerScreenTurn = ConfigurationKey("pointer.screen_turn")
     public static let pointerScreenWidth = ConfigurationKey("pointer.screen_width")
@@ -60,6 +68,8 @@ extension ConfigurationKey where Value == String? {
     public static let receiveFormat = ConfigurationKey("receive.format")
     public static let pointerGyroSpace = ConfigurationKey("pointer.gyro_space")
     public static let pointerAcceleration = ConfigurationKey("pointer.acceleration")
+    public static let gamepadStick = ConfigurationKey("gamepad.stick")
+    public static let gamepadGyroSpace = ConfigurationKey("gamepad.gyro_space")
 }
 
 /// Lists of text.
@@ -80,6 +90,14 @@ extension ConfigurationSchema {
             (ConfigurationKey<Bool>.pointerInvertX.path, Bool.self),
             (ConfigurationKey<Bool>.pointerInvertY.path, Bool.self),
             (ConfigurationKey<Bool>.pointerSwapAxes.path, Bool.self),
+            (ConfigurationKey<Bool>.gamepadInvertX.path, Bool.self),
+            (ConfigurationKey<Bool>.gamepadInvertY.path, Bool.self),
+            (ConfigurationKey<Double>.gamepadSensitivity.path, Double.self),
+            (ConfigurationKey<Double>.gamepadFullSpeed.path, Double.self),
+            (ConfigurationKey<Double>.gamepadInnerDeadZone.path, Double.self),
+            (ConfigurationKey<Double>.gamepadOuterDeadZone.path, Double.self),
+            (ConfigurationKey<Double>.gamepadPower.path, Double.self),
+            (ConfigurationKey<Double>.gamepadRestSpeed.path, Double.self),
             (ConfigurationKey<Double>.sendRate.path, Double.self),
             (ConfigurationKey<Double>.sendIIOPoll.path, Double.self),
             (ConfigurationKey<Double>.filterAccelerometerTimeConstant.path, Double.self),
@@ -106,6 +124,8 @@ extension ConfigurationSchema {
             (ConfigurationKey<String?>.receiveFormat.path, String?.self),
             (ConfigurationKey<String?>.pointerGyroSpace.path, String?.self),
             (ConfigurationKey<String?>.pointerAcceleration.path, String?.self),
+            (ConfigurationKey<String?>.gamepadStick.path, String?.self),
+            (ConfigurationKey<String?>.gamepadGyroSpace.path, String?.self),
             (ConfigurationKey<[String]>.sendTo.path, [String].self)
         ]
     }

@@ -28,7 +28,7 @@ public enum ConfigurationSchema {
     }
 
     /// The sections, in file order.
-    public static let sections = ["network", "send", "filter", "receive", "pointer"]
+    public static let sections = ["network", "send", "filter", "receive", "pointer", "gamepad"]
 
     /// Every key, in file order.
     public static let keys: [Key] = [
@@ -55,8 +55,10 @@ public enum ConfigurationSchema {
             path: "send.clutch", kind: .text, defaultValue: .text(""),
             comment: "button that enables motion (BTN_* name, e.g. BTN_TL); empty: motion always on", inProfiles: true),
         Key(
-            path: "send.clutch_mode", kind: .choice(["hold", "toggle"]), defaultValue: .text("hold"),
-            comment: "hold: motion while the clutch is held; toggle: each press switches it", inProfiles: true),
+            path: "send.clutch_mode", kind: .choice(["hold", "toggle", "hold-off"]), defaultValue: .text("hold"),
+            comment:
+                "hold: motion while the clutch is held; toggle: each press switches it; hold-off: motion except while it is held",
+            inProfiles: true),
         Key(
             path: "send.recenter", kind: .text, defaultValue: .text(""),
             comment: "button that makes the current attitude zero, e.g. BTN_SOUTH; empty: none (SIGUSR1 still does)",
@@ -113,9 +115,10 @@ public enum ConfigurationSchema {
             comment: "address receive listens on (sealed frames; --insecure and --raw use loopback unless --listen)",
             inProfiles: false),
         Key(
-            path: "receive.output", kind: .choice(["print", "pointer", "joystick", "spacemouse"]),
+            path: "receive.output", kind: .choice(["print", "pointer", "joystick", "spacemouse", "gamepad"]),
             defaultValue: .text("print"),
-            comment: "print frames, or drive a virtual pointer, joystick or spacemouse (6-DoF for spacenavd)",
+            comment:
+                "print frames, or drive a virtual pointer, joystick, spacemouse (6-DoF for spacenavd) or gamepad (gyro on a stick, for games)",
             inProfiles: false),
         Key(
             path: "receive.format", kind: .choice(["text", "jsonl"]), defaultValue: .text("text"),
@@ -158,7 +161,44 @@ public enum ConfigurationSchema {
             inProfiles: false),
         Key(
             path: "pointer.swap_axes", kind: .boolean, defaultValue: .boolean(false), comment: "exchange the axes",
-            inProfiles: false)
+            inProfiles: false),
+        Key(
+            path: "gamepad.stick", kind: .choice(["right", "left"]), defaultValue: .text("right"),
+            comment: "the virtual gamepad's stick the gyroscope drives (the real stick's deflection is added)",
+            inProfiles: true),
+        Key(
+            path: "gamepad.sensitivity", kind: .number(0.001...1000), defaultValue: .number(1),
+            comment: "the game's camera turn per degree the controller turns (1: as the controller does)",
+            inProfiles: true),
+        Key(
+            path: "gamepad.full_speed", kind: .number(1...100_000), defaultValue: .number(360),
+            comment: "the game's camera speed at full stick deflection, °/s (faster turns are capped there)",
+            inProfiles: true),
+        Key(
+            path: "gamepad.inner_dead_zone", kind: .number(0...0.95), defaultValue: .number(0),
+            comment: "the game's stick dead zone as a fraction of the stick's reach: the smallest turn starts past it",
+            inProfiles: true),
+        Key(
+            path: "gamepad.outer_dead_zone", kind: .number(0...0.95), defaultValue: .number(0),
+            comment: "the part of the stick's reach at its edge that the game already takes as full", inProfiles: true
+        ),
+        Key(
+            path: "gamepad.power", kind: .number(0.05...20), defaultValue: .number(1),
+            comment: "the exponent of the game's stick curve (its speed grows as deflection^power; 1: linear)",
+            inProfiles: true),
+        Key(
+            path: "gamepad.rest_speed", kind: .number(0...1000), defaultValue: .number(1),
+            comment: "turns slower than this (°/s) move nothing, so the stick rests centred while the controller does",
+            inProfiles: true),
+        Key(
+            path: "gamepad.gyro_space", kind: .choice(["local", "player", "world"]), defaultValue: .text("player"),
+            comment: "which turns move the stick, as for the pointer", inProfiles: true),
+        Key(
+            path: "gamepad.invert_x", kind: .boolean, defaultValue: .boolean(false),
+            comment: "mirror the stick's horizontal motion", inProfiles: true),
+        Key(
+            path: "gamepad.invert_y", kind: .boolean, defaultValue: .boolean(false),
+            comment: "mirror the stick's vertical motion", inProfiles: true)
     ]
 
     /// The key at `path`.
