@@ -225,9 +225,12 @@ public struct EvdevMotionDecoder: Sendable {
         guard ratio > 0.5 && ratio < 2 else { return }
         let tolerance = max(Self.computedStepTolerance, 4 * estimate.spread)
         correctedStep = step
+        computedStepsSeen += 1
         if abs(ratio - 1) <= tolerance {
             timestampRatio = 1
-            agreedStep = step
+            // The driver's default (15 ms) until its first average is no measurement: a pad
+            // reporting every 14.96 ms agrees with it (0.26%), then averages 14 for ever.
+            if computedStepsSeen > Self.driverDefaultSteps { agreedStep = step }
             setToAgreedStep = false
         } else if let agreed = agreedStep, abs(Double(agreed) * 1e-6 / estimate.samplePeriod - 1) <= tolerance {
             timestampRatio = Double(step) / Double(agreed)
@@ -246,4 +249,9 @@ public struct EvdevMotionDecoder: Sendable {
     /// delivering reports late, then together, moved the arrival estimate 0.6% (a Joy-Con's turn
     /// 11 counts of 1800 short in a `--busy` run at 0.5% tolerance).
     public static let computedStepTolerance = 0.02
+
+    /// hid-nintendo's steps before its first average: JC_IMU_DFLT_AVG_DELTA_MS until 300 report
+    /// intervals were summed (JC_IMU_SAMPLES_PER_DELTA_AVG), three samples a report.
+    public static let driverDefaultSteps = 3 * 301
+    private var computedStepsSeen = 0
 }
