@@ -85,8 +85,16 @@ enum SpacenavdTests {
             ("yaw +22°", AttitudeFrame(roll: 0, pitch: 0, yaw: Float(22 * Double.pi / 180))),
             ("roll -7°", AttitudeFrame(roll: Float(-7 * Double.pi / 180), pitch: 0, yaw: 0))
         ] {
+            // Held until spacenavd passes the tilt on (a busy machine once took longer than the
+            // 0.6 s this waited: no motion at all), then read for 0.2 s while it is still held.
+            var motions: [[Int32]] = []
+            let deadline = MonotonicClock.nanoseconds() + 30_000_000_000
             try hold(frame, seconds: 0.6)
-            let motions = client!.motions(seconds: 0.2)
+            while MonotonicClock.nanoseconds() < deadline {
+                motions = client!.motions(seconds: 0.2)
+                if motions.count >= 10 { break }
+                try hold(frame, seconds: 0.1)
+            }
             guard let last = motions.last else {
                 try? daemon.send(signal: SIGTERM)
                 throw VMTestFailure(
