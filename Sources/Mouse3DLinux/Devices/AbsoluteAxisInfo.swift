@@ -23,6 +23,14 @@ public struct AbsoluteAxisInfo: Sendable, Equatable {
         return Float(v)
     }
 
+    /// `raw` as ``normalized(_:)``, a centred axis's middle exactly 0: a range with an even number
+    /// of values (a DualSense stick's 0–255) has no middle value, and its two middle values, half a
+    /// count either side, are where such a stick rests (0x80 for a DualSense's), so both read 0.
+    public func normalizedCentred(_ raw: Int) -> Float {
+        let middle = Double(minimum) + Double(maximum - minimum) / 2
+        return abs(Double(raw) - middle) <= 0.5 ? 0 : normalized(raw)
+    }
+
     /// Creates a description.
     public init(value: Int, minimum: Int, maximum: Int, fuzz: Int, flat: Int, resolution: Int) {
         self.value = value

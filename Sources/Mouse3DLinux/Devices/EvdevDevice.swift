@@ -25,6 +25,9 @@ public final class EvdevDevice {
             throw SystemCallError(call: "libevdev_new_from_fd", subject: path, errno: .init(rawValue: -rc))
         }
         device = dev
+        // Event times on CLOCK_MONOTONIC, the clock every other time in mouse3d is on (evdev's own
+        // default is CLOCK_REALTIME, which a wall-clock step moves). Kernels since 3.4 take it.
+        _ = libevdev_set_clock_id(dev, CLOCK_MONOTONIC)
     }
 
     deinit {
@@ -42,6 +45,17 @@ public final class EvdevDevice {
             Int(libevdev_get_id_bustype(device)), Int(libevdev_get_id_vendor(device)),
             Int(libevdev_get_id_product(device)), Int(libevdev_get_id_version(device))
         )
+    }
+
+    /// Takes the device for this descriptor alone (`EVIOCGRAB`, through `libevdev_grab`): other
+    /// readers of the node, and the input device's other handlers (joydev's `/dev/input/jsN`), get
+    /// nothing until the descriptor is closed, which the kernel does when the process dies,
+    /// SIGKILL included. (hidraw is not an input handler: a grab does not hide it.)
+    public func grab() throws(SystemCallError) {
+        let rc = libevdev_grab(device, LIBEVDEV_GRAB)
+        guard rc == 0 else {
+            throw SystemCallError(call: "ioctl(EVIOCGRAB)", subject: path, errno: .init(rawValue: -rc))
+        }
     }
 
     /// Whether the device has input property `property` (for example `INPUT_PROP_ACCELEROMETER`).
@@ -69,7 +83,7 @@ public final class EvdevDevice {
 
     /// One event read from the device.
     public struct Event: Sendable, Equatable {
-        /// The kernel's timestamp of the event, in nanoseconds (CLOCK_MONOTONIC unless changed).
+        /// The kernel's timestamp of the event, in nanoseconds, on CLOCK_MONOTONIC (set at open).
         public var timeNanoseconds: Int64
         /// `EV_*`.
         public var type: Int32
