@@ -12,8 +12,10 @@ packages="libstdc++-12-dev libevdev-dev libudev-dev libsodium-dev libssl-dev lib
 # man-db and binutils for the package test (man -l, objdump for the package's Depends); debootstrap
 # for the package's test on a clean Debian 12 root; openssl (its s_client) makes the ClientHellos of the
 # phone's attack test; tmux, zbar-tools and python3-pil read the phone's QR code off a terminal; systemd for systemd-analyze, which rates the
-# units' sandboxes and reads their ExecStart (the packaging tests; nothing is started).
-[ "${1:-}" = "--vm" ] && packages="$packages qemu-system-x86 busybox-static cpio kmod xz-utils file iproute2 chromium chromium-driver python3-selenium openssl tmux zbar-tools python3-pil man-db binutils debootstrap systemd"
+# units' sandboxes and reads their ExecStart (the packaging tests; nothing is started). libsdl2-2.0-0 is
+# the SDL a game links: the VM tests copy it in and check that it takes the virtual gamepad as a game
+# controller with no mapping supplied.
+[ "${1:-}" = "--vm" ] && packages="$packages qemu-system-x86 busybox-static cpio kmod xz-utils file iproute2 chromium chromium-driver python3-selenium openssl tmux zbar-tools python3-pil man-db binutils debootstrap systemd libsdl2-2.0-0"
 missing=""
 for p in $packages; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

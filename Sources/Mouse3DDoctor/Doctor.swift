@@ -30,6 +30,7 @@ public enum Doctor {
             checks += phonePage(port: PhoneSource.defaultPort, mDNS: avahi.status == .ok)
         }
         checks.append(spacenavd(needed: output == "spacemouse", processes: environment.processDirectory))
+        if environment.checksSources { checks += gamepads(needed: output == "gamepad") }
         return checks
     }
 
@@ -319,6 +320,36 @@ public enum Doctor {
             }
         }
         return checks
+    }
+
+    /// For the virtual gamepad (`--uinput gamepad`): each controller's gamepad node can be taken for
+    /// mouse3d alone (EVIOCGRAB, released again at once), so a game sees one controller. A program
+    /// that holds it already (Steam Input, InputPlumber, another mouse3d) makes that fail with EBUSY.
+    static func gamepads(needed: Bool) -> [DoctorCheck] {
+        guard let udev = try? Udev(), let found = try? MotionSourceEnumerator.evdevDevices(udev: udev) else {
+            return []
+        }
+        let keys = Set(Xbox360Layout.keys.map(Int32.init))
+        return found.compactMap { info -> DoctorCheck? in
+            guard let node = info.node, let pad = try? GamepadButtons.sibling(of: node, having: keys) else {
+                return nil
+            }
+            do {
+                try pad.device.grab()
+                return DoctorCheck(
+                    "gamepad", .ok,
+                    "'\(pad.device.name)' at \(pad.device.path) can be hidden from other programs while `run --uinput gamepad` stands in for it (its hidraw node stays visible: an SDL game may see the real pad there too)"
+                )
+            } catch {
+                return DoctorCheck(
+                    "gamepad", needed ? .problem : .note,
+                    "'\(pad.device.name)' at \(pad.device.path) cannot be hidden: \(error)"
+                        + ((error as? SystemCallError)?.errno == .resourceBusy ? " (another program holds it)" : ""),
+                    fix:
+                        "close the program that holds the pad (Steam Input, InputPlumber, a game reading it) before `mouse3d run --uinput gamepad`",
+                    blocking: needed)
+            }
+        }
     }
 
     /// spacenavd, when the spacemouse output is configured.

@@ -15,7 +15,7 @@ extension Mouse3D {
                 the write of its SYN_REPORT is recorded in an HDR histogram.
                 """)
 
-        @Option(help: "pointer, joystick or spacemouse.")
+        @Option(help: "pointer, joystick, spacemouse or gamepad.")
         var mode: UinputMode = .pointer
 
         @Option(help: "How many frames.")

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Mouse3DAssembly
 import Mouse3DCore
 import Mouse3DLinux
 import Mouse3DNetwork
@@ -26,8 +27,8 @@ struct DSUOptions: ParsableArguments {
     }
 
     /// The evdev button codes the server passes on, to be watched on the gamepad.
-    var buttonCodes: Set<Int32> { dsu == nil ? [] : DSUServer.buttonCodes }
-    var axisCodes: Set<Int32> { dsu == nil ? [] : DSUServer.axisCodes }
+    /// What the DSU server needs of the gamepad: its buttons and sticks.
+    var pad: PadNeeds { dsu == nil ? PadNeeds() : PadNeeds(buttons: DSUServer.buttonCodes, axes: DSUServer.axisCodes) }
 
     /// Starts the server for the device with calibration key `device` (its samples in mouse3d's
     /// gamepad frame when `inGamepadFrame`), saying where, and warning

@@ -54,16 +54,15 @@ struct MotionSourceOptions: ParsableArguments {
 
     /// Opens `source` to be fused: a log played at --speed (looped with --loop), a phone
     /// (remembered with --phone-remember), or a live sensor followed through unplugging (its device
-    /// profile applied to `configuration` first). `extraButtons`, `axes`: evdev codes read from the
-    /// gamepad for outputs (a DSU server), besides the configured buttons.
+    /// profile applied to `configuration` first). `pad`: what outputs need of the gamepad (a DSU
+    /// server, the virtual gamepad), besides the configured buttons.
     func open(
         _ source: any SourceKind, configuration: inout Configuration, diagnostics: Diagnostics,
-        extraButtons: Set<Int32> = [], axes: Set<Int32> = []
+        pad: PadNeeds = PadNeeds()
     ) throws -> OpenedSource {
         let speedFactor: Double? = if case .factor(let f) = speed { f } else { nil }
         return try source.open(
-            .fuse(
-                speed: speedFactor, loops: loop, rememberPhone: phoneRemember, extraButtons: extraButtons, axes: axes),
+            .fuse(speed: speedFactor, loops: loop, rememberPhone: phoneRemember, pad: pad),
             configuration: &configuration, diagnostics: diagnostics)
     }
 

@@ -25,7 +25,7 @@ struct OutputOptions: ParsableArguments {
 
     @Option(
         help:
-            "Drive a virtual input device (receive: one per sender): pointer (gyro mouse), joystick (absolute pose) or spacemouse (6-DoF rates for spacenavd)."
+            "Drive a virtual input device (receive: one per sender): pointer (gyro mouse), joystick (absolute pose), spacemouse (6-DoF rates for spacenavd) or gamepad (an Xbox 360 pad for games: run passes the real pad through and hides it, the gyroscope turns a stick)."
     )
     var uinput: UinputMode?
 
@@ -38,6 +38,8 @@ struct OutputOptions: ParsableArguments {
 
     @OptionGroup var pointer: PointerOptions
 
+    @OptionGroup var gamepad: GamepadOptions
+
     // The output catalog's entries beyond these: one line each here and in `entries`.
     @OptionGroup var opentrack: OpentrackOption
 
@@ -47,6 +49,7 @@ struct OutputOptions: ParsableArguments {
     /// These flags as a configuration layer (the pointer's tuning and the print format).
     func addFlags(to flags: inout ConfigurationLayer) throws {
         try pointer.addFlags(to: &flags)
+        try gamepad.addFlags(to: &flags)
         if let format { try flags.set("receive.format", .text(format.rawValue), origin: .flag("--format")) }
     }
 
@@ -59,6 +62,10 @@ struct OutputOptions: ParsableArguments {
         var otherOutputs = false
         var format: PrintFormat
         var mapping: PointerMapping
+        /// The gamepad's gyro stick, and the real pad's keys it does not pass on (those mouse3d
+        /// acts on).
+        var gyroStick = GyroStickMapping()
+        var withheld: Set<Int32> = []
         var showsLatency = false
         var onRecenter: (() throws -> Void)?
         /// What the live view draws: `phone`, `gamepad`, or `sensor` (a plain slab).
@@ -90,7 +97,11 @@ struct OutputOptions: ParsableArguments {
             try startView($0, diagnostics: diagnostics, device: request.device, onRecenter: request.onRecenter)
         }
         let others = request.uinput != nil || built.view != nil || !built.plugged.isEmpty || request.otherOutputs
-        built.device = request.uinput.map { UinputOutput(mode: $0, mapping: request.mapping, diagnostics: diagnostics) }
+        built.device = request.uinput.map {
+            UinputOutput(
+                mode: $0, mapping: request.mapping, gyroStick: request.gyroStick, withheld: request.withheld,
+                diagnostics: diagnostics)
+        }
         // An explicit --format asks for printing too.
         built.printer =
             print || format != nil || (request.printsByDefault && !others) ? PrintOutput(format: request.format) : nil

@@ -102,7 +102,7 @@ extension Mouse3D {
             let built = try outputs.assemble(
                 .init(
                     uinput: settings.uinput, printsByDefault: settings.print, format: settings.format,
-                    mapping: settings.mapping,
+                    mapping: settings.mapping, gyroStick: settings.gyroStick,
                     showsLatency: latency,
                     wrap: { output, kind in
                         guard let extrapolate, kind == .device || kind == .drivesSomething else { return output }
@@ -126,7 +126,7 @@ extension Mouse3D {
             session.loop.onReload = {
                 reload(&configuration, &settings, flags: flags, diagnostics: diagnostics)
                 try? pairings?.reload(force: true)  // the senders' folder reread, even if it was replaced
-                devices?.update(mapping: settings.mapping)
+                devices?.update(mapping: settings.mapping, gyroStick: settings.gyroStick)
                 printer?.format = settings.format
                 reception.printsStatistics = settings.stats
             }
@@ -163,6 +163,7 @@ extension Mouse3D.Receive {
         }
         for key in ["network.port", "receive.listen"] where next[key] != configuration[key] { later.append(key) }
         settings.mapping = nextSettings.mapping
+        settings.gyroStick = nextSettings.gyroStick
         settings.format = nextSettings.format
         settings.stats = nextSettings.stats
         configuration = next
@@ -181,6 +182,7 @@ struct ReceiveSettings {
     var format: PrintFormat
     var stats: Bool
     var mapping: PointerMapping
+    var gyroStick: GyroStickMapping
 
     init(_ c: Configuration, printFlag: Bool, uinputFlag: UinputMode?) throws {
         let output = c[.receiveOutput] ?? "print"
@@ -194,6 +196,7 @@ struct ReceiveSettings {
         format = PrintFormat(rawValue: c[.receiveFormat] ?? "text") ?? .text
         stats = c[.receiveStats]
         mapping = try PointerOptions.mapping(c)
+        gyroStick = try GamepadOptions.mapping(c)
     }
 }
 

@@ -12,7 +12,7 @@ extension Mouse3D {
             discussion: """
                 The gamepad in your hand as a mouse, here and now: the same sources as `send` (a live \
                 sensor followed through unplugging, or a replayed log) and the same outputs as `receive` \
-                (--print, --uinput pointer|joystick|spacemouse), without a receiver, a pairing or a \
+                (--print, --uinput pointer|joystick|spacemouse|gamepad), without a receiver, a pairing or a \
                 stream. Without an output it prints. Works with no configuration at all; a replayed log \
                 without --loop ends the run (exit 0); SIGINT or SIGTERM releases every virtual device; \
                 SIGUSR1 recentres.
@@ -54,13 +54,15 @@ extension Mouse3D {
             }
             var configuration = try EffectiveConfiguration.load(flags: flags)
             let source = try SourceCatalog.chosen(configuration)
+            let pointer = outputs.uinput == nil ? PointerMapping() : try PointerOptions.mapping(configuration)
+            _ = try GamepadOptions.mapping(configuration)  // a bad setting said before anything opens
             // before the source is opened or anything listens
             if outputs.uinput != nil { try UinputOutput.checkAccess() }
 
             // The pipeline: source → fusion → printed lines and/or a virtual device.
             let opened = try motion.open(
-                source, configuration: &configuration, diagnostics: diagnostics, extraButtons: dsu.buttonCodes,
-                axes: dsu.axisCodes)
+                source, configuration: &configuration, diagnostics: diagnostics,
+                pad: dsu.pad.union(outputs.uinput == .gamepad ? .virtualGamepad : PadNeeds()))
             let dsuServer = try dsu.start(
                 device: opened.calibrationKey, inGamepadFrame: opened.gamepadAxes != nil, diagnostics: diagnostics)
             let recenter = RecenterHandle()
@@ -69,7 +71,9 @@ extension Mouse3D {
                 .init(
                     uinput: outputs.uinput, otherOutputs: dsuServer != nil,
                     format: PrintFormat(rawValue: configuration[.receiveFormat] ?? "text") ?? .text,
-                    mapping: outputs.uinput == nil ? PointerMapping() : try PointerOptions.mapping(configuration),
+                    // The gyro stick read again: the device's profile is applied now.
+                    mapping: pointer, gyroStick: try GamepadOptions.mapping(configuration),
+                    withheld: opened.buttons?.map.codes ?? [],
                     onRecenter: { recenter.recenter(because: "the view's button") }, device: opened.viewDevice,
                     wrap: { output, _ in paced(output, hertz: rate) }),
                 diagnostics: diagnostics)

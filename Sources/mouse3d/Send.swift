@@ -117,8 +117,7 @@ extension Mouse3D {
 
             // The pipeline: source → fusion → the network stream.
             let opened = try motion.open(
-                source, configuration: &configuration, diagnostics: diagnostics, extraButtons: dsu.buttonCodes,
-                axes: dsu.axisCodes)
+                source, configuration: &configuration, diagnostics: diagnostics, pad: dsu.pad)
             let dsuServer = try dsu.start(
                 device: opened.calibrationKey, inGamepadFrame: opened.gamepadAxes != nil, diagnostics: diagnostics)
             let fusion = try FusionStage(

@@ -97,7 +97,7 @@ struct GyroStickTests {
             let yaw = Double(i) * 0.004 * degreesPerSecond + Double.random(in: -noise...noise, using: &random) * 0.004
             return stick.update(
                 rollRadians: 0.3, pitchRadians: 0.1, yawRadians: yaw * .pi / 180,
-                timeNanoseconds: UInt64(i) * 4_000_000, enabled: enabled)
+                motionTimeNanoseconds: UInt64(i) * 4_000_000, enabled: enabled)
         }
     }
 
@@ -133,6 +133,25 @@ struct GyroStickTests {
         for v in on { #expect(abs(v.x + 30) < 1e-6, "\(v)") }
     }
 
+    @Test(
+        "An update without new motion (a button's) keeps the velocity; a jump faster than any gyroscope (a recentre) is no motion; a batch of samples arriving together is measured on their own clock"
+    )
+    func motionClock() {
+        var stick = GyroStick(mapping: GyroStickMapping())
+        let v = turning(&stick, degreesPerSecond: 30, seconds: 0.2).last!
+        let yaw = 49 * 0.004 * 30 * Double.pi / 180  // the last attitude fed
+        let button = stick.update(
+            rollRadians: 0.3, pitchRadians: 0.1, yawRadians: yaw, motionTimeNanoseconds: nil, enabled: true)
+        #expect(button == v, "a button's update changed the velocity to \(button)")
+        let jump = stick.update(
+            rollRadians: 0.3, pitchRadians: 0.1, yawRadians: yaw + 0.5, motionTimeNanoseconds: 200_000_000,
+            enabled: true)
+        #expect(jump == v, "a 0.5 rad jump in 4 ms read as \(jump)")
+        let next = turning(&stick, degreesPerSecond: 30, seconds: 0.02, from: 51).last!
+        // Back from the jump (another jump: no motion), then the turn goes on: 30 °/s to the left.
+        #expect(abs(next.x + 30) < 1e-6, "after the jump: \(next)")
+    }
+
     @Test("At rest (the source gone) it asks for nothing, and the next attitude starts anew")
     func rest() {
         var stick = GyroStick(mapping: GyroStickMapping())
@@ -141,7 +160,7 @@ struct GyroStickTests {
         #expect(stick.velocity == .zero)
         // Back 40° further on: no turn measured across the gap.
         let v = stick.update(
-            rollRadians: 0, pitchRadians: 0, yawRadians: 0.7, timeNanoseconds: 9_000_000_000, enabled: true)
+            rollRadians: 0, pitchRadians: 0, yawRadians: 0.7, motionTimeNanoseconds: 9_000_000_000, enabled: true)
         #expect(v == .zero)
     }
 }

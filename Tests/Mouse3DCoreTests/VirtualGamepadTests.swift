@@ -142,7 +142,8 @@ struct VirtualGamepadTests {
                 for i in steps {
                     _ = pad.attitude(
                         rollRadians: 0, pitchRadians: 0, yawRadians: -Double(i) * 0.004 * 36 * .pi / 180,
-                        timeNanoseconds: UInt64(i) * 4_000_000, enabled: enabled)
+                        motionTimeNanoseconds: UInt64(i) * 4_000_000, arrivedNanoseconds: UInt64(i) * 4_000_000,
+                        enabled: enabled)
                 }
             }
             turn(0..<10, enabled: true)
@@ -189,7 +190,7 @@ struct VirtualGamepadTests {
                 t = UInt64(i) * period
                 _ = pad.attitude(
                     rollRadians: 0, pitchRadians: 0, yawRadians: -Double(t) * 1e-9 * 36 * .pi / 180,
-                    timeNanoseconds: t, enabled: true)
+                    motionTimeNanoseconds: t, arrivedNanoseconds: t, enabled: true)
             }
             let expected = t + max(50_000_000, 4 * period)
             #expect(
@@ -205,6 +206,15 @@ struct VirtualGamepadTests {
             }
             #expect(pad.value(ofAxis: C.absRY) == 8192 && pad.staleAt == nil)
         }
+    }
+
+    @Test("A trigger mouse3d acts on (the clutch on L2) stays released on an analog pad too")
+    func withheldTrigger() {
+        var pad = VirtualGamepad(mapping: GyroStickMapping(), withheld: [C.btnTL2])
+        let pulled = pad.axis(C.absZ, normalized: 1) + pad.key(C.btnTL2, pressed: true)
+        #expect(pulled == [] && pad.value(ofAxis: C.absZ) == 0)
+        let right = pad.axis(C.absRZ, normalized: 1)
+        #expect(right == [abs(C.absRZ, 255)])
     }
 
     @Test("At rest everything held is released and every axis centred, once; then nothing more")

@@ -96,6 +96,12 @@ for name in $(sed -n 's/^#define M3D_LIB[A-Z_]* "\(.*\)"$/\1/p' Sources/C*/shim.
     [ -n "$lib" ] || { echo "vm: $name is not on this machine (Tests/setup-debian.sh installs it)" >&2; exit 1; }
     copy_with_libraries "$lib" "$lib"
 done
+# Debian's SDL 2 and the libudev it opens at run time (as a game has them), for the gamepad tests.
+sdl=$(awk '$1 == "libSDL2-2.0.so.0" && /x86-64/ {print $NF; exit}' <<<"$libraries")
+[ -n "$sdl" ] || { echo "vm: libSDL2-2.0.so.0 is not on this machine (Tests/setup-debian.sh --vm installs libsdl2-2.0-0)" >&2; exit 1; }
+copy_with_libraries "$sdl" "$sdl"
+udevlib=$(awk '$1 == "libudev.so.1" && /x86-64/ {print $NF; exit}' <<<"$libraries")
+[ -z "$udevlib" ] || copy_with_libraries "$udevlib" "$udevlib"
 # iproute2's ip (with netns) and tc for the impaired-network tests, beside busybox's own ip (recipes/netem-vm.md).
 mkdir -p "$rootfs/opt/iproute"
 copy_with_libraries "$(command -v ip)" /opt/iproute/ip

@@ -28,21 +28,23 @@ public struct LiveSourceKind: SourceKind, Equatable {
         var buttonSettings: ButtonSettings?
         let follower: MotionSourceFollower
         switch purpose {
-        case .fuse(_, _, _, let extraButtons, let axes):
+        case .fuse(_, _, _, let pad):
             follower = try Self.follow(
                 request, configuration: &configuration,
                 watchingButtons: { c in
                     let settings = try ButtonSettings(c)
                     buttonSettings = settings
-                    return settings.map.codes.union(extraButtons)
-                }, axes: axes, diagnostics: diagnostics)
+                    return settings.map.codes.union(pad.buttons)
+                }, axes: pad.axes, hidingPad: pad.hidden, diagnostics: diagnostics)
         case .calibrate, .record:
             follower = try Self.follow(
                 request, configuration: &configuration, watchingButtons: { _ in [] }, diagnostics: diagnostics)
         }
         return OpenedSource(
             source: follower, buttons: buttonSettings,
-            summary: follower.summary + (follower.buttonDeviceName.map { ", buttons from '\($0)'" } ?? ""),
+            summary: follower.summary + (follower.buttonDeviceName.map { ", buttons from '\($0)'" } ?? "")
+                + (follower.hiddenNodes.isEmpty
+                    ? "" : "; hidden from other programs (\(follower.hiddenNodes.joined(separator: ", ")))"),
             isReplay: false, calibrationKey: follower.identity.calibrationKey,
             gamepadAxes: follower.identity.gamepadAxes)
     }
@@ -52,7 +54,7 @@ public struct LiveSourceKind: SourceKind, Equatable {
     static func follow(
         _ request: MotionSourceRequest, configuration: inout Configuration,
         watchingButtons: (Configuration) throws -> Set<Int32>,
-        axes: Set<Int32> = [], diagnostics: Diagnostics
+        axes: Set<Int32> = [], hidingPad: Bool = false, diagnostics: Diagnostics
     ) throws -> MotionSourceFollower {
         if let info = try? MotionSourceSelector.describe(request) {
             let device = DeviceProfile.Device(name: info.name, id: info.deviceID, sysfsPath: info.sysfsPath)
@@ -76,8 +78,7 @@ public struct LiveSourceKind: SourceKind, Equatable {
         do {
             return try MotionSourceFollower(
                 request, iioPollHertz: poll > 0 ? poll : nil, mountOverride: mountText.flatMap(MountMatrix.init),
-                watchingButtons: buttons,
-                axes: axes, report: diagnostics.say)
+                watchingButtons: buttons, axes: axes, hidingPad: hidingPad, report: diagnostics.say)
         } catch {
             throw ActionableError("\(error)")
         }

@@ -33,7 +33,7 @@ public struct PhoneSourceKind: SourceKind, Equatable {
         -> OpenedSource
     {
         let remember: Bool
-        if case .fuse(_, _, let rememberPhone, _, _) = purpose { remember = rememberPhone } else { remember = false }
+        if case .fuse(_, _, let rememberPhone, _) = purpose { remember = rememberPhone } else { remember = false }
         let phone = try Self.openPhone(address: address, port: port, remember: remember, diagnostics: diagnostics)
         let buttons: ButtonSettings?
         if case .fuse = purpose {

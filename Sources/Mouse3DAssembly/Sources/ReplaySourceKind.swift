@@ -26,7 +26,7 @@ public struct ReplaySourceKind: SourceKind, Equatable {
     {
         let key = GyroCalibration.logKey(path: path)
         switch purpose {
-        case .fuse(let speed, let loops, _, _, _):
+        case .fuse(let speed, let loops, _, _):
             let log = try openMotionLog(path: path)
             let playback = MotionLogPlayback(file: log, loops: loops, speed: speed)
             // A log's own setup (`calibrate --axes` on it), kept under its path.

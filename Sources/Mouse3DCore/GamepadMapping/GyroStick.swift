@@ -13,23 +13,29 @@ public struct GyroStick: Sendable {
     /// A gyro stick with `mapping`.
     public init(mapping: GyroStickMapping) { self.mapping = mapping }
 
-    /// Feeds one attitude (radians, as ``Attitude``'s Euler angles) of `timeNanoseconds`; returns
-    /// the camera velocity the gyroscope asks for: zero while it is not `enabled` (the clutch) or
-    /// at rest. Turned on again, it measures from the attitude before, not from when it was last on.
+    /// Feeds one attitude (radians, as ``Attitude``'s Euler angles) with the time of the motion it
+    /// was fused from (`motionTimeNanoseconds`: the sample's own clock, or the sender's; nil for an
+    /// update that carries no new motion, such as a button's, which changes nothing but the
+    /// switch); returns the camera velocity the gyroscope asks for: zero while it is not `enabled`
+    /// (the clutch) or at rest. Turned on again, it measures from the attitude before, not from
+    /// when it was last on. A step faster than any gyroscope reads (``discontinuityDegreesPerSecond``:
+    /// a recentre, a re-anchored stream) is no motion: the velocity stays as it was.
     public mutating func update(
-        rollRadians: Double, pitchRadians: Double, yawRadians: Double, timeNanoseconds t: UInt64, enabled: Bool
+        rollRadians: Double, pitchRadians: Double, yawRadians: Double, motionTimeNanoseconds: UInt64?, enabled: Bool
     ) -> SIMD2<Double> {
-        let last = lastTime
-        lastTime = t
         let turn = turns.turn(
             in: mapping.gyroSpace, rollRadians: rollRadians, pitchRadians: pitchRadians, yawRadians: yawRadians)
+        let last = lastTime
+        if let t = motionTimeNanoseconds { lastTime = t }
         guard enabled else {
             velocity = .zero
             return velocity
         }
-        guard let turn, let last, t > last else { return velocity }
+        guard let turn, let t = motionTimeNanoseconds, let last, t > last else { return velocity }
         let rate = turn / (Double(t - last) * 1e-9)
-        guard (rate * rate).sum().squareRoot() >= max(mapping.restDegreesPerSecond, 1e-9) else {
+        let speed = (rate * rate).sum().squareRoot()
+        guard speed <= Self.discontinuityDegreesPerSecond else { return velocity }
+        guard speed >= max(mapping.restDegreesPerSecond, 1e-9) else {
             velocity = .zero
             return velocity
         }
@@ -39,6 +45,10 @@ public struct GyroStick: Sendable {
         velocity = v
         return v
     }
+
+    /// Faster than any controller's gyroscope reads (they saturate at 2000 °/s): a step implying
+    /// more is a jump of the attitude, not a turn.
+    public static let discontinuityDegreesPerSecond = 2500.0
 
     /// The source went away or its stream ended: nothing asked for, and the next attitude starts
     /// anew (no turn measured across the gap).

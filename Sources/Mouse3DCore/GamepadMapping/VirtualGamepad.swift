@@ -83,6 +83,9 @@ public struct VirtualGamepad: Sendable {
         case C.absY: real[0].y = n
         case C.absRX: real[1].x = n
         case C.absRY: real[1].y = n
+        case C.absZ where withheld.contains(C.btnTL2), C.absRZ where withheld.contains(C.btnTR2):
+            analogTriggers = true  // a trigger mouse3d acts on (the clutch on L2) stays released
+            return []
         case C.absZ, C.absRZ:
             analogTriggers = true
             return trigger(code, real: Xbox360Layout.triggerValue((n + 1) / 2))
@@ -92,20 +95,25 @@ public struct VirtualGamepad: Sendable {
         return sticks()
     }
 
-    /// One attitude of the fused motion (radians, as ``Attitude``'s Euler angles) at
-    /// `timeNanoseconds`: the gyroscope's part moves its stick while `enabled` (the clutch).
+    /// One attitude of the fused motion (radians, as ``Attitude``'s Euler angles): the gyroscope's
+    /// part moves its stick while `enabled` (the clutch). `motionTimeNanoseconds` is the time of
+    /// the motion on its own clock (the rate is measured on it; nil for an update without new
+    /// motion), `arrivedNanoseconds` when it reached this process (staleness is measured on it).
     public mutating func attitude(
-        rollRadians: Double, pitchRadians: Double, yawRadians: Double, timeNanoseconds: UInt64, enabled: Bool
+        rollRadians: Double, pitchRadians: Double, yawRadians: Double, motionTimeNanoseconds: UInt64?,
+        arrivedNanoseconds: UInt64, enabled: Bool
     ) -> [Event] {
-        if let last = lastAttitudeAt, timeNanoseconds > last {
-            let interval = Double(timeNanoseconds - last)
-            typicalIntervalNanoseconds =
-                typicalIntervalNanoseconds == 0 ? interval : typicalIntervalNanoseconds * 0.95 + interval * 0.05
+        if motionTimeNanoseconds != nil {
+            if let last = lastAttitudeAt, arrivedNanoseconds > last {
+                let interval = Double(arrivedNanoseconds - last)
+                typicalIntervalNanoseconds =
+                    typicalIntervalNanoseconds == 0 ? interval : typicalIntervalNanoseconds * 0.95 + interval * 0.05
+            }
+            lastAttitudeAt = arrivedNanoseconds
         }
-        lastAttitudeAt = timeNanoseconds
         _ = gyro.update(
             rollRadians: rollRadians, pitchRadians: pitchRadians, yawRadians: yawRadians,
-            timeNanoseconds: timeNanoseconds, enabled: enabled)
+            motionTimeNanoseconds: motionTimeNanoseconds, enabled: enabled)
         return sticks()
     }
 

@@ -37,23 +37,33 @@ public final class GamepadButtons {
     public static func sibling(of motionNode: String, having buttons: Set<Int32>, axes: Set<Int32> = []) throws
         -> GamepadButtons?
     {
-        let udev = try Udev()
-        let devices = try udev.devices(subsystem: "input").filter { $0.sysname.hasPrefix("event") }
-        guard let motion = devices.first(where: { $0.node == motionNode }), let motionInput = motion.parent else {
-            return nil
-        }
-        let uniq = motionInput.attribute("uniq") ?? ""
-        let family = FileSystem.realPath(motionInput.sysfsPath + "/..")
-        for candidate in devices where candidate.node != motionNode {
-            guard let input = candidate.parent, let node = candidate.node else { continue }
-            let sameUniq = !uniq.isEmpty && input.attribute("uniq") == uniq
-            let sameParent = family != nil && FileSystem.realPath(input.sysfsPath + "/..") == family
-            guard sameUniq || sameParent, let device = try? EvdevDevice(path: node) else { continue }
+        for node in try siblingNodes(of: motionNode) {
+            guard let device = try? EvdevDevice(path: node) else { continue }
             if buttons.contains(where: { device.hasEvent(type: Int32(EV_KEY), code: $0) }) {
                 return GamepadButtons(device: device, axes: axes)
             }
         }
         return nil
+    }
+
+    /// The event nodes of the controller the motion device at `motionNode` belongs to, but for that
+    /// one: its gamepad, a DualSense's touchpad (same unique id, or the same parent HID device).
+    public static func siblingNodes(of motionNode: String) throws -> [String] {
+        let udev = try Udev()
+        let devices = try udev.devices(subsystem: "input").filter { $0.sysname.hasPrefix("event") }
+        guard let motion = devices.first(where: { $0.node == motionNode }), let motionInput = motion.parent else {
+            return []
+        }
+        let uniq = motionInput.attribute("uniq") ?? ""
+        let family = FileSystem.realPath(motionInput.sysfsPath + "/..")
+        return devices.compactMap { candidate in
+            guard candidate.node != motionNode, let input = candidate.parent, let node = candidate.node else {
+                return nil
+            }
+            let sameUniq = !uniq.isEmpty && input.attribute("uniq") == uniq
+            let sameParent = family != nil && FileSystem.realPath(input.sysfsPath + "/..") == family
+            return sameUniq || sameParent ? node : nil
+        }
     }
 
     init(device: EvdevDevice, axes: Set<Int32> = []) {
@@ -63,12 +73,29 @@ public final class GamepadButtons {
         self.axes = found
     }
 
+    /// The watched axes at rest, as changes, for when the gamepad goes away: sticks and hats
+    /// centred, triggers (ABS_Z, ABS_RZ, ABS_GAS, ABS_BRAKE: 0 is released, by
+    /// Documentation/input/gamepad.rst) at the bottom of their range, so that nothing an output
+    /// passed on stays pulled.
+    public var restingAxes: [Change] {
+        axes.keys.sorted().map { .axis(code: $0, value: Self.triggers.contains($0) ? -1 : 0) }
+    }
+
+    /// The axes a gamepad's triggers are on (Documentation/input/gamepad.rst): at rest at their
+    /// minimum. The others (sticks, hats) rest at their middle.
+    static let triggers: Set<Int32> = [Int32(ABS_Z), Int32(ABS_RZ), Int32(ABS_GAS), Int32(ABS_BRAKE)]
+
+    /// An axis's value as a change: sticks and hats with their middle exactly 0.
+    private static func normalized(_ code: Int32, _ raw: Int, _ info: AbsoluteAxisInfo) -> Float {
+        triggers.contains(code) ? info.normalized(raw) : info.normalizedCentred(raw)
+    }
+
     /// The watched axes' positions now, as changes (for outputs starting with the device).
     public func currentAxes() -> [Change] {
         axes.keys.sorted().compactMap { code in
             guard let info = device.absoluteAxis(code) else { return nil }
             axisValues[code] = info.value
-            return .axis(code: code, value: info.normalized(info.value))
+            return .axis(code: code, value: Self.normalized(code, info.value, info))
         }
     }
 
@@ -99,7 +126,7 @@ public final class GamepadButtons {
                     }
                 } else if e.type == Int32(EV_ABS), let info = axes[e.code], axisValues[e.code] != Int(e.value) {
                     axisValues[e.code] = Int(e.value)
-                    changes.append(.axis(code: e.code, value: info.normalized(Int(e.value))))
+                    changes.append(.axis(code: e.code, value: Self.normalized(e.code, Int(e.value), info)))
                 }
             }
         }

@@ -9,4 +9,7 @@ public enum UinputMode: String, CaseIterable, Sendable {
     case joystick
     /// A 6-DoF device: tilt deflections as rates on ABS_RX/RY/RZ (ABS_X/Y/Z stay 0), BTN_0/BTN_1.
     case spacemouse
+    /// A gamepad for games, xpad's wired Xbox 360 pad to the code (``Xbox360Layout``): the real
+    /// pad's buttons, triggers, d-pad and sticks, and the gyroscope's turn on one stick.
+    case gamepad
 }

@@ -18,6 +18,9 @@ public final class MotionSourceFollower: MotionSampleSource {
     private var nextPoll: UInt64 = 0
     private let watchedButtons: Set<Int32>
     private let watchedAxes: Set<Int32>
+    /// Whether the controller's event nodes are taken for mouse3d alone (the virtual gamepad
+    /// stands in for it).
+    private let hidingPad: Bool
     private var buttons: GamepadButtons?
     private var loop: EventLoop?
     private var sink = MotionSampleSink(samples: { _ in })
@@ -27,11 +30,12 @@ public final class MotionSourceFollower: MotionSampleSource {
     /// Opens the source now (throws if it cannot), ready to follow it once started.
     public init(
         _ request: MotionSourceRequest, iioPollHertz: Double? = nil, mountOverride: MountMatrix? = nil,
-        watchingButtons watchedButtons: Set<Int32> = [], axes watchedAxes: Set<Int32> = [],
+        watchingButtons watchedButtons: Set<Int32> = [], axes watchedAxes: Set<Int32> = [], hidingPad: Bool = false,
         report: @escaping (String) -> Void
     ) throws {
         self.watchedButtons = watchedButtons
         self.watchedAxes = watchedAxes
+        self.hidingPad = hidingPad
         self.request = request
         self.iioPollHertz = iioPollHertz
         self.mountOverride = mountOverride
@@ -66,12 +70,37 @@ public final class MotionSourceFollower: MotionSampleSource {
 
     private func attachButtons() {
         buttons = nil
+        hiddenNodes = []
+        heldForHiding = []
         guard !watchedButtons.isEmpty, let evdev = source as? EvdevMotionSource else { return }
         buttons = try? GamepadButtons.sibling(of: evdev.device.path, having: watchedButtons, axes: watchedAxes)
         if buttons == nil {
             report("no gamepad with the configured buttons next to \(evdev.device.name); buttons are ignored")
         }
+        guard hidingPad else { return }
+        // Every node of the controller: motion, gamepad, a DualSense's touchpad (which the desktop
+        // would otherwise take as a touchpad). Those mouse3d does not read are held open for the grab.
+        let read = [evdev.device] + (buttons.map { [$0.device] } ?? [])
+        let others = ((try? GamepadButtons.siblingNodes(of: evdev.device.path)) ?? []).filter { node in
+            !read.contains { $0.path == node }
+        }.compactMap { try? EvdevDevice(path: $0) }
+        heldForHiding = others
+        for device in read + others {
+            do {
+                try device.grab()
+                hiddenNodes.append(device.path)
+            } catch {
+                report(
+                    "could not hide '\(device.name)' (\(device.path)) from other programs: \(error)\(error.errno == .resourceBusy ? " (another program holds it: close it and start again)" : ""); they see it beside the virtual gamepad"
+                )
+            }
+        }
     }
+
+    /// The event nodes taken for mouse3d alone (while the pad is hidden).
+    public private(set) var hiddenNodes: [String] = []
+    /// The controller's nodes mouse3d does not read, held open only for their grab.
+    private var heldForHiding: [EvdevDevice] = []
 
     /// Registers the current device's descriptors (or its poll timer) and its buttons.
     private func registerDevice() {
@@ -103,6 +132,7 @@ public final class MotionSourceFollower: MotionSampleSource {
                     let held = buttons.held.sorted()
                     self.buttons = nil
                     for code in held { try sink.button(code, false) }
+                    for case .axis(let code, let value) in buttons.restingAxes { try sink.axis(code, value) }
                     return
                 }
                 for change in changes {
@@ -143,12 +173,16 @@ public final class MotionSourceFollower: MotionSampleSource {
         report("\(summary): \(why); waiting for it to come back")
         source = nil
         loop?.cancel(&deviceRegistrations)
-        // Whatever was held is released with the device: nothing stays stuck.
+        // Whatever was held is released with the device, and the sticks and triggers it pulled
+        // return to rest: nothing stays stuck.
         let held = buttons?.held.sorted() ?? []
+        let resting = buttons?.restingAxes ?? []
         buttons = nil
+        heldForHiding = []
         lostAt = MonotonicClock.nanoseconds()
         nextRetry = 0
         for code in held { try sink.button(code, false) }
+        for case .axis(let code, let value) in resting { try sink.axis(code, value) }
     }
 
     private func tryReopen(now: UInt64) {

@@ -24,6 +24,7 @@ public final class DualSenseEmulator: GamepadEmulator, @unchecked Sendable {
     private var heldButtons: Set<Button> = []
     private var sticks: [UInt8] = [0x80, 0x80, 0x80, 0x80]
     private var hat: UInt8 = 8
+    private var triggers: [UInt8] = [0, 0]
 
     /// Face, shoulder and system buttons, by their bit in input report 0x01 (byte * 8 + bit).
     public enum Button: Int, Sendable {
@@ -55,6 +56,10 @@ public final class DualSenseEmulator: GamepadEmulator, @unchecked Sendable {
             hat = dpad
         }
     }
+
+    /// Pulls the analog triggers (report bytes 5 and 6: L2, R2; 0 released, 255 fully) in the
+    /// reports that follow. (Their digital BTN_TL2/BTN_TR2 bits are the buttons' own, ``hold(_:)``.)
+    public func set(triggers: [UInt8]) { lock.withLock { self.triggers = triggers } }
 
     /// The report descriptor: vendor-defined reports of the sizes the driver expects.
     static func reportDescriptor() -> [UInt8] {
@@ -105,8 +110,9 @@ public final class DualSenseEmulator: GamepadEmulator, @unchecked Sendable {
     ) -> [UInt8] {
         var r = [UInt8](repeating: 0, count: 64)
         r[0] = 0x01
-        for i in 5...6 { r[i] = 0 }  // triggers released
         lock.withLock {
+            r[5] = triggers[0]
+            r[6] = triggers[1]
             for i in 0..<4 { r[1 + i] = sticks[i] }
             r[8] = hat
             r[7] = sequence

@@ -162,14 +162,18 @@ extension OutputTests {
 extension OutputTests {
     /// `mouse3d bench output` runs against the real uinput and reports the latency.
     static func latencyBench() throws {
-        let path = "/tmp/bench-output.txt"
-        let child = try ChildProcess(
-            executable: mouse3d, arguments: ["bench", "output", "--frames", "2000"], standardOutputPath: path)
-        let errors = try child.readAllErrors()
-        try expect(try child.wait() == 0, "bench output failed: \(errors)")
-        let text = String(decoding: try FileContents.read(path: path), as: UTF8.self).filter { $0 != "\n" }
-        try expect(text.contains("p99"), "bench output printed: \(text)")
-        say("VMTEST-INFO \(text) (release build, TCG)")
+        // The pointer's and the gamepad's (an attitude to its stick event), side by side.
+        for mode in ["pointer", "gamepad"] {
+            let path = "/tmp/bench-output.txt"
+            let child = try ChildProcess(
+                executable: mouse3d, arguments: ["bench", "output", "--mode", mode, "--frames", "2000"],
+                standardOutputPath: path)
+            let errors = try child.readAllErrors()
+            try expect(try child.wait() == 0, "bench output --mode \(mode) failed: \(errors)")
+            let text = String(decoding: try FileContents.read(path: path), as: UTF8.self).filter { $0 != "\n" }
+            try expect(text.contains("p99"), "bench output printed: \(text)")
+            say("VMTEST-INFO \(text) (release build, TCG)")
+        }
     }
 }
 

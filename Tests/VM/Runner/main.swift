@@ -53,6 +53,11 @@ let allTests: [(name: String, run: () throws -> Void)] = [
     ("iio_pointer_upright_gravity_vector", IIOFrameTests.uprightGravity),
     ("iio_pointer_hwdb_mount_matrix", IIOFrameTests.hwdbMountMatrix),
     ("calibrate_axes_then_pointer", AxesSetupVMTests.calibrateThenPointer),
+    ("gamepad_identity_and_sdl", GamepadTests.identityAndSDL),
+    ("gamepad_hides_real_pad", GamepadTests.hidesRealPad),
+    ("gamepad_buttons_sticks_triggers", GamepadTests.buttonsSticksTriggers),
+    ("gamepad_gyro_stick", GamepadTests.gyroStick),
+    ("gamepad_unplug_mid_turn", GamepadTests.unplugMidTurn),
     // The seat test's (Tests/VM/Seat: a booted Debian with logind and the package installed).
     ("seat_device_acls", SeatTests.deviceACLs),
     ("seat_run_pointer_from_dualsense", SeatTests.runPointerFromDualSense),
