@@ -117,11 +117,12 @@ public enum ConfigurationFile {
                 reason: .invalid("'\(id)' is not vendor:product in hex, e.g. 054c:0ce6"))
         }
         for entry in table.entries where !["name", "match_name", "match_id", "match_path"].contains(entry.key) {
-            guard ["send", "filter"].contains(entry.key), case .table(let section) = entry.value else {
+            guard ["send", "filter", "gamepad"].contains(entry.key), case .table(let section) = entry.value else {
                 throw ConfigurationProblem(
                     origin: origin(entry.line), key: "profile.\(entry.key)",
                     reason: .unknownKey(
-                        "a profile has name, match_name, match_id, match_path, [profile.send] and [profile.filter]"))
+                        "a profile has name, match_name, match_id, match_path, [profile.send], [profile.filter] and [profile.gamepad]"
+                    ))
             }
             for item in section.entries {
                 let full = "\(entry.key).\(item.key)"

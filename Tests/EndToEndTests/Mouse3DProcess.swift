@@ -236,11 +236,15 @@ enum CPUHeavy {
 struct MachineLoad {
     private let busy: Double, own: Double, wall: Date
     private let children: [Int32]
+    /// Threads of this process that are the measurement's own (a flood's); with them, the rest of
+    /// this process (other tests running at once) counts as others.
+    private let threads: [Int32]?
 
-    init(children: [Int32]) {
+    init(children: [Int32], threads: [Int32]? = nil) {
         self.children = children
+        self.threads = threads
         busy = Self.busyTicks()
-        own = Self.ownTicks(children)
+        own = Self.ownTicks(children, threads: threads)
         wall = Date()
     }
 
@@ -249,7 +253,7 @@ struct MachineLoad {
         let ticksPerSecond = Double(sysconf(Int32(_SC_CLK_TCK)))
         let capacity =
             Date().timeIntervalSince(wall) * ticksPerSecond * Double(ProcessInfo.processInfo.activeProcessorCount)
-        let others = (Self.busyTicks() - busy) - (Self.ownTicks(children) - own)
+        let others = (Self.busyTicks() - busy) - (Self.ownTicks(children, threads: threads) - own)
         return capacity > 0 ? max(0, others / capacity) : 0
     }
 
@@ -263,8 +267,9 @@ struct MachineLoad {
         return fields[0] + fields[1] + fields[2] + fields[5] + fields[6] + fields[7]
     }
 
-    /// This process's CPU time with its reaped children's, and each live child's, in clock ticks.
-    static func ownTicks(_ children: [Int32]) -> Double {
+    /// This process's CPU time with its reaped children's (or, with `threads`, those threads' only),
+    /// and each live child's, in clock ticks. A thread's must be read while it runs.
+    static func ownTicks(_ children: [Int32], threads: [Int32]? = nil) -> Double {
         func ticks(_ pid: String, withChildren: Bool) -> Double {
             let text = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
             guard let close = text.lastIndex(of: ")") else { return 0 }
@@ -273,7 +278,10 @@ struct MachineLoad {
             guard f.count >= 14 else { return 0 }
             return f[10] + f[11] + (withChildren ? f[12] + f[13] : 0)
         }
-        return ticks("self", withChildren: true) + children.map { ticks("\($0)", withChildren: false) }.reduce(0, +)
+        let mine =
+            threads.map { $0.map { ticks("self/task/\($0)", withChildren: false) }.reduce(0, +) }
+            ?? ticks("self", withChildren: true)
+        return mine + children.map { ticks("\($0)", withChildren: false) }.reduce(0, +)
     }
 }
 
@@ -305,7 +313,12 @@ enum UnderLoad {
     /// ``busyShare`` of the machine meanwhile; a shortfall on a quiet machine is left to the caller's
     /// expectations, and fails.
     static func check(_ short: Bool, _ what: @autoclosure () -> String, load: MachineLoad) throws {
-        let share = load.othersShare
+        try check(short, what(), othersShare: load.othersShare)
+    }
+
+    /// As ``check(_:_:load:)``, with the others' share read already (while the measurement's own
+    /// threads still ran).
+    static func check(_ short: Bool, _ what: @autoclosure () -> String, othersShare share: Double) throws {
         if short && share > busyShare {
             throw Meaningless(reason: "\(what()) while other processes took \(Int(share * 100))% of the machine")
         }

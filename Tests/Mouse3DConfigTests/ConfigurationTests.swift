@@ -186,6 +186,9 @@ struct ConfigurationTests {
             clutch = "BTN_TL"
             [profile.filter]
             impact_limit = 8
+            [profile.gamepad]
+            sensitivity = 1.5
+            inner_dead_zone = 0.2
 
             [[profile]]
             name = "laptop"
@@ -205,6 +208,7 @@ struct ConfigurationTests {
             c[.sendClutch] == "BTN_TL"
                 && c.origin(.sendClutch) == .profile(name: "DualSense", path: "/u/config.toml", line: 9))
         #expect(c[.filterImpactLimit] == 6, "the environment still overrides a profile")
+        #expect(c[.gamepadSensitivity] == 1.5 && c[.gamepadInnerDeadZone] == 0.2, "the gyro stick per device")
         let other = DeviceProfile.Device(name: "Other Sony", id: "054c:0ce6", sysfsPath: "/x")
         let sony = c.applyProfile(for: other)
         #expect(sony?.profile.name == "any Sony")

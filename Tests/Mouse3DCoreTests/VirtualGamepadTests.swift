@@ -208,6 +208,23 @@ struct VirtualGamepadTests {
         }
     }
 
+    @Test("While the recenter button is held the gyro stick rests, and the jump of the zero is no turn")
+    func recentre() {
+        var pad = VirtualGamepad(mapping: GyroStickMapping())
+        func feed(_ i: Int, yaw: Double, recentring: Bool = false) {
+            _ = pad.attitude(
+                rollRadians: 0, pitchRadians: 0, yawRadians: yaw, motionTimeNanoseconds: UInt64(i) * 4_000_000,
+                arrivedNanoseconds: UInt64(i) * 4_000_000, enabled: true, recentring: recentring)
+        }
+        for i in 0..<10 { feed(i, yaw: -Double(i) * 0.004 * 36 * .pi / 180) }
+        #expect(pad.value(ofAxis: C.absRX) == Xbox360Layout.stickValue(0.1))
+        feed(10, yaw: 0.2, recentring: true)  // the zero moved: the attitude jumps 13 degrees
+        #expect(pad.value(ofAxis: C.absRX) == 0)
+        feed(11, yaw: 0)
+        feed(12, yaw: -0.004 * 36 * .pi / 180)
+        #expect(pad.value(ofAxis: C.absRX) == Xbox360Layout.stickValue(0.1), "the turn goes on from the new zero")
+    }
+
     @Test("A trigger mouse3d acts on (the clutch on L2) stays released on an analog pad too")
     func withheldTrigger() {
         var pad = VirtualGamepad(mapping: GyroStickMapping(), withheld: [C.btnTL2])

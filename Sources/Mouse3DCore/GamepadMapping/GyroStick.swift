@@ -50,6 +50,14 @@ public struct GyroStick: Sendable {
     /// more is a jump of the attitude, not a turn.
     public static let discontinuityDegreesPerSecond = 2500.0
 
+    /// The attitude's zero is being moved (the recenter button is held): nothing is asked for, and
+    /// the turn is measured anew from the next attitude, so the jump is no motion.
+    public mutating func recentring() {
+        velocity = .zero
+        turns.reset()
+        lastTime = nil
+    }
+
     /// The source went away or its stream ended: nothing asked for, and the next attitude starts
     /// anew (no turn measured across the gap).
     public mutating func rest() {

@@ -98,11 +98,16 @@ public struct VirtualGamepad: Sendable {
     /// One attitude of the fused motion (radians, as ``Attitude``'s Euler angles): the gyroscope's
     /// part moves its stick while `enabled` (the clutch). `motionTimeNanoseconds` is the time of
     /// the motion on its own clock (the rate is measured on it; nil for an update without new
-    /// motion), `arrivedNanoseconds` when it reached this process (staleness is measured on it).
+    /// motion), `arrivedNanoseconds` when it reached this process (staleness is measured on it);
+    /// while `recentring` (the recenter button held) the attitude's zero moves: no turn.
     public mutating func attitude(
         rollRadians: Double, pitchRadians: Double, yawRadians: Double, motionTimeNanoseconds: UInt64?,
-        arrivedNanoseconds: UInt64, enabled: Bool
+        arrivedNanoseconds: UInt64, enabled: Bool, recentring: Bool = false
     ) -> [Event] {
+        if recentring {
+            gyro.recentring()
+            return sticks()
+        }
         if motionTimeNanoseconds != nil {
             if let last = lastAttitudeAt, arrivedNanoseconds > last {
                 let interval = Double(arrivedNanoseconds - last)

@@ -127,7 +127,8 @@ public final class UinputOutput: AttitudeSink {
                 output.pad?.attitude(
                     rollRadians: Double(f.frame.roll), pitchRadians: Double(f.frame.pitch),
                     yawRadians: Double(f.frame.yaw), motionTimeNanoseconds: motionTime,
-                    arrivedNanoseconds: f.receivedNanoseconds, enabled: enabled) ?? []
+                    arrivedNanoseconds: f.receivedNanoseconds, enabled: enabled,
+                    recentring: f.buttons.contains(.recenter)) ?? []
             events +=
                 output.pad?.clicks(primary: f.buttons.contains(.primary), secondary: f.buttons.contains(.secondary))
                 ?? []

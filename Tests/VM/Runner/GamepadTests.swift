@@ -363,4 +363,48 @@ enum GamepadTests {
                 "\(what) at rest \(said(afterRemoval[i])) after the kernel removed the pad, 100 ms promised")
         }
     }
+
+    /// `receive --uinput gamepad` (a controller or a phone on another machine: no real pad): a
+    /// sender's frames turning right at 30 °/s, stamped on its own clock 10 ms apart, deflect the
+    /// right stick to 30/360 of its reach (2731 ± 2%), measured on the sender's stamps whatever the
+    /// sending's own jitter; the primary click pulls the right trigger; when the frames stop, the
+    /// stick is centred before the stream is given up (the gyro part goes stale first).
+    static func receiveGamepad() throws {
+        let (receiver, streamer) = try OutputTests.start("gamepad")
+        defer {
+            try? receiver.send(signal: SIGTERM)
+            _ = try? receiver.wait()
+        }
+        let start = MonotonicClock.nanoseconds()
+        var i: UInt64 = 0
+        func send(_ n: Int, buttons: ButtonState = [.clutch]) throws {
+            for _ in 0..<n {
+                let yaw = -30.0 * Double(i) * 0.01 * .pi / 180
+                try streamer.send(
+                    AttitudeFrame(roll: 0, pitch: 0, yaw: Float(yaw)), buttons: buttons, now: start + i * 10_000_000)
+                i += 1
+                MonotonicClock.sleep(nanoseconds: 10_000_000)
+            }
+        }
+        try send(1)
+        let pad = try EvdevDevice(path: try OutputTests.node(named: "mouse3d gamepad"))
+        var seen: [Int32] = []
+        for _ in 0..<20 {
+            try send(5)
+            _ = OutputTests.events(pad, seconds: 0.001)
+            seen.append(pad.currentValue(type: abs, code: Int32(C.absRX)))
+        }
+        let median = seen.sorted()[seen.count / 2]
+        try send(5, buttons: [.clutch, .primary])
+        let pulled = watch(pad, abs, Int32(C.absRZ), seconds: 2) { $0 == 255 }
+        let stopped = MonotonicClock.nanoseconds()
+        let centred = watch(pad, abs, Int32(C.absRX), seconds: 0.4) { $0 == 0 }
+        let after = Double(MonotonicClock.nanoseconds() - stopped) / 1e6
+        say(
+            "VMTEST-INFO receive --uinput gamepad: a sender's 30 °/s turn read \(median) on the right stick (2731 ± 2% promised); its primary click pulled the right trigger to \(pulled.value); the frames stopped, the stick read \(centred.value) \(Int(after)) ms later"
+        )
+        try expect(Swift.abs(Double(median) / 2731 - 1) <= 0.02, "the right stick read \(median) in the turn")
+        try expect(pulled.held, "the primary click left the right trigger at \(pulled.value)")
+        try expect(centred.held, "the frames stopped and the right stick stayed at \(centred.value)")
+    }
 }

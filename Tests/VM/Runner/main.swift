@@ -58,6 +58,7 @@ let allTests: [(name: String, run: () throws -> Void)] = [
     ("gamepad_buttons_sticks_triggers", GamepadTests.buttonsSticksTriggers),
     ("gamepad_gyro_stick", GamepadTests.gyroStick),
     ("gamepad_unplug_mid_turn", GamepadTests.unplugMidTurn),
+    ("receive_gamepad_from_a_sender", GamepadTests.receiveGamepad),
     // The seat test's (Tests/VM/Seat: a booted Debian with logind and the package installed).
     ("seat_device_acls", SeatTests.deviceACLs),
     ("seat_run_pointer_from_dualsense", SeatTests.runPointerFromDualSense),
