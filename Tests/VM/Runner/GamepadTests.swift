@@ -150,8 +150,27 @@ enum GamepadTests {
             }
         }
         try expect(readerSeesPress(seconds: 5), "the reader sees the pad before mouse3d runs")
+        /// `doctor`'s line about the pad.
+        func doctorSays() throws -> String {
+            let out = "/tmp/doctor-gamepad.json"
+            let doctor = try ChildProcess(
+                executable: mouse3d, arguments: ["doctor", "--json", "--offline"], standardOutputPath: out)
+            _ = try doctor.readAllErrors()
+            _ = try doctor.wait()
+            let text = String(decoding: (try? FileContents.read(path: out)) ?? [], as: UTF8.self)
+            return text.split(separator: "\n").first { $0.contains("\"name\":\"gamepad\"") }.map(String.init)
+                ?? "(no gamepad line)"
+        }
+        let free = try doctorSays()
+        try expect(
+            free.contains("\"status\":\"ok\"") && free.contains("can be hidden"), "doctor with the pad free: \(free)")
         for (ending, signal) in [("SIGTERM", SIGTERM), ("SIGKILL", SIGKILL)] {
             let (run, pad) = try start()
+            if signal == SIGTERM {
+                let held = try doctorSays()
+                try expect(held.contains("another program holds it"), "doctor while mouse3d holds the pad: \(held)")
+                say("VMTEST-INFO doctor, the pad free: \(free); held by run --uinput gamepad: \(held)")
+            }
             _ = OutputTests.events(reader, seconds: 0.2)
             controller.hold([.cross])
             let shown = watch(pad, key, Int32(BTN_SOUTH)) { $0 == 1 }

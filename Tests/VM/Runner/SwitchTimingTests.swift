@@ -26,12 +26,21 @@ enum SwitchTimingTests {
             let kept = RunTests.keptSchedule(controller, until: MonotonicClock.nanoseconds())
             let stamps =
                 errors.split(separator: "\n").first { $0.contains("timestamps:") }.map(String.init) ?? "(none)"
-            say("VMTEST-INFO Switch Pro Controller every 14.96 ms: \(moves); \(stamps); \(kept.said)")
+            let events = errors.split(separator: "\n").filter { $0.contains("events:") }.joined(separator: "; ")
+            say("VMTEST-INFO Switch Pro Controller every 14.96 ms: \(moves); \(stamps); \(kept.said); \(events)")
             do {
                 try moves.check(turnTolerance: 20)
             } catch {
-                guard !kept.kept && attempt < 3 else { throw error }
-                say("VMTEST-INFO the emulator did not keep its schedule (\(kept.said)): turned again")
+                // Retried when the emulator did not keep its schedule, or when the kernel dropped the
+                // device's events while mouse3d, starved, fell behind reading them (said on its
+                // closing lines: that motion is gone; a --busy run's turn came out -1395 so).
+                let dropped = errors.split(separator: "\n").first {
+                    $0.contains("the kernel dropped this device's events")
+                }
+                guard (!kept.kept || dropped != nil) && attempt < 3 else { throw error }
+                say(
+                    "VMTEST-INFO \(dropped.map { "mouse3d said: \($0)" } ?? "the emulator did not keep its schedule (\(kept.said))"): turned again"
+                )
                 continue
             }
             // The driver's steps are computed (4.666 ms) and each corrected by its ratio to the
