@@ -50,7 +50,7 @@ struct GamepadOptions: ParsableArguments {
         m.gyroSpace = GyroSpace(rawValue: c[.gamepadGyroSpace] ?? "player") ?? .player
         m.invertX = c[.gamepadInvertX]
         m.invertY = c[.gamepadInvertY]
-        if m.innerDeadZone + m.outerDeadZone >= 1 {
+        if !m.deadZonesLeaveRoom {  // each is 0 or more by its key's range: their sum is what fails
             throw CommandFailure(
                 "\(c.invalid(.gamepadOuterDeadZone, "with gamepad.inner_dead_zone \(m.innerDeadZone) (\(c.origin(.gamepadInnerDeadZone))) it leaves none of the stick between them: their sum must be under 1"))"
             )

@@ -51,7 +51,7 @@ public struct GyroStickMapping: Sendable, Equatable {
         if !(fullSpeedDegreesPerSecond.isFinite && fullSpeedDegreesPerSecond > 0) {
             found.append("the game's full speed must be above 0 °/s")
         }
-        if !(innerDeadZone >= 0 && outerDeadZone >= 0 && innerDeadZone + outerDeadZone < 1) {
+        if !deadZonesLeaveRoom {
             found.append(
                 "the dead zones must be 0 or more and leave some of the stick between them (inner + outer < 1)")
         }
@@ -60,6 +60,11 @@ public struct GyroStickMapping: Sendable, Equatable {
             found.append("the rest speed must be 0 °/s or more")
         }
         return found
+    }
+
+    /// Whether the dead zones are 0 or more and leave some of the stick between them.
+    public var deadZonesLeaveRoom: Bool {
+        innerDeadZone >= 0 && outerDeadZone >= 0 && innerDeadZone + outerDeadZone < 1
     }
 
     /// The part of the stick's reach between the dead zones.

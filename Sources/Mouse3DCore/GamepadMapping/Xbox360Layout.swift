@@ -20,7 +20,7 @@ public enum Xbox360Layout {
 
     /// Event types and codes (`<linux/input-event-codes.h>`).
     public enum Code {
-        public static let evSyn: UInt16 = 0, evKey: UInt16 = 1, evAbs: UInt16 = 3, evFF: UInt16 = 0x15
+        public static let evKey: UInt16 = 1, evAbs: UInt16 = 3
         public static let btnA: UInt16 = 0x130, btnB: UInt16 = 0x131, btnX: UInt16 = 0x133, btnY: UInt16 = 0x134
         public static let btnTL: UInt16 = 0x136, btnTR: UInt16 = 0x137, btnTL2: UInt16 = 0x138, btnTR2: UInt16 = 0x139
         public static let btnSelect: UInt16 = 0x13a, btnStart: UInt16 = 0x13b, btnMode: UInt16 = 0x13c
@@ -30,7 +30,6 @@ public enum Xbox360Layout {
         public static let absX: UInt16 = 0x00, absY: UInt16 = 0x01, absZ: UInt16 = 0x02
         public static let absRX: UInt16 = 0x03, absRY: UInt16 = 0x04, absRZ: UInt16 = 0x05
         public static let absHat0X: UInt16 = 0x10, absHat0Y: UInt16 = 0x11
-        public static let ffRumble: UInt16 = 0x50
     }
 
     /// The keys, in code order: A B X Y (BTN_SOUTH EAST NORTH WEST), the shoulders, back, start,

@@ -194,7 +194,12 @@ public final class UinputOutput: AttitudeSink {
 
     /// When the next device at rest is due to go, or a gamepad's gyroscope goes stale.
     public var nextDeadline: UInt64? {
-        ([retiring.first?.until] + outputs.values.map { $0.pad?.staleAt }).compactMap { $0 }.min()
+        // Asked on every pass of the loop: no array is built for it.
+        var earliest = retiring.first?.until
+        for output in outputs.values {
+            if let stale = output.pad?.staleAt { earliest = min(earliest ?? stale, stale) }
+        }
+        return earliest
     }
 
     /// Destroys the devices at rest whose time is up, and centres the gyro stick of gamepads whose
