@@ -63,7 +63,8 @@ public final class ReceptionEndpoint {
             request.format == .sealed
             ? try ReceiverPairings(base: FileSystem.userConfigurationDirectory, diagnostics: diagnostics) : nil
         do {
-            receiver = try AttitudeReceiver(listeningOn: address, format: request.format, opener: pairings?.opener)
+            receiver = try AttitudeReceiver(
+                listeningOn: address, format: request.format, opener: pairings?.opener, store: pairings)
         } catch {
             throw ActionableError("cannot listen on \(address): \(SystemCallError.describeBindFailure(error))")
         }

@@ -45,7 +45,7 @@ public enum SealBenchmark {
         let t1 = MonotonicClock.nanoseconds()
         var opened = 0
         for d in all {
-            if case .success = d.withUnsafeBytes({ opener.open($0) }) { opened += 1 }
+            if d.withUnsafeBytes({ opener.openStoringNothing($0) }).verified != nil { opened += 1 }
         }
         let t2 = MonotonicClock.nanoseconds()
         guard opened == count else { throw Failure(description: "only \(opened) of \(count) opened") }

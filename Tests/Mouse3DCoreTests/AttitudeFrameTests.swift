@@ -24,6 +24,23 @@ struct AttitudeFrameTests {
         #expect(decoded.yaw.bitPattern == frame.yaw.bitPattern)
     }
 
+    @Test("A datagram's last 24 bytes with its stream and sequence decode to the datagram; bad angles to nil")
+    func payload() throws {
+        let d = AttitudeDatagram(
+            streamID: 0xDEAD_BEEF, sequence: 1 << 40 + 7, sentNanoseconds: 123_456_789_012, buttons: [.clutch],
+            frame: AttitudeFrame(roll: 0.5, pitch: -1, yaw: 3))
+        let bytes = d.encoded
+        let decoded = bytes[16...].withUnsafeBytes {
+            AttitudeDatagram.decode(payload: $0, streamID: d.streamID, sequence: d.sequence)
+        }
+        #expect(decoded == d)
+        #expect(decoded == (try AttitudeDatagram.decode(bytes).get()))
+        var bad = bytes
+        bad[28..<32] = Float.nan.bitPattern.littleEndianBytes[...]
+        #expect(bad[16...].withUnsafeBytes { AttitudeDatagram.decode(payload: $0, streamID: 1, sequence: 1) } == nil)
+        #expect(bytes[17...].withUnsafeBytes { AttitudeDatagram.decode(payload: $0, streamID: 1, sequence: 1) } == nil)
+    }
+
     @Test("Any attitude converts to a valid frame, also at ±π")
     func fromAttitude() {
         for roll in stride(from: -Double.pi, through: Double.pi, by: Double.pi / 4) {
@@ -97,4 +114,8 @@ struct AttitudeFrameTests {
             }
         }
     }
+}
+
+extension UInt32 {
+    fileprivate var littleEndianBytes: [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: self >> (8 * $0)) } }
 }

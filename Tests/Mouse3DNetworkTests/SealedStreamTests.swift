@@ -48,11 +48,35 @@ struct SealedPair {
 }
 
 extension SealedStreamOpener {
+    /// Why `bytes` was refused by a receiver that stores nothing (nil: accepted).
+    func refusal(_ bytes: [UInt8]) -> Refusal? { bytes.withUnsafeBytes { openStoringNothing($0) }.refusal }
+}
+
+/// A receiver's session store in a test: `now` answers stores on the spot (nil: all succeed); with
+/// `ahead` set, stores in the background are taken (and given to it).
+final class TestStore: SessionStore {
+    let opener: SealedStreamOpener
+    var now: ((PairedPeer) -> Bool)?
+    var ahead: ((PairedPeer) -> Void)?
+    init(_ opener: SealedStreamOpener) { self.opener = opener }
+
+    var storesInBackground: Bool { ahead != nil }
+    func storeNow(_ record: PairedPeer) -> Bool { now?(record) ?? true }
+    func storeInBackground(_ record: PairedPeer) -> Bool {
+        ahead?(record)
+        return ahead != nil
+    }
+
+    /// Opens `bytes` as a receiver with this store would: stores what the opener asks for, and says
+    /// why it was refused (held: awaiting storage; nil: accepted).
     func refusal(_ bytes: [UInt8]) -> Refusal? {
-        switch bytes.withUnsafeBytes({ open($0) }) {
-        case .success: nil
-        case .failure(let r): r
+        var opening = bytes.withUnsafeBytes { opener.open($0, inBackground: storesInBackground) }
+        if case .storeFirst(let record) = opening { opening = opener.finishAfterStore(stored: storeNow(record)) }
+        switch opening {
+        case .frameWithNews(_, _, let record?), .hold(let record?): _ = storeInBackground(record)
+        default: break
         }
+        return opening.refusal
     }
 }
 
@@ -68,12 +92,13 @@ struct SealedStreamTests {
         let plain = SealedPair.plain(0)
         #expect(Array(bytes[28..<52]) != Array(plain[16..<40]), "payload must not travel in clear")
         let opener = pair.opener()
-        guard case .success(let o) = bytes.withUnsafeBytes({ opener.open($0) }) else {
+        guard case .frameWithNews(let o, let started, _) = bytes.withUnsafeBytes({ opener.openStoringNothing($0) })
+        else {
             Issue.record("did not open")
             return
         }
         #expect(o.datagram == (try AttitudeDatagram.decode(plain).get()))
-        #expect(o.peerName == "deck" && o.startedEpoch?.name == "deck")
+        #expect(opener.name(ofSender: o.senderKey) == "deck" && started?.name == "deck")
     }
 
     @Test("Forged, truncated, extended, wrong-key and unknown-sender datagrams are refused with their reason")
@@ -354,29 +379,30 @@ struct ReservationTests {
     )
     func reservations() throws {
         let opener = pair.opener()
+        let store = TestStore(opener)
         var stored: [(UInt32, UInt64)] = []
         var storable = true
-        opener.reserve = { record in
+        store.now = { record in
             guard storable else { return false }
             stored.append((record.epoch, record.nextSequence))
             return true
         }
         var sealer = pair.sealer(epoch: 7)
         let span = SealedStreamOpener.reservationSpan
-        #expect(opener.refusal(try SealedPair.seal(&sealer, 0)) == nil)
+        #expect(store.refusal(try SealedPair.seal(&sealer, 0)) == nil)
         #expect(stored.count == 1 && stored[0] == (7, span), "the epoch's floor is stored before its first frame")
-        for s in 1..<span { #expect(opener.refusal(try SealedPair.seal(&sealer, s)) == nil) }
+        for s in 1..<span { #expect(store.refusal(try SealedPair.seal(&sealer, s)) == nil) }
         #expect(stored.count == 1, "nothing stored within the reservation")
-        #expect(opener.refusal(try SealedPair.seal(&sealer, span)) == nil)
+        #expect(store.refusal(try SealedPair.seal(&sealer, span)) == nil)
         #expect(stored.count == 2 && stored[1] == (7, 2 * span))
         storable = false
-        #expect(opener.refusal(try SealedPair.seal(&sealer, 2 * span)) == .notStored, "not stored: refused")
+        #expect(store.refusal(try SealedPair.seal(&sealer, 2 * span)) == .notStored, "not stored: refused")
         var next = pair.sealer(epoch: 8)
         #expect(
-            opener.refusal(try SealedPair.seal(&next, 0)) == .notStored,
+            store.refusal(try SealedPair.seal(&next, 0)) == .notStored,
             "a new epoch that cannot be stored is not adopted")
         storable = true
-        #expect(opener.refusal(try SealedPair.seal(&sealer, 2 * span + 1)) == nil, "the old epoch carries on")
+        #expect(store.refusal(try SealedPair.seal(&sealer, 2 * span + 1)) == nil, "the old epoch carries on")
         // A restart from what was stored refuses everything the first run may have accepted.
         var record = pair.senderRecord
         record.epoch = stored.last!.0
@@ -395,41 +421,42 @@ struct ReservationTests {
     )
     func renewedAhead() throws {
         let opener = pair.opener()
+        let store = TestStore(opener)
         var synchronous: [(UInt32, UInt64)] = []
         var ahead: [PairedPeer] = []
-        opener.reserve = { record in
+        store.now = { record in
             synchronous.append((record.epoch, record.nextSequence))
             return true
         }
-        opener.reserveAhead = { ahead.append($0) }
+        store.ahead = { ahead.append($0) }
         var sealer = pair.sealer(epoch: 4)
         let span = SealedStreamOpener.reservationSpan
         // A new epoch: stored in the background, its datagrams held (refused as awaiting storage, the
         // receiver keeps them) until it is stored, then accepted when offered again.
         let first = try SealedPair.seal(&sealer, 0)
         let second = try SealedPair.seal(&sealer, 1)
-        #expect(opener.refusal(first) == .awaitingStorage)
-        #expect(opener.refusal(second) == .awaitingStorage)
+        #expect(store.refusal(first) == .awaitingStorage)
+        #expect(store.refusal(second) == .awaitingStorage)
         #expect(
             synchronous.isEmpty && ahead.count == 1 && ahead[0].epoch == 4 && ahead[0].nextSequence == span,
             "asked once: \(ahead.count)")
         #expect(opener.reservationStored(ahead.removeFirst()), "a new epoch's store: release the held datagrams")
-        #expect(opener.refusal(first) == nil)
-        #expect(opener.refusal(second) == nil)
-        #expect(opener.refusal(first) == .replayed, "adopted with a fresh window")
-        for s in 2..<span / 2 { #expect(opener.refusal(try SealedPair.seal(&sealer, s)) == nil) }
+        #expect(store.refusal(first) == nil)
+        #expect(store.refusal(second) == nil)
+        #expect(store.refusal(first) == .replayed, "adopted with a fresh window")
+        for s in 2..<span / 2 { #expect(store.refusal(try SealedPair.seal(&sealer, s)) == nil) }
         #expect(ahead.isEmpty)
         synchronous.append((4, span))  // the epoch's own store, counted like the synchronous one below
-        #expect(opener.refusal(try SealedPair.seal(&sealer, span / 2)) == nil)
+        #expect(store.refusal(try SealedPair.seal(&sealer, span / 2)) == nil)
         #expect(
             ahead.count == 1 && ahead[0].epoch == 4 && ahead[0].nextSequence == span / 2 + span,
             "asked half-way, for a span beyond")
-        for s in span / 2 + 1..<span / 2 + 100 { #expect(opener.refusal(try SealedPair.seal(&sealer, s)) == nil) }
+        for s in span / 2 + 1..<span / 2 + 100 { #expect(store.refusal(try SealedPair.seal(&sealer, s)) == nil) }
         #expect(ahead.count == 1, "asked once while it is being stored")
         opener.reservationStored(ahead[0])
         // The stream runs on past the first reservation without a synchronous store, renewing as it goes.
         for s in span / 2 + 100..<4 * span {
-            #expect(opener.refusal(try SealedPair.seal(&sealer, s)) == nil)
+            #expect(store.refusal(try SealedPair.seal(&sealer, s)) == nil)
             if let last = ahead.last, ahead.count > 1, s == last.nextSequence - span { opener.reservationStored(last) }
         }
         #expect(synchronous.count == 1, "no datagram waited for the disk: \(synchronous)")
@@ -438,7 +465,7 @@ struct ReservationTests {
         let before = ahead.count
         var sequence = 4 * span
         while synchronous.count == 1 && sequence < 6 * span {
-            #expect(opener.refusal(try SealedPair.seal(&sealer, sequence)) == nil)
+            #expect(store.refusal(try SealedPair.seal(&sealer, sequence)) == nil)
             sequence += 1
         }
         #expect(synchronous.count == 2, "the end of an unrenewed reservation is stored on the spot")
@@ -447,7 +474,7 @@ struct ReservationTests {
         // The late store lands after that one: it is for less, and must not pull the reservation back.
         opener.reservationStored(try #require(ahead.last))
         while sequence < reservedOnTheSpot {
-            #expect(opener.refusal(try SealedPair.seal(&sealer, sequence)) == nil)
+            #expect(store.refusal(try SealedPair.seal(&sealer, sequence)) == nil)
             sequence += 1
         }
         #expect(synchronous.count == 2, "nothing stored on the spot before the reservation made on the spot runs out")
@@ -458,13 +485,14 @@ struct ReservationTests {
     )
     func requestsOnlyRise() throws {
         let opener = pair.opener()
+        let store = TestStore(opener)
         var stores: [UInt64] = []  // every reservation asked for, background and on the spot, in order
         var ahead: [PairedPeer] = []
-        opener.reserve = {
+        store.now = {
             stores.append($0.nextSequence)
             return true
         }
-        opener.reserveAhead = {
+        store.ahead = {
             ahead.append($0)
             stores.append($0.nextSequence)
         }
@@ -472,15 +500,15 @@ struct ReservationTests {
         var sealer = pair.sealer(epoch: 9)
         var sealed: [UInt64: [UInt8]] = [:]
         for s in [0, span / 2, span, 2 * span - 1, span / 2 + span + 1] { sealed[s] = try SealedPair.seal(&sealer, s) }
-        #expect(opener.refusal(sealed[0]!) == .awaitingStorage)
+        #expect(store.refusal(sealed[0]!) == .awaitingStorage)
         #expect(opener.reservationStored(ahead.removeLast()))
-        #expect(opener.refusal(sealed[0]!) == nil)
-        #expect(opener.refusal(sealed[span / 2]!) == nil)  // renewal R1: 1.5 span, not done yet
-        #expect(opener.refusal(sealed[span]!) == nil)  // the reservation's end: stored on the spot
-        #expect(opener.refusal(sealed[2 * span - 1]!) == nil)  // renewal R2: 3 span - 1
+        #expect(store.refusal(sealed[0]!) == nil)
+        #expect(store.refusal(sealed[span / 2]!) == nil)  // renewal R1: 1.5 span, not done yet
+        #expect(store.refusal(sealed[span]!) == nil)  // the reservation's end: stored on the spot
+        #expect(store.refusal(sealed[2 * span - 1]!) == nil)  // renewal R2: 3 span - 1
         let r1 = ahead[0]
         opener.reservationStored(r1)  // R1's completion, late: stale
-        #expect(opener.refusal(sealed[span / 2 + span + 1]!) == nil)  // a late datagram, still in the window
+        #expect(store.refusal(sealed[span / 2 + span + 1]!) == nil)  // a late datagram, still in the window
         #expect(zip(stores, stores.dropFirst()).allSatisfy { $0 < $1 }, "asked for, in order: \(stores)")
         #expect(
             stores.count == 4,
@@ -492,37 +520,38 @@ struct ReservationTests {
     )
     func pendingEpochGuards() throws {
         let opener = pair.opener()
+        let store = TestStore(opener)
         var synchronous: [(UInt32, UInt64)] = []
         var ahead: [PairedPeer] = []
         var storable = true
-        opener.reserve = { record in
+        store.now = { record in
             guard storable else { return false }
             synchronous.append((record.epoch, record.nextSequence))
             return true
         }
-        opener.reserveAhead = { ahead.append($0) }
+        store.ahead = { ahead.append($0) }
         let span = SealedStreamOpener.reservationSpan
         var old = pair.sealer(epoch: 5)
-        #expect(opener.refusal(try SealedPair.seal(&old, 0)) == .awaitingStorage)
+        #expect(store.refusal(try SealedPair.seal(&old, 0)) == .awaitingStorage)
         #expect(opener.reservationStored(ahead.removeFirst()))
-        for s in 0..<span / 2 - 1 { #expect(opener.refusal(try SealedPair.seal(&old, s)) == nil) }
+        for s in 0..<span / 2 - 1 { #expect(store.refusal(try SealedPair.seal(&old, s)) == nil) }
         var new = pair.sealer(epoch: 6)
-        #expect(opener.refusal(try SealedPair.seal(&new, 0)) == .awaitingStorage)
+        #expect(store.refusal(try SealedPair.seal(&new, 0)) == .awaitingStorage)
         #expect(ahead.count == 1 && ahead[0].epoch == 6)
         // The old epoch: within its reservation it carries on, but it asks for no renewal ...
-        for s in span / 2 - 1..<span { #expect(opener.refusal(try SealedPair.seal(&old, s)) == nil) }
+        for s in span / 2 - 1..<span { #expect(store.refusal(try SealedPair.seal(&old, s)) == nil) }
         #expect(ahead.count == 1, "no renewal of the old epoch while the new one is pending")
         // ... and beyond it, it is refused rather than stored after the newer epoch.
-        #expect(opener.refusal(try SealedPair.seal(&old, span)) == .staleEpoch)
+        #expect(store.refusal(try SealedPair.seal(&old, span)) == .staleEpoch)
         #expect(synchronous.isEmpty)
         // The new epoch's background store fails: its held datagrams, offered again, are stored on the spot.
         #expect(opener.reservationStored(ahead.removeFirst(), stored: false))
         storable = false
-        #expect(opener.refusal(try SealedPair.seal(&new, 0)) == .notStored)
+        #expect(store.refusal(try SealedPair.seal(&new, 0)) == .notStored)
         storable = true
-        #expect(opener.refusal(try SealedPair.seal(&new, 0)) == nil)
+        #expect(store.refusal(try SealedPair.seal(&new, 0)) == nil)
         #expect(synchronous.count == 1 && synchronous[0].0 == 6)
-        #expect(opener.refusal(try SealedPair.seal(&old, span - 1)) == .staleEpoch, "the old epoch is over")
+        #expect(store.refusal(try SealedPair.seal(&old, span - 1)) == .staleEpoch, "the old epoch is over")
     }
 
     @Test(
@@ -536,12 +565,13 @@ struct ReservationTests {
             return r
         }()
         let opener = SealedStreamOpener(receiverID: pair.receiver.id, peers: [pair.senderRecord, victimRecord])
+        let store = TestStore(opener)
         var ahead: [PairedPeer] = []
-        opener.reserve = { _ in true }
-        opener.reserveAhead = { ahead.append($0) }
+        store.now = { _ in true }
+        store.ahead = { ahead.append($0) }
         let r = try AttitudeReceiver(
             listeningOn: SocketAddress.resolve("127.0.0.1:0", defaultPort: 0, passive: false), format: .sealed,
-            opener: opener)
+            opener: opener, store: store)
         let socket = try UDPSocket(family: r.localAddress.family, blocking: true)
         func send(_ d: [UInt8]) throws { _ = try d.withUnsafeBytes { try socket.send($0, to: r.localAddress) } }
         var frames: [String: [UInt64]] = [:]
@@ -572,8 +602,11 @@ struct ReservationTests {
             r.refusals[.notStored] == UInt64(1500 - AttitudeReceiver.maximumHeldPerSender),
             "deck beyond its share: \(r.refusals.summary)")
         #expect(ahead.map(\.epoch).sorted() == [2, 7])
-        for record in ahead { opener.reservationStored(record) }
-        try r.releaseHeld { if case .frame(let f) = $0 { frames[f.stream.peer ?? "", default: []].append(f.sequence) } }
+        for record in ahead {
+            try r.sessionStored(record, stored: true) {
+                if case .frame(let f) = $0 { frames[f.stream.peer ?? "", default: []].append(f.sequence) }
+            }
+        }
         #expect(
             frames["deck"] == Array(0..<UInt64(AttitudeReceiver.maximumHeldPerSender)),
             "deck's share, in order, once each")
@@ -624,11 +657,12 @@ struct ReservationTests {
     )
     func storeOfEarlierPairing() throws {
         let opener = pair.opener()
+        let store = TestStore(opener)
         var ahead: [PairedPeer] = []
-        opener.reserve = { _ in true }
-        opener.reserveAhead = { ahead.append($0) }
+        store.now = { _ in true }
+        store.ahead = { ahead.append($0) }
         var sealer = pair.sealer(epoch: 5)
-        #expect(opener.refusal(try SealedPair.seal(&sealer, 0)) == .awaitingStorage)
+        #expect(store.refusal(try SealedPair.seal(&sealer, 0)) == .awaitingStorage)
         let earlier = try #require(ahead.first)
         // Paired again (same identity, new secret) while that store is in flight.
         var repaired = pair.senderRecord
@@ -638,13 +672,13 @@ struct ReservationTests {
             secret: repaired.secret, senderID: pair.sender.id, receiverID: pair.receiver.id, epoch: 5,
             algorithm: .chacha20Poly1305)
         #expect(
-            opener.refusal(try SealedPair.seal(&fresh, 0)) == .awaitingStorage,
+            store.refusal(try SealedPair.seal(&fresh, 0)) == .awaitingStorage,
             "the new pairing's own epoch store is asked for")
         #expect(
             !opener.reservationStored(earlier), "the earlier pairing's store does not adopt the new pairing's epoch")
-        #expect(opener.refusal(try SealedPair.seal(&fresh, 1)) == .awaitingStorage, "still waiting for its own store")
+        #expect(store.refusal(try SealedPair.seal(&fresh, 1)) == .awaitingStorage, "still waiting for its own store")
         #expect(opener.reservationStored(try #require(ahead.last)))
-        #expect(opener.refusal(try SealedPair.seal(&fresh, 1)) == nil)
+        #expect(store.refusal(try SealedPair.seal(&fresh, 1)) == nil)
     }
 
     /// Sends each datagram from a socket of its own on 127.0.0.(first + i): a source per datagram.

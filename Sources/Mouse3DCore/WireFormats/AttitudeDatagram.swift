@@ -92,6 +92,17 @@ public struct AttitudeDatagram: Sendable, Equatable {
                 frame: frame))
     }
 
+    /// The datagram whose header carried `streamID` and `sequence` and whose last 24 bytes (send time,
+    /// buttons, frame: what a sealed form encrypts) are `payload`; nil if its frame is not valid.
+    public static func decode(payload: UnsafeRawBufferPointer, streamID: UInt32, sequence: UInt64)
+        -> AttitudeDatagram?
+    {
+        guard payload.count == byteCount - 16, let frame = AttitudeFrame.decode(payload, at: 12) else { return nil }
+        return AttitudeDatagram(
+            streamID: streamID, sequence: sequence, sentNanoseconds: payload.loadLittleEndianUInt64(at: 0),
+            buttons: ButtonState(rawValue: payload.loadLittleEndianUInt32(at: 8)), frame: frame)
+    }
+
     /// Decodes and validates one datagram held in an array.
     public static func decode(_ bytes: [UInt8]) -> Result<AttitudeDatagram, DecodingError> {
         bytes.withUnsafeBytes { decode($0) }

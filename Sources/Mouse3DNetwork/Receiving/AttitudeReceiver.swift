@@ -71,10 +71,17 @@ public final class AttitudeReceiver {
     /// an attacker replaying one sender's captured datagrams cannot crowd out the others' first ones.
     public static let maximumHeldPerSender = 1024
 
-    /// Binds to `address`. `.sealed` needs an `opener`.
-    public init(listeningOn address: SocketAddress, format: WireFormat, opener: SealedStreamOpener? = nil)
-        throws(SystemCallError)
-    {
+    /// Where sessions' states are stored (sealed receivers; without one nothing is stored).
+    private let store: SessionStore?
+    private let storesInBackground: Bool
+
+    /// Binds to `address`. `.sealed` needs an `opener`, and stores what it asks to in `store`.
+    public init(
+        listeningOn address: SocketAddress, format: WireFormat, opener: SealedStreamOpener? = nil,
+        store: SessionStore? = nil
+    ) throws(SystemCallError) {
+        self.store = store
+        storesInBackground = store?.storesInBackground ?? false
         precondition((format == .sealed) == (opener != nil), "a sealed receiver needs an opener, and only it")
         socket = try UDPSocket(family: address.family)
         try socket.bind(to: address)
@@ -144,24 +151,41 @@ public final class AttitudeReceiver {
         }
     }
 
-    /// Offers the held datagrams again (a session's state was stored, or could not be): those of
-    /// an adopted session are delivered, in order, as if they had just arrived (their latency counts
-    /// the wait); the others are held again or refused.
-    public func releaseHeld(_ handle: (Event) throws -> Void) throws {
+    /// A session's state stored in the background has been stored (or could not be: `stored` false).
+    /// When it was a new session's, the datagrams held for it are offered again: those of an adopted
+    /// session are delivered, in order, as if they had just arrived (their latency counts the wait);
+    /// the others are held again or refused. Returns whether any were offered.
+    @discardableResult
+    public func sessionStored(_ record: PairedPeer, stored: Bool, _ handle: (Event) throws -> Void) throws -> Bool {
+        guard let opener, opener.reservationStored(record, stored: stored) else { return false }
         for item in held.takeAll() {
             try item.bytes.withUnsafeBytes {
                 try deliver($0, length: item.bytes.count, from: item.sender, now: item.received, handle)
             }
         }
+        return true
     }
 
-    /// Verifies one datagram and hands on its frame (or counts its refusal).
+    /// Verifies one datagram and hands on its frame (or counts its refusal); stores what its
+    /// opening asks for.
     private func deliver(
         _ bytes: UnsafeRawBufferPointer, length: Int, from sender: SocketAddress, now: UInt64,
         _ handle: (Event) throws -> Void
     ) throws {
-        switch verifier.verify(bytes, length: length, from: sender) {
-        case .failure(.awaitingStorage):
+        var opening = verifier.verify(bytes, length: length, from: sender, inBackground: storesInBackground)
+        if case .storeFirst(let record) = opening, let opener {
+            opening = opener.finishAfterStore(stored: store?.storeNow(record) ?? true)
+        }
+        switch opening {
+        case .frame(let verified):
+            try accept(verified, from: sender, now: now, handle)
+        case .frameWithNews(let verified, let started, let ahead):
+            // A renewal not started (a store failed lately) stays asked for: the stream's reservation
+            // is stored first at its end (asking again per datagram would cost each one a lookup).
+            if let ahead { _ = store?.storeInBackground(ahead) }
+            if let started { try handle(.sessionStarted(started)) }
+            try accept(verified, from: sender, now: now, handle)
+        case .hold(let record):
             // The first datagrams of a new session, authentic: held until its state is stored.
             if let refusal = held.hold(
                 Array(bytes), claimed: opener?.claimedSenderID(bytes) ?? [], from: sender, at: now)
@@ -169,13 +193,16 @@ public final class AttitudeReceiver {
                 tally.dropped(from: sender)
                 refusals.add(refusal)
             }
-        case .failure(let reason):
+            if let record, !(store?.storeInBackground(record) ?? false) {
+                // Not started (a store failed lately): the epoch is stored first when offered again.
+                try sessionStored(record, stored: false, handle)
+            }
+        case .storeFirst:
+            preconditionFailure("a store asked for is finished above")
+        case .refused(let reason):
             _ = refusalBudget.allow(sender, now: now)
             let claimed = reason == .unknownSender ? opener?.claimedSenderID(bytes) : nil
             try refuse(from: sender, reason, claimed: claimed, now: now, reported: opener != nil, handle)
-        case .success(let verified):
-            if let peer = verified.startedEpoch { try handle(.sessionStarted(peer)) }
-            try accept(verified, from: sender, now: now, handle)
         }
     }
 
@@ -209,7 +236,7 @@ public final class AttitudeReceiver {
             let sent = format == .raw ? nil : d.sentNanoseconds
             tally.accepted(from: sender, skipped: skipped, sent: sent, now: now)
             // Made before the events, which name the stream by it.
-            let label = label(for: key, peer: verified.peerName)
+            let label = label(for: key)
             if isNew { try handle(.streamStarted(key)) }
             if resumed { try handle(.streamResumed(key)) }
             try handle(
@@ -221,12 +248,16 @@ public final class AttitudeReceiver {
         }
     }
 
-    /// The label of a tracked stream, made on its first frame (`peer`: the paired sender's name).
-    private func label(for key: StreamKey, peer: String?) -> StreamLabel {
+    /// The label of a tracked stream, made on its first frame (with a paired sender's name).
+    private func label(for key: StreamKey) -> StreamLabel {
         if let last = lastLabel, last.key == key { return last.label }
+        if let label = labels[key] {
+            lastLabel = (key, label)
+            return label
+        }
+        let peer = key.senderKey != 0 ? opener?.name(ofSender: key.senderKey) : nil
         let label =
-            labels[key]
-            ?? StreamLabel(
+            StreamLabel(
                 sender: key.sender.description, stream: String(key.streamID, radix: 16),
                 description: key.description(peer: peer), peer: peer)
         labels[key] = label

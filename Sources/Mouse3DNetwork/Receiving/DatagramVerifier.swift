@@ -9,29 +9,30 @@ struct DatagramVerifier {
     /// Opens sealed datagrams (format `.sealed` only).
     let opener: SealedStreamOpener?
 
-    /// Checks `bytes`, the first of a datagram of `length` bytes.
-    func verify(_ bytes: UnsafeRawBufferPointer, length: Int, from source: SocketAddress? = nil) -> Result<
-        VerifiedDatagram, Refusal
-    > {
-        guard length == bytes.count else { return .failure(.oversized) }
+    /// Checks `bytes`, the first of a datagram of `length` bytes. `inBackground`: sessions are stored
+    /// in the background (``SealedStreamOpener/open(_:from:inBackground:)``).
+    func verify(_ bytes: UnsafeRawBufferPointer, length: Int, from source: SocketAddress? = nil, inBackground: Bool)
+        -> Opening
+    {
+        guard length == bytes.count else { return .refused(.oversized) }
         switch format {
         case .sealed:
-            guard let opener else { return .failure(.notMouse3D) }
-            return opener.open(bytes, from: source)
+            guard let opener else { return .refused(.notMouse3D) }
+            return opener.open(bytes, from: source, inBackground: inBackground)
         case .datagram:
             switch AttitudeDatagram.decode(bytes) {
-            case .success(let d): return .success(VerifiedDatagram(datagram: d))
-            case .failure(.wrongSize): return .failure(.wrongSize)
-            case .failure(.badMagic): return .failure(.badMagic)
-            case .failure(.unsupportedVersion): return .failure(.unsupportedVersion)
-            case .failure(.unsupportedKind): return .failure(.unsupportedKind)
-            case .failure(.invalidFrame): return .failure(.invalidAngles)
+            case .success(let d): return .frame(VerifiedDatagram(datagram: d))
+            case .failure(.wrongSize): return .refused(.wrongSize)
+            case .failure(.badMagic): return .refused(.badMagic)
+            case .failure(.unsupportedVersion): return .refused(.unsupportedVersion)
+            case .failure(.unsupportedKind): return .refused(.unsupportedKind)
+            case .failure(.invalidFrame): return .refused(.invalidAngles)
             }
         case .raw:
-            guard length == AttitudeFrame.byteCount else { return .failure(.wrongSize) }
-            guard let frame = AttitudeFrame.decode(bytes) else { return .failure(.invalidAngles) }
+            guard length == AttitudeFrame.byteCount else { return .refused(.wrongSize) }
+            guard let frame = AttitudeFrame.decode(bytes) else { return .refused(.invalidAngles) }
             // A raw peer has no clutch: its motion always counts.
-            return .success(
+            return .frame(
                 VerifiedDatagram(
                     datagram: AttitudeDatagram(
                         streamID: 0, sequence: 0, sentNanoseconds: 0, buttons: [.clutch], frame: frame)))

@@ -1,10 +1,11 @@
 import Mouse3DCore
 import Mouse3DLinux
+import SystemPackage
 
 /// The paired senders of a running `receive`: loaded at start, reloaded at once when a pairing is
 /// added or revoked (inotify on the senders folder), and their epochs stored as they change.
 /// Owned by the event loop's thread.
-public final class ReceiverPairings {
+public final class ReceiverPairings: SessionStore {
     /// This receiver's identity.
     public let identity: PeerIdentity
     /// Where the paired senders are stored.
@@ -16,10 +17,7 @@ public final class ReceiverPairings {
     private let diagnostics: Diagnostics
     private var known: [String: PairedPeer] = [:]
     private var savedMarks: [String: (UInt32, UInt64)] = [:]
-    /// Called on the loop when datagrams held for a new session can be offered again
-    /// (``AttitudeReceiver/releaseHeld(_:)``).
-    public var onHeldReady: (() throws -> Void)?
-    /// Stores reservations renewed ahead, off the event loop.
+    /// Stores sessions in the background, off the event loop.
     private let writer: DurableFileWriter<PairedPeer>
 
     /// Loads the identity and paired senders under `base` (the configuration directory) and
@@ -47,31 +45,6 @@ public final class ReceiverPairings {
             known[p.fingerprint] = p
             savedMarks[p.fingerprint] = (p.epoch, p.nextSequence)
         }
-        // Replay protection that survives SIGKILL and power loss: a new epoch, and each stretch of
-        // sequence numbers, is stored before the first datagram in it is accepted.
-        // Streams renew their reservation half-way through it, on the writer's thread, so no
-        // datagram waits for the disk; `reserve` (on the loop, after the writer's queue) is for a new
-        // epoch and for a stream that outran its renewal.
-        opener.reserveAhead = { [unowned self] record in
-            // After a failure, nothing is tried for a second (a full disk is not written to per
-            // datagram); the stream then meets `reserve` at the end of its reservation.
-            guard !failures.backingOff(record.fingerprint, now: MonotonicClock.nanoseconds()) else { return }
-            writer.submit(path: store.statePath(of: record.id), bytes: Array(record.stateText.utf8), tag: record)
-        }
-        opener.reserve = { [unowned self] record in
-            let now = MonotonicClock.nanoseconds()
-            guard !failures.backingOff(record.fingerprint, now: now) else { return false }
-            writer.waitUntilIdle()  // stored states only ever move forward
-            do {
-                try store.saveState(record)
-                savedMarks[record.fingerprint] = (record.epoch, record.nextSequence)
-                failures.succeeded(record.fingerprint)
-                return true
-            } catch {
-                sayFailure(record, "\(error); its frames are refused until it can be stored", now: now)
-                return false
-            }
-        }
         diagnostics.say(
             "this receiver: '\(TerminalText.escaped(identity.name))', fingerprint \(identity.fingerprint); "
                 + (peers.isEmpty
@@ -83,21 +56,60 @@ public final class ReceiverPairings {
     /// Rereads the senders when their folder changes, on `loop`.
     public func attach(to loop: EventLoop) {
         loop.watch(watcher.descriptor) { [unowned self] in try reload() }
-        loop.watch(writer.completions.descriptor) { [unowned self] in
-            var release = false
-            for done in writer.takeCompletions() {
-                if let error = done.error {
-                    sayFailure(
-                        done.tag, "\(error); storing it again on the spot when needed",
-                        now: MonotonicClock.nanoseconds())
-                    release = opener.reservationStored(done.tag, stored: false) || release
-                } else if known[done.tag.fingerprint]?.secret == done.tag.secret {  // not an earlier pairing's
-                    savedMarks[done.tag.fingerprint] = (done.tag.epoch, done.tag.nextSequence)
-                    release = opener.reservationStored(done.tag) || release
-                }
-            }
-            if release { try onHeldReady?() }
+    }
+
+    // Replay protection that survives SIGKILL and power loss (the opener asks, the receiver calls
+    // these): a new epoch, and each stretch of sequence numbers, is stored before the first
+    // datagram in it is accepted. Streams renew their reservation half-way through it in the
+    // background, so no datagram waits for the disk; a store on the spot (after the writer's
+    // queue) is for a new epoch after a failed background store, and for a stream that outran its
+    // renewal.
+
+    public var storesInBackground: Bool { true }
+
+    public func storeInBackground(_ record: PairedPeer) -> Bool {
+        // After a failure, nothing is tried for a second (a full disk is not written to per
+        // datagram).
+        guard !failures.backingOff(record.fingerprint, now: MonotonicClock.nanoseconds()) else { return false }
+        writer.submit(path: store.statePath(of: record.id), bytes: Array(record.stateText.utf8), tag: record)
+        return true
+    }
+
+    public func storeNow(_ record: PairedPeer) -> Bool {
+        let now = MonotonicClock.nanoseconds()
+        guard !failures.backingOff(record.fingerprint, now: now) else { return false }
+        writer.waitUntilIdle()  // stored states only ever move forward
+        do {
+            try store.saveState(record)
+            savedMarks[record.fingerprint] = (record.epoch, record.nextSequence)
+            failures.succeeded(record.fingerprint)
+            return true
+        } catch {
+            sayFailure(record, "\(error); its frames are refused until it can be stored", now: now)
+            return false
         }
+    }
+
+    /// Readable when stores in the background have completed (``takeStored()``).
+    public var storesCompleted: FileDescriptor { writer.completions.descriptor }
+
+    /// The stores in the background completed since the last call, each with whether it was stored
+    /// (failures said; a store of an earlier pairing of the sender left out), for
+    /// ``AttitudeReceiver/sessionStored(_:stored:_:)``.
+    public func takeStored() -> [(record: PairedPeer, stored: Bool)] {
+        var done: [(record: PairedPeer, stored: Bool)] = []
+        for completion in writer.takeCompletions() {
+            if let error = completion.error {
+                sayFailure(
+                    completion.tag, "\(error); storing it again on the spot when needed",
+                    now: MonotonicClock.nanoseconds())
+                done.append((completion.tag, false))
+            } else if known[completion.tag.fingerprint]?.secret == completion.tag.secret {
+                savedMarks[completion.tag.fingerprint] = (completion.tag.epoch, completion.tag.nextSequence)
+                done.append((completion.tag, true))
+            }
+        }
+        return done
     }
 
     deinit { writer.stop() }

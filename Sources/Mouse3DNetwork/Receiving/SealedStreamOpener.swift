@@ -10,33 +10,13 @@ public final class SealedStreamOpener {
     /// run-time exclusivity checks (five per datagram, 430 of the ~2,900 instructions sealing added).
     private final class Session {
         @exclusivity(unchecked) var peer: PairedPeer
-        /// The epoch being accepted, and its replay window.
-        @exclusivity(unchecked) var epoch: UInt32
-        @exclusivity(unchecked) var window: ReplayWindow
-        /// In the stored epoch after a restart: sequences below this were (or may have been) seen.
-        @exclusivity(unchecked) var floor: UInt64
-        /// Sequences below this may be accepted in the current epoch without storing anything first:
-        /// the stored state already refuses them after a crash.
-        @exclusivity(unchecked) var reserved: UInt64
-        /// A reservation further ahead is being stored (``reserveAhead``).
-        @exclusivity(unchecked) var renewing = false
-        /// The highest reservation asked for in the current epoch (in the background or on the
-        /// spot): what is asked for only ever rises, so the writer, storing in order, never puts a
-        /// smaller reservation after a larger one (a late datagram may trigger a renewal).
-        @exclusivity(unchecked) var requestedThrough: UInt64 = 0
-        /// A new epoch whose state is being stored in the background; its datagrams are held.
-        @exclusivity(unchecked) var pendingEpoch: UInt32?
-        /// Storing a new epoch in the background failed once: later epochs are stored on the spot.
-        @exclusivity(unchecked) var storesEpochsOnTheSpot = false
-        /// The epoch was adopted in the background: the next datagram reports the new session.
-        @exclusivity(unchecked) var announceEpoch = false
+        /// Its epoch, replay window and reservations.
+        @exclusivity(unchecked) var policy: ReservationPolicy
         /// The last two ciphers used, with the epoch, stream, generation and algorithm they are for.
         @exclusivity(unchecked) var ciphers:
             [(epoch: UInt32, stream: UInt32, generation: UInt64, cipher: FrameCipher)] = []
         /// The sender's id (computed once: it is a hash).
         let id: [UInt8]
-        /// Frames accepted in the current epoch (wrapping), reported in probe replies.
-        @exclusivity(unchecked) var accepted: UInt32 = 0
         /// The key of link probes, made on the first probe.
         var probeKey: LinkProbeKey?
         /// Challenges of the probes answered lately, with when (wall clock): each is answered once.
@@ -62,10 +42,7 @@ public final class SealedStreamOpener {
         init(peer: PairedPeer, floor: UInt64) {
             self.peer = peer
             id = peer.id
-            epoch = peer.epoch
-            window = ReplayWindow()
-            self.floor = floor
-            reserved = floor
+            policy = ReservationPolicy(epoch: peer.epoch, floor: floor)
         }
 
         /// The cached cipher for a datagram's epoch, stream, generation and algorithm.
@@ -105,27 +82,26 @@ public final class SealedStreamOpener {
     }
     /// The session of the previous datagram (a stream comes from one sender: no hashing per datagram).
     @exclusivity(unchecked) private var lastSession: (id: UInt64, session: Session)?
-    @exclusivity(unchecked) private var plaintext = [UInt8](repeating: 0, count: AttitudeDatagram.byteCount)
+    @exclusivity(unchecked) private var plaintext = [UInt8](repeating: 0, count: SealedDatagramLayout.payloadBytes)
     @exclusivity(unchecked) private var nonce = [UInt8](repeating: 0, count: 12)
+    /// The datagram that asked to be stored first (``Opening/storeFirst(_:)``), until
+    /// ``finishAfterStore(stored:)``.
+    private var awaitingStore: AwaitingStore?
+    private struct AwaitingStore {
+        let session: Session
+        let reservation: ReservationPolicy.Reservation
+        let datagram: VerifiedDatagram?
+        let sequence: UInt64
+        /// Its cipher, remembered if the store lets it through.
+        let cipher: FrameCipher?, stream: UInt32, generation: UInt64
+    }
 
-    /// Called before the first datagram of a new epoch, and before a sequence number at or beyond
-    /// the last reservation, is accepted: it must store the record given (its epoch, and as next
-    /// sequence the new reservation) durably and return true, or return false to refuse the datagram.
-    /// So a receiver that crashes and restarts refuses everything it may have accepted before.
-    /// Without it (tests, benchmarks) nothing is stored.
-    public var reserve: ((PairedPeer) -> Bool)?
-    /// Called once a stream is half-way through its reservation: it should store the record given in
-    /// the background and then call ``reservationStored(_:)``, so that the stream reaches the end of
-    /// its reservation with the next one already stored, and no datagram waits for the disk. Without
-    /// it (or if the store is late) ``reserve`` is called at the end, as before.
-    public var reserveAhead: ((PairedPeer) -> Void)?
     /// Unverified key derivations a sender's id may cost, per second after a burst.
     static let derivationsPerSecond = 20.0, derivationBurst = 32.0
     static let derivationsPerSecondPerSender = 400.0, derivationBurstPerSender = 512.0
 
-    /// How far ahead each reservation reaches, in sequence numbers (about 4 s at 1000 frames/s: a
-    /// sender that carries on through a receiver's crash is refused at most that long).
-    public static let reservationSpan: UInt64 = 4096
+    /// How far ahead each reservation reaches, in sequence numbers (``ReservationPolicy/span``).
+    public static let reservationSpan = ReservationPolicy.span
 
     /// An opener for `peers` (the receiver's paired senders). Each record's `nextSequence` is the
     /// floor of its stored epoch (what the last run may have accepted); `sequenceFloors` can raise it
@@ -157,7 +133,7 @@ public final class SealedStreamOpener {
     /// For each sender: its epoch and the next sequence number it may use in it (to store at exit,
     /// so that a restarted receiver refuses replays of what it already accepted).
     public var highWaterMarks: [(peer: PairedPeer, epoch: UInt32, nextSequence: UInt64)] {
-        sessions.values.map { s in (s.peer, s.epoch, max(s.floor, s.window.newest.map { $0 + 1 } ?? 0)) }
+        sessions.values.map { s in (s.peer, s.policy.highWaterMark.epoch, s.policy.highWaterMark.nextSequence) }
     }
 
     /// Whether a datagram's clear header names a paired sender (before any check: one table lookup).
@@ -177,33 +153,37 @@ public final class SealedStreamOpener {
                     + SealedDatagramLayout.senderIDBytes])
     }
 
+    /// The name of the paired sender whose id starts with `senderKey` (as ``VerifiedDatagram`` has it).
+    public func name(ofSender senderKey: UInt64) -> String? { sessions[senderKey]?.peer.name }
+
     /// Checks and opens one datagram, from `source` (its derivation budget; nil: one for all).
-    public func open(_ bytes: UnsafeRawBufferPointer, from source: SocketAddress? = nil) -> Result<
-        VerifiedDatagram, Refusal
-    > {
+    /// `inBackground`: the receiver stores sessions in the background (a new epoch's datagrams are
+    /// then held while it is stored, and reservations are renewed ahead); without it every store is
+    /// asked for first.
+    public func open(_ bytes: UnsafeRawBufferPointer, from source: SocketAddress? = nil, inBackground: Bool = false)
+        -> Opening
+    {
         guard bytes.count >= 4, bytes[0] == AttitudeDatagram.magic.0, bytes[1] == AttitudeDatagram.magic.1,
             bytes[2] == AttitudeDatagram.version
-        else { return .failure(bytes.count == AttitudeFrame.byteCount ? .unsealed : .notMouse3D) }
+        else { return .refused(bytes.count == AttitudeFrame.byteCount ? .unsealed : .notMouse3D) }
         guard let algorithm = SealingAlgorithm(rawValue: bytes[3]),
             algorithm == .chacha20Poly1305 || FrameCipher.aes256GCMAvailable
         else {
-            return .failure(bytes[3] == AttitudeDatagram.plainKind ? .unsealed : .notMouse3D)
+            return .refused(bytes[3] == AttitudeDatagram.plainKind ? .unsealed : .notMouse3D)
         }
-        guard bytes.count == SealedDatagramLayout.byteCount else { return .failure(.wrongSize) }
+        guard bytes.count == SealedDatagramLayout.byteCount else { return .refused(.wrongSize) }
         let senderKey = bytes.loadUnaligned(fromByteOffset: SealedDatagramLayout.senderIDOffset, as: UInt64.self)
         let session: Session
         if let last = lastSession, last.id == senderKey {
             session = last.session
         } else {
-            guard let found = sessions[senderKey] else { return .failure(.unknownSender) }
+            guard let found = sessions[senderKey] else { return .refused(.unknownSender) }
             session = found
             lastSession = (senderKey, found)
         }
         let sequence = bytes.loadLittleEndianUInt64(at: 8)
         let epoch = bytes.loadLittleEndianUInt32(at: SealedDatagramLayout.epochOffset)
-        guard epoch >= session.epoch else { return .failure(.staleEpoch) }
-        if epoch == session.epoch && sequence < session.floor { return .failure(.replayed) }
-        if epoch == session.epoch && !session.window.wouldAccept(sequence) { return .failure(.replayed) }
+        if let refusal = session.policy.precheck(epoch: epoch, sequence: sequence) { return .refused(refusal) }
 
         // The cipher of this epoch and generation (a newer epoch's is made without adopting it until
         // a datagram verifies under it).
@@ -212,7 +192,7 @@ public final class SealedStreamOpener {
         let cached = session.cachedCipher(epoch: epoch, stream: stream, generation: generation, algorithm: algorithm)
         // A key not verified yet costs an HKDF: bounded per sender, whoever names it.
         if cached == nil && !session.allowDerivation(from: source, now: MonotonicClock.nanoseconds()) {
-            return .failure(.rateLimited)
+            return .refused(.rateLimited)
         }
         let cipher =
             cached
@@ -230,91 +210,83 @@ public final class SealedStreamOpener {
                 cipher.open(
                     nonce: nonce, associatedData: UnsafeRawBufferPointer(rebasing: bytes[0..<header]),
                     ciphertext: UnsafeRawBufferPointer(rebasing: bytes[header..<tagStart]),
-                    tag: UnsafeRawBufferPointer(rebasing: bytes[tagStart...]),
-                    plaintext: UnsafeMutableRawBufferPointer(rebasing: plain[16..<40]))
+                    tag: UnsafeRawBufferPointer(rebasing: bytes[tagStart...]), plaintext: plain)
             }
         }
-        guard authentic else { return .failure(.badTag) }
-
-        // Authentic. Before a new epoch or a sequence beyond the reservation is accepted, the state
-        // that refuses it after a crash is stored.
-        let startsEpoch = epoch > session.epoch
-        // While a newer epoch is being stored, the older one may not store anything after it (the
-        // stored state only moves forward): what needs a new reservation is refused.
-        if let pending = session.pendingEpoch, epoch < pending, startsEpoch || sequence >= session.reserved {
-            return .failure(.staleEpoch)
+        guard authentic else { return .refused(.badTag) }
+        // Authentic: the header in clear and the opened payload are the datagram (nil: its angles
+        // are not valid, refused once the policy has marked its sequence).
+        let datagram = plaintext.withUnsafeBytes {
+            AttitudeDatagram.decode(payload: $0, streamID: stream, sequence: sequence).map {
+                VerifiedDatagram(datagram: $0, senderKey: senderKey)
+            }
         }
-        if startsEpoch, let reserveAhead, !session.storesEpochsOnTheSpot {
-            // Stored in the background; the caller holds this datagram (and the next ones of the
-            // epoch) and offers them again once ``reservationStored(_:stored:)`` adopts it.
+        let decision = session.policy.decide(epoch: epoch, sequence: sequence, inBackground: inBackground)
+        switch decision {
+        case .refuse, .storeFirst: break
+        case .hold, .accept:
             if cached == nil { session.remember(cipher, epoch: epoch, stream: stream, generation: generation) }
-            if session.pendingEpoch.map({ $0 < epoch }) ?? true {
-                var record = session.peer
-                record.epoch = epoch
-                record.nextSequence =
-                    sequence > UInt64.max - Self.reservationSpan ? UInt64.max : sequence + Self.reservationSpan
-                session.pendingEpoch = epoch
-                reserveAhead(record)
-            }
-            return .failure(.awaitingStorage)
         }
-        var reservation: UInt64?
-        if startsEpoch || sequence >= session.reserved {
-            var upTo = sequence > UInt64.max - Self.reservationSpan ? UInt64.max : sequence + Self.reservationSpan
-            // Not below a renewal already asked for in this epoch: it may be on disk already.
-            if !startsEpoch { upTo = max(upTo, session.requestedThrough) }
-            var record = session.peer
-            record.epoch = epoch
-            record.nextSequence = upTo
-            guard reserve?(record) ?? true else { return .failure(.notStored) }
-            reservation = upTo
+        if case .storeFirst(let reservation) = decision {
+            awaitingStore = AwaitingStore(
+                session: session, reservation: reservation, datagram: datagram, sequence: sequence,
+                cipher: cached == nil ? cipher : nil, stream: stream, generation: generation)
+            return .storeFirst(record(of: session, reservation))
         }
-        // Now the epoch may advance and the window move.
-        var started = session.announceEpoch
-        session.announceEpoch = false
-        if startsEpoch {
-            session.epoch = epoch
-            session.window = ReplayWindow()
-            session.floor = 0
-            session.peer.epoch = epoch
-            session.accepted = 0
-            started = true
-        }
-        if let reservation {
-            session.reserved = reservation
-            session.requestedThrough = reservation  // at least what any renewal asked for (above)
-            session.renewing = false  // a store in the background, if any, is for less than this
-        } else if let reserveAhead, !session.renewing, session.pendingEpoch == nil,
-            sequence >= session.reserved &- Self.reservationSpan / 2,
-            sequence < UInt64.max - Self.reservationSpan, sequence + Self.reservationSpan > session.requestedThrough
-        {
-            var record = session.peer
-            record.epoch = epoch
-            record.nextSequence = sequence + Self.reservationSpan
-            session.requestedThrough = record.nextSequence
-            session.renewing = true
-            reserveAhead(record)
-        }
-        if cached == nil { session.remember(cipher, epoch: epoch, stream: stream, generation: generation) }
-        guard session.window.accept(sequence) else { return .failure(.replayed) }
+        return opening(decision, session: session, datagram: datagram)
+    }
 
-        session.accepted &+= 1
-        plaintext.withUnsafeMutableBytes { $0.baseAddress!.copyMemory(from: bytes.baseAddress!, byteCount: 16) }
-        plaintext[3] = AttitudeDatagram.plainKind
-        switch AttitudeDatagram.decode(plaintext) {
-        case .success(let datagram):
-            return .success(
-                VerifiedDatagram(
-                    datagram: datagram, peerName: session.peer.name, senderKey: senderKey,
-                    startedEpoch: started ? session.peer : nil))
-        case .failure: return .failure(.invalidAngles)
+    /// Opens a datagram for a receiver that stores nothing (tests, benchmarks, fuzzing): what asks to
+    /// be stored first goes on as if it had been.
+    public func openStoringNothing(_ bytes: UnsafeRawBufferPointer, from source: SocketAddress? = nil) -> Opening {
+        let opening = open(bytes, from: source)
+        guard case .storeFirst = opening else { return opening }
+        return finishAfterStore(stored: true)
+    }
+
+    /// The rest of a datagram that asked to be stored first: `stored` says whether its record was
+    /// stored durably (if not, it is refused as not stored).
+    public func finishAfterStore(stored: Bool) -> Opening {
+        guard let waiting = awaitingStore else { preconditionFailure("no datagram waits for a store") }
+        awaitingStore = nil
+        guard stored else { return .refused(.notStored) }
+        let decision = waiting.session.policy.stored(waiting.reservation, sequence: waiting.sequence)
+        if let cipher = waiting.cipher, case .accept = decision {
+            waiting.session.remember(
+                cipher, epoch: waiting.reservation.epoch, stream: waiting.stream, generation: waiting.generation)
+        }
+        return opening(decision, session: waiting.session, datagram: waiting.datagram)
+    }
+
+    /// The opening a policy's decision comes to.
+    private func opening(_ decision: ReservationPolicy.Decision, session: Session, datagram: VerifiedDatagram?)
+        -> Opening
+    {
+        switch decision {
+        case .refuse(let reason): return .refused(reason)
+        case .storeFirst(let reservation): return .storeFirst(record(of: session, reservation))
+        case .hold(let store): return .hold(store: store.map { record(of: session, $0) })
+        case .accept(let started, let ahead):
+            session.peer.epoch = session.policy.epoch
+            guard let datagram else { return .refused(.invalidAngles) }
+            guard started || ahead != nil else { return .frame(datagram) }
+            return .frameWithNews(
+                datagram, started: started ? session.peer : nil, storeAhead: ahead.map { record(of: session, $0) })
         }
     }
 
-    /// A reservation asked for through ``reserveAhead`` is stored (or, with `stored` false, could not
-    /// be: the stream then meets ``reserve`` at the end of its reservation, which asks again).
-    /// Returns true when it was a new epoch's (adopted now, or given up): the datagrams held for it
-    /// should be offered again.
+    /// The sender's record with `reservation` as its stored state.
+    private func record(of session: Session, _ reservation: ReservationPolicy.Reservation) -> PairedPeer {
+        var record = session.peer
+        record.epoch = reservation.epoch
+        record.nextSequence = reservation.nextSequence
+        return record
+    }
+
+    /// A reservation stored in the background (``Opening/hold(store:)``,
+    /// ``Opening/frameWithNews(_:started:storeAhead:)``) is stored, or, with `stored` false, could not
+    /// be: the stream then stores first at the end of its reservation. Returns true when it was a
+    /// new epoch's (adopted now, or given up): the datagrams held for it should be offered again.
     @discardableResult
     public func reservationStored(_ record: PairedPeer, stored: Bool = true) -> Bool {
         guard let session = sessions[record.id.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }] else {
@@ -323,29 +295,10 @@ public final class SealedStreamOpener {
         // A store asked for by an earlier pairing of the same sender (paired again since): not this
         // session's, whatever its epoch.
         guard session.peer.secret == record.secret else { return false }
-        if session.pendingEpoch == record.epoch {
-            session.pendingEpoch = nil
-            if stored && record.epoch > session.epoch {
-                session.epoch = record.epoch
-                session.window = ReplayWindow()
-                session.floor = 0
-                session.peer.epoch = record.epoch
-                session.accepted = 0
-                session.reserved = record.nextSequence
-                session.requestedThrough = record.nextSequence
-                session.renewing = false
-                session.announceEpoch = true
-            } else if !stored {
-                session.storesEpochsOnTheSpot = true  // held datagrams meet ``reserve`` when offered again
-            }
-            return true
-        }
-        if stored && session.epoch == record.epoch && record.nextSequence > session.reserved {
-            session.reserved = record.nextSequence
-        }
-        // Only the outstanding request's completion ends it (an older one's does not).
-        if session.epoch != record.epoch || record.nextSequence >= session.requestedThrough { session.renewing = false }
-        return false
+        let release = session.policy.backgroundStored(
+            ReservationPolicy.Reservation(epoch: record.epoch, nextSequence: record.nextSequence), stored: stored)
+        session.peer.epoch = session.policy.epoch
+        return release
     }
 
     /// How far a probe's time may be from this machine's wall clock (both are kept by NTP on a LAN).
@@ -377,6 +330,6 @@ public final class SealedStreamOpener {
         return key.seal(
             LinkProbe(
                 isReply: true, id: receiverID, challenge: request.challenge, sentNanoseconds: request.sentNanoseconds,
-                framesAccepted: session.accepted))
+                framesAccepted: session.policy.accepted))
     }
 }

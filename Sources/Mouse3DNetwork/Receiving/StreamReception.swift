@@ -48,11 +48,17 @@ public final class StreamReception {
             try receiver.drain(handle)
             try endOfBatch()
         }
-        pairings?.onHeldReady = { [unowned self] in
-            try receiver.releaseHeld(handle)
-            try endOfBatch()
+        if let pairings {
+            pairings.attach(to: loop)
+            // Sessions stored in the background: the datagrams held for a new one go on.
+            loop.watch(pairings.storesCompleted) { [unowned self] in
+                var offered = false
+                for done in pairings.takeStored() {
+                    offered = try receiver.sessionStored(done.record, stored: done.stored, handle) || offered
+                }
+                if offered { try endOfBatch() }
+            }
         }
-        pairings?.attach(to: loop)
         // Outputs that act between frames (prediction through gaps).
         loop.timer(deadline: { [unowned self] in outputs.nextDeadline }) { [unowned self] now in
             try outputs.tick(now: now)

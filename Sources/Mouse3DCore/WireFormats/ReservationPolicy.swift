@@ -1,0 +1,178 @@
+/// Replay protection that survives a crash, for one paired sender: which epoch and sequence numbers
+/// a receiver may accept, and what it must store durably first. A new epoch, and each stretch of
+/// ``span`` sequence numbers, is stored before the first datagram in it is accepted, so a receiver
+/// that is killed and restarts refuses everything it may have accepted before. Streams renew their
+/// reservation half-way through it, in the background, so no datagram waits for the disk.
+///
+/// Pure state: the opener asks it before and after a datagram's tag is checked and does what it
+/// answers (store, hold, accept, refuse); the store's outcome comes back through ``stored(_:)``
+/// and ``backgroundStored(_:stored:)``. Nothing here calls out.
+public struct ReservationPolicy: Sendable, Equatable {
+    /// How far ahead each reservation reaches, in sequence numbers (about 4 s at 1000 frames/s: a
+    /// sender that carries on through a receiver's crash is refused at most that long).
+    public static let span: UInt64 = 4096
+
+    /// What is to be stored: an epoch, and the first sequence number of it not yet reserved.
+    public struct Reservation: Sendable, Equatable {
+        public var epoch: UInt32
+        public var nextSequence: UInt64
+        public init(epoch: UInt32, nextSequence: UInt64) {
+            self.epoch = epoch
+            self.nextSequence = nextSequence
+        }
+    }
+
+    /// What to do with an authentic datagram.
+    public enum Decision: Sendable, Equatable {
+        /// Accept it (its sequence is marked as seen). `started`: it is the first of a new session
+        /// (worth saying); `storeAhead`: store this in the background now (a renewal).
+        case accept(started: Bool, storeAhead: Reservation?)
+        /// Hold it until the new epoch's store completes (``backgroundStored(_:stored:)``), then
+        /// offer it again. `store`: the store to start now (nil: one is under way already).
+        case hold(store: Reservation?)
+        /// Store this durably first; then ``stored(_:)`` (or refuse it as not stored).
+        case storeFirst(Reservation)
+        /// Refuse it.
+        case refuse(Refusal)
+    }
+
+    /// The epoch being accepted.
+    public private(set) var epoch: UInt32
+    /// Its replay window.
+    public private(set) var window = ReplayWindow()
+    /// In the stored epoch after a restart: sequences below this were (or may have been) seen.
+    public private(set) var floor: UInt64
+    /// Sequences below this may be accepted in the current epoch without storing anything first.
+    public private(set) var reserved: UInt64
+    /// A reservation further ahead is being stored in the background.
+    public private(set) var renewing = false
+    /// The highest reservation asked for in the current epoch: what is asked for only ever rises, so
+    /// a writer storing in order never puts a smaller reservation after a larger one.
+    public private(set) var requestedThrough: UInt64 = 0
+    /// A new epoch being stored in the background; its datagrams are held.
+    public private(set) var pendingEpoch: UInt32?
+    /// Storing a new epoch in the background failed once: later epochs are stored first, on the spot.
+    public private(set) var storesEpochsOnTheSpot = false
+    /// The epoch was adopted in the background: the next accepted datagram says it started.
+    private var announceEpoch = false
+    /// Frames accepted in the current epoch (wrapping).
+    public private(set) var accepted: UInt32 = 0
+
+    /// A sender whose stored state is `epoch`, with sequences below `floor` refused in it.
+    public init(epoch: UInt32, floor: UInt64) {
+        self.epoch = epoch
+        self.floor = floor
+        reserved = floor
+    }
+
+    /// The epoch and the next sequence number to store at a clean exit: nothing accepted so far is
+    /// accepted again after a restart.
+    public var highWaterMark: Reservation {
+        Reservation(epoch: epoch, nextSequence: max(floor, window.newest.map { $0 + 1 } ?? 0))
+    }
+
+    /// Before the tag is checked (no cryptography spent on these): an older epoch, or a sequence
+    /// below the floor or already seen in the current epoch, is refused.
+    public func precheck(epoch: UInt32, sequence: UInt64) -> Refusal? {
+        guard epoch >= self.epoch else { return .staleEpoch }
+        if epoch == self.epoch && (sequence < floor || !window.wouldAccept(sequence)) { return .replayed }
+        return nil
+    }
+
+    /// After the tag verified (and ``precheck(epoch:sequence:)`` passed). `inBackground`: a store in
+    /// the background is available (without one, everything is stored first).
+    public mutating func decide(epoch: UInt32, sequence: UInt64, inBackground: Bool) -> Decision {
+        let startsEpoch = epoch > self.epoch
+        // While a newer epoch is being stored, the older one may not store anything after it (the
+        // stored state only moves forward): what needs a new reservation is refused.
+        if let pending = pendingEpoch, epoch < pending, startsEpoch || sequence >= reserved {
+            return .refuse(.staleEpoch)
+        }
+        if startsEpoch && inBackground && !storesEpochsOnTheSpot {
+            // Stored in the background, asked for once per epoch (a newer one asks again).
+            guard pendingEpoch.map({ $0 < epoch }) ?? true else { return .hold(store: nil) }
+            pendingEpoch = epoch
+            return .hold(store: Reservation(epoch: epoch, nextSequence: Self.reach(from: sequence)))
+        }
+        if startsEpoch || sequence >= reserved {
+            // Not below a renewal already asked for in this epoch: it may be on disk already.
+            let upTo = startsEpoch ? Self.reach(from: sequence) : max(Self.reach(from: sequence), requestedThrough)
+            return .storeFirst(Reservation(epoch: epoch, nextSequence: upTo))
+        }
+        return accept(sequence: sequence, inBackground: inBackground)
+    }
+
+    /// A ``Decision/storeFirst(_:)`` reservation is stored: the datagram that asked for it
+    /// (`sequence` of the reservation's epoch) is accepted, or refused if it was seen meanwhile.
+    public mutating func stored(_ reservation: Reservation, sequence: UInt64) -> Decision {
+        var started = false
+        if reservation.epoch > epoch {
+            adopt(reservation.epoch)
+            started = true
+        }
+        reserved = reservation.nextSequence
+        requestedThrough = reservation.nextSequence  // at least what any renewal asked for
+        renewing = false  // a store in the background, if any, is for less than this
+        guard case .accept(let announced, _) = accept(sequence: sequence, inBackground: false) else {
+            return .refuse(.replayed)
+        }
+        return .accept(started: started || announced, storeAhead: nil)
+    }
+
+    /// A store in the background completed (or, with `stored` false, failed: the stream then stores
+    /// first at the end of its reservation, and epochs are stored first from now on). Returns true
+    /// when it was the pending epoch's (adopted now, or given up): the datagrams held for it should
+    /// be offered again.
+    public mutating func backgroundStored(_ reservation: Reservation, stored: Bool) -> Bool {
+        if pendingEpoch == reservation.epoch {
+            pendingEpoch = nil
+            if stored && reservation.epoch > epoch {
+                adopt(reservation.epoch)
+                reserved = reservation.nextSequence
+                requestedThrough = reservation.nextSequence
+                renewing = false
+                announceEpoch = true
+            } else if !stored {
+                storesEpochsOnTheSpot = true  // held datagrams are stored first when offered again
+            }
+            return true
+        }
+        if stored && epoch == reservation.epoch && reservation.nextSequence > reserved {
+            reserved = reservation.nextSequence
+        }
+        // Only the outstanding request's completion ends it (an older one's does not).
+        if epoch != reservation.epoch || reservation.nextSequence >= requestedThrough { renewing = false }
+        return false
+    }
+
+    /// Marks `sequence` of the current epoch as seen; asks for a renewal half-way through the
+    /// reservation when a store in the background is available.
+    private mutating func accept(sequence: UInt64, inBackground: Bool) -> Decision {
+        guard window.accept(sequence) else { return .refuse(.replayed) }
+        accepted &+= 1
+        var ahead: Reservation?
+        if inBackground, !renewing, pendingEpoch == nil, sequence >= reserved &- Self.span / 2,
+            sequence < UInt64.max - Self.span, sequence + Self.span > requestedThrough
+        {
+            requestedThrough = sequence + Self.span
+            renewing = true
+            ahead = Reservation(epoch: epoch, nextSequence: requestedThrough)
+        }
+        let started = announceEpoch
+        announceEpoch = false
+        return .accept(started: started, storeAhead: ahead)
+    }
+
+    /// A new epoch: a fresh window, nothing below a floor.
+    private mutating func adopt(_ newEpoch: UInt32) {
+        epoch = newEpoch
+        window = ReplayWindow()
+        floor = 0
+        accepted = 0
+    }
+
+    /// A reservation from `sequence` on (saturating at the top).
+    private static func reach(from sequence: UInt64) -> UInt64 {
+        sequence > UInt64.max - span ? UInt64.max : sequence + span
+    }
+}

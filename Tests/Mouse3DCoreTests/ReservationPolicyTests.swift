@@ -1,0 +1,265 @@
+import Mouse3DCore
+import Testing
+
+@Suite("Reservation policy (replay floors that survive a crash)")
+struct ReservationPolicyTests {
+    typealias Reservation = ReservationPolicy.Reservation
+    let span = ReservationPolicy.span
+
+    @Test("Before the tag: an older epoch is stale; below the floor, or seen, is replayed")
+    func precheck() {
+        var p = ReservationPolicy(epoch: 5, floor: 100)
+        #expect(p.precheck(epoch: 4, sequence: 1000) == .staleEpoch)
+        #expect(p.precheck(epoch: 5, sequence: 99) == .replayed)
+        #expect(p.precheck(epoch: 5, sequence: 100) == nil)
+        #expect(p.precheck(epoch: 6, sequence: 0) == nil, "a newer epoch has no floor")
+        let answer1 = p.decide(epoch: 5, sequence: 100, inBackground: false)
+        #expect(
+            answer1
+                == .storeFirst(Reservation(epoch: 5, nextSequence: 100 + span)))
+        let answer2 = p.stored(Reservation(epoch: 5, nextSequence: 100 + span), sequence: 100)
+        #expect(
+            answer2
+                == .accept(started: false, storeAhead: nil))
+        #expect(p.precheck(epoch: 5, sequence: 100) == .replayed, "seen")
+        #expect(p.highWaterMark == Reservation(epoch: 5, nextSequence: 101))
+    }
+
+    @Test("Without a store in the background: a new epoch is stored first, and says it started once")
+    func epochOnTheSpot() {
+        var p = ReservationPolicy(epoch: 0, floor: 0)
+        let r = Reservation(epoch: 3, nextSequence: 7 + span)
+        let answer3 = p.decide(epoch: 3, sequence: 7, inBackground: false)
+        #expect(answer3 == .storeFirst(r))
+        #expect(p.epoch == 0, "nothing adopted before the store")
+        let answer4 = p.stored(r, sequence: 7)
+        #expect(answer4 == .accept(started: true, storeAhead: nil))
+        #expect(p.epoch == 3 && p.reserved == 7 + span)
+        let answer5 = p.decide(epoch: 3, sequence: 8, inBackground: false)
+        #expect(answer5 == .accept(started: false, storeAhead: nil))
+        for s in 9..<(7 + span) {
+            let answer6 = p.decide(epoch: 3, sequence: s, inBackground: false)
+            #expect(answer6 == .accept(started: false, storeAhead: nil))
+        }
+        let answer7 = p.decide(epoch: 3, sequence: 7 + span, inBackground: false)
+        #expect(
+            answer7
+                == .storeFirst(Reservation(epoch: 3, nextSequence: 7 + 2 * span)), "the reservation's end")
+    }
+
+    @Test("In the background: a new epoch's datagrams are held, its store asked for once, adopted when stored")
+    func epochInBackground() {
+        var p = ReservationPolicy(epoch: 1, floor: 50)
+        let old = Reservation(epoch: 1, nextSequence: 50 + span)
+        let reserving = p.decide(epoch: 1, sequence: 50, inBackground: true)
+        #expect(reserving == .storeFirst(old), "the stored epoch after a restart: its floor is its reservation")
+        let reserved = p.stored(old, sequence: 50)
+        #expect(reserved == .accept(started: false, storeAhead: nil))
+        let r = Reservation(epoch: 2, nextSequence: span)
+        let answer8 = p.decide(epoch: 2, sequence: 0, inBackground: true)
+        #expect(answer8 == .hold(store: r))
+        let answer9 = p.decide(epoch: 2, sequence: 1, inBackground: true)
+        #expect(answer9 == .hold(store: nil), "asked once")
+        let answer10 = p.decide(epoch: 1, sequence: 60, inBackground: true)
+        #expect(
+            answer10 == .accept(started: false, storeAhead: nil),
+            "the old epoch goes on within its reservation... ")
+        let answer11 = p.decide(epoch: 1, sequence: 50 + 10 * span, inBackground: true)
+        #expect(
+            answer11 == .refuse(.staleEpoch),
+            "... but stores nothing after the pending one")
+        let answer12 = p.backgroundStored(r, stored: true)
+        #expect(answer12, "release the held datagrams")
+        #expect(p.epoch == 2 && p.reserved == span && p.floor == 0)
+        let answer13 = p.decide(epoch: 2, sequence: 0, inBackground: true)
+        #expect(answer13 == .accept(started: true, storeAhead: nil))
+        let answer14 = p.decide(epoch: 2, sequence: 1, inBackground: true)
+        #expect(answer14 == .accept(started: false, storeAhead: nil))
+        #expect(p.precheck(epoch: 1, sequence: 61) == .staleEpoch)
+    }
+
+    @Test("Renewed half-way, once while it is stored; a late one is stored first, never asking for less")
+    func renewals() {
+        var p = ReservationPolicy(epoch: 0, floor: 0)
+        let first = Reservation(epoch: 1, nextSequence: span)
+        let answer15 = p.decide(epoch: 1, sequence: 0, inBackground: true)
+        #expect(answer15 == .hold(store: first))
+        let answer16 = p.backgroundStored(first, stored: true)
+        #expect(answer16)
+        var asked: [Reservation] = []
+        for s in 0..<span {
+            guard case .accept(_, let ahead) = p.decide(epoch: 1, sequence: s, inBackground: true) else {
+                Issue.record("refused \(s)")
+                return
+            }
+            if let ahead { asked.append(ahead) }
+        }
+        #expect(asked == [Reservation(epoch: 1, nextSequence: span / 2 + span)], "half-way, once")
+        // Not stored in time: the end of the reservation is stored first, for what was asked at least.
+        let answer17 = p.decide(epoch: 1, sequence: span, inBackground: true)
+        #expect(
+            answer17
+                == .storeFirst(Reservation(epoch: 1, nextSequence: 2 * span)))
+        let answer18 = p.stored(Reservation(epoch: 1, nextSequence: 2 * span), sequence: span)
+        #expect(
+            answer18
+                == .accept(started: false, storeAhead: nil))
+        // The late renewal lands: it is for less and pulls nothing back.
+        let answer19 = p.backgroundStored(asked[0], stored: true)
+        #expect(!answer19)
+        #expect(p.reserved == 2 * span)
+        // A late datagram, below what was asked: the next store is not for less than that.
+        var q = ReservationPolicy(epoch: 1, floor: 0)
+        _ = q.decide(epoch: 1, sequence: 0, inBackground: true)  // stored first (same epoch)
+        _ = q.stored(Reservation(epoch: 1, nextSequence: span), sequence: 0)
+        guard case .accept(_, let ahead?) = q.decide(epoch: 1, sequence: span - 1, inBackground: true) else {
+            Issue.record("no renewal")
+            return
+        }
+        #expect(ahead.nextSequence == 2 * span - 1)
+        let answer20 = q.decide(epoch: 1, sequence: span, inBackground: true)
+        #expect(
+            answer20
+                == .storeFirst(Reservation(epoch: 1, nextSequence: 2 * span)))
+    }
+
+    @Test("A failed store in the background: held datagrams are offered again and the epoch is stored first")
+    func backgroundFailure() {
+        var p = ReservationPolicy(epoch: 0, floor: 0)
+        let r = Reservation(epoch: 4, nextSequence: span)
+        let answer21 = p.decide(epoch: 4, sequence: 0, inBackground: true)
+        #expect(answer21 == .hold(store: r))
+        let answer22 = p.backgroundStored(r, stored: false)
+        #expect(answer22)
+        #expect(p.epoch == 0 && p.storesEpochsOnTheSpot)
+        let answer23 = p.decide(epoch: 4, sequence: 0, inBackground: true)
+        #expect(answer23 == .storeFirst(r))
+        let answer24 = p.stored(r, sequence: 0)
+        #expect(answer24 == .accept(started: true, storeAhead: nil))
+    }
+
+    @Test("Sequences near the top saturate instead of wrapping")
+    func saturation() {
+        var p = ReservationPolicy(epoch: 0, floor: 0)
+        let top = UInt64.max - 3
+        let answer25 = p.decide(epoch: 1, sequence: top, inBackground: false)
+        #expect(
+            answer25
+                == .storeFirst(Reservation(epoch: 1, nextSequence: .max)))
+        let answer26 = p.stored(Reservation(epoch: 1, nextSequence: .max), sequence: top)
+        #expect(
+            answer26
+                == .accept(started: true, storeAhead: nil))
+        let answer27 = p.decide(epoch: 1, sequence: top + 1, inBackground: true)
+        #expect(answer27 == .accept(started: false, storeAhead: nil))
+    }
+
+    /// A receiver driven by the policy over a random sender (restarts, reordering, duplicates),
+    /// with a writer that stores in order and late, stores that fail, and a crash at random: after
+    /// any crash, a policy restored from what was durably stored refuses everything accepted before.
+    @Test("Killed at any moment: nothing accepted before is accepted after a restart (200 seeds)", arguments: 0..<200)
+    func crashSafety(seed: UInt64) {
+        var random = SplitMix(seed: seed)
+        var policy = ReservationPolicy(epoch: 0, floor: 0)
+        var durable = Reservation(epoch: 0, nextSequence: 0)
+        var queue: [Reservation] = []  // the writer's, in order
+        var accepted: [(epoch: UInt32, sequence: UInt64)] = []
+        var everAccepted: Set<UInt64> = []  // epoch << 40 | sequence, over every run
+        var acceptedTwice = 0
+        var held: [(epoch: UInt32, sequence: UInt64)] = []
+        var storedInOrder = true
+        let background = random.next() % 2 == 0
+        let failureRate = random.next() % 4 == 0 ? 20 : 0  // percent of stores that fail, in some runs
+        var epoch: UInt32 = 1
+        var next: UInt64 = 0
+        var sent: [UInt64] = []
+
+        func write(_ r: Reservation) -> Bool {
+            if failureRate > 0 && Int(random.next() % 100) < failureRate { return false }
+            storedInOrder = storedInOrder && (r.epoch, r.nextSequence) >= (durable.epoch, durable.nextSequence)
+            durable = r
+            return true
+        }
+        func completeOne() -> Bool {
+            guard !queue.isEmpty else { return false }
+            let r = queue.removeFirst()
+            return policy.backgroundStored(r, stored: write(r))
+        }
+        func offer(_ e: UInt32, _ s: UInt64) {
+            guard policy.precheck(epoch: e, sequence: s) == nil else { return }
+            var decision = policy.decide(epoch: e, sequence: s, inBackground: background)
+            if case .storeFirst(let r) = decision {
+                while !queue.isEmpty { _ = completeOne() }  // the writer idle first: states only move forward
+                guard write(r) else { return }
+                decision = policy.stored(r, sequence: s)
+            }
+            switch decision {
+            case .accept(_, let ahead):
+                accepted.append((e, s))
+                if !everAccepted.insert(UInt64(e) << 40 | s).inserted { acceptedTwice += 1 }
+                if let ahead { queue.append(ahead) }
+            case .hold(let store):
+                held.append((e, s))
+                if let store { queue.append(store) }
+            case .refuse, .storeFirst: break
+            }
+        }
+
+        for _ in 0..<20_000 {
+            switch random.next() % 1000 {
+            case 0..<2:  // the sender restarts: a new epoch from 0
+                epoch += 1
+                next = 0
+                sent = []
+            case 2..<40 where !sent.isEmpty:  // an old datagram again (reordered, duplicated, replayed)
+                offer(epoch, sent[Int(random.next() % UInt64(sent.count))])
+            case 40..<45:  // a burst of datagrams the network dropped
+                next += random.next() % (2 * span)
+            default:
+                offer(epoch, next)
+                sent.append(next)
+                if sent.count > 3000 { sent.removeFirst(1000) }
+                next += 1
+            }
+            // The writer catches up at its own pace.
+            if random.next() % 50 == 0, completeOne() {
+                let again = held
+                held = []
+                for h in again { offer(h.epoch, h.sequence) }
+            }
+            if random.next() % 5000 == 0 {
+                // Killed: only what was stored survives.
+                let restored = ReservationPolicy(epoch: durable.epoch, floor: durable.nextSequence)
+                for a in accepted {
+                    guard restored.precheck(epoch: a.epoch, sequence: a.sequence) != nil else {
+                        Issue.record("seed \(seed): \(a) accepted before the crash, accepted again after it")
+                        return
+                    }
+                }
+                policy = restored
+                queue = []
+                held = []
+                accepted = []
+            }
+        }
+        #expect(acceptedTwice == 0, "seed \(seed): \(acceptedTwice) datagrams accepted twice")
+        #expect(storedInOrder, "seed \(seed): a stored state moved back")
+        #expect(
+            everAccepted.count > 5000,
+            "seed \(seed): the stream went through (\(everAccepted.count) accepted; \(accepted.count) since the last restart; policy \(policy), queue \(queue.count), held \(held.count), durable \(durable), epoch \(epoch) next \(next))"
+        )
+    }
+}
+
+/// A small seeded generator (SplitMix64), so a failing seed can be run again.
+struct SplitMix: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed &+ 0x9E37_79B9_7F4A_7C15 }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
