@@ -77,10 +77,9 @@ extension Mouse3D {
                     onRecenter: { recenter.recenter(because: "the view's button") }, device: opened.viewDevice,
                     wrap: { output, _ in paced(output, hertz: rate) }),
                 diagnostics: diagnostics)
-            // The DSU server takes every sample, whatever --rate paces the others at.
             let fusion = try FusionStage(
-                opened, parameters: FilterOptions.parameters(configuration),
-                outputs: built.all + (dsuServer.map { [$0] } ?? []), diagnostics: diagnostics)
+                opened, parameters: FilterOptions.parameters(configuration), outputs: built.all,
+                observers: dsuServer.map { [$0] } ?? [], diagnostics: diagnostics)
             recenter.bind(fusion.pipeline)
             session.loop.onReload = {
                 diagnostics.say("SIGHUP: run keeps the settings it started with; restart it to apply changes")

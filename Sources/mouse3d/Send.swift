@@ -126,7 +126,7 @@ extension Mouse3D {
                     paced(
                         StreamerOutput(streamer: targets.streamer, report: diagnostics.say),
                         hertz: MotionSourceOptions.rate(configuration))
-                ] + (dsuServer.map { [$0] } ?? []), diagnostics: diagnostics)
+                ], observers: dsuServer.map { [$0] } ?? [], diagnostics: diagnostics)
             diagnostics.say(
                 "sending \(targets.destination) from \(opened.summary)\(targets.following); \(fusion.calibration)")
             let running = configuration

@@ -1,16 +1,20 @@
 import Mouse3DCore
 import Testing
 
-/// Every call an output can get, as a wrapper's inner output sees them.
-final class CallLog: AttitudeSink {
+/// Every call an output can get, as a wrapper's inner output sees them, and what it observes of
+/// the source.
+final class CallLog: AttitudeSink, SourceObserver {
     var calls: [String] = []
     func write(_ update: AttitudeUpdate) throws { calls.append("write") }
     func endOfBatch() throws { calls.append("endOfBatch") }
     func streamEnded(_ stream: StreamLabel) { calls.append("streamEnded") }
-    func gamepadButton(code: Int32, pressed: Bool) { calls.append("gamepadButton \(code) \(pressed)") }
-    func gamepadAxis(code: Int32, value: Float) { calls.append("gamepadAxis \(code) \(value)") }
     func sourceEnded() throws { calls.append("sourceEnded") }
     func finish() { calls.append("finish") }
+    func sampleFused(_ sample: MotionSample, gyroBias: SIMD3<Double>, nowNanoseconds: UInt64) {
+        calls.append("sampleFused \(nowNanoseconds)")
+    }
+    func gamepadButton(code: Int32, pressed: Bool) { calls.append("gamepadButton \(code) \(pressed)") }
+    func gamepadAxis(code: Int32, value: Float) { calls.append("gamepadAxis \(code) \(value)") }
 }
 
 @Suite("Wrapping outputs pass on what they do not change")
@@ -18,22 +22,44 @@ struct ForwardingOutputTests {
     /// The calls a wrapper takes no part in, made on `output`; what reached `inner`.
     static func passThrough(_ output: any AttitudeOutput, _ inner: CallLog) throws -> [String] {
         output.streamEnded(StreamLabel(sender: "a", stream: "1", description: "a"))
-        output.gamepadButton(code: 304, pressed: true)
-        output.gamepadAxis(code: 0, value: -0.5)
         try output.sourceEnded()
         output.finish()
         return inner.calls
     }
 
-    static let expected = ["streamEnded", "gamepadButton 304 true", "gamepadAxis 0 -0.5", "sourceEnded", "finish"]
+    static let expected = ["streamEnded", "sourceEnded", "finish"]
 
-    @Test("Pacing passes on stream ends, buttons, axes, the source's end and the finish")
+    @Test(
+        "A pipeline's observers: those given and every output that is one, behind wrappers too, each called once"
+    )
+    func observersBehindWrappers() throws {
+        let paced = CallLog()
+        let bare = CallLog()
+        let given = CallLog()
+        let pipeline = AttitudePipeline(
+            outputs: [
+                PacedOutput(paced, hertz: 100, start: 0),
+                ExtrapolatingOutput(PacedOutput(bare, hertz: 100, start: 0), capNanoseconds: 50_000_000)
+            ],
+            observers: [given])
+        pipeline.gamepadButton(code: 304, pressed: true)
+        pipeline.gamepadAxis(code: 0, value: -0.5)
+        pipeline.sampleFused(
+            MotionSample(
+                timestampNanoseconds: 5, angularVelocityRadiansPerSecond: .zero,
+                specificForceMetersPerSecondSquared: [0, 0, 9.8]), gyroBias: .zero, nowNanoseconds: 7)
+        let expected = ["gamepadButton 304 true", "gamepadAxis 0 -0.5", "sampleFused 7"]
+        #expect(paced.calls == expected && bare.calls == expected && given.calls == expected)
+        #expect(AttitudePipeline(outputs: [PacedOutput(paced, hertz: 100, start: 0)]).observers.count == 1)
+    }
+
+    @Test("Pacing passes on stream ends, the source's end and the finish")
     func paced() throws {
         let inner = CallLog()
         #expect(try Self.passThrough(PacedOutput(inner, hertz: 100, start: 0), inner) == Self.expected)
     }
 
-    @Test("Prediction passes on stream ends, buttons, axes, the source's end, the finish and batch ends")
+    @Test("Prediction passes on stream ends, the source's end, the finish and batch ends")
     func extrapolating() throws {
         let inner = CallLog()
         let output = ExtrapolatingOutput(inner, capNanoseconds: 50_000_000)

@@ -83,7 +83,7 @@ struct PipelineCoreTests {
         let last = step()
         _ = map.apply(code: 311, pressed: false, to: &fusion)
         let released = fusion.update(nowNanoseconds: 7)
-        #expect(released?.buttons == [] && released?.frame == last.frame && released?.sample == nil)
+        #expect(released?.buttons == [] && released?.frame == last.frame && released?.motionNanoseconds == nil)
         #expect(released?.sequence == last.sequence + 1 && released?.receivedNanoseconds == 7)
         var fresh = MotionFusion(parameters: AttitudeEstimatorParameters())
         #expect(fresh.update(nowNanoseconds: 1) == nil, "nothing to say before the first sample")

@@ -123,7 +123,9 @@ struct ReservationPolicyTests {
                 == .storeFirst(Reservation(epoch: 1, nextSequence: 2 * span)))
     }
 
-    @Test("A failed store in the background: held datagrams are offered again and the epoch is stored first")
+    @Test(
+        "A failed store in the background: held datagrams are offered again and the epoch is stored first, until one is"
+    )
     func backgroundFailure() {
         var p = ReservationPolicy(epoch: 0, floor: 0)
         let r = Reservation(epoch: 4, nextSequence: span)
@@ -136,6 +138,27 @@ struct ReservationPolicyTests {
         #expect(answer23 == .storeFirst(r))
         let answer24 = p.stored(r, sequence: 0)
         #expect(answer24 == .accept(started: true, storeAhead: nil))
+        #expect(!p.storesEpochsOnTheSpot, "stored again: the next epoch goes in the background")
+        let next = p.decide(epoch: 5, sequence: 0, inBackground: true)
+        #expect(next == .hold(store: Reservation(epoch: 5, nextSequence: span)))
+    }
+
+    @Test("An epoch stored while a newer one was asked for is not adopted, but nothing older is stored after it")
+    func supersededEpoch() {
+        var p = ReservationPolicy(epoch: 3, floor: 0)
+        let r5 = Reservation(epoch: 5, nextSequence: span)
+        let r6 = Reservation(epoch: 6, nextSequence: span)
+        let hold5 = p.decide(epoch: 5, sequence: 0, inBackground: true)
+        let hold6 = p.decide(epoch: 6, sequence: 0, inBackground: true)
+        #expect(hold5 == .hold(store: r5) && hold6 == .hold(store: r6), "the sender restarted twice")
+        let adopted5 = p.backgroundStored(r5, stored: true)
+        #expect(!adopted5 && p.epoch == 3 && p.storedEpoch == 5, "stored, superseded: not adopted")
+        let given6 = p.backgroundStored(r6, stored: false)
+        #expect(given6 && p.storesEpochsOnTheSpot)
+        let older = p.decide(epoch: 4, sequence: 0, inBackground: true)
+        #expect(older == .refuse(.staleEpoch), "epoch 4 stored after 5 would move the stored state back")
+        let again5 = p.decide(epoch: 5, sequence: 1, inBackground: true)
+        #expect(again5 == .storeFirst(Reservation(epoch: 5, nextSequence: 1 + span)))
     }
 
     @Test("Sequences near the top saturate instead of wrapping")
@@ -163,6 +186,7 @@ struct ReservationPolicyTests {
         var policy = ReservationPolicy(epoch: 0, floor: 0)
         var durable = Reservation(epoch: 0, nextSequence: 0)
         var queue: [Reservation] = []  // the writer's, in order
+        var written: [(Reservation, Bool)] = []  // its completions, not yet taken by the loop
         var accepted: [(epoch: UInt32, sequence: UInt64)] = []
         var everAccepted: Set<UInt64> = []  // epoch << 40 | sequence, over every run
         var acceptedTwice = 0
@@ -173,6 +197,7 @@ struct ReservationPolicyTests {
         var epoch: UInt32 = 1
         var next: UInt64 = 0
         var sent: [UInt64] = []
+        var sentBefore: [UInt64] = []  // the previous epoch's
 
         func write(_ r: Reservation) -> Bool {
             if failureRate > 0 && Int(random.next() % 100) < failureRate { return false }
@@ -180,16 +205,15 @@ struct ReservationPolicyTests {
             durable = r
             return true
         }
-        func completeOne() -> Bool {
-            guard !queue.isEmpty else { return false }
+        func writeOne() {
             let r = queue.removeFirst()
-            return policy.backgroundStored(r, stored: write(r))
+            written.append((r, write(r)))
         }
         func offer(_ e: UInt32, _ s: UInt64) {
             guard policy.precheck(epoch: e, sequence: s) == nil else { return }
             var decision = policy.decide(epoch: e, sequence: s, inBackground: background)
             if case .storeFirst(let r) = decision {
-                while !queue.isEmpty { _ = completeOne() }  // the writer idle first: states only move forward
+                while !queue.isEmpty { writeOne() }  // the writer idle first (its completions come later)
                 guard write(r) else { return }
                 decision = policy.stored(r, sequence: s)
             }
@@ -210,9 +234,12 @@ struct ReservationPolicyTests {
             case 0..<2:  // the sender restarts: a new epoch from 0
                 epoch += 1
                 next = 0
+                sentBefore = sent
                 sent = []
             case 2..<40 where !sent.isEmpty:  // an old datagram again (reordered, duplicated, replayed)
                 offer(epoch, sent[Int(random.next() % UInt64(sent.count))])
+            case 45..<60 where !sentBefore.isEmpty:  // the sender's last run replayed after its restart
+                offer(epoch - 1, sentBefore[Int(random.next() % UInt64(sentBefore.count))])
             case 40..<45:  // a burst of datagrams the network dropped
                 next += random.next() % (2 * span)
             default:
@@ -221,11 +248,17 @@ struct ReservationPolicyTests {
                 if sent.count > 3000 { sent.removeFirst(1000) }
                 next += 1
             }
-            // The writer catches up at its own pace.
-            if random.next() % 50 == 0, completeOne() {
-                let again = held
-                held = []
-                for h in again { offer(h.epoch, h.sequence) }
+            // The writer writes at its own pace, and the loop takes its completions at its own.
+            if random.next() % 50 == 0, !queue.isEmpty { writeOne() }
+            if random.next() % 30 == 0, !written.isEmpty {
+                var release = false
+                for (r, stored) in written { release = policy.backgroundStored(r, stored: stored) || release }
+                written = []
+                if release {
+                    let again = held
+                    held = []
+                    for h in again { offer(h.epoch, h.sequence) }
+                }
             }
             if random.next() % 5000 == 0 {
                 // Killed: only what was stored survives.
@@ -238,6 +271,7 @@ struct ReservationPolicyTests {
                 }
                 policy = restored
                 queue = []
+                written = []
                 held = []
                 accepted = []
             }

@@ -385,7 +385,7 @@ struct MotionPipelineTests {
         #expect(try loop.run() == .requested)
         #expect(output.updates.count == 1000)
         #expect(output.updates.map(\.sequence) == Array(0..<1000))
-        #expect(output.updates.map { $0.sample?.timestampNanoseconds } == input.map(\.timestampNanoseconds))
+        #expect(output.updates.map(\.motionNanoseconds) == input.map { UInt64($0.timestampNanoseconds) })
         #expect(output.batches == 4, "1000 samples in batches of 256")
         #expect(output.ended == 1)
         // Turning at 1 rad/s about Z for 9.99 s: the yaw wrapped and kept moving.

@@ -56,10 +56,7 @@ struct DSUServerTests {
             let sample = MotionSample(
                 timestampNanoseconds: 1_000_000, angularVelocityRadiansPerSecond: .zero,
                 specificForceMetersPerSecondSquared: [0, 0, 9.8])
-            try server.write(
-                AttitudeUpdate(
-                    stream: .local, sequence: 0, buttons: [], frame: AttitudeFrame(roll: 0, pitch: 0, yaw: 0),
-                    receivedNanoseconds: MonotonicClock.nanoseconds(), sample: sample))
+            server.sampleFused(sample, gyroBias: .zero, nowNanoseconds: MonotonicClock.nanoseconds())
             var buffer = [UInt8](repeating: 0, count: 200)
             let n = try buffer.withUnsafeMutableBytes { try client.receive(into: $0) }?.length ?? 0
             return Array(buffer[0..<n])

@@ -60,9 +60,13 @@ final class TestStore: SessionStore {
     var ahead: ((PairedPeer) -> Void)?
     init(_ opener: SealedStreamOpener) { self.opener = opener }
 
+    /// False: a store in the background is not started (as after a failure in the last second).
+    var startsInBackground = true
+
     var storesInBackground: Bool { ahead != nil }
     func storeNow(_ record: PairedPeer) -> Bool { now?(record) ?? true }
     func storeInBackground(_ record: PairedPeer) -> Bool {
+        guard startsInBackground else { return false }
         ahead?(record)
         return ahead != nil
     }
@@ -602,10 +606,8 @@ struct ReservationTests {
             r.refusals[.notStored] == UInt64(1500 - AttitudeReceiver.maximumHeldPerSender),
             "deck beyond its share: \(r.refusals.summary)")
         #expect(ahead.map(\.epoch).sorted() == [2, 7])
-        for record in ahead {
-            try r.sessionStored(record, stored: true) {
-                if case .frame(let f) = $0 { frames[f.stream.peer ?? "", default: []].append(f.sequence) }
-            }
+        try r.sessionsStored(ahead.map { ($0, true) }) {
+            if case .frame(let f) = $0 { frames[f.stream.peer ?? "", default: []].append(f.sequence) }
         }
         #expect(
             frames["deck"] == Array(0..<UInt64(AttitudeReceiver.maximumHeldPerSender)),
@@ -679,6 +681,58 @@ struct ReservationTests {
         #expect(store.refusal(try SealedPair.seal(&fresh, 1)) == .awaitingStorage, "still waiting for its own store")
         #expect(opener.reservationStored(try #require(ahead.last)))
         #expect(store.refusal(try SealedPair.seal(&fresh, 1)) == nil)
+    }
+
+    @Test(
+        "A new session whose store in the background is not started (a store failed lately) is stored first, not held for ever"
+    )
+    func backgroundNotStarted() throws {
+        let opener = pair.opener()
+        let store = TestStore(opener)
+        var onTheSpot: [(UInt32, UInt64)] = []
+        store.now = {
+            onTheSpot.append(($0.epoch, $0.nextSequence))
+            return true
+        }
+        store.ahead = { _ in }
+        store.startsInBackground = false
+        let r = try AttitudeReceiver(
+            listeningOn: SocketAddress.resolve("127.0.0.1:0", defaultPort: 0, passive: false), format: .sealed,
+            opener: opener, store: store)
+        let socket = try UDPSocket(family: r.localAddress.family, blocking: true)
+        var sealer = pair.sealer(epoch: 3)
+        for s in 0..<5 {
+            let d = try SealedPair.seal(&sealer, UInt64(s))
+            _ = try d.withUnsafeBytes { try socket.send($0, to: r.localAddress) }
+        }
+        var frames: [UInt64] = []
+        var started = 0
+        while try EventLoop.waitUntilReadable([r.descriptor], timeoutNanoseconds: 50_000_000) {
+            try r.drain {
+                if case .frame(let f) = $0 { frames.append(f.sequence) }
+                if case .sessionStarted = $0 { started += 1 }
+            }
+        }
+        #expect(frames == Array(0..<5), "delivered: \(frames), \(r.refusals.summary)")
+        #expect(started == 1 && onTheSpot.count == 1 && onTheSpot[0].0 == 3, "stored first once: \(onTheSpot)")
+    }
+
+    @Test("The datagram that asks for a renewal with invalid angles is refused, and the next one asks again")
+    func renewalOnInvalidAngles() throws {
+        let opener = pair.opener()
+        let store = TestStore(opener)
+        var ahead: [PairedPeer] = []
+        store.ahead = { ahead.append($0) }
+        let span = SealedStreamOpener.reservationSpan
+        var sealer = pair.sealer(epoch: 4)
+        #expect(store.refusal(try SealedPair.seal(&sealer, 0)) == .awaitingStorage)
+        #expect(opener.reservationStored(ahead.removeFirst()))
+        for s in 0..<span / 2 { #expect(store.refusal(try SealedPair.seal(&sealer, s)) == nil) }
+        #expect(store.refusal(try SealedPair.seal(&sealer, span / 2, roll: .nan)) == .invalidAngles)
+        #expect(store.refusal(try SealedPair.seal(&sealer, span / 2 + 1)) == nil)
+        #expect(
+            ahead.count == 1 && ahead[0].nextSequence == span / 2 + 1 + span,
+            "asked by the next datagram: \(ahead.map(\.nextSequence))")
     }
 
     /// Sends each datagram from a socket of its own on 127.0.0.(first + i): a source per datagram.

@@ -6,6 +6,7 @@ import Mouse3DView
 
 extension DSUServer: Component {
     public var closingLines: [String] { [summary] }
+    public func finish() {}
 }
 
 extension ViewServer: Component {

@@ -10,10 +10,11 @@ public struct FusionStage {
     /// What the start-up line says of the calibration ("gyroscope bias … from calibration").
     public let calibration: String
 
-    /// Fuses `opened` with `parameters` (the filter) into `outputs`.
+    /// Fuses `opened` with `parameters` (the filter) into `outputs`, with `observers` watching the
+    /// source itself (a DSU server: every sample, whatever paces the outputs).
     public init(
         _ opened: OpenedSource, parameters: AttitudeEstimatorParameters, outputs: [any AttitudeOutput],
-        diagnostics: Diagnostics
+        observers: [any SourceObserver] = [], diagnostics: Diagnostics
     ) throws {
         let stored = try CalibrationStore.load(device: opened.calibrationKey)
         let fusion = MotionFusion(
@@ -25,7 +26,7 @@ public struct FusionStage {
             ?? "gyroscope not calibrated (mouse3d calibrate), learning its bias"
         pipeline = MotionPipeline(
             source: opened.source, fusion: fusion, buttons: opened.buttons?.map ?? GamepadButtonMap(),
-            outputs: AttitudePipeline(outputs: outputs), report: diagnostics.say)
+            outputs: AttitudePipeline(outputs: outputs, observers: observers), report: diagnostics.say)
         // What a recalibrate button measures is stored, in the driver's axes, and said.
         let axes = opened.gamepadAxes
         pipeline.onCalibrated = { measured in

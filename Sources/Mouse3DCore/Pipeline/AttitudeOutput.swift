@@ -1,5 +1,5 @@
-/// Where attitudes go: printed lines, a virtual input device, a network stream, a browser view,
-/// opentrack or a DSU server. Each output is one type conforming to this; a command puts the ones
+/// Where attitudes go: printed lines, a virtual input device, a network stream, a browser view or
+/// opentrack (what passes the source's own motion or pad state on is a ``SourceObserver``). Each output is one type conforming to this; a command puts the ones
 /// the user asked for in an ``AttitudePipeline``. Called on the event loop's thread only.
 ///
 /// No requirement has a default here: an output conforms through ``AttitudeSink`` (what it does not
@@ -17,12 +17,6 @@ public protocol AttitudeOutput: AnyObject {
     var nextDeadline: UInt64? { get }
     /// Called once ``nextDeadline`` has passed.
     func tick(now: UInt64) throws
-    /// A gamepad button of the source went down or up (evdev code), for outputs that pass buttons on.
-    func gamepadButton(code: Int32, pressed: Bool)
-    /// A gamepad axis of the source moved (evdev `ABS_*` code), for outputs that pass sticks on:
-    /// `value` is -1...1 over the device's range, in evdev's directions (right and down positive);
-    /// a hat's is -1, 0 or 1.
-    func gamepadAxis(code: Int32, value: Float)
     /// The source has nothing more (the end of a log): deliver what is held back.
     func sourceEnded() throws
     /// The run is over (a signal, the end, an error): return every device to rest, release it all.

@@ -1,12 +1,24 @@
-/// The outputs of one run, fed in the order they were added. Owned by the event loop's thread.
+/// The outputs of one run, fed in the order they were added, and the observers of its source.
+/// Owned by the event loop's thread.
 public final class AttitudePipeline {
     /// The outputs.
     public let outputs: [any AttitudeOutput]
+    /// What watches the source: `observers` given, and every output that is one (also behind
+    /// wrappers, such as pacing).
+    public let observers: [any SourceObserver]
     private var finished = false
 
-    /// A pipeline feeding `outputs`.
-    public init(outputs: [any AttitudeOutput] = []) {
+    /// A pipeline feeding `outputs`, with `observers` watching the source.
+    public init(outputs: [any AttitudeOutput] = [], observers: [any SourceObserver] = []) {
         self.outputs = outputs
+        self.observers = outputs.compactMap(Self.observer(in:)) + observers
+    }
+
+    /// The observer an output is, or wraps.
+    private static func observer(in output: any AttitudeOutput) -> (any SourceObserver)? {
+        if let observer = output as? any SourceObserver { return observer }
+        if let wrapper = output as? any ForwardingOutput { return observer(in: wrapper.inner) }
+        return nil
     }
 
     /// Hands `update` to every output.
@@ -40,14 +52,19 @@ public final class AttitudePipeline {
         }
     }
 
-    /// Hands a gamepad button change to every output.
-    public func gamepadButton(code: Int32, pressed: Bool) {
-        for output in outputs { output.gamepadButton(code: code, pressed: pressed) }
+    /// Tells every observer that `sample` was fused.
+    public func sampleFused(_ sample: MotionSample, gyroBias: SIMD3<Double>, nowNanoseconds: UInt64) {
+        for observer in observers { observer.sampleFused(sample, gyroBias: gyroBias, nowNanoseconds: nowNanoseconds) }
     }
 
-    /// Hands a gamepad axis change to every output.
+    /// Hands a gamepad button change to every observer.
+    public func gamepadButton(code: Int32, pressed: Bool) {
+        for observer in observers { observer.gamepadButton(code: code, pressed: pressed) }
+    }
+
+    /// Hands a gamepad axis change to every observer.
     public func gamepadAxis(code: Int32, value: Float) {
-        for output in outputs { output.gamepadAxis(code: code, value: value) }
+        for observer in observers { observer.gamepadAxis(code: code, value: value) }
     }
 
     /// Tells every output that the source ended.

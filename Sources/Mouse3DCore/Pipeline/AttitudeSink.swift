@@ -7,8 +7,6 @@ extension AttitudeSink {
     public func streamEnded(_ stream: StreamLabel) {}
     public var nextDeadline: UInt64? { nil }
     public func tick(now: UInt64) throws {}
-    public func gamepadButton(code: Int32, pressed: Bool) {}
-    public func gamepadAxis(code: Int32, value: Float) {}
     public func sourceEnded() throws {}
     public func finish() {}
 }

@@ -13,25 +13,22 @@ public struct AttitudeUpdate: Sendable {
     public var sentNanoseconds: UInt64?
     /// This process's monotonic clock when the attitude arrived or was fused.
     public var receivedNanoseconds: UInt64
-    /// The raw sample it was fused from, when fused in this process (outputs that serve raw motion,
-    /// such as a DSU server, read it).
-    public var sample: MotionSample?
-    /// The fusion's gyroscope bias estimate when it made this update (rad/s), when fused in this process.
-    public var gyroBiasRadiansPerSecond: SIMD3<Double> = .zero
+    /// The source's own clock at the sample it was fused from (ns), when fused in this process: the
+    /// motion's time, which a gamepad's rate is measured on.
+    public var motionNanoseconds: UInt64?
 
     /// An update with every field.
     public init(
         stream: StreamLabel, sequence: UInt64, buttons: ButtonState, frame: AttitudeFrame,
         sentNanoseconds: UInt64? = nil,
-        receivedNanoseconds: UInt64, sample: MotionSample? = nil, gyroBiasRadiansPerSecond: SIMD3<Double> = .zero
+        receivedNanoseconds: UInt64, motionNanoseconds: UInt64? = nil
     ) {
-        self.gyroBiasRadiansPerSecond = gyroBiasRadiansPerSecond
+        self.motionNanoseconds = motionNanoseconds
         self.stream = stream
         self.sequence = sequence
         self.buttons = buttons
         self.frame = frame
         self.sentNanoseconds = sentNanoseconds
         self.receivedNanoseconds = receivedNanoseconds
-        self.sample = sample
     }
 }

@@ -11,8 +11,6 @@ extension ForwardingOutput {
     public func streamEnded(_ stream: StreamLabel) { inner.streamEnded(stream) }
     public var nextDeadline: UInt64? { inner.nextDeadline }
     public func tick(now: UInt64) throws { try inner.tick(now: now) }
-    public func gamepadButton(code: Int32, pressed: Bool) { inner.gamepadButton(code: code, pressed: pressed) }
-    public func gamepadAxis(code: Int32, value: Float) { inner.gamepadAxis(code: code, value: value) }
     public func sourceEnded() throws { try inner.sourceEnded() }
     public func finish() { inner.finish() }
 }

@@ -45,8 +45,7 @@ public struct MotionFusion: Sendable {
         return AttitudeUpdate(
             stream: stream, sequence: sequence, buttons: buttons,
             frame: AttitudeFrame(gestures.relative(estimator.attitude)),
-            receivedNanoseconds: nowNanoseconds, sample: sample,
-            gyroBiasRadiansPerSecond: estimator.gyroBiasRadiansPerSecond)
+            receivedNanoseconds: nowNanoseconds, motionNanoseconds: UInt64(max(0, sample.timestampNanoseconds)))
     }
 
     /// The attitude as it stands, with the buttons as they are now, as an update of its own (no
@@ -58,7 +57,7 @@ public struct MotionFusion: Sendable {
         return AttitudeUpdate(
             stream: stream, sequence: sequence, buttons: buttons,
             frame: AttitudeFrame(gestures.relative(estimator.attitude)),
-            receivedNanoseconds: nowNanoseconds, gyroBiasRadiansPerSecond: estimator.gyroBiasRadiansPerSecond)
+            receivedNanoseconds: nowNanoseconds)
     }
 
     /// Starts measuring the gyroscope bias: once the device has been still for `seconds`, the mean

@@ -49,9 +49,13 @@ public struct ReservationPolicy: Sendable, Equatable {
     /// The highest reservation asked for in the current epoch: what is asked for only ever rises, so
     /// a writer storing in order never puts a smaller reservation after a larger one.
     public private(set) var requestedThrough: UInt64 = 0
+    /// The newest epoch stored (adopted or not: one stored in the background while a newer one was
+    /// asked for is not adopted).
+    public private(set) var storedEpoch: UInt32
     /// A new epoch being stored in the background; its datagrams are held.
     public private(set) var pendingEpoch: UInt32?
-    /// Storing a new epoch in the background failed once: later epochs are stored first, on the spot.
+    /// Storing a new epoch in the background failed (or was not started): it, and later epochs until
+    /// one is stored, are stored first, on the spot.
     public private(set) var storesEpochsOnTheSpot = false
     /// The epoch was adopted in the background: the next accepted datagram says it started.
     private var announceEpoch = false
@@ -61,6 +65,7 @@ public struct ReservationPolicy: Sendable, Equatable {
     /// A sender whose stored state is `epoch`, with sequences below `floor` refused in it.
     public init(epoch: UInt32, floor: UInt64) {
         self.epoch = epoch
+        storedEpoch = epoch
         self.floor = floor
         reserved = floor
     }
@@ -83,9 +88,10 @@ public struct ReservationPolicy: Sendable, Equatable {
     /// the background is available (without one, everything is stored first).
     public mutating func decide(epoch: UInt32, sequence: UInt64, inBackground: Bool) -> Decision {
         let startsEpoch = epoch > self.epoch
-        // While a newer epoch is being stored, the older one may not store anything after it (the
-        // stored state only moves forward): what needs a new reservation is refused.
-        if let pending = pendingEpoch, epoch < pending, startsEpoch || sequence >= reserved {
+        // While a newer epoch is being stored, or once one was stored, an older one may not store
+        // anything after it (the stored state only moves forward): what needs a new reservation is
+        // refused.
+        if epoch < max(pendingEpoch ?? 0, storedEpoch), startsEpoch || sequence >= reserved {
             return .refuse(.staleEpoch)
         }
         if startsEpoch && inBackground && !storesEpochsOnTheSpot {
@@ -106,9 +112,11 @@ public struct ReservationPolicy: Sendable, Equatable {
     /// (`sequence` of the reservation's epoch) is accepted, or refused if it was seen meanwhile.
     public mutating func stored(_ reservation: Reservation, sequence: UInt64) -> Decision {
         var started = false
+        storedEpoch = max(storedEpoch, reservation.epoch)
         if reservation.epoch > epoch {
             adopt(reservation.epoch)
             started = true
+            storesEpochsOnTheSpot = false  // the disk takes stores again: the next epoch in the background
         }
         reserved = reservation.nextSequence
         requestedThrough = reservation.nextSequence  // at least what any renewal asked for
@@ -124,6 +132,7 @@ public struct ReservationPolicy: Sendable, Equatable {
     /// when it was the pending epoch's (adopted now, or given up): the datagrams held for it should
     /// be offered again.
     public mutating func backgroundStored(_ reservation: Reservation, stored: Bool) -> Bool {
+        if stored { storedEpoch = max(storedEpoch, reservation.epoch) }
         if pendingEpoch == reservation.epoch {
             pendingEpoch = nil
             if stored && reservation.epoch > epoch {

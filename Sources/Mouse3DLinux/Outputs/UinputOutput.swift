@@ -5,7 +5,7 @@ import Mouse3DCore
 /// every update, and — on stream loss, SIGINT/SIGTERM or any exit path — returned to rest (axes
 /// centred, buttons released) before it is destroyed. (If the process dies outright, the kernel
 /// destroys the device and releases its keys itself.) Owned by the event loop's thread.
-public final class UinputOutput: AttitudeSink {
+public final class UinputOutput: AttitudeSink, SourceObserver {
     private struct Output {
         let device: UinputDevice
         var pointer: PointerMotion
@@ -120,7 +120,7 @@ public final class UinputOutput: AttitudeSink {
             // afar (samples fused together arrive together). In a stream that has such a clock, an
             // update without one carries no new motion (a button's); a stream without any (raw
             // frames) is measured on arrival.
-            let clock = f.sample.map { UInt64(max(0, $0.timestampNanoseconds)) } ?? f.sentNanoseconds
+            let clock = f.motionNanoseconds ?? f.sentNanoseconds
             if clock != nil { output.hasMotionClock = true }
             let motionTime = clock ?? (output.hasMotionClock ? nil : f.receivedNanoseconds)
             var events =
@@ -144,6 +144,9 @@ public final class UinputOutput: AttitudeSink {
         try output.device.synchronize()
         outputs[f.stream] = output
     }
+
+    /// Samples are not the device's business: it moves with the attitudes fused from them.
+    public func sampleFused(_ sample: MotionSample, gyroBias: SIMD3<Double>, nowNanoseconds: UInt64) {}
 
     /// A key of the real pad went down or up: the gamepad passes it on.
     public func gamepadButton(code: Int32, pressed: Bool) {

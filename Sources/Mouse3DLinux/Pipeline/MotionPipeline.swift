@@ -54,7 +54,9 @@ public final class MotionPipeline {
             sink: MotionSampleSink(
                 samples: { [unowned self] samples in
                     for sample in samples {
-                        try outputs.write(fusion.fuse(sample, nowNanoseconds: MonotonicClock.nanoseconds()))
+                        let now = MonotonicClock.nanoseconds()
+                        try outputs.write(fusion.fuse(sample, nowNanoseconds: now))
+                        outputs.sampleFused(sample, gyroBias: fusion.gyroBiasRadiansPerSecond, nowNanoseconds: now)
                     }
                     try outputs.endOfBatch()
                     switch fusion.takeCalibrationEvent() {

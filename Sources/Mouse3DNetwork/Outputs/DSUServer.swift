@@ -11,7 +11,7 @@ import Mouse3DLinux
 /// subscribers keep their stream); answers to version and slot requests are rate-limited; a datagram
 /// that is not a well-formed request (magic, version, length, CRC) is counted and never answered.
 /// Owned by the event loop's thread.
-public final class DSUServer: AttitudeSink {
+public final class DSUServer: SourceObserver {
     /// Subscribers served at once.
     public static let maximumClients = 8
     /// Subscribers from one IP address (different ports).
@@ -153,14 +153,13 @@ public final class DSUServer: AttitudeSink {
         if outcome != .sent { notDelivered += 1 }
     }
 
-    // MARK: Output
+    // MARK: Observing the source
 
-    public func write(_ update: AttitudeUpdate) throws {
-        guard let sample = update.sample, !clients.isEmpty else { return }
-        let now = update.receivedNanoseconds
+    /// Every fused sample goes to the subscribed clients (whatever `--rate` paces the outputs at).
+    public func sampleFused(_ sample: MotionSample, gyroBias: SIMD3<Double>, nowNanoseconds now: UInt64) {
+        guard !clients.isEmpty else { return }
         expire(now: now)
-        let (accelerometer, gyroscope) = mapping.motion(
-            sample, bias: calibrated ? update.gyroBiasRadiansPerSecond : .zero)
+        let (accelerometer, gyroscope) = mapping.motion(sample, bias: calibrated ? gyroBias : .zero)
         var pad = DSUProtocol.PadData(
             slot: slot0, packetNumber: 0, timestampMicroseconds: UInt64(max(0, sample.timestampNanoseconds)) / 1000,
             accelerometer: accelerometer, gyroscope: gyroscope)
@@ -176,7 +175,7 @@ public final class DSUServer: AttitudeSink {
             send(packet, to: address)
             sent += 1
             if latency != nil {
-                latency!.record(nanoseconds: MonotonicClock.nanoseconds() &- update.receivedNanoseconds)
+                latency!.record(nanoseconds: MonotonicClock.nanoseconds() &- now)
             }
         }
     }

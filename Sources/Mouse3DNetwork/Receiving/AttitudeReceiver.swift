@@ -151,13 +151,18 @@ public final class AttitudeReceiver {
         }
     }
 
-    /// A session's state stored in the background has been stored (or could not be: `stored` false).
-    /// When it was a new session's, the datagrams held for it are offered again: those of an adopted
-    /// session are delivered, in order, as if they had just arrived (their latency counts the wait);
-    /// the others are held again or refused. Returns whether any were offered.
+    /// Sessions' states stored in the background have been stored (or could not be: `stored`
+    /// false). When one was a new session's, the datagrams held are offered again, once for all of
+    /// them: those of an adopted session are delivered, in order, as if they had just arrived (their
+    /// latency counts the wait); the others are held again or refused. Returns whether any were offered.
     @discardableResult
-    public func sessionStored(_ record: PairedPeer, stored: Bool, _ handle: (Event) throws -> Void) throws -> Bool {
-        guard let opener, opener.reservationStored(record, stored: stored) else { return false }
+    public func sessionsStored(_ done: [(record: PairedPeer, stored: Bool)], _ handle: (Event) throws -> Void) throws
+        -> Bool
+    {
+        guard let opener else { return false }
+        var release = false
+        for d in done { release = opener.reservationStored(d.record, stored: d.stored) || release }
+        guard release else { return false }
         for item in held.takeAll() {
             try item.bytes.withUnsafeBytes {
                 try deliver($0, length: item.bytes.count, from: item.sender, now: item.received, handle)
@@ -195,7 +200,7 @@ public final class AttitudeReceiver {
             }
             if let record, !(store?.storeInBackground(record) ?? false) {
                 // Not started (a store failed lately): the epoch is stored first when offered again.
-                try sessionStored(record, stored: false, handle)
+                try sessionsStored([(record, false)], handle)
             }
         case .storeFirst:
             preconditionFailure("a store asked for is finished above")

@@ -95,7 +95,7 @@ public final class ReceiverPairings: SessionStore {
 
     /// The stores in the background completed since the last call, each with whether it was stored
     /// (failures said; a store of an earlier pairing of the sender left out), for
-    /// ``AttitudeReceiver/sessionStored(_:stored:_:)``.
+    /// ``AttitudeReceiver/sessionsStored(_:_:)``.
     public func takeStored() -> [(record: PairedPeer, stored: Bool)] {
         var done: [(record: PairedPeer, stored: Bool)] = []
         for completion in writer.takeCompletions() {

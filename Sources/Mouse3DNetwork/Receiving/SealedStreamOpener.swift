@@ -163,6 +163,7 @@ public final class SealedStreamOpener {
     public func open(_ bytes: UnsafeRawBufferPointer, from source: SocketAddress? = nil, inBackground: Bool = false)
         -> Opening
     {
+        precondition(awaitingStore == nil, "a datagram still waits for its store (finishAfterStore)")
         guard bytes.count >= 4, bytes[0] == AttitudeDatagram.magic.0, bytes[1] == AttitudeDatagram.magic.1,
             bytes[2] == AttitudeDatagram.version
         else { return .refused(bytes.count == AttitudeFrame.byteCount ? .unsealed : .notMouse3D) }
@@ -268,7 +269,11 @@ public final class SealedStreamOpener {
         case .hold(let store): return .hold(store: store.map { record(of: session, $0) })
         case .accept(let started, let ahead):
             session.peer.epoch = session.policy.epoch
-            guard let datagram else { return .refused(.invalidAngles) }
+            guard let datagram else {
+                // Its sequence is marked; a renewal it asked for is asked for again by the next one.
+                if let ahead { _ = session.policy.backgroundStored(ahead, stored: false) }
+                return .refused(.invalidAngles)
+            }
             guard started || ahead != nil else { return .frame(datagram) }
             return .frameWithNews(
                 datagram, started: started ? session.peer : nil, storeAhead: ahead.map { record(of: session, $0) })

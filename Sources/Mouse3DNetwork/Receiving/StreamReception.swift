@@ -52,11 +52,7 @@ public final class StreamReception {
             pairings.attach(to: loop)
             // Sessions stored in the background: the datagrams held for a new one go on.
             loop.watch(pairings.storesCompleted) { [unowned self] in
-                var offered = false
-                for done in pairings.takeStored() {
-                    offered = try receiver.sessionStored(done.record, stored: done.stored, handle) || offered
-                }
-                if offered { try endOfBatch() }
+                if try receiver.sessionsStored(pairings.takeStored(), handle) { try endOfBatch() }
             }
         }
         // Outputs that act between frames (prediction through gaps).
