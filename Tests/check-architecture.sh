@@ -38,6 +38,7 @@ if [ "${1:-}" = "--self-test" ]; then
     plant "a benchmark loop in the executable" Sources/mouse3d/BenchExtra.swift 'let clock = ContinuousClock()' "a benchmark loop in the executable"
     plant "a public top-level type too many" Sources/Mouse3DCore/Twins.swift $'public struct A {}\npublic struct B {}' "more than one public top-level type"
     plant "an output flag outside the shared group" Sources/mouse3d/Extra.swift $'struct X {\n    @Flag(help: "x")\n    var print = false\n}' "an output flag declared outside"
+    plant "an output made by a command" Sources/mouse3d/Extra.swift 'let p = PrintOutput(format: .text)' "an output made outside the output catalog"
     plant "the emulators' shim outside Tests" Sources/Mouse3DNetwork/Shim.swift '@_spi(DeviceEmulators) import Mouse3DLinux' "@_spi"
     plant "Foundation in the product" Sources/Mouse3DLinux/F.swift 'import Foundation' "Foundation (or a package built on it)"
     plant "a second key = value reader" Sources/Mouse3DCore/KV.swift $'func r(_ t: String) { for l in t.split(separator: "\\n") { _ = l.firstIndex(of: "=") } }' "a second key = value reader"
@@ -117,6 +118,16 @@ hits=$(grep -nE 'ContinuousClock|SuspendingClock|MonotonicClock|AttitudeEstimato
 hits=$(grep -rnE -A2 '@(Option|Flag)\b' Sources/mouse3d | grep -E '^\S+-[0-9]+-\s*var (print|uinput|view|opentrack|dsu)\b' \
     | grep -vE '^Sources/mouse3d/(OutputOptions|OpentrackOption|DSUOptions)\.swift-')
 [ -n "$hits" ] && fail "an output flag declared outside the shared option groups (use OutputOptions):"$'\n'"$hits"
+
+# Outputs are made by the output catalog (OutputOptions, its entries, DSUOptions), or by the
+# assembly layer below it: a command file that makes one itself (any class that is an AttitudeSink
+# or a SourceObserver) has grown a second way to add an output.
+outputs=$(grep -rhoE 'class [A-Za-z0-9_]+: [^{]*\b(AttitudeSink|SourceObserver)\b' Sources | awk '{print $2}' | tr -d ':' \
+    | sort -u | paste -sd'|')
+catalog=$( (grep -lE ':\s*OutputEntry\b' "$cli"/*.swift; echo "$cli/OutputOptions.swift"; echo "$cli/DSUOptions.swift") \
+    | sed 's/$/:/')
+hits=$( [ -z "$outputs" ] || grep -nE "\b($outputs)\(" "$cli"/*.swift | grep -vF "$catalog")
+[ -n "$hits" ] && fail "an output made outside the output catalog (an entry in OutputOptions, or Mouse3DAssembly):"$'\n'"$hits"
 
 # Outputs: AttitudeOutput's requirements have no unconditional default (a wrapper would inherit a
 # no-op for a requirement added later); defaults live in AttitudeSink and ForwardingOutput.

@@ -9,6 +9,10 @@ import Mouse3DNetwork
 public final class StreamTargets {
     /// The socket and its peers.
     public let streamer: AttitudeStreamer
+    /// The output that streams fused attitudes to them.
+    public func output(report: @escaping (String) -> Void) -> StreamerOutput {
+        StreamerOutput(streamer: streamer, report: report)
+    }
     /// Discovery of paired receivers (sealed frames only).
     public let finder: SenderDiscovery?
     private let targets: [SealedTargets]

@@ -87,6 +87,8 @@ struct OutputOptions: ParsableArguments {
         var plugged: [PluggedOutput] = []
         var all: [any AttitudeOutput] = []
         var names: [String] = []
+        /// What a receiver announces it does with frames.
+        var announcedNames: [String] { (printer != nil ? ["print"] : []) + (device.map { [$0.mode.rawValue] } ?? []) }
     }
 
     /// Builds the outputs asked for, in the order device, printer, view, then the entries'.

@@ -53,22 +53,9 @@ extension Mouse3D {
             let (paired, problems) = PeerStore(base: base, role: .receiver).load()
             for problem in problems { StandardError.write("mouse3d: \(problem)\n") }
             let (directory, foundAfter) = browseReceivers(seconds: timeout, fallback: "listing paired receivers only")
-            var rows = directory.receivers.map { r in
-                Row(
-                    name: r.announcement.name, instance: r.instance, hostName: r.hostName, addresses: r.addresses,
-                    fingerprint: r.announcement.fingerprint,
-                    paired: paired.first { $0.fingerprint == r.announcement.fingerprint },
-                    wire: r.announcement.wire, outputs: r.announcement.outputs,
-                    foundAfterMilliseconds: foundAfter[r.instance])
-            }
-            let port = UInt16(configuration[.networkPort])
-            for peer in paired where !rows.contains(where: { $0.fingerprint == peer.fingerprint }) {
-                let stored = peer.address.flatMap { try? SocketAddress.resolve($0, defaultPort: port, passive: false) }
-                rows.append(
-                    Row(
-                        name: peer.name, addresses: stored.map { [$0] } ?? [], fingerprint: peer.fingerprint,
-                        paired: peer, outputs: []))
-            }
+            var rows = Self.rows(
+                found: directory.receivers, foundAfter: foundAfter, paired: paired,
+                port: UInt16(configuration[.networkPort]))
             if probes > 0, rows.contains(where: { $0.paired != nil && !$0.addresses.isEmpty }),
                 FileSystem.fileExists(PeerIdentity.path(in: base))
             {
@@ -85,22 +72,7 @@ extension Mouse3D {
                         + "(it announces itself), then pair: `mouse3d pair` there, `mouse3d pair HOST CODE` here.")
                 return
             }
-            for row in rows {
-                let state =
-                    row.paired.map { "paired as '\($0.name)'" }
-                    ?? (row.wire == "sealed" ? "not paired" : "unauthenticated (\(row.wire ?? "?"))")
-                let place =
-                    row.addresses.isEmpty ? "no address" : row.addresses.map(\.description).joined(separator: ", ")
-                print(
-                    "\(row.name)  \(place)  \(state)"
-                        + (row.instance == nil ? "  (not seen on the network; stored address)" : ""))
-                var details: [String] = []
-                if !row.fingerprint.isEmpty { details.append("fingerprint \(row.fingerprint)") }
-                if !row.outputs.isEmpty { details.append("outputs \(row.outputs.joined(separator: ","))") }
-                if let host = row.hostName { details.append("host \(host)") }
-                if row.paired != nil { details.append("link " + (row.link?.summary ?? "not measured")) }
-                if !details.isEmpty { print("    " + details.joined(separator: ", ")) }
-            }
+            for row in rows { Self.printRow(row) }
         }
 
         /// Sends --probes probes to each paired receiver, 50 ms apart, and waits up to 500 ms for the last replies.
@@ -131,5 +103,47 @@ extension Mouse3D {
                 + "\"announced\":\(row.instance != nil),\"paired\":\(row.paired != nil),\"paired_name\":\(s(row.paired?.name)),"
                 + "\"found_after_ms\":\(row.foundAfterMilliseconds.map { "\($0)" } ?? "null"),\"wire\":\(s(row.wire)),\"outputs\":\(JSONText.array(row.outputs)),\"link\":\(link)}"
         }
+    }
+}
+
+extension Mouse3D.Peers {
+    /// A row per receiver found, then one per paired receiver not found (at its stored address).
+    static func rows(
+        found: [ReceiverDirectory.Receiver], foundAfter: [String: Int], paired: [PairedPeer], port: UInt16
+    ) -> [Row] {
+        var rows = found.map { r in
+            Row(
+                name: r.announcement.name, instance: r.instance, hostName: r.hostName, addresses: r.addresses,
+                fingerprint: r.announcement.fingerprint,
+                paired: paired.first { $0.fingerprint == r.announcement.fingerprint },
+                wire: r.announcement.wire, outputs: r.announcement.outputs,
+                foundAfterMilliseconds: foundAfter[r.instance])
+        }
+        for peer in paired where !rows.contains(where: { $0.fingerprint == peer.fingerprint }) {
+            let stored = peer.address.flatMap { try? SocketAddress.resolve($0, defaultPort: port, passive: false) }
+            rows.append(
+                Row(
+                    name: peer.name, addresses: stored.map { [$0] } ?? [], fingerprint: peer.fingerprint,
+                    paired: peer, outputs: []))
+        }
+        return rows
+    }
+
+    /// A receiver's lines: name, addresses and state, then its details indented.
+    static func printRow(_ row: Row) {
+        let state =
+            row.paired.map { "paired as '\($0.name)'" }
+            ?? (row.wire == "sealed" ? "not paired" : "unauthenticated (\(row.wire ?? "?"))")
+        let place =
+            row.addresses.isEmpty ? "no address" : row.addresses.map(\.description).joined(separator: ", ")
+        print(
+            "\(row.name)  \(place)  \(state)"
+                + (row.instance == nil ? "  (not seen on the network; stored address)" : ""))
+        var details: [String] = []
+        if !row.fingerprint.isEmpty { details.append("fingerprint \(row.fingerprint)") }
+        if !row.outputs.isEmpty { details.append("outputs \(row.outputs.joined(separator: ","))") }
+        if let host = row.hostName { details.append("host \(host)") }
+        if row.paired != nil { details.append("link " + (row.link?.summary ?? "not measured")) }
+        if !details.isEmpty { print("    " + details.joined(separator: ", ")) }
     }
 }

@@ -80,54 +80,26 @@ extension Mouse3D {
         func run() throws {
             let session = try Session(signals: [.stop, .reload], quiet: quiet)
             let diagnostics = session.diagnostics
-            let flags = try EffectiveConfiguration.flags { flags in
-                try outputs.addFlags(to: &flags)
-                if let stats { try flags.set("receive.stats", .boolean(stats), origin: .flag("--[no-]stats")) }
-                if let uinput = outputs.uinput {
-                    try flags.set("receive.output", .text(uinput.rawValue), origin: .flag("--uinput"))
-                }
-            }
+            let flags = try EffectiveConfiguration.flags(addFlags)
             var configuration = try EffectiveConfiguration.load(flags: flags)
             var settings = try ReceiveSettings(configuration, printFlag: outputs.print, uinputFlag: outputs.uinput)
             let endpoint = try ReceptionEndpoint(
-                .init(
-                    listen: listen?.text, configuredListen: configuration[.receiveListen],
-                    listenIsBuiltIn: configuration.origin(.receiveListen) == .builtIn,
-                    port: UInt16(configuration[.networkPort]), pairingPort: UInt16(configuration[.networkPairingPort]),
-                    format: wireFormat, drivesDevices: settings.uinput != nil),
+                endpointRequest(configuration, settings),
                 preflight: { if settings.uinput != nil { try UinputOutput.checkAccess() } }, diagnostics: diagnostics)
-            let (receiver, pairings) = (endpoint.receiver, endpoint.pairings)
-            // The pipeline: received frames → printed lines and/or one virtual device per sender, with
-            // prediction through gaps for the outputs that drive something (not printing, not the view).
-            let built = try outputs.assemble(
-                .init(
-                    uinput: settings.uinput, printsByDefault: settings.print, format: settings.format,
-                    mapping: settings.mapping, gyroStick: settings.gyroStick,
-                    showsLatency: latency,
-                    wrap: { output, kind in
-                        guard let extrapolate, kind == .device || kind == .drivesSomething else { return output }
-                        return ExtrapolatingOutput(output, capNanoseconds: UInt64(extrapolate) * 1_000_000)
-                    }),
-                diagnostics: diagnostics)
-            for line in built.plugged.compactMap(\.announcement) { diagnostics.say(line) }
-            if let viewServer = built.view { diagnostics.say("view at \(viewServer.url)") }
+            let built = try assembleOutputs(settings, diagnostics: diagnostics)
             // Announced once the outputs are known (what is printed follows the outputs asked for).
             let announcer =
                 configuration[.networkDiscovery]
-                ? endpoint.announcer(
-                    outputs: (built.printer != nil ? ["print"] : []) + (built.device.map { [$0.mode.rawValue] } ?? []),
-                    diagnostics: diagnostics) : nil
-            let printer = built.printer
-            let devices = built.device
+                ? endpoint.announcer(outputs: built.announcedNames, diagnostics: diagnostics) : nil
             let reception = StreamReception(
-                receiver: receiver, pairings: pairings, outputs: AttitudePipeline(outputs: built.all),
+                receiver: endpoint.receiver, pairings: endpoint.pairings, outputs: AttitudePipeline(outputs: built.all),
                 printsStatistics: settings.stats, measuresLatency: latency,
                 latencyWarmUpNanoseconds: UInt64(max(0, latencyWarmUp) * 1e9), diagnostics: diagnostics)
             session.loop.onReload = {
                 reload(&configuration, &settings, flags: flags, diagnostics: diagnostics)
-                try? pairings?.reload(force: true)  // the senders' folder reread, even if it was replaced
-                devices?.update(mapping: settings.mapping, gyroStick: settings.gyroStick)
-                printer?.format = settings.format
+                try? endpoint.pairings?.reload(force: true)  // the senders' folder reread, even if it was replaced
+                built.device?.update(mapping: settings.mapping, gyroStick: settings.gyroStick)
+                built.printer?.format = settings.format
                 reception.printsStatistics = settings.stats
             }
             session.add(reception.part)  // devices at rest on every way out
@@ -136,6 +108,44 @@ extension Mouse3D {
             for plugged in built.plugged { session.add(plugged.part) }
             try session.run(stopLine: .always)
         }
+    }
+}
+
+extension Mouse3D.Receive {
+    /// The flags that override the configuration.
+    func addFlags(to flags: inout ConfigurationLayer) throws {
+        try outputs.addFlags(to: &flags)
+        if let stats { try flags.set("receive.stats", .boolean(stats), origin: .flag("--[no-]stats")) }
+        if let uinput = outputs.uinput {
+            try flags.set("receive.output", .text(uinput.rawValue), origin: .flag("--uinput"))
+        }
+    }
+
+    /// Where to listen, and for what.
+    func endpointRequest(_ configuration: Configuration, _ settings: ReceiveSettings) -> ReceptionEndpoint.Request {
+        .init(
+            listen: listen?.text, configuredListen: configuration[.receiveListen],
+            listenIsBuiltIn: configuration.origin(.receiveListen) == .builtIn,
+            port: UInt16(configuration[.networkPort]), pairingPort: UInt16(configuration[.networkPairingPort]),
+            format: wireFormat, drivesDevices: settings.uinput != nil)
+    }
+
+    /// Received frames → printed lines and/or one virtual device per sender, with prediction through
+    /// gaps for the outputs that drive something (not printing, not the view); their lines said.
+    func assembleOutputs(_ settings: ReceiveSettings, diagnostics: Diagnostics) throws -> OutputOptions.Assembled {
+        let built = try outputs.assemble(
+            .init(
+                uinput: settings.uinput, printsByDefault: settings.print, format: settings.format,
+                mapping: settings.mapping, gyroStick: settings.gyroStick,
+                showsLatency: latency,
+                wrap: { output, kind in
+                    guard let extrapolate, kind == .device || kind == .drivesSomething else { return output }
+                    return ExtrapolatingOutput(output, capNanoseconds: UInt64(extrapolate) * 1_000_000)
+                }),
+            diagnostics: diagnostics)
+        for line in built.plugged.compactMap(\.announcement) { diagnostics.say(line) }
+        if let viewServer = built.view { diagnostics.say("view at \(viewServer.url)") }
+        return built
     }
 }
 

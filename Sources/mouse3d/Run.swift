@@ -54,11 +54,7 @@ extension Mouse3D {
             }
             var configuration = try EffectiveConfiguration.load(flags: flags)
             let source = try SourceCatalog.chosen(configuration)
-            let pointer = outputs.uinput == nil ? PointerMapping() : try PointerOptions.mapping(configuration)
-            _ = try GamepadOptions.mapping(configuration)  // a bad setting said before anything opens
-            // before the source is opened or anything listens
-            if outputs.uinput != nil { try UinputOutput.checkAccess() }
-
+            let pointer = try preflight(configuration)
             // The pipeline: source → fusion → printed lines and/or a virtual device.
             let opened = try motion.open(
                 source, configuration: &configuration, diagnostics: diagnostics,
@@ -67,15 +63,8 @@ extension Mouse3D {
                 device: opened.calibrationKey, inGamepadFrame: opened.gamepadAxes != nil, diagnostics: diagnostics)
             let recenter = RecenterHandle()
             let rate = MotionSourceOptions.rate(configuration)
-            let built = try outputs.assemble(
-                .init(
-                    uinput: outputs.uinput, otherOutputs: dsuServer != nil,
-                    format: PrintFormat(rawValue: configuration[.receiveFormat] ?? "text") ?? .text,
-                    // The gyro stick read again: the device's profile is applied now.
-                    mapping: pointer, gyroStick: try GamepadOptions.mapping(configuration),
-                    withheld: opened.buttons?.map.codes ?? [],
-                    onRecenter: { recenter.recenter(because: "the view's button") }, device: opened.viewDevice,
-                    wrap: { output, _ in paced(output, hertz: rate) }),
+            let built = try assembleOutputs(
+                configuration, opened: opened, pointer: pointer, otherOutputs: dsuServer != nil, recenter: recenter,
                 diagnostics: diagnostics)
             let fusion = try FusionStage(
                 opened, parameters: FilterOptions.parameters(configuration), outputs: built.all,
@@ -87,13 +76,42 @@ extension Mouse3D {
             diagnostics.say(
                 StartLine.running(
                     opened, outputs: built.names, dsu: dsuServer, rate: rate, calibration: fusion.calibration))
-            // a line of its own, for scripts to read
-            if let viewServer = built.view { diagnostics.say("view at \(viewServer.url)") }
+            if let viewServer = built.view { diagnostics.say("view at \(viewServer.url)") }  // for scripts to read
             session.add(fusion.pipeline.part)  // devices at rest on every way out
             session.add(built.view)
             session.add(dsuServer)
             for plugged in built.plugged { session.add(plugged.part) }
             try session.run(stopLine: .onSignal)
         }
+    }
+}
+
+extension Mouse3D.Run {
+    /// Before the source is opened or anything listens: bad settings said, uinput's access checked.
+    /// Returns the pointer's mapping.
+    func preflight(_ configuration: Configuration) throws -> PointerMapping {
+        let pointer = outputs.uinput == nil ? PointerMapping() : try PointerOptions.mapping(configuration)
+        _ = try GamepadOptions.mapping(configuration)
+        if outputs.uinput != nil { try UinputOutput.checkAccess() }
+        return pointer
+    }
+
+    /// Fused attitudes → printed lines and/or a virtual device and the view, paced at the source's
+    /// rate (`recenter`: what the view's button does).
+    func assembleOutputs(
+        _ configuration: Configuration, opened: OpenedSource, pointer: PointerMapping, otherOutputs: Bool,
+        recenter: RecenterHandle, diagnostics: Diagnostics
+    ) throws -> OutputOptions.Assembled {
+        let rate = MotionSourceOptions.rate(configuration)
+        return try outputs.assemble(
+            .init(
+                uinput: outputs.uinput, otherOutputs: otherOutputs,
+                format: PrintFormat(rawValue: configuration[.receiveFormat] ?? "text") ?? .text,
+                // The gyro stick read again: the device's profile is applied now.
+                mapping: pointer, gyroStick: try GamepadOptions.mapping(configuration),
+                withheld: opened.buttons?.map.codes ?? [],
+                onRecenter: { recenter.recenter(because: "the view's button") }, device: opened.viewDevice,
+                wrap: { output, _ in paced(output, hertz: rate) }),
+            diagnostics: diagnostics)
     }
 }

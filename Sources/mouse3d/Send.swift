@@ -101,19 +101,10 @@ extension Mouse3D {
         func run() throws {
             let session = try Session(signals: .all, quiet: quiet)
             let diagnostics = session.diagnostics
-            let flags = try EffectiveConfiguration.flags {
-                try motion.addFlags(to: &$0, buttons: buttons, filter: filter, live: live)
-                if !self.peers.isEmpty { try $0.set("send.to", .textList(self.peers), origin: .flag("--to")) }
-            }
+            let flags = try EffectiveConfiguration.flags(addFlags)
             var configuration = try EffectiveConfiguration.load(flags: flags)
             let source = try SourceCatalog.chosen(configuration)
-            let peers = configuration[.sendTo]
-            let targets = try StreamTargets(
-                .init(
-                    peers: peers, format: wireFormat, pairCode: pair.flatMap(PairingCode.init(parsing:)),
-                    discover: discover || configuration[.networkDiscovery], discoverName: name,
-                    port: UInt16(configuration[.networkPort]), pairingPort: UInt16(configuration[.networkPairingPort])),
-                diagnostics: diagnostics)
+            let targets = try StreamTargets(targetsRequest(configuration), diagnostics: diagnostics)
 
             // The pipeline: source → fusion → the network stream.
             let opened = try motion.open(
@@ -124,18 +115,14 @@ extension Mouse3D {
                 opened, parameters: FilterOptions.parameters(configuration),
                 outputs: [
                     paced(
-                        StreamerOutput(streamer: targets.streamer, report: diagnostics.say),
+                        targets.output(report: diagnostics.say),
                         hertz: MotionSourceOptions.rate(configuration))
                 ], observers: dsuServer.map { [$0] } ?? [], diagnostics: diagnostics)
             diagnostics.say(
                 "sending \(targets.destination) from \(opened.summary)\(targets.following); \(fusion.calibration)")
             let running = configuration
             session.loop.onReload = {
-                if opened.isReplay {
-                    diagnostics.say("SIGHUP: a replayed log keeps the settings it started with")
-                } else {
-                    reportReload(of: running, flags: flags, diagnostics: diagnostics)
-                }
+                reportReload(of: running, replay: opened.isReplay, flags: flags, diagnostics: diagnostics)
             }
             // Discovery joins the loop first and the pipeline last, so that discovery's first probe
             // goes out before a short log at --speed max can end the stream in the loop's first
@@ -149,10 +136,26 @@ extension Mouse3D {
 }
 
 extension Mouse3D.Send {
+    /// The flags that override the configuration.
+    func addFlags(to flags: inout ConfigurationLayer) throws {
+        try motion.addFlags(to: &flags, buttons: buttons, filter: filter, live: live)
+        if !peers.isEmpty { try flags.set("send.to", .textList(peers), origin: .flag("--to")) }
+    }
+
+    /// The receivers to send to: given, paired with --pair, or found.
+    func targetsRequest(_ configuration: Configuration) -> StreamTargets.Request {
+        .init(
+            peers: configuration[.sendTo], format: wireFormat, pairCode: pair.flatMap(PairingCode.init(parsing:)),
+            discover: discover || configuration[.networkDiscovery], discoverName: name,
+            port: UInt16(configuration[.networkPort]), pairingPort: UInt16(configuration[.networkPairingPort]))
+    }
+
     /// On SIGHUP: rereads the configuration and says what changed. The fusion, the buttons watched
     /// and the receivers are set when a stream starts, so changes to them take effect at the next
-    /// start; a configuration that does not load is reported and nothing changes.
-    func reportReload(of running: Configuration, flags: ConfigurationLayer, diagnostics: Diagnostics) {
+    /// start; a configuration that does not load is reported and nothing changes. A replayed log
+    /// keeps its settings.
+    func reportReload(of running: Configuration, replay: Bool, flags: ConfigurationLayer, diagnostics: Diagnostics) {
+        if replay { return diagnostics.say("SIGHUP: a replayed log keeps the settings it started with") }
         do {
             var next = try EffectiveConfiguration.load(flags: flags)
             if let (profile, _) = running.activeProfile, let device = running.activeDevice {
