@@ -386,6 +386,67 @@ struct EvdevMotionDecoderTests {
         #expect(GamepadMotionAxes.forDriver("bmi160")?.stamps == nil)
     }
 
+    /// A steady 90°/s turn about z from a 250 Hz device with its own clock, read by a starved
+    /// reader: reports `lost` never reach it (evdev's buffer overflowed; libevdev discards what was
+    /// queued and reads the state back), and every report from the gap on arrives `late` ns late.
+    /// Returns the samples and the yaw the fusion made of them (degrees).
+    func turnWithDrop(lost: Range<Int>, late: Int64, stamps clock: StampClock) throws -> ([MotionSample], Double) {
+        var d = EvdevMotionDecoder(axes: axes, initialValues: [0, 0, 8192, 0, 0, 0], stamps: clock)
+        var samples: [MotionSample] = []
+        let rate: Int32 = 90 * 1024  // ABS_RZ at 1024 units per °/s
+        for i in 0..<1000 {
+            let time = Int64(i) * 4_000_000 + 5_000_000 + (i >= lost.lowerBound ? late : 0)
+            if lost.contains(i) { continue }
+            if i == lost.upperBound && !lost.isEmpty {
+                d.resynchronising()  // SYN_DROPPED, then the resync: the state now, one frame
+                for (code, value) in [(Int32(5), rate), (2, 8192)] {
+                    _ = d.feed(
+                        type: C.evAbs, code: code, value: value, eventTimeNanoseconds: time, resynchronised: true)
+                }
+                #expect(
+                    d.feed(type: C.evSyn, code: C.synReport, value: 0, eventTimeNanoseconds: time, resynchronised: true)
+                        == nil, "the resync's frame is no sample")
+            }
+            let turning = i >= 100 && i < 900  // 3.2 s at 90°/s: 288°
+            if let s = frame(
+                &d, abs: [(5, turning ? rate : 0), (2, 8192)], stamp: UInt32(truncatingIfNeeded: i * 4000), time: time)
+            {
+                samples.append(s)
+            }
+        }
+        var fusion = AttitudeEstimator(parameters: AttitudeEstimatorParameters())
+        var yaw = 0.0
+        var last: Double?
+        for s in samples {
+            fusion.update(s)
+            let y = fusion.attitude.yawRadians * 180 / .pi
+            if let l = last { yaw += (y - l + 540).truncatingRemainder(dividingBy: 360) - 180 }
+            last = y
+        }
+        return (samples, yaw)
+    }
+
+    @Test(
+        "Events dropped by the kernel mid-turn (a starved reader): the next report's stamp times the gap, and the turn loses nothing",
+        arguments: [StampClock.counted, .unknown, .computed]
+    )
+    func droppedEventsBridged(stamps clock: StampClock) throws {
+        let (whole, full) = try turnWithDrop(lost: 0..<0, late: 0, stamps: clock)
+        #expect(abs(full - 288) < 0.5, "the whole turn: \(full)°")
+        for (lost, late) in [(400..<416, Int64(0)), (400..<416, 300_000_000), (500..<560, 150_000_000)] {
+            let (samples, yaw) = try turnWithDrop(lost: lost, late: late, stamps: clock)
+            #expect(samples.count == whole.count - lost.count, "one sample a report that arrived")
+            let after = try #require(
+                samples.first { $0.timestampNanoseconds > whole[lost.lowerBound - 1].timestampNanoseconds })
+            #expect(
+                after.timestampNanoseconds == whole[lost.upperBound].timestampNanoseconds,
+                "the report after \(lost.count) lost, \(late / 1_000_000) ms late, is stamped on the device's clock")
+            #expect(
+                abs(yaw - full) < 0.05,
+                "\(lost.count) reports lost \(late / 1_000_000) ms late: \(yaw)° against \(full)°")
+        }
+    }
+
     @Test("A device clock that jumps back re-anchors to the event time")
     func clockReset() throws {
         var d = EvdevMotionDecoder(axes: axes, initialValues: [0, 0, 0, 0, 0, 0])

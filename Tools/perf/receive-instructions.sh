@@ -24,7 +24,7 @@ measure() {  # BINARY FORMAT-NAME RECEIVER-FLAGS... -- SENDER-FLAGS...
     while [ "$1" != -- ]; do receiver+=("$1"); shift; done
     shift
     sender=("$@")
-    XDG_CONFIG_HOME="$work/r" valgrind --tool=callgrind --demangle=yes --callgrind-out-file="$work/cg.$name" \
+    XDG_CONFIG_HOME="$work/r" valgrind --tool=callgrind --demangle=no --callgrind-out-file="$work/cg.$name" \
         "$m" receive --listen "127.0.0.1:$port" "${receiver[@]}" >/dev/null 2>"$work/$name.err" &
     local rp=$!
     for _ in $(seq 300); do grep -q "listening on" "$work/$name.err" 2>/dev/null && break; sleep 0.1; done
@@ -36,11 +36,11 @@ measure() {  # BINARY FORMAT-NAME RECEIVER-FLAGS... -- SENDER-FLAGS...
     local frames drain total
     frames=$(grep -oE 'summary: frames [0-9]+' "$work/$name.err" | head -1 | grep -oE '[0-9]+$' || true)
     drain=$(callgrind_annotate --inclusive=yes --threshold=100 "$work/cg.$name" 2>/dev/null \
-        | grep -F 'AttitudeReceiver.drain(' | head -1 | awk '{gsub(",", "", $1); print $1}')
+        | grep -F 'AttitudeReceiverC5drain' | head -1 | awk '{gsub(",", "", $1); print $1}')
     total=$(callgrind_annotate "$work/cg.$name" 2>/dev/null | awk '/PROGRAM TOTALS/ {gsub(",", "", $1); print $1}')
     if [ "${frames:-0}" -gt 0 ] && [ -n "$drain" ]; then
         printf '%-28s %-8s frames %5d  drain %7d instr/frame  whole receiver %8d instr/frame\n' \
-            "$(basename "$(dirname "$(dirname "$m")")")/$(basename "$m")" "$name" "$frames" \
+            "$(basename "$m")" "$name" "$frames" \
             $((drain / frames)) $((total / frames))
     else
         echo "$m $name: no figure (frames '${frames:-}', drain '${drain:-}'): see $work/$name.err" >&2
@@ -49,8 +49,10 @@ measure() {  # BINARY FORMAT-NAME RECEIVER-FLAGS... -- SENDER-FLAGS...
     fi
 }
 
-for m in "$@"; do
-    m=$(realpath "$m")
+for given in "$@"; do
+    # valgrind 3.19 cannot read DWARF 5: a copy without debug information (symbols stay).
+    m="$work/$(basename "$given")"
+    strip --strip-debug -o "$m" "$given"
     rm -rf "$work/r" "$work/s"; mkdir -p "$work/r" "$work/s"
     XDG_CONFIG_HOME="$work/r" "$m" pair --listen "127.0.0.1:$((port + 1))" --stream-port "$port" --timeout 20 \
         >"$work/pair.out" 2>&1 &

@@ -102,7 +102,10 @@ public struct EvdevMotionDecoder: Sendable {
     }
 
     /// Feeds one event; returns a sample when it ends a frame that changed the motion.
-    public mutating func feed(type: Int32, code: Int32, value: Int32, eventTimeNanoseconds: Int64) -> MotionSample? {
+    /// `resynchronised`: an event of libevdev's resync after SYN_DROPPED (see ``resynchronising()``).
+    public mutating func feed(
+        type: Int32, code: Int32, value: Int32, eventTimeNanoseconds: Int64, resynchronised: Bool = false
+    ) -> MotionSample? {
         switch type {
         case Code.evAbs where (0...5).contains(code):
             raw[Int(code)] = value
@@ -115,7 +118,9 @@ public struct EvdevMotionDecoder: Sendable {
                 changed = false
                 frameTimestampMicroseconds = nil
             }
-            guard changed else { return nil }
+            // The resync's frame is the device's state now, with no report's time: it updates the
+            // values, and the next report's stamp measures the gap on the device's clock.
+            guard changed, !resynchronised else { return nil }
             return MotionSample(
                 timestampNanoseconds: timestamp(eventTimeNanoseconds: eventTimeNanoseconds),
                 angularVelocityRadiansPerSecond: SIMD3((3..<6).map { physical(at: $0) * .pi / 180 }),
@@ -127,14 +132,17 @@ public struct EvdevMotionDecoder: Sendable {
         return nil
     }
 
-    /// Replaces the raw state after the kernel dropped events (SYN_DROPPED): libevdev's resync
-    /// events are fed like normal ones; call this when a resync begins so that time restarts from
-    /// the event clock rather than from a timestamp that may have wrapped unseen.
+    /// The kernel dropped events (SYN_DROPPED: the reader fell behind and evdev's buffer
+    /// overflowed; libevdev then discards what was queued and reads the state back). Call this when
+    /// the resync begins, then feed its events with `resynchronised`: they update the values and
+    /// make no sample. The driver received every report meanwhile, so its clock went on counting:
+    /// the next report's stamp, stepped from the last one before the gap, is the time the gap
+    /// took, and the fusion integrates it at the rate after it (a steady turn loses nothing).
+    /// Without stamps the event times measure it the same way. The estimate of the driver's clock
+    /// against arrivals starts again: the reports after a starved reader's gap arrive late together
+    /// (a ratio taken across it turned an unknown driver's turn 8° short).
     public mutating func resynchronising() {
         periods.reset()
-        lastTimestampMicroseconds = nil
-        clockOffsetNanoseconds = nil
-        deficitNanoseconds = 0
         changed = false
         frameTimestampMicroseconds = nil
     }

@@ -108,10 +108,10 @@ public final class EvdevMotionSource {
                 if e.type == Int32(EV_SYN) && e.code == Int32(SYN_DROPPED) {
                     resynchronisations += 1
                     decoder.resynchronising()
-                } else if let s = decoder.feed(
-                    type: e.type, code: e.code, value: e.value, eventTimeNanoseconds: e.timeNanoseconds)
-                {
-                    samples.append(axes?.apply(s) ?? s)
+                } else {
+                    _ = decoder.feed(
+                        type: e.type, code: e.code, value: e.value, eventTimeNanoseconds: e.timeNanoseconds,
+                        resynchronised: true)
                 }
             }
         }

@@ -33,13 +33,14 @@ extension EvdevMotionSource: LiveMotionSource {
     public var frameAxes: GamepadMotionAxes? { axes }
     /// The driver's timestamps against the kernel's arrival times (``SamplePeriodEstimator``).
     public var closingSummary: [String] {
-        // The kernel holds a few hundred milliseconds of a motion device's events for a reader; one
-        // that fell further behind (a starved machine) lost the motion in between.
+        // The kernel holds a few dozen reports of a motion device's events for a reader; one that
+        // fell further behind (a starved machine) lost those reports, and the report after the gap
+        // carried the motion over it (EvdevMotionDecoder.resynchronising).
         let dropped =
             resynchronisations == 0
             ? []
             : [
-                "events: the kernel dropped this device's events \(resynchronisations) time\(resynchronisations == 1 ? "" : "s") (mouse3d fell behind reading them): the motion in those gaps was not counted"
+                "events: the kernel dropped this device's events \(resynchronisations) time\(resynchronisations == 1 ? "" : "s") (mouse3d fell behind reading them): each gap was bridged at the rate after it, timed by the device's clock where it has one (gaps over 0.25 s were not counted)"
             ]
         return dropped + timestampLines
     }

@@ -25,29 +25,16 @@ public final class AttitudeReceiver {
     /// Link probes from paired senders answered.
     public private(set) var probesAnswered: UInt64 = 0
     /// Streams dropped to make room.
-    public private(set) var streamsDropped: UInt64 = 0
+    public var streamsDropped: UInt64 { streams.dropped }
 
     private let socket: UDPSocket
     private let verifier: DatagramVerifier
     /// Datagrams read together (`recvmmsg`), 2 kB each: a longer one is refused as oversized.
     private let batch = DatagramBatch(capacity: 64, bufferSize: 2048)
-    // The per-frame state below is touched only by the loop's thread, and no access to one field
-    // spans a call that reaches the same field: it skips Swift's run-time exclusivity checks (13 a
-    // frame, about 3% of a sealed receiver at 50,000 frames/s: `perf`).
-    @exclusivity(unchecked) private var tracker = StreamTracker<StreamKey>()
-    /// Each live stream's label, made on its first frame (and on its first after a silence).
-    @exclusivity(unchecked) private var labels: [StreamKey: StreamLabel] = [:]
-    /// The label found last: consecutive datagrams are mostly one stream's (a batch of one sender's).
-    @exclusivity(unchecked) private var lastLabel: (key: StreamKey, label: StreamLabel)?
-    @exclusivity(unchecked) private var rawSequence: [SocketAddress: UInt64] = [:]
-    private var nextForget: UInt64 = 0
-    /// No live stream falls silent before this (nil: none can), while `silenceKnown`: the loop asks
-    /// for the next deadline at every wake-up, and a scan of every stream each time was 3% of a
-    /// 64-sender receiver (`perf`). A frame only moves its stream's deadline later, so the bound
-    /// stays good; it is lowered for a frame whose deadline comes sooner (a first or resumed
-    /// stream, a held datagram) and recomputed after each check.
-    @exclusivity(unchecked) private var silenceBound: UInt64?
-    @exclusivity(unchecked) private var silenceKnown = false
+    /// The streams heard, apart from how their datagrams got in.
+    private let streams: ReceivedStreams
+    /// Touched only by the loop's thread, and no access spans a call that reaches it again: no
+    /// run-time exclusivity checks (as ``ReceivedStreams``' per-frame state).
     @exclusivity(unchecked) private var tally = SenderTally()
     private var held = HeldDatagrams(
         limit: AttitudeReceiver.maximumHeld, limitPerSender: AttitudeReceiver.maximumHeldPerSender)
@@ -88,14 +75,15 @@ public final class AttitudeReceiver {
         try? socket.setReceiveBufferSize(4 << 20)
         localAddress = try socket.localAddress()
         verifier = DatagramVerifier(format: format, opener: opener)
+        streams = ReceivedStreams(format: format, opener: opener)
     }
 
     /// The label of a live stream as its frames carry it (during ``Event/streamLost(_:)`` too).
-    public func label(of stream: StreamKey) -> StreamLabel? { labels[stream] }
+    public func label(of stream: StreamKey) -> StreamLabel? { streams.label(of: stream) }
 
     /// How messages name a stream: its label's description (with the paired sender's name) while it
     /// has one, during its events too; else its address and id.
-    public func describe(_ stream: StreamKey) -> String { labels[stream]?.description ?? stream.description }
+    public func describe(_ stream: StreamKey) -> String { streams.describe(stream) }
 
     /// Reads every datagram waiting (at most `limit`), calling `handle` for each event in order.
     /// Returns how many datagrams were read. The kernel hands over up to 64 per `recvmmsg(2)`.
@@ -183,13 +171,13 @@ public final class AttitudeReceiver {
         }
         switch opening {
         case .frame(let verified):
-            try accept(verified, from: sender, now: now, handle)
+            try streams.meet(verified, from: sender, now: now, tally: &tally, handle)
         case .frameWithNews(let verified, let started, let ahead):
             // A renewal not started (a store failed lately) stays asked for: the stream's reservation
             // is stored first at its end (asking again per datagram would cost each one a lookup).
             if let ahead { _ = store?.storeInBackground(ahead) }
             if let started { try handle(.sessionStarted(started)) }
-            try accept(verified, from: sender, now: now, handle)
+            try streams.meet(verified, from: sender, now: now, tally: &tally, handle)
         case .hold(let record):
             // The first datagrams of a new session, authentic: held until its state is stored.
             if let refusal = held.hold(
@@ -211,112 +199,10 @@ public final class AttitudeReceiver {
         }
     }
 
-    /// A verified datagram meets its stream: the newest is output, an older one counted as reordered.
-    private func accept(
-        _ verified: VerifiedDatagram, from sender: SocketAddress, now: UInt64, _ handle: (Event) throws -> Void
-    ) throws {
-        let d = verified.datagram
-        var sequence = d.sequence
-        if format == .raw { sequence = nextRawSequence(from: sender) }
-        let key = StreamKey(sender: sender, streamID: d.streamID, senderKey: verified.senderKey)
-        // At most one hash for the stream (none when the last datagram was its): its place serves the
-        // verdict and the gap (it stays good until a stream is started or removed, which only happens
-        // below when it had none).
-        let place = tracker.place(of: key)
-        let newestBefore = place.map { tracker.newestSequence(at: $0) }
-        if place == nil { try makeRoom(for: key, handle) }
-        // The closure runs inside the access to `tally`, which skips exclusivity checks: it must not
-        // read `tally` itself.
-        tally.makeRoom(for: sender, limit: Self.maximumCountedSources) { Set(tracker.streams.keys.map(\.sender)) }
-        let verdict =
-            place.map { tracker.receive(at: $0, sequence: sequence, now: now) }
-            ?? tracker.start(key, sequence: sequence, now: now)
-        switch verdict {
-        case .stale:
-            tally.reordered(from: sender, now: now)
-        case .accept(let isNew, let resumed):
-            let silent = now &+ tracker.silenceLimitNanoseconds
-            if silenceKnown && silent < (silenceBound ?? .max) { silenceBound = silent }
-            let skipped = newestBefore.map { sequence - $0 - 1 } ?? 0
-            let sent = format == .raw ? nil : d.sentNanoseconds
-            tally.accepted(from: sender, skipped: skipped, sent: sent, now: now)
-            // Made before the events, which name the stream by it.
-            let label = label(for: key)
-            if isNew { try handle(.streamStarted(key)) }
-            if resumed { try handle(.streamResumed(key)) }
-            try handle(
-                .frame(
-                    AttitudeUpdate(
-                        stream: label, sequence: sequence, buttons: d.buttons, frame: d.frame,
-                        sentNanoseconds: sent,
-                        receivedNanoseconds: now)))
-        }
-    }
-
-    /// The label of a tracked stream, made on its first frame (with a paired sender's name).
-    private func label(for key: StreamKey) -> StreamLabel {
-        if let last = lastLabel, last.key == key { return last.label }
-        if let label = labels[key] {
-            lastLabel = (key, label)
-            return label
-        }
-        let peer = key.senderKey != 0 ? opener?.name(ofSender: key.senderKey) : nil
-        let label =
-            StreamLabel(
-                sender: key.sender.description, stream: String(key.streamID, radix: 16),
-                description: key.description(peer: peer), peer: peer)
-        labels[key] = label
-        lastLabel = (key, label)
-        return label
-    }
-
-    /// Bare frames carry no sequence: the receiver numbers them per source address.
-    private func nextRawSequence(from sender: SocketAddress) -> UInt64 {
-        if rawSequence[sender] == nil && rawSequence.count >= 4096 {
-            // Full: the sources without a live stream go (a live sender keeps its numbering).
-            let live = Set(tracker.streams.filter { !$0.value.isSilent }.keys.map(\.sender))
-            rawSequence = rawSequence.filter { live.contains($0.key) }
-            if rawSequence.count >= 4096 { rawSequence.removeAll() }
-        }
-        let sequence = rawSequence[sender, default: 0]
-        rawSequence[sender] = sequence + 1
-        return sequence
-    }
-
-    /// Before a new stream of `key`'s sender is tracked: if that sender has its most, the least
-    /// recently heard of them is dropped (its outputs released if it was live).
-    private func makeRoom(for key: StreamKey, _ handle: (Event) throws -> Void) throws {
-        let limit = key.senderKey != 0 ? Self.maximumStreamsPerSender : Self.maximumUnauthenticatedStreams
-        var count = 0
-        var oldest: (key: StreamKey, heard: UInt64, silent: Bool)?
-        for (k, s) in tracker.streams where k.senderKey == key.senderKey {
-            count += 1
-            if oldest == nil || s.lastHeardNanoseconds < oldest!.heard {
-                oldest = (k, s.lastHeardNanoseconds, s.isSilent)
-            }
-        }
-        guard count >= limit, let oldest else { return }
-        tracker.remove(oldest.key)
-        streamsDropped += 1
-        if !oldest.silent { try handle(.streamDropped(oldest.key)) }  // a silent one was reported lost already
-        labels[oldest.key] = nil
-        lastLabel = nil
-    }
-
     /// Reports streams that have been silent for 500 ms as of `now`, and the refusals summed over
     /// the last interval; forgets streams silent for ten minutes (checked at most once a second).
     public func checkSilence(now: UInt64, _ handle: (Event) throws -> Void) throws {
-        silenceKnown = false
-        for key in tracker.checkSilence(now: now) {
-            try handle(.streamLost(key))
-            // Made anew if it comes back: a paired sender's address may have changed meanwhile.
-            labels[key] = nil
-            lastLabel = nil
-        }
-        if now >= nextForget {
-            tracker.forget(silentLongerThan: 600_000_000_000, now: now)
-            nextForget = now + 1_000_000_000
-        }
+        try streams.checkSilence(now: now, handle)
         try reports.check(now: now) { try handle(Self.event($0)) }
     }
 
@@ -324,12 +210,7 @@ public final class AttitudeReceiver {
     /// of a reporting interval with refusals to sum, or, while streams are known, at the next
     /// once-a-second look for long-silent ones to forget.
     public var nextCheckDeadline: UInt64? {
-        if !silenceKnown {
-            silenceBound = tracker.nextSilenceDeadline()
-            silenceKnown = true
-        }
-        var deadline = silenceBound.map { $0 + 1 }
-        if !tracker.streams.isEmpty { deadline = min(deadline ?? nextForget, nextForget) }
+        var deadline = streams.nextCheckDeadline
         if let end = reports.pendingDeadline { deadline = min(deadline ?? end, end) }
         return deadline
     }
