@@ -18,6 +18,13 @@ public final class EvdevDevice {
         self.path = path
         descriptor = FileDescriptor(
             rawValue: try SystemCall.retrying("open", path) { open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC) })
+        // Event times on CLOCK_MONOTONIC, the clock every other time in mouse3d is on (evdev's own
+        // default is CLOCK_REALTIME, which a wall-clock step moves; kernels since 3.4 take it). Set
+        // at once, before events queue: changing a client's clock flushes its queue and queues a
+        // SYN_DROPPED in its place (drivers/input/evdev.c, evdev_set_clk_type), which the reader
+        // would take for events it fell behind on (every start of a 250 Hz pad said so).
+        var clock = CLOCK_MONOTONIC
+        _ = ioctl(descriptor.rawValue, Self.setClockID, &clock)
         var dev: OpaquePointer?
         let rc = libevdev_new_from_fd(descriptor.rawValue, &dev)
         guard rc == 0, let dev else {
@@ -25,10 +32,11 @@ public final class EvdevDevice {
             throw SystemCallError(call: "libevdev_new_from_fd", subject: path, errno: .init(rawValue: -rc))
         }
         device = dev
-        // Event times on CLOCK_MONOTONIC, the clock every other time in mouse3d is on (evdev's own
-        // default is CLOCK_REALTIME, which a wall-clock step moves). Kernels since 3.4 take it.
-        _ = libevdev_set_clock_id(dev, CLOCK_MONOTONIC)
+        _ = libevdev_set_clock_id(dev, CLOCK_MONOTONIC)  // libevdev's record of it; the kernel's is set
     }
+
+    /// EVIOCSCLOCKID, `_IOW('E', 0xa0, int)` (<linux/input.h>; a macro Swift does not import).
+    static let setClockID = UInt(1 << 30 | 4 << 16 | 0x45 << 8 | 0xA0)
 
     deinit {
         libevdev_free(device)
