@@ -22,11 +22,17 @@ enum OutputTests {
     }
 
     /// Every event readable from `device` within `seconds` (until it goes away).
+    /// Times a test's own reader of a virtual device fell behind and the kernel dropped its events
+    /// (SYN_DROPPED; relative motion in the gap is gone: libevdev's resync restores only state).
+    nonisolated(unsafe) static var readerDrops = 0
+
     static func events(_ device: EvdevDevice, seconds: Double) -> [EvdevDevice.Event] {
         var got: [EvdevDevice.Event] = []
         let end = MonotonicClock.nanoseconds() + UInt64(seconds * 1e9)
         while MonotonicClock.nanoseconds() < end {
             switch try? device.next() {
+            case .resynchronised(let e)? where e.type == Int32(EV_SYN) && e.code == Int32(SYN_DROPPED):
+                readerDrops += 1
             case .event(let e)?, .resynchronised(let e)?: got.append(e)
             case .wouldBlock?: _ = try? EventLoop.waitUntilReadable([device.descriptor], timeoutNanoseconds: 20_000_000)
             case nil: return got  // the device is gone
