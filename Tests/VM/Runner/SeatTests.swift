@@ -350,11 +350,17 @@ enum SeatTests {
         var attempt = 1
         while true {
             let lostBefore = try receiverLosses()
+            let probe = StallProbe()
             let moved = try turn(pad, rest: rest)
+            let stalled = probe.stop()
             let lost = try receiverLosses() - lostBefore
-            if abs(Double(-moved.turned.x) - 1800) <= tolerance || lost == 0 || attempt == 3 { return moved }
+            // A stall past the 0.25 s the fusion bridges (the sender's reports then come after a
+            // gap it clamps, or overflow evdev's buffer in a burst) loses motion on the sender.
+            if abs(Double(-moved.turned.x) - 1800) <= tolerance || (lost == 0 && stalled < 250) || attempt == 3 {
+                return moved
+            }
             say(
-                "VMTEST-INFO the receiver lost the sender \(lost) time(s) during the turn (\(moved.turned.x)): a stall of 500 ms or more on this machine, so the figure is meaningless; again (attempt \(attempt + 1) of 3)"
+                "VMTEST-INFO during the turn (\(moved.turned.x)) the receiver lost the sender \(lost) time(s) and this VM stalled up to \(Int(stalled)) ms: a stall of 250 ms or more on this machine makes the figure meaningless; again (attempt \(attempt + 1) of 3)"
             )
             attempt += 1
         }
