@@ -64,8 +64,8 @@ extension Mouse3D {
             let recenter = RecenterHandle()
             let rate = MotionSourceOptions.rate(configuration)
             let built = try assembleOutputs(
-                configuration, opened: opened, pointer: pointer, otherOutputs: dsuServer != nil, recenter: recenter,
-                diagnostics: diagnostics)
+                configuration, opened: opened, pointer: pointer, rate: rate, otherOutputs: dsuServer != nil,
+                recenter: recenter, diagnostics: diagnostics)
             let fusion = try FusionStage(
                 opened, parameters: FilterOptions.parameters(configuration), outputs: built.all,
                 observers: dsuServer.map { [$0] } ?? [], diagnostics: diagnostics)
@@ -99,11 +99,10 @@ extension Mouse3D.Run {
     /// Fused attitudes → printed lines and/or a virtual device and the view, paced at the source's
     /// rate (`recenter`: what the view's button does).
     func assembleOutputs(
-        _ configuration: Configuration, opened: OpenedSource, pointer: PointerMapping, otherOutputs: Bool,
-        recenter: RecenterHandle, diagnostics: Diagnostics
+        _ configuration: Configuration, opened: OpenedSource, pointer: PointerMapping, rate: Double?,
+        otherOutputs: Bool, recenter: RecenterHandle, diagnostics: Diagnostics
     ) throws -> OutputOptions.Assembled {
-        let rate = MotionSourceOptions.rate(configuration)
-        return try outputs.assemble(
+        try outputs.assemble(
             .init(
                 uinput: outputs.uinput, otherOutputs: otherOutputs,
                 format: PrintFormat(rawValue: configuration[.receiveFormat] ?? "text") ?? .text,

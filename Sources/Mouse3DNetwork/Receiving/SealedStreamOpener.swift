@@ -9,6 +9,7 @@ public final class SealedStreamOpener {
     /// thread touches it and no access spans another, so the per-datagram fields skip Swift's
     /// run-time exclusivity checks (five per datagram, 430 of the ~2,900 instructions sealing added).
     private final class Session {
+        /// The pairing (its epoch and next sequence as loaded: the current ones are the policy's).
         @exclusivity(unchecked) var peer: PairedPeer
         /// Its epoch, replay window and reservations.
         @exclusivity(unchecked) var policy: ReservationPolicy
@@ -268,7 +269,6 @@ public final class SealedStreamOpener {
         case .storeFirst(let reservation): return .storeFirst(record(of: session, reservation))
         case .hold(let store): return .hold(store: store.map { record(of: session, $0) })
         case .accept(let started, let ahead):
-            session.peer.epoch = session.policy.epoch
             guard let datagram else {
                 // Its sequence is marked; a renewal it asked for is asked for again by the next one.
                 if let ahead { _ = session.policy.backgroundStored(ahead, stored: false) }
@@ -276,7 +276,8 @@ public final class SealedStreamOpener {
             }
             guard started || ahead != nil else { return .frame(datagram) }
             return .frameWithNews(
-                datagram, started: started ? session.peer : nil, storeAhead: ahead.map { record(of: session, $0) })
+                datagram, started: started ? record(of: session, session.policy.highWaterMark) : nil,
+                storeAhead: ahead.map { record(of: session, $0) })
         }
     }
 
@@ -300,10 +301,8 @@ public final class SealedStreamOpener {
         // A store asked for by an earlier pairing of the same sender (paired again since): not this
         // session's, whatever its epoch.
         guard session.peer.secret == record.secret else { return false }
-        let release = session.policy.backgroundStored(
+        return session.policy.backgroundStored(
             ReservationPolicy.Reservation(epoch: record.epoch, nextSequence: record.nextSequence), stored: stored)
-        session.peer.epoch = session.policy.epoch
-        return release
     }
 
     /// How far a probe's time may be from this machine's wall clock (both are kept by NTP on a LAN).
