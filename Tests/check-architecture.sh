@@ -38,6 +38,7 @@ if [ "${1:-}" = "--self-test" ]; then
     plant "a benchmark loop in the executable" Sources/mouse3d/BenchExtra.swift 'let clock = ContinuousClock()' "a benchmark loop in the executable"
     plant "a public top-level type too many" Sources/Mouse3DCore/Twins.swift $'public struct A {}\npublic struct B {}' "more than one public top-level type"
     plant "an output flag outside the shared group" Sources/mouse3d/Extra.swift $'struct X {\n    @Flag(help: "x")\n    var print = false\n}' "an output flag declared outside"
+    plant "an entry's flag declared again, its help over lines" Sources/mouse3d/Extra.swift $'struct X {\n    @Option(\n        help: ArgumentHelp(\n            "x", valueName: "y"))\n    var opentrack: String?\n}' "an output flag declared outside"
     plant "an output made by a command" Sources/mouse3d/Extra.swift 'let p = PrintOutput(format: .text)' "an output made outside the output catalog"
     plant "the emulators' shim outside Tests" Sources/Mouse3DNetwork/Shim.swift '@_spi(DeviceEmulators) import Mouse3DLinux' "@_spi"
     plant "Foundation in the product" Sources/Mouse3DLinux/F.swift 'import Foundation' "Foundation (or a package built on it)"
@@ -112,11 +113,18 @@ hits=$(grep -rlE 'split\(separator: "\\n"' Sources | grep -v '^Sources/Mouse3DCo
 hits=$(grep -nE 'ContinuousClock|SuspendingClock|MonotonicClock|AttitudeEstimator\(|[eE]stimator\.update\(' Sources/mouse3d/Bench*.swift)
 [ -n "$hits" ] && fail "a benchmark loop in the executable (move it to Mouse3DBench):"$'\n'"$hits"
 
-# Output flags are declared once, in the shared groups (OutputOptions, with OpentrackOption, and
-# DSUOptions): an @Option or @Flag for print, uinput, view, opentrack or dsu anywhere else is a second
-# declaration with its own rules.
-hits=$(grep -rnE -A2 '@(Option|Flag)\b' Sources/mouse3d | grep -E '^\S+-[0-9]+-\s*var (print|uinput|view|opentrack|dsu)\b' \
-    | grep -vE '^Sources/mouse3d/(OutputOptions|OpentrackOption|DSUOptions)\.swift-')
+# Output flags are declared once, in the shared groups (OutputOptions, its entries, DSUOptions): an
+# @Option or @Flag for print, uinput, view or an entry's or DSU's flag anywhere else is a second
+# declaration with its own rules. An entry's flags are read from the entry's file, so a new output
+# needs no line here.
+entry_files=$( (grep -lE ':\s*OutputEntry\b' "$cli"/*.swift; echo "$cli/DSUOptions.swift") | sort -u)
+# FILE:LINE:NAME of every @Option/@Flag property (the first `var` after the attribute, however many
+# lines its help takes).
+flags_in() { awk '/@(Option|Flag)([^A-Za-z]|$)/ { wanted = 1 } wanted && match($0, /^[ \t]*var [A-Za-z0-9_]+/) {
+    name = substr($0, RSTART, RLENGTH); sub(/^[ \t]*var /, "", name); print FILENAME ":" FNR ":" name; wanted = 0 }' "$@"; }
+entry_flags=$(flags_in $entry_files | awk -F: '{print $3}' | sort -u | paste -sd'|')
+hits=$(flags_in $(ls "$cli"/*.swift | grep -vxF -e "$cli/OutputOptions.swift" $(printf -- '-e %s ' $entry_files)) \
+    | grep -E ":(print|uinput|view${entry_flags:+|$entry_flags})\$")
 [ -n "$hits" ] && fail "an output flag declared outside the shared option groups (use OutputOptions):"$'\n'"$hits"
 
 # Outputs are made by the output catalog (OutputOptions, its entries, DSUOptions), or by the
