@@ -32,15 +32,7 @@ extension Mouse3D {
 
         func run() throws {
             let parameters = try filter.parameters()
-            let samples: [MotionSample]
-            let source: String
-            if let log {
-                samples = try loadMotionLog(path: log).samples
-                source = log
-            } else {
-                samples = BenchmarkMotion.script().generate().map(\.sample)
-                source = "built-in scripted motion"
-            }
+            let (samples, source) = try input()
             print("input: \(source), \(samples.count) samples")
             var (best, runs, checksum) = measure(samples, parameters)
             if python != "none" {
@@ -63,6 +55,12 @@ extension Mouse3D {
                 "runs: \(runs), best: \(fixed(best * 1000, 2)) ms, \(fixed(nanosecondsPerSample, 1)) ns/sample (checksum \(fixed(checksum, 3)))"
             )
             print("\(Int(Double(samples.count) / best)) samples/s")
+        }
+
+        /// The samples measured on, and what they are: --log's, or the built-in scripted motion.
+        func input() throws -> (samples: [MotionSample], source: String) {
+            guard let log else { return (BenchmarkMotion.script().generate().map(\.sample), "built-in scripted motion") }
+            return (try loadMotionLog(path: log).samples, log)
         }
 
         func measure(_ samples: [MotionSample], _ parameters: AttitudeEstimatorParameters) -> (

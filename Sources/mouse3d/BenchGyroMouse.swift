@@ -46,23 +46,28 @@ extension Mouse3D {
                     f.name.rightPadded(to: 44) + fixed(f.value, 4, width: 10) + " " + f.unit.rightPadded(to: 7) + "  "
                         + f.detail)
             }
-            if let plot {
-                let traces = GyroMouseBenchmark.restTraces(parameters: parameters, mapping: mapping)
-                do {
-                    let path = try Plot.draw(
-                        directory: plot, name: "gyro-mouse-rest-drift",
-                        title:
-                            "Pointer drift at rest after power-up (gyroscope bias 0.6/-0.5/0.8 °/s): distance from its place at 60 s",
-                        x: traces.seconds, xLabel: "time after power-up (s)", yLabel: "pointer distance (px)",
-                        series: [
-                            .init("mouse3d (bias estimated)", traces.estimated),
-                            .init("without bias estimation", traces.blind)
-                        ])
-                    print("plot: \(path)")
-                } catch {
-                    throw CommandFailure("--plot: \(error)")
-                }
-            }
+            if let plot { try drawPlot(in: plot, parameters: parameters, mapping: mapping) }
+        }
+    }
+}
+
+extension Mouse3D.BenchGyroMouse {
+    /// The pointer's drift at rest after power-up, drawn in `plot`.
+    func drawPlot(in plot: String, parameters: AttitudeEstimatorParameters, mapping: PointerMapping) throws {
+        let traces = GyroMouseBenchmark.restTraces(parameters: parameters, mapping: mapping)
+        do {
+            let path = try Plot.draw(
+                directory: plot, name: "gyro-mouse-rest-drift",
+                title:
+                    "Pointer drift at rest after power-up (gyroscope bias 0.6/-0.5/0.8 °/s): distance from its place at 60 s",
+                x: traces.seconds, xLabel: "time after power-up (s)", yLabel: "pointer distance (px)",
+                series: [
+                    .init("mouse3d (bias estimated)", traces.estimated),
+                    .init("without bias estimation", traces.blind)
+                ])
+            print("plot: \(path)")
+        } catch {
+            throw CommandFailure("--plot: \(error)")
         }
     }
 }

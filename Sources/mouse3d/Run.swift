@@ -48,14 +48,9 @@ extension Mouse3D {
         func run() throws {
             let session = try Session(signals: .all, quiet: quiet)
             let diagnostics = session.diagnostics
-            let flags = try EffectiveConfiguration.flags {
-                try motion.addFlags(to: &$0, buttons: buttons, filter: filter, live: live)
-                try outputs.addFlags(to: &$0)
-            }
-            var configuration = try EffectiveConfiguration.load(flags: flags)
+            var configuration = try EffectiveConfiguration.load(flags: try EffectiveConfiguration.flags(addFlags))
             let source = try SourceCatalog.chosen(configuration)
             let pointer = try preflight(configuration)
-            // The pipeline: source → fusion → printed lines and/or a virtual device.
             let opened = try motion.open(
                 source, configuration: &configuration, diagnostics: diagnostics,
                 pad: dsu.pad.union(outputs.uinput == .gamepad ? .virtualGamepad : PadNeeds()))
@@ -70,9 +65,7 @@ extension Mouse3D {
                 opened, parameters: FilterOptions.parameters(configuration), outputs: built.all,
                 observers: dsuServer.map { [$0] } ?? [], diagnostics: diagnostics)
             recenter.bind(fusion.pipeline)
-            session.loop.onReload = {
-                diagnostics.say("SIGHUP: run keeps the settings it started with; restart it to apply changes")
-            }
+            session.loop.onReload = { diagnostics.say(Self.reloadLine) }
             diagnostics.say(
                 StartLine.running(
                     opened, outputs: built.names, dsu: dsuServer, rate: rate, calibration: fusion.calibration))
@@ -87,6 +80,15 @@ extension Mouse3D {
 }
 
 extension Mouse3D.Run {
+    /// What a SIGHUP gets: run reads its settings once.
+    static let reloadLine = "SIGHUP: run keeps the settings it started with; restart it to apply changes"
+
+    /// The flags that override the configuration.
+    func addFlags(to flags: inout ConfigurationLayer) throws {
+        try motion.addFlags(to: &flags, buttons: buttons, filter: filter, live: live)
+        try outputs.addFlags(to: &flags)
+    }
+
     /// Before the source is opened or anything listens: bad settings said, uinput's access checked.
     /// Returns the pointer's mapping.
     func preflight(_ configuration: Configuration) throws -> PointerMapping {

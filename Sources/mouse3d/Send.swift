@@ -105,19 +105,15 @@ extension Mouse3D {
             var configuration = try EffectiveConfiguration.load(flags: flags)
             let source = try SourceCatalog.chosen(configuration)
             let targets = try StreamTargets(targetsRequest(configuration), diagnostics: diagnostics)
-
             // The pipeline: source → fusion → the network stream.
             let opened = try motion.open(
                 source, configuration: &configuration, diagnostics: diagnostics, pad: dsu.pad)
             let dsuServer = try dsu.start(
                 device: opened.calibrationKey, inGamepadFrame: opened.gamepadAxes != nil, diagnostics: diagnostics)
+            let stream = paced(targets.output(report: diagnostics.say), hertz: MotionSourceOptions.rate(configuration))
             let fusion = try FusionStage(
-                opened, parameters: FilterOptions.parameters(configuration),
-                outputs: [
-                    paced(
-                        targets.output(report: diagnostics.say),
-                        hertz: MotionSourceOptions.rate(configuration))
-                ], observers: dsuServer.map { [$0] } ?? [], diagnostics: diagnostics)
+                opened, parameters: FilterOptions.parameters(configuration), outputs: [stream],
+                observers: dsuServer.map { [$0] } ?? [], diagnostics: diagnostics)
             diagnostics.say(
                 "sending \(targets.destination) from \(opened.summary)\(targets.following); \(fusion.calibration)")
             let running = configuration
