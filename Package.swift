@@ -160,7 +160,7 @@ let package = Package(
             dependencies: ["Mouse3DCore", .product(name: "RealModule", package: "swift-numerics")],
             resources: [.copy("Fixtures")]),
         .testTarget(name: "Mouse3DLinuxTests", dependencies: ["Mouse3DLinux"]),
-        .testTarget(name: "Mouse3DAssemblyTests", dependencies: ["Mouse3DAssembly", "Mouse3DLinux"]),
+        .testTarget(name: "Mouse3DAssemblyTests", dependencies: ["Mouse3DAssembly", "Mouse3DCore", "Mouse3DLinux"]),
         .testTarget(name: "Mouse3DBenchTests", dependencies: ["Mouse3DBench", "Mouse3DCore"]),
         .testTarget(name: "Mouse3DDoctorTests", dependencies: ["Mouse3DDoctor", "Mouse3DLinux", "Mouse3DNetwork"]),
         .testTarget(name: "Mouse3DConfigTests", dependencies: ["Mouse3DConfig", "Mouse3DCore", "Mouse3DLinux"]),

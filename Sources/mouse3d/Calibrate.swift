@@ -26,7 +26,7 @@ extension Mouse3D {
 
         @Option(
             help:
-                "Motion source: auto, evdev:/dev/input/eventN, iio:NAME, or replay:LOG.csv (default: send.source, auto)."
+                "Motion source: \(SourceCatalog.help()) (default: send.source, auto)."
         )
         var source: SourceSpecifier?
 

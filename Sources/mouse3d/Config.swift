@@ -1,4 +1,5 @@
 import ArgumentParser
+import Mouse3DAssembly
 import Mouse3DConfig
 import Mouse3DCore
 import Mouse3DLinux
@@ -63,6 +64,7 @@ extension Mouse3D {
                     guard let layer = try ConfigurationFile.load(path: file) else {
                         throw CommandFailure("\(file): no such file")
                     }
+                    try SourceCatalog.check(layer)
                     let (v, p) = (layer.values.count, layer.profiles.count)
                     print("\(file): ok (\(v) setting\(v == 1 ? "" : "s"), \(p) profile\(p == 1 ? "" : "s"))")
                 } catch let problem as ConfigurationProblem {

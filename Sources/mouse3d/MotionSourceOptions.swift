@@ -11,7 +11,7 @@ import Mouse3DLinux
 struct MotionSourceOptions: ParsableArguments {
     @Option(
         help:
-            "Motion source: auto (the best sensor found), evdev:/dev/input/eventN, iio:NAME, replay:LOG.csv, or phone[:[ADDR:]PORT] (a phone's browser: scan the QR code shown; port 24933) (default: send.source, auto)."
+            "Motion source: \(SourceCatalog.help()) (default: send.source, auto)."
     )
     var source: SourceSpecifier?
 

@@ -14,7 +14,7 @@ extension Mouse3D {
                 crash keeps everything up to that point.
                 """)
 
-        @Option(help: "Motion source: auto, evdev:/dev/input/eventN, iio:NAME (or iio:ACCEL+GYRO).")
+        @Option(help: "Motion source: \(SourceCatalog.help(recording: true)).")
         var source = SourceSpecifier(LiveSourceKind(.automatic))
 
         @Option(help: "Where to write the log (CSV).")
@@ -26,7 +26,7 @@ extension Mouse3D {
         @OptionGroup var live: LiveSourceOptions
 
         func validate() throws {
-            if let refusal = source.kind.recordRefusal { throw ValidationError(refusal) }
+            if let refusal = type(of: source.kind).recordRefusal { throw ValidationError(refusal) }
             if let duration, !(duration.isFinite && duration > 0) {
                 throw ValidationError("--duration must be a positive number of seconds.")
             }

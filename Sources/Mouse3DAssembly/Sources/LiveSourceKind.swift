@@ -18,9 +18,10 @@ public struct LiveSourceKind: SourceKind, Equatable {
     }
 
     public static let forms = ["auto", "evdev:PATH", "iio:NAME"]
+    public static let help = "auto (the best sensor found), evdev:/dev/input/eventN, iio:NAME (or iio:ACCEL+GYRO)"
     public var description: String { request.description }
     public var buttonFlagsRefusal: String? { nil }
-    public var recordRefusal: String? { nil }
+    public static let recordRefusal: String? = nil
 
     public func open(_ purpose: SourcePurpose, configuration: inout Configuration, diagnostics: Diagnostics) throws
         -> OpenedSource

@@ -23,11 +23,13 @@ public struct PhoneSourceKind: SourceKind, Equatable {
     }
 
     public static let forms = ["phone[:[ADDR:]PORT]"]
+    public static let help =
+        "phone[:[ADDR:]PORT] (a phone's browser: scan the QR code shown; port \(PhoneSource.defaultPort))"
     public var description: String { "phone:\(address.contains(":") ? "[\(address)]" : address):\(port)" }
     public var buttonFlagsRefusal: String? {
         "--clutch, --recenter, --primary, --secondary and --recalibrate read a controller's buttons; the phone page has its own (left click, right click, recenter, hold to move)."
     }
-    public var recordRefusal: String? { nil }
+    public static let recordRefusal: String? = nil
 
     public func open(_ purpose: SourcePurpose, configuration: inout Configuration, diagnostics: Diagnostics) throws
         -> OpenedSource

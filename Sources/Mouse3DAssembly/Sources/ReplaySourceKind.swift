@@ -15,11 +15,12 @@ public struct ReplaySourceKind: SourceKind, Equatable {
     }
 
     public static let forms = ["replay:LOG.csv"]
+    public static let help = "replay:LOG.csv"
     public var description: String { "replay:\(path)" }
     public var buttonFlagsRefusal: String? {
         "--clutch, --recenter, --primary, --secondary and --recalibrate read a live controller's buttons; a replayed log has none (SIGUSR1 still recenters)."
     }
-    public var recordRefusal: String? { "record reads live sensors; a replay:LOG source is already a log." }
+    public static let recordRefusal: String? = "record reads live sensors; a replay:LOG source is already a log."
 
     public func open(_ purpose: SourcePurpose, configuration: inout Configuration, diagnostics: Diagnostics) throws
         -> OpenedSource
@@ -47,7 +48,7 @@ public struct ReplaySourceKind: SourceKind, Equatable {
             return OpenedSource(
                 source: playback, buttons: nil, summary: playback.summary, isReplay: true, calibrationKey: key)
         case .record:
-            throw ActionableError(recordRefusal ?? "")
+            throw ActionableError(Self.recordRefusal ?? "")
         }
     }
 }

@@ -251,6 +251,14 @@ public enum ConfigurationSchema {
         }
     }
 
+    /// `KIND` or `KIND:VALUE`: a kind of lower-case letters, digits and '-', and a value, when given,
+    /// that is not empty.
+    static func isSourceShape(_ text: String) -> Bool {
+        let kind = text.prefix { $0 != ":" }
+        let isKind = !kind.isEmpty && kind.allSatisfy { ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "-" }
+        return isKind && (kind.count == text.count || text.count > kind.count + 1)
+    }
+
     /// What is wrong with `text` for the text setting at `path`, checked the way the command that
     /// uses it checks it, or nil. (Button names are checked against libevdev's table where files are
     /// read, in Mouse3DConfig: that table is the Linux layer's.)
@@ -270,14 +278,12 @@ public enum ConfigurationSchema {
             return PointerMapping.accelerationCurve(text) == nil
                 ? "'\(text)' is not LOW:HIGH:FACTOR with 0 <= LOW < HIGH and FACTOR > 0" : nil
         case "send.source":
-            let kinds = ["evdev:", "iio:", "replay:"]
-            if text == "auto" || kinds.contains(where: { text.hasPrefix($0) && text.count > $0.count }) { return nil }
-            if text == "phone" || (text.hasPrefix("phone:") && WebAccessPolicy.parse(String(text.dropFirst(6))) != nil)
-            {
-                return nil
-            }
-            return
-                "'\(text)' is not a source: auto, evdev:/dev/input/eventN, iio:NAME, replay:LOG.csv or phone[:[ADDR:]PORT]"
+            // Only its shape, KIND or KIND:VALUE: which kinds there are, and what each takes, is the
+            // source catalog's (Mouse3DAssembly, above this layer), which checks the setting where a
+            // command uses it and `config check` reads a file, naming this file and line.
+            return isSourceShape(text)
+                ? nil
+                : "'\(text)' is not a source: KIND or KIND:VALUE, such as auto, evdev:/dev/input/eventN, iio:NAME, replay:LOG.csv or phone[:[ADDR:]PORT]"
         case "receive.listen":
             return isHost(text) ? nil : "'\(text)' is not an address or host name (e.g. 0.0.0.0, ::, 192.168.1.5)"
         case "send.to":
