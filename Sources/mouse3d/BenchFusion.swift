@@ -59,7 +59,9 @@ extension Mouse3D {
 
         /// The samples measured on, and what they are: --log's, or the built-in scripted motion.
         func input() throws -> (samples: [MotionSample], source: String) {
-            guard let log else { return (BenchmarkMotion.script().generate().map(\.sample), "built-in scripted motion") }
+            guard let log else {
+                return (BenchmarkMotion.script().generate().map(\.sample), "built-in scripted motion")
+            }
             return (try loadMotionLog(path: log).samples, log)
         }
 

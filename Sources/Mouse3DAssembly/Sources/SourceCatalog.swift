@@ -30,11 +30,13 @@ public enum SourceCatalog {
     /// A configuration file's `send.source`, if it sets one, checked against the kinds (the schema
     /// below this layer checks only its shape): for `config check`.
     public static func check(_ layer: ConfigurationLayer) throws(ConfigurationProblem) {
-        guard let (value, origin) = layer.values[ConfigurationKey<String?>.sendSource.path], case .text(let text) = value,
+        guard let (value, origin) = layer.values[ConfigurationKey<String?>.sendSource.path],
+            case .text(let text) = value,
             parse(text) == nil
         else { return }
         throw ConfigurationProblem(
-            origin: origin, key: ConfigurationKey<String?>.sendSource.path, reason: .invalid("'\(text)' is not a source: \(forms)"))
+            origin: origin, key: ConfigurationKey<String?>.sendSource.path,
+            reason: .invalid("'\(text)' is not a source: \(forms)"))
     }
 
     /// The source the configuration names (checked, with where it was set), after checking the

@@ -255,7 +255,8 @@ public enum ConfigurationSchema {
     /// that is not empty.
     static func isSourceShape(_ text: String) -> Bool {
         let kind = text.prefix { $0 != ":" }
-        let isKind = !kind.isEmpty && kind.allSatisfy { ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "-" }
+        let isKind =
+            !kind.isEmpty && kind.allSatisfy { ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "-" }
         return isKind && (kind.count == text.count || text.count > kind.count + 1)
     }
 
