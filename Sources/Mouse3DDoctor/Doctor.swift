@@ -394,11 +394,11 @@ public enum Doctor {
 
     /// The checks as a JSON array of {name, status, detail, fix, blocking}.
     public static func json(_ checks: [DoctorCheck]) -> String {
-        "["
-            + checks.map { c in
+        JSONText.objectArray(
+            checks.map { c in
                 "{\"name\":\(JSONText.string(c.name)),\"status\":\"\(c.status.rawValue)\",\"detail\":\(JSONText.string(c.detail)),"
                     + "\"fix\":\(c.fix.map(JSONText.string) ?? "null"),\"blocking\":\(c.blocking)}"
-            }.joined(separator: ",\n ") + "]"
+            })
     }
 }
 

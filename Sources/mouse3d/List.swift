@@ -19,7 +19,7 @@ extension Mouse3D {
                 throw CommandFailure("cannot enumerate devices: \(error)")
             }
             if json {
-                print("[" + sources.map(Self.json).joined(separator: ",\n ") + "]")
+                print(JSONText.objectArray(sources.map(Self.json)))
                 return
             }
             guard !sources.isEmpty else {

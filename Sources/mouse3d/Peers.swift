@@ -63,7 +63,7 @@ extension Mouse3D {
                 try measure(&rows, senderID: identity.id)
             }
             if json {
-                print("[" + rows.map(Self.json).joined(separator: ",\n ") + "]")
+                print(JSONText.objectArray(rows.map(Self.json)))
                 return
             }
             guard !rows.isEmpty else {

@@ -33,4 +33,10 @@ public enum JSONText {
     public static func array(_ values: [String]) -> String {
         "[" + values.map { string($0) }.joined(separator: ",") + "]"
     }
+
+    /// A JSON array of objects already written as JSON, one to a line (as `list`, `peers` and
+    /// `doctor` print them with --json).
+    public static func objectArray(_ objects: [String]) -> String {
+        "[" + objects.joined(separator: ",\n ") + "]"
+    }
 }
