@@ -39,6 +39,7 @@ if [ "${1:-}" = "--self-test" ]; then
     plant "a public top-level type too many" Sources/Mouse3DCore/Twins.swift $'public struct A {}\npublic struct B {}' "more than one public top-level type"
     plant "an output flag outside the shared group" Sources/mouse3d/Extra.swift $'struct X {\n    @Flag(help: "x")\n    var print = false\n}' "an output flag declared outside"
     plant "an entry's flag declared again, its help over lines" Sources/mouse3d/Extra.swift $'struct X {\n    @Option(\n        help: ArgumentHelp(\n            "x", valueName: "y"))\n    var opentrack: String?\n}' "an output flag declared outside"
+    plant "a setting named by a string path" Sources/mouse3d/Extra.swift 'let p = c["network.port"]' "a setting named by a string path"
     plant "an output made by a command" Sources/mouse3d/Extra.swift 'let p = PrintOutput(format: .text)' "an output made outside the output catalog"
     plant "the emulators' shim outside Tests" Sources/Mouse3DNetwork/Shim.swift '@_spi(DeviceEmulators) import Mouse3DLinux' "@_spi"
     plant "Foundation in the product" Sources/Mouse3DLinux/F.swift 'import Foundation' "Foundation (or a package built on it)"
@@ -136,6 +137,14 @@ catalog=$( (grep -lE ':\s*OutputEntry\b' "$cli"/*.swift; echo "$cli/OutputOption
     | sed 's/$/:/')
 hits=$( [ -z "$outputs" ] || grep -nE "\b($outputs)\(" "$cli"/*.swift | grep -vF "$catalog")
 [ -n "$hits" ] && fail "an output made outside the output catalog (an entry in OutputOptions, or Mouse3DAssembly):"$'\n'"$hits"
+
+# A setting is named by its typed key (ConfigurationKey: `.networkPort`), whose mistype does not
+# compile; a path in a string ("network.port") is a typo found at run time. Only the schema, the keys
+# and the file reader (Core's Configuration, Mouse3DConfig) spell paths.
+sections=$(grep -oE 'sections: \[[^]]*\]|sections = \[[^]]*\]' Sources/Mouse3DCore/Configuration/ConfigurationSchema.swift | grep -oE '"[a-z]+"' | tr -d '"' | paste -sd'|')
+hits=$(grep -rnE "\"(${sections:-network|send|receive|pointer|filter|gamepad})\.[a-z_]+\"" Sources \
+    | grep -vE '^Sources/(Mouse3DCore/Configuration|Mouse3DConfig)/' | grep -vE '^\S+:[0-9]+:\s*///')
+[ -n "$hits" ] && fail "a setting named by a string path (use its ConfigurationKey):"$'\n'"$hits"
 
 # Outputs: AttitudeOutput's requirements have no unconditional default (a wrapper would inherit a
 # no-op for a requirement added later); defaults live in AttitudeSink and ForwardingOutput.

@@ -43,15 +43,16 @@ struct ButtonOptions: ParsableArguments {
     var given: Bool { clutch != nil || recenter != nil || primary != nil || secondary != nil || recalibrate != nil }
 
     func addFlags(to layer: inout ConfigurationLayer) throws {
-        for (path, flag, value) in [
-            ("send.clutch", "--clutch", clutch), ("send.recenter", "--recenter", recenter),
-            ("send.primary", "--primary", primary), ("send.secondary", "--secondary", secondary),
-            ("send.recalibrate", "--recalibrate", recalibrate)
-        ] {
-            if let value { try layer.set(path, .text(value), origin: .flag(flag)) }
+        let buttons: [(ConfigurationKey<String?>, String, String?)] = [
+            (.sendClutch, "--clutch", clutch), (.sendRecenter, "--recenter", recenter),
+            (.sendPrimary, "--primary", primary), (.sendSecondary, "--secondary", secondary),
+            (.sendRecalibrate, "--recalibrate", recalibrate)
+        ]
+        for (key, flag, value) in buttons {
+            if let value { try layer.set(key, value, origin: .flag(flag)) }
         }
         if let clutchMode {
-            try layer.set("send.clutch_mode", .text(clutchMode.rawValue), origin: .flag("--clutch-mode"))
+            try layer.set(.sendClutchMode, clutchMode.rawValue, origin: .flag("--clutch-mode"))
         }
     }
 }

@@ -61,7 +61,7 @@ extension Mouse3D {
             let session = try Session(signals: .all, quiet: quiet)
             let flags = try EffectiveConfiguration.flags {
                 try live.addFlags(to: &$0)
-                if let source { try $0.set("send.source", .text(source.description), origin: .flag("--source")) }
+                if let source { try $0.set(.sendSource, source.description, origin: .flag("--source")) }
             }
             var configuration = try EffectiveConfiguration.load(flags: flags)
             let chosen = try SourceCatalog.chosen(configuration)

@@ -60,21 +60,21 @@ struct FilterOptions: ParsableArguments {
 
     /// The flags given, as a configuration layer (ranges are checked there, against the schema).
     func addFlags(to layer: inout ConfigurationLayer) throws {
-        let numbers: [(String, String, Double?)] = [
-            ("filter.accelerometer_time_constant", "--accelerometer-time-constant", accelerometerTimeConstant),
-            ("filter.impact_limit", "--impact-limit", impactLimit),
-            ("filter.accelerometer_range", "--accelerometer-range", accelerometerRange),
-            ("filter.linear_acceleration_rejection", "--linear-acceleration-rejection", linearAccelerationRejection),
-            ("filter.disturbance_angle", "--disturbance-angle", disturbanceAngle),
-            ("filter.disturbance_time_constant", "--disturbance-time-constant", disturbanceTimeConstant)
+        let numbers: [(ConfigurationKey<Double>, String, Double?)] = [
+            (.filterAccelerometerTimeConstant, "--accelerometer-time-constant", accelerometerTimeConstant),
+            (.filterImpactLimit, "--impact-limit", impactLimit),
+            (.filterAccelerometerRange, "--accelerometer-range", accelerometerRange),
+            (.filterLinearAccelerationRejection, "--linear-acceleration-rejection", linearAccelerationRejection),
+            (.filterDisturbanceAngle, "--disturbance-angle", disturbanceAngle),
+            (.filterDisturbanceTimeConstant, "--disturbance-time-constant", disturbanceTimeConstant)
         ]
-        for (path, flag, value) in numbers {
-            if let value { try layer.set(path, .number(value), origin: .flag(flag)) }
+        for (key, flag, value) in numbers {
+            if let value { try layer.set(key, value, origin: .flag(flag)) }
         }
         if let motionBias {
-            try layer.set("filter.motion_bias", .boolean(motionBias), origin: .flag("--[no-]motion-bias"))
+            try layer.set(.filterMotionBias, motionBias, origin: .flag("--[no-]motion-bias"))
         }
-        if let restBias { try layer.set("filter.rest_bias", .boolean(restBias), origin: .flag("--[no-]rest-bias")) }
+        if let restBias { try layer.set(.filterRestBias, restBias, origin: .flag("--[no-]rest-bias")) }
     }
 
     /// The filter parameters of a configuration.

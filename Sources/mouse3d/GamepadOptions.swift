@@ -24,15 +24,15 @@ struct GamepadOptions: ParsableArguments {
     var gameDeadZone: Double?
 
     func addFlags(to layer: inout ConfigurationLayer) throws {
-        if let stick { try layer.set("gamepad.stick", .text(stick.rawValue), origin: .flag("--stick")) }
+        if let stick { try layer.set(.gamepadStick, stick.rawValue, origin: .flag("--stick")) }
         if let stickSensitivity {
-            try layer.set("gamepad.sensitivity", .number(stickSensitivity), origin: .flag("--stick-sensitivity"))
+            try layer.set(.gamepadSensitivity, stickSensitivity, origin: .flag("--stick-sensitivity"))
         }
         if let gameFullSpeed {
-            try layer.set("gamepad.full_speed", .number(gameFullSpeed), origin: .flag("--game-full-speed"))
+            try layer.set(.gamepadFullSpeed, gameFullSpeed, origin: .flag("--game-full-speed"))
         }
         if let gameDeadZone {
-            try layer.set("gamepad.inner_dead_zone", .number(gameDeadZone), origin: .flag("--game-dead-zone"))
+            try layer.set(.gamepadInnerDeadZone, gameDeadZone, origin: .flag("--game-dead-zone"))
         }
     }
 

@@ -21,7 +21,7 @@ struct LiveSourceOptions: ParsableArguments {
     }
 
     func addFlags(to layer: inout ConfigurationLayer) throws {
-        if let iioPoll { try layer.set("send.iio_poll", .number(iioPoll), origin: .flag("--iio-poll")) }
-        if let mountMatrix { try layer.set("send.mount_matrix", .text(mountMatrix), origin: .flag("--mount-matrix")) }
+        if let iioPoll { try layer.set(.sendIIOPoll, iioPoll, origin: .flag("--iio-poll")) }
+        if let mountMatrix { try layer.set(.sendMountMatrix, mountMatrix, origin: .flag("--mount-matrix")) }
     }
 }

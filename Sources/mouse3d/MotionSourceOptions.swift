@@ -48,8 +48,8 @@ struct MotionSourceOptions: ParsableArguments {
         try filter.addFlags(to: &layer)
         try buttons.addFlags(to: &layer)
         try live.addFlags(to: &layer)
-        if let rate { try layer.set("send.rate", .number(rate), origin: .flag("--rate")) }
-        if let source { try layer.set("send.source", .text(source.description), origin: .flag("--source")) }
+        if let rate { try layer.set(.sendRate, rate, origin: .flag("--rate")) }
+        if let source { try layer.set(.sendSource, source.description, origin: .flag("--source")) }
     }
 
     /// Opens `source` to be fused: a log played at --speed (looped with --loop), a phone

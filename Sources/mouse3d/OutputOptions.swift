@@ -50,7 +50,7 @@ struct OutputOptions: ParsableArguments {
     func addFlags(to flags: inout ConfigurationLayer) throws {
         try pointer.addFlags(to: &flags)
         try gamepad.addFlags(to: &flags)
-        if let format { try flags.set("receive.format", .text(format.rawValue), origin: .flag("--format")) }
+        if let format { try flags.set(.receiveFormat, format.rawValue, origin: .flag("--format")) }
     }
 
     /// What the command adds to the choice: the device mode in force (a flag or the configuration),

@@ -46,23 +46,23 @@ struct PointerOptions: ParsableArguments {
 
     func addFlags(to layer: inout ConfigurationLayer) throws {
         if let sensitivity {
-            try layer.set("pointer.sensitivity", .number(sensitivity), origin: .flag("--sensitivity"))
+            try layer.set(.pointerSensitivity, sensitivity, origin: .flag("--sensitivity"))
         }
-        if let screenTurn { try layer.set("pointer.screen_turn", .number(screenTurn), origin: .flag("--screen-turn")) }
+        if let screenTurn { try layer.set(.pointerScreenTurn, screenTurn, origin: .flag("--screen-turn")) }
         if let screenWidth {
-            try layer.set("pointer.screen_width", .number(screenWidth), origin: .flag("--screen-width"))
+            try layer.set(.pointerScreenWidth, screenWidth, origin: .flag("--screen-width"))
         }
         if let gyroSpace {
-            try layer.set("pointer.gyro_space", .text(gyroSpace.rawValue), origin: .flag("--gyro-space"))
+            try layer.set(.pointerGyroSpace, gyroSpace.rawValue, origin: .flag("--gyro-space"))
         }
-        if let tightening { try layer.set("pointer.tightening", .number(tightening), origin: .flag("--tightening")) }
-        if let smoothing { try layer.set("pointer.smoothing", .number(smoothing), origin: .flag("--smoothing")) }
+        if let tightening { try layer.set(.pointerTightening, tightening, origin: .flag("--tightening")) }
+        if let smoothing { try layer.set(.pointerSmoothing, smoothing, origin: .flag("--smoothing")) }
         if let acceleration {
-            try layer.set("pointer.acceleration", .text(acceleration), origin: .flag("--acceleration"))
+            try layer.set(.pointerAcceleration, acceleration, origin: .flag("--acceleration"))
         }
-        if let invertX { try layer.set("pointer.invert_x", .boolean(invertX), origin: .flag("--[no-]invert-x")) }
-        if let invertY { try layer.set("pointer.invert_y", .boolean(invertY), origin: .flag("--[no-]invert-y")) }
-        if let swapAxes { try layer.set("pointer.swap_axes", .boolean(swapAxes), origin: .flag("--[no-]swap-axes")) }
+        if let invertX { try layer.set(.pointerInvertX, invertX, origin: .flag("--[no-]invert-x")) }
+        if let invertY { try layer.set(.pointerInvertY, invertY, origin: .flag("--[no-]invert-y")) }
+        if let swapAxes { try layer.set(.pointerSwapAxes, swapAxes, origin: .flag("--[no-]swap-axes")) }
     }
 
     static func curve(_ text: String) -> (low: Double, high: Double, factor: Double)? {

@@ -115,9 +115,9 @@ extension Mouse3D.Receive {
     /// The flags that override the configuration.
     func addFlags(to flags: inout ConfigurationLayer) throws {
         try outputs.addFlags(to: &flags)
-        if let stats { try flags.set("receive.stats", .boolean(stats), origin: .flag("--[no-]stats")) }
+        if let stats { try flags.set(.receiveStats, stats, origin: .flag("--[no-]stats")) }
         if let uinput = outputs.uinput {
-            try flags.set("receive.output", .text(uinput.rawValue), origin: .flag("--uinput"))
+            try flags.set(.receiveOutput, uinput.rawValue, origin: .flag("--uinput"))
         }
     }
 
@@ -169,9 +169,12 @@ extension Mouse3D.Receive {
         let changed = zip(configuration.listing, next.listing).filter { $0 != $1 }.map(\.1)
         var later: [String] = []
         if nextSettings.uinput != settings.uinput || nextSettings.print != settings.print {
-            later.append("receive.output")
+            later.append(ConfigurationKey<String?>.receiveOutput.path)
         }
-        for key in ["network.port", "receive.listen"] where next[key] != configuration[key] { later.append(key) }
+        if next[.networkPort] != configuration[.networkPort] { later.append(ConfigurationKey<Int64>.networkPort.path) }
+        if next[.receiveListen] != configuration[.receiveListen] {
+            later.append(ConfigurationKey<String?>.receiveListen.path)
+        }
         settings.mapping = nextSettings.mapping
         settings.gyroStick = nextSettings.gyroStick
         settings.format = nextSettings.format

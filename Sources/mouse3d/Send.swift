@@ -135,7 +135,7 @@ extension Mouse3D.Send {
     /// The flags that override the configuration.
     func addFlags(to flags: inout ConfigurationLayer) throws {
         try motion.addFlags(to: &flags, buttons: buttons, filter: filter, live: live)
-        if !peers.isEmpty { try flags.set("send.to", .textList(peers), origin: .flag("--to")) }
+        if !peers.isEmpty { try flags.set(.sendTo, peers, origin: .flag("--to")) }
     }
 
     /// The receivers to send to: given, paired with --pair, or found.

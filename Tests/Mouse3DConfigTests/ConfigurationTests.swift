@@ -9,6 +9,28 @@ struct ConfigurationTests {
         try ConfigurationFile.parse(text, path: path)
     }
 
+    @Test("A flag set by its typed key is checked like a file's value and read back under the same key")
+    func typedSetters() throws {
+        var flags = ConfigurationLayer()
+        try flags.set(.sendRate, 250, origin: .flag("--rate"))
+        try flags.set(.pointerInvertX, true, origin: .flag("--invert-x"))
+        try flags.set(.receiveFormat, "jsonl", origin: .flag("--format"))
+        try flags.set(.sendTo, ["desk"], origin: .flag("--to"))
+        #expect(
+            flags.values["send.rate"]?.value == .number(250)
+                && flags.values["pointer.invert_x"]?.value == .boolean(true))
+        #expect(
+            flags.values["receive.format"]?.value == .text("jsonl")
+                && flags.values["send.to"]?.value == .textList(["desk"]))
+        #expect(throws: ConfigurationProblem.self) { try flags.set(.receiveFormat, "xml", origin: .flag("--format")) }
+        do {
+            try flags.set(.pointerScreenTurn, 400, origin: .flag("--screen-turn"))
+            Issue.record("400 accepted")
+        } catch {
+            #expect(error.origin == .flag("--screen-turn") && error.key == "pointer.screen_turn", "\(error)")
+        }
+    }
+
     @Test("Every typed key names a schema key of its kind, and every schema key has exactly one")
     func typedKeys() {
         let typed = ConfigurationSchema.typedKeys

@@ -19,6 +19,26 @@ public struct ConfigurationLayer: Sendable {
         }
     }
 
+    /// Sets a number from `origin` (a flag): named by its type, so a mistyped key does not compile.
+    public mutating func set(_ key: ConfigurationKey<Double>, _ value: Double, origin: ConfigurationOrigin)
+        throws(ConfigurationProblem)
+    { try set(key.path, .number(value), origin: origin) }
+
+    /// Sets a switch from `origin`.
+    public mutating func set(_ key: ConfigurationKey<Bool>, _ value: Bool, origin: ConfigurationOrigin)
+        throws(ConfigurationProblem)
+    { try set(key.path, .boolean(value), origin: origin) }
+
+    /// Sets a text or a choice from `origin`.
+    public mutating func set(_ key: ConfigurationKey<String?>, _ value: String, origin: ConfigurationOrigin)
+        throws(ConfigurationProblem)
+    { try set(key.path, .text(value), origin: origin) }
+
+    /// Sets a list of texts from `origin`.
+    public mutating func set(_ key: ConfigurationKey<[String]>, _ value: [String], origin: ConfigurationOrigin)
+        throws(ConfigurationProblem)
+    { try set(key.path, .textList(value), origin: origin) }
+
     /// "did you mean ..." for a misspelt key.
     static func suggestion(for path: String) -> String {
         let section = path.prefix { $0 != "." }
