@@ -51,6 +51,10 @@ struct TCPExchange {
     }
 
     /// The text messages of a WebSocket response (server frames are not masked).
+    /// Whether what a WebSocket client read holds a text message yet: the view sends its counters in
+    /// every one, so the first will do (a deadline only bounds a failure; a fixed window was a guess).
+    static func hasText(_ bytes: [UInt8]) -> Bool { !webSocketTexts(bytes).texts.isEmpty }
+
     static func webSocketTexts(_ bytes: [UInt8]) -> (status: String, texts: [String], head: String) {
         guard
             let end = bytes.indices.dropLast(3).first(where: {
@@ -397,7 +401,8 @@ struct ViewTests {
         #expect(run.waitForError(containing: "recentred (the view's button)", seconds: 5), "\(run.errors)")
         let live = TCPExchange.webSocketTexts(
             try TCPExchange.run(
-                port: port, request: Self.upgrade(port: port, host: host, origin: own, token: token), seconds: 0.5))
+                port: port, request: Self.upgrade(port: port, host: host, origin: own, token: token), seconds: 10,
+                until: TCPExchange.hasText))
         #expect(
             live.texts.last?.contains(#""foreign-origin":2,"no-token":1,"bad-token":1"#) == true,
             "refusals counted: \(live.texts.last ?? "")")
@@ -466,7 +471,8 @@ struct ViewTests {
         #expect(Double(printed) >= elapsed * 100 * 0.9, "the stream slowed: \(printed) frames in \(elapsed) s")
         let live = TCPExchange.webSocketTexts(
             try TCPExchange.run(
-                port: port, request: Self.upgrade(port: port, host: host, origin: nil, token: token), seconds: 0.5))
+                port: port, request: Self.upgrade(port: port, host: host, origin: nil, token: token), seconds: 10,
+                until: TCPExchange.hasText))
         let last = live.texts.last ?? ""
         #expect(last.contains("\"too-many-connections\":") && !last.contains("\"too-many-connections\":0"), "\(last)")
         #expect(last.contains("\"too-slow\":") && !last.contains("\"too-slow\":0"), "\(last)")
@@ -603,7 +609,7 @@ struct ViewFloodTests {
             try TCPExchange.run(
                 port: port,
                 request: ViewTests.upgrade(port: port, host: "127.0.0.1:\(port)", origin: nil, token: token),
-                seconds: 0.3)
+                seconds: 10, until: TCPExchange.hasText)
         ).texts.last ?? ""
     }
 
