@@ -26,10 +26,14 @@ enum OutputTests {
     /// (SYN_DROPPED; relative motion in the gap is gone: libevdev's resync restores only state).
     nonisolated(unsafe) static var readerDrops = 0
 
-    static func events(_ device: EvdevDevice, seconds: Double) -> [EvdevDevice.Event] {
+    /// With `until`: returns as soon as what was read satisfies it (`seconds` then only bounds a
+    /// failure: a test waits for what it counts, not for a window to pass).
+    static func events(
+        _ device: EvdevDevice, seconds: Double, until done: ([EvdevDevice.Event]) -> Bool = { _ in false }
+    ) -> [EvdevDevice.Event] {
         var got: [EvdevDevice.Event] = []
         let end = MonotonicClock.nanoseconds() + UInt64(seconds * 1e9)
-        while MonotonicClock.nanoseconds() < end {
+        while MonotonicClock.nanoseconds() < end && !done(got) {
             switch try? device.next() {
             case .resynchronised(let e)? where e.type == Int32(EV_SYN) && e.code == Int32(SYN_DROPPED):
                 readerDrops += 1
@@ -68,20 +72,21 @@ enum OutputTests {
                 && device.hasEvent(type: Int32(EV_KEY), code: Int32(BTN_LEFT)),
             "pointer capabilities")
         for i in 1...40 { try send(yawDegrees: -0.5 * Double(i)) }  // 20° to the right
-        // Pauses stay under 500 ms: longer silence ends the stream (tested last).
-        let moved = events(device, seconds: 0.3)
-        let dx = sum(moved, code: Int32(REL_X))
-        try expect(abs(dx - 400) <= 1, "REL_X total \(dx), expected 400")
-        try expect(sum(moved, code: Int32(REL_Y)) == 0, "no vertical motion")
         for i in 1...20 { try send(yawDegrees: -20 - Double(i), buttons: []) }  // clutch released: nothing
-        try expect(sum(events(device, seconds: 0.2), code: Int32(REL_X)) == 0, "motion with the clutch released")
         try send(yawDegrees: -40, buttons: [.clutch, .primary])
-        let clicked = events(device, seconds: 0.2)
-        try expect(
-            clicked.contains { $0.type == Int32(EV_KEY) && $0.code == Int32(BTN_LEFT) && $0.value == 1 },
-            "BTN_LEFT down")
-        // Silence: after 500 ms the receiver releases the button and removes the device.
-        let released = events(device, seconds: 2.5)
+        // Read until the click: the receiver handles frames in order, so all the turn's motion came
+        // before it, and so would any of the 20° turned with the clutch released (400 counts more).
+        func leftDown(_ e: EvdevDevice.Event) -> Bool {
+            e.type == Int32(EV_KEY) && e.code == Int32(BTN_LEFT) && e.value == 1
+        }
+        let moved = events(device, seconds: 60, until: { $0.contains(where: leftDown) })
+        try expect(moved.contains(where: leftDown), "BTN_LEFT down")
+        let dx = sum(moved, code: Int32(REL_X))
+        try expect(abs(dx - 400) <= 1, "REL_X total \(dx), expected 400 (800 if the clutch let motion through)")
+        try expect(sum(moved, code: Int32(REL_Y)) == 0, "no vertical motion")
+        // Silence: after 500 ms the receiver releases the button and removes the device (read until
+        // it is gone).
+        let released = events(device, seconds: 60)
         try expect(
             released.contains { $0.type == Int32(EV_KEY) && $0.code == Int32(BTN_LEFT) && $0.value == 0 },
             "BTN_LEFT released on stream loss: \(released)")
@@ -106,14 +111,19 @@ enum OutputTests {
             try streamer.send(frame, buttons: [.clutch, .primary], now: 0)
             MonotonicClock.sleep(nanoseconds: 10_000_000)
         }
-        _ = events(device, seconds: 0.3)
+        func value(_ code: Int32) -> Int? { device.absoluteAxis(code)?.value }
+        _ = events(device, seconds: 60) { _ in
+            value(Int32(ABS_RX)) == Int(JoystickPose.value(radians: 0.5))
+                && value(Int32(ABS_RY)) == Int(JoystickPose.value(radians: -0.25))
+                && value(Int32(ABS_RZ)) == Int(JoystickPose.value(radians: 2.0))
+        }
         try expect(
             device.absoluteAxis(Int32(ABS_RX))?.value == Int(JoystickPose.value(radians: 0.5)),
             "ABS_RX \(String(describing: device.absoluteAxis(Int32(ABS_RX))))")
         try expect(device.absoluteAxis(Int32(ABS_RY))?.value == Int(JoystickPose.value(radians: -0.25)), "ABS_RY")
         try expect(device.absoluteAxis(Int32(ABS_RZ))?.value == Int(JoystickPose.value(radians: 2.0)), "ABS_RZ")
         try receiver.send(signal: SIGTERM)
-        let last = events(device, seconds: 3)
+        let last = events(device, seconds: 60)  // until the device is gone
         let final = Dictionary(
             last.filter { $0.type == Int32(EV_ABS) || $0.type == Int32(EV_KEY) }.map {
                 ("\($0.type)/\($0.code)", $0.value)
@@ -150,7 +160,10 @@ extension OutputTests {
             try streamer.send(tilt, buttons: [.clutch], now: 0)
             MonotonicClock.sleep(nanoseconds: 10_000_000)
         }
-        let held = events(device, seconds: 0.2).filter { $0.type == Int32(EV_ABS) && $0.code == Int32(ABS_RX) }
+        func rx(_ events: [EvdevDevice.Event]) -> [EvdevDevice.Event] {
+            events.filter { $0.type == Int32(EV_ABS) && $0.code == Int32(ABS_RX) }
+        }
+        let held = rx(events(device, seconds: 60) { rx($0).count >= 15 })
         try expect(
             held.count >= 15 && held.allSatisfy { $0.value == 100 || $0.value == 99 },
             "a held tilt keeps ABS_RX flowing at 100/99: \(held.map(\.value))")
@@ -158,9 +171,9 @@ extension OutputTests {
             try streamer.send(AttitudeFrame(roll: 0, pitch: 0, yaw: 0), buttons: [.clutch], now: 0)
             MonotonicClock.sleep(nanoseconds: 10_000_000)
         }
-        _ = events(device, seconds: 0.1)
+        _ = events(device, seconds: 60) { _ in device.absoluteAxis(Int32(ABS_RX))?.value == 0 }
         try expect(device.absoluteAxis(Int32(ABS_RX))?.value == 0, "back at rest ABS_RX is 0")
-        _ = events(device, seconds: 2.5)
+        _ = events(device, seconds: 60)  // until the device is gone
         try expect(!FileSystem.exists(path), "the device was removed on stream loss")
     }
 }
@@ -224,7 +237,9 @@ extension OutputTests {
             try send(second, yawDegrees: Double(i))
             MonotonicClock.sleep(nanoseconds: 10_000_000)
         }
-        let dx = sum(events(device, seconds: 0.3), code: Int32(REL_X))
+        // Until the turn is all there (399 of 400), then 0.3 s for a last count that rounding left.
+        var dx = sum(events(device, seconds: 60) { sum($0, code: Int32(REL_X)) >= 399 }, code: Int32(REL_X))
+        dx += sum(events(device, seconds: 0.3), code: Int32(REL_X))
         try expect(
             abs(dx - 400) <= 1,
             "the first sender's pointer moved \(dx) counts while the second's device failed, expected 400")
@@ -239,7 +254,9 @@ extension OutputTests {
             // read as it comes: 80 frames overflow evdev's buffer
             moved += sum(events(device, seconds: 0.01), code: Int32(REL_X))
         }
-        moved += sum(events(device, seconds: 0.2), code: Int32(REL_X))
+        let before = moved
+        moved += sum(events(device, seconds: 60) { before + sum($0, code: Int32(REL_X)) >= 399 }, code: Int32(REL_X))
+        moved += sum(events(device, seconds: 0.2), code: Int32(REL_X))  // a last count rounding left
         try expect(
             abs(moved - 400) <= 1,
             "the first sender's pointer moved \(moved) counts during the second's pause, expected 400")
