@@ -142,6 +142,34 @@ class Client:
         except OSError:
             pass
 
+def until_secret(c, seconds=20):
+    """Reads until the server has handed `c` its key (a text with "secret") or closed it."""
+    deadline = time.time() + seconds
+    while time.time() < deadline and not any("secret" in t for t in c.texts):
+        if not c.poll(0.05):
+            return
+
+
+def let_in(c, err_path, connected_before, seconds=20):
+    """Whether the server let `c` in: it says "phone connected" when it does and closes with a code
+    when it does not; whichever comes first decides. None if neither came in `seconds` (a deadline
+    that only bounds a failure: "no close within 0.3 s" counted a late refusal as let in)."""
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        if not c.poll(0.05) or c.close_code is not None:
+            return False
+        if read(err_path).count("phone connected") > connected_before:
+            return True
+    return None
+
+
+def until_closed(c, seconds=20):
+    """Reads until the server closes `c` (a refusal's code), or `seconds` pass."""
+    deadline = time.time() + seconds
+    while time.time() < deadline and c.poll(0.05) and c.close_code is None:
+        pass
+
+
 
 def upgrade_request(port):
     return (f"GET /stream HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nOrigin: https://127.0.0.1:{port}\r\n"
@@ -415,7 +443,7 @@ try:
     print(f"phone attack: ClientHellos captured from openssl s_client: ffdhe8192 only ({len(ffdhe)} bytes), X25519 ({len(x25519)} bytes)")
 
     phone = Phone(port, token)
-    phone.client.poll(1.0)
+    until_secret(phone.client)
     key = next((json.loads(t)["secret"] for t in phone.client.texts if "secret" in t), None)
     if not key:
         fail(f"the phone was not handed a key of its own after the URL's token: {phone.client.texts} (code {phone.client.close_code})")
@@ -494,7 +522,7 @@ try:
     before = time.time()
     second = Client(port, token)
     second.send(bytes([2, 1]))  # tries to press the left click
-    second.poll(1.0)
+    until_closed(second)
     end = before + 1.0
     while time.time() < end and read(err_path).count("already taken by the first") == said_before:
         time.sleep(0.02)
@@ -511,7 +539,7 @@ try:
         print("phone attack: a second client with the spent URL token: refused (4002), said on the terminal within 1 s, pressed nothing")
     rival = Client(port, key)
     rival.send(bytes([2, 1]))
-    rival.poll(1.0)
+    until_closed(rival)
     frame_after(time.time())
     if rival.close_code != 4003:
         fail(f"a second client with the phone's own key, while the phone is live, was not refused with 4003 (code {rival.close_code})")
@@ -612,9 +640,10 @@ try:
     missed = []
     for i in range(20):
         try:
+            connected = read(err_path).count("phone connected")
             c = Client(port, key, timeout=3)
             c.send(reading_message(100000 + i))
-            if c.poll(0.3) and c.close_code is None:
+            if let_in(c, err_path, connected):
                 through += 1
             else:
                 missed.append(f"closed ({c.close_code})")
@@ -629,8 +658,9 @@ try:
         fail(f"only {through} of 20 reconnections got through: {missed[:3]}")
 
     # A key holder floods button messages: at most the press budget reaches the output.
+    connected = read(err_path).count("phone connected")
     flooder = Client(port, key)
-    if not flooder.poll(0.3) or flooder.close_code:
+    if not let_in(flooder, err_path, connected):
         fail(f"the key holder was not let in (code {flooder.close_code})")
     pair = ws_frame(2, bytes([2, 1])) + ws_frame(2, bytes([2, 0]))
     chunk = pair * 5000
@@ -744,20 +774,30 @@ def rerr_of(p):
     return p.rerr
 
 
-def admitted(rport, credential):
+def admitted(p, rport, credential):
+    """Whether the server lets `credential` in: it says "phone connected" when it does and closes with
+    a code when it does not; whichever comes first decides (a deadline only bounds a failure: a
+    fixed "no close within 0.5 s" counted a late refusal as let in)."""
+    before = read(rerr_of(p)).count("phone connected")
     c = Client(rport, credential)
     c.send(reading_message(5000))
-    ok = c.poll(0.5) and c.close_code is None
+    ok = let_in(c, rerr_of(p), before)
     c.close()
-    return ok, c
+    if ok is None:
+        fail(f"the server neither let the credential in nor refused it in 20 s: {read(rerr_of(p))[-400:]}")
+    return bool(ok), c
 
 
 p, rport, first_token = remembering_run()
 c = Client(rport, first_token)
-c.poll(1.0)
+until_secret(c)
 remembered = next((json.loads(t) for t in c.texts if "secret" in t), {})
 c.sock.sendall(ws_frame(1, b"kept"))
-c.poll(0.3)
+# The run stores the key once the page says it kept it: stopped after that, not after a guess.
+secrets = os.path.join(home, "config", "mouse3d", "phone.secrets")
+stored_by = time.time() + 20
+while time.time() < stored_by and not (os.path.exists(secrets) and read(secrets).strip()):
+    c.poll(0.05)
 c.close()
 p.terminate()
 p.wait(10)
@@ -765,13 +805,13 @@ if not remembered.get("remember"):
     fail(f"with --phone-remember the phone was not handed a key to remember: {c.texts}")
 else:
     p, rport, second_token = remembering_run()
-    kept, _ = admitted(rport, remembered["secret"])
-    old, refused = admitted(rport, first_token)
+    kept, _ = admitted(p, rport, remembered["secret"])
+    old, refused = admitted(p, rport, first_token)
     p.terminate()
     p.wait(10)
     subprocess.run([binary, "pair", "--revoke", "phone"], env=env, capture_output=True, check=False)
     p, rport, _ = remembering_run()
-    after, forgotten = admitted(rport, remembered["secret"])
+    after, forgotten = admitted(p, rport, remembered["secret"])
     p.terminate()
     p.wait(10)
     print(f"phone attack: --phone-remember: the key {'was' if kept else 'was not'} let in by the next run; the earlier run's URL token was refused ({refused.close_code}); after pair --revoke phone the key was refused ({forgotten.close_code})")
@@ -781,7 +821,7 @@ else:
 # A connection lost between the key and the page's "kept": the URL's token is not spent for it.
 p, rport, fresh_token = remembering_run(remember=False)
 lost = Client(rport, fresh_token)
-lost.poll(0.5)
+until_secret(lost)
 lost.close()
 # The retry comes once the server has seen the close (it says so), not after a guess at when: a
 # retry while the lost connection still counts as the phone is refused as in use, rightly.
@@ -791,7 +831,7 @@ while time.time() < seen_close and "phone disconnected" not in read(rerr_of(p)):
 if "phone disconnected" not in read(rerr_of(p)):
     fail(f"the server never said the lost connection had gone: {read(rerr_of(p))[-400:]}")
 again = Client(rport, fresh_token)
-again.poll(0.5)
+until_secret(again)
 second_key = next((json.loads(t)["secret"] for t in again.texts if "secret" in t), None)
 again.close()
 p.terminate()
