@@ -208,6 +208,21 @@ def hold(seconds, gyro_z=0.0):
         time.sleep(max(0.0, start + n * 0.01 - time.perf_counter()))
 
 
+def frame_since(t, wanted=lambda f: True, what="a frame", seconds=20):
+    """The first printed frame fused after `t` (wall time, as the jsonl `time`) that is `wanted`,
+    the phone still held at rest meanwhile: waited for (the deadline only bounds a failure), as a
+    busy machine prints later than the readings were sent."""
+    deadline = time.time() + seconds
+    while True:
+        found = next((f for f in printed() if f["time"] > t and wanted(f)), None)
+        if found or time.time() > deadline:
+            break
+        hold(0.1)
+    if not found:
+        fail(f"no printed frame after {t:.3f} was {what} in {seconds} s: {[(round(f['time'] - t, 3), f['buttons']) for f in printed()[-5:]]}")
+    return found
+
+
 try:
     for t in ("gyroscope", "accelerometer", "linear-acceleration", "gravity"):
         driver.execute_cdp_cmd("Emulation.setSensorOverrideEnabled", {"enabled": True, "type": t})
@@ -252,6 +267,7 @@ try:
     yaw0 = printed()[-1]["yaw"]
     hold(3, math.radians(30))  # 30 deg/s for 3 s about the vertical
     hold(1.5)
+    frame_since(time.time() - 1.0, what="fused at rest after the turn")  # output that lags is waited for
     frames = printed()
     turned = math.degrees(frames[-1]["yaw"] - yaw0)
     turned = (turned + 180) % 360 - 180
@@ -260,23 +276,27 @@ try:
         fail(f"yaw changed by {turned:.2f} deg for a 90 deg turn")
     yaw_rest = frames[-1]["yaw"]
     hold(10)
+    frame_since(time.time() - 0.5, what="the end of the 10 s at rest")
     drift = math.degrees(abs(printed()[-1]["yaw"] - yaw_rest))
     print(f"phone: at rest for 10 s the yaw drifted {drift:.3f} deg")
     if drift > 0.5:
         fail(f"drift at rest {drift:.3f} deg in 10 s")
     # The left click touch area: pressed, then released, at the output (primary = bit 2 of buttons).
     left = driver.find_element(By.ID, "left")
+    pressing = time.time()
     webdriver.ActionChains(driver).click_and_hold(left).perform()
     hold(0.5)
+    frame_since(pressing, lambda f: f["buttons"] & 4, "pressed (the primary button, bit 2)")
+    releasing = time.time()
     webdriver.ActionChains(driver).release(left).perform()
     hold(0.5)
-    states = [f["buttons"] & 4 for f in printed()[-100:]]
-    if 4 not in states or states[-1] != 0:
-        fail(f"the left click did not press and release the primary button: {states[-60:]}")
+    frame_since(releasing, lambda f: not f["buttons"] & 4, "released")
     print("phone: 'left click' pressed and released the primary button at the output")
     # The recenter area, named as the person sees it on the terminal.
     webdriver.ActionChains(driver).click(driver.find_element(By.ID, "recenter")).perform()
-    hold(0.5)
+    said_by = time.time() + 20
+    while time.time() < said_by and "recentred (the phone's recenter button)" not in errors():
+        hold(0.1)
     if "recentred (the phone's recenter button)" not in errors():
         fail(f"the recenter area was not named as the page names it: {errors()[-300:]}")
     print("phone: the recenter area: 'recentred (the phone's recenter button)' on the terminal")
@@ -299,6 +319,7 @@ try:
     driver.switch_to.window(page)
     back_at = time.time()
     hold(0.5)
+    frame_since(back_at, what="printed after the page came back")
     after = [f for f in printed() if f["time"] > back_at]
     if not after or after[-1]["buttons"] & 4 or hook()["buttons"] != 0:
         fail(f"the held left click stayed down while the page was hidden: output {[f['buttons'] for f in after[-5:]]}, page {hook()['buttons']}")
