@@ -83,9 +83,22 @@ enum SwitchControllerTests {
                     seconds: 0.005, degreesPerSecond: SIMD3(0, 0, Double(n)),
                     metersPerSecondSquared: SIMD3(0, 0, 9.80665)))
         }
-        controller.startStreaming(MotionScript(steps))
-        let log = try LiveSourceTests.record(["--source", "evdev:\(node)"], seconds: 3)
-        controller.stopStreaming()
+        // Recorded again (three tries) when the emulator itself, starved beside other work, sent
+        // under 90% of the 600 samples the 3 s hold: too few samples then says nothing of mouse3d.
+        var log: MotionLog
+        var attempt = 0
+        while true {
+            attempt += 1
+            controller.startStreaming(MotionScript(steps))
+            let sentBefore = controller.samplesSent
+            log = try LiveSourceTests.record(["--source", "evdev:\(node)"], seconds: 3)
+            let sentDuring = controller.samplesSent - sentBefore
+            controller.stopStreaming()
+            guard log.samples.count <= 450 && sentDuring < 540 && attempt < 3 else { break }
+            say(
+                "VMTEST-INFO attempt \(attempt): the emulator sent \(sentDuring) samples while 3 s were recorded (600 at 200 Hz), \(log.samples.count) recorded: recording again"
+            )
+        }
         let sent = controller.samplesSent
         let indices = log.samples.map { s -> Int in
             Int((s.angularVelocityRadiansPerSecond.z * 180 / .pi).rounded())
