@@ -66,9 +66,19 @@ enum GestureTests {
         // A debug build's start-up (argument parsing) takes seconds under TCG.
         _ = try waitFor("frames from the sender", seconds: 20) { try frames(for: 0.1).isEmpty ? nil : true }
         try expect(try frames(for: 0.3).allSatisfy { !$0.buttons.contains(.clutch) }, "clutch bit set while L1 is up")
-        /// The clutch bit must take `expected` within 1 s and keep it from then on.
+        /// The first frame that `wanted`, read as they come (`seconds` only bounds a failure), and
+        /// every frame read up to it.
+        func frames(until wanted: (AttitudeUpdate) -> Bool, seconds: Double = 30) throws -> [AttitudeUpdate] {
+            var got: [AttitudeUpdate] = []
+            let end = MonotonicClock.nanoseconds() + UInt64(seconds * 1e9)
+            while !got.contains(where: wanted) && MonotonicClock.nanoseconds() < end { got += try frames(for: 0.05) }
+            return got
+        }
+        /// The clutch bit must take `expected` (waited for) and keep it from then on (0.5 s more read).
         func expectClutch(_ expected: Bool, _ what: String) throws {
-            let seen = try frames(for: 1.0).map { $0.buttons.contains(.clutch) }
+            let seen = (try frames(until: { $0.buttons.contains(.clutch) == expected }) + frames(for: 0.5)).map {
+                $0.buttons.contains(.clutch)
+            }
             guard let switched = seen.firstIndex(of: expected) else {
                 throw VMTestFailure(
                     description: "\(what): the clutch bit never became \(expected) (\(seen.count) frames)")
@@ -81,7 +91,7 @@ enum GestureTests {
         try expectClutch(false, "L1 released")
 
         func yawDegrees(_ f: AttitudeUpdate) -> Double { Double(f.frame.yaw) * 180 / .pi }
-        let before = try frames(for: 0.2)
+        let before = try frames(until: { abs(yawDegrees($0)) > 20 })
         try expect(
             before.contains { abs(yawDegrees($0)) > 20 },
             "the attitude turned before recentering (yaw \(before.last.map(yawDegrees) ?? .nan)°)")
@@ -97,11 +107,16 @@ enum GestureTests {
         }
         // At 40 °/s the attitude moves 0.16° per 4 ms report: right after recentering it is near zero.
         try expect(abs(yawDegrees(firstRecentred)) < 2, "yaw right after recentering: \(yawDegrees(firstRecentred))°")
-        MonotonicClock.sleep(nanoseconds: 800_000_000)
-        _ = try frames(for: 0.05)
+        // The yaw turns away from 0 again (past 20°, waited for) before SIGUSR1 recentres it.
+        let away = try frames(until: { abs(yawDegrees($0)) > 20 })
+        try expect(away.contains { abs(yawDegrees($0)) > 20 }, "the attitude did not turn away after recentering")
         try sender.send(signal: SIGUSR1)
-        let afterSignal = try frames(for: 0.5)
+        let afterSignal = try frames(until: { abs(yawDegrees($0)) < 3 })
         let smallest = afterSignal.map { abs(yawDegrees($0)) }.min() ?? .infinity
+        // Not the turn coming round to 0 by itself (through ±180°) while SIGUSR1 did nothing.
+        try expect(
+            !afterSignal.contains { abs(yawDegrees($0)) > 170 },
+            "the yaw came round through 180° before reaching 0: SIGUSR1 did not recentre")
         try expect(smallest < 3, "SIGUSR1 recentred: smallest |yaw| afterwards \(smallest)°")
         try sender.send(signal: SIGTERM)
         let said = try sender.readAllErrors()
