@@ -366,6 +366,26 @@ enum SeatTests {
         }
     }
 
+    /// ``turn(_:rest:pointer:)`` through `run`'s unit: when the turn misses what ``expectTurn(_:)``
+    /// promises while this VM stalled 250 ms or more (motion through such a gap is clamped by the
+    /// fusion, by design), it is said and turned again (three attempts); a miss with no stall stands.
+    static func runTurn(_ pad: any MotionControllerEmulator, rest: Double) throws -> (
+        atRest: Int32, turned: (x: Int32, y: Int32), back: Int32
+    ) {
+        var attempt = 1
+        while true {
+            let probe = StallProbe()
+            let moved = try turn(pad, rest: rest)
+            let stalled = probe.stop()
+            let kept = moved.atRest == 0 && abs(Double(-moved.turned.x) - 1800) <= 10
+            if kept || stalled < 250 || attempt == 3 { return moved }
+            say(
+                "VMTEST-INFO during the turn (\(moved.turned.x), \(moved.atRest) at rest) this VM stalled up to \(Int(stalled)) ms: again (attempt \(attempt + 1) of 3)"
+            )
+            attempt += 1
+        }
+    }
+
     /// The turn as `run`'s pointer tests promise it: nothing at rest, 1800 ± 10 counts to the left.
     static func expectTurn(_ moved: (atRest: Int32, turned: (x: Int32, y: Int32), back: Int32)) throws {
         try expect(moved.atRest == 0, "the pointer moved at rest: \(moved.atRest)")
@@ -478,7 +498,7 @@ enum SeatTests {
             defer { try? pad.unplug() }
             try userctl("start mouse3d-run.service")
             let pid = try waitFor("mouse3d-run active", seconds: 20) { try mainPID("mouse3d-run.service").nonZero }
-            let moved = try turn(pad, rest: 10)
+            let moved = try runTurn(pad, rest: 10)
             try expectTurn(moved)
             try ratedAndQuiet("mouse3d-run.service")
             try stopRemovesPointer("mouse3d-run.service")
