@@ -44,7 +44,11 @@ struct OutputOptions: ParsableArguments {
     @OptionGroup var opentrack: OpentrackOption
 
     /// The entries, in the order their outputs join the pipeline (after device, printer and view).
-    var entries: [any OutputEntry] { [opentrack] }
+    var entries: [any OutputEntry] {
+        [
+            opentrack
+        ]
+    }
 
     /// These flags as a configuration layer (the pointer's tuning and the print format).
     func addFlags(to flags: inout ConfigurationLayer) throws {

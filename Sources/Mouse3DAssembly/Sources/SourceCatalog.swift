@@ -3,7 +3,11 @@ import Mouse3DCore
 /// Every kind of motion source, in the order a specifier is tried: a new kind is a line here.
 public enum SourceCatalog {
     /// The kinds.
-    public static let kinds: [any SourceKind.Type] = [LiveSourceKind.self, ReplaySourceKind.self, PhoneSourceKind.self]
+    public static let kinds: [any SourceKind.Type] = [
+        LiveSourceKind.self,
+        ReplaySourceKind.self,
+        PhoneSourceKind.self
+    ]
 
     /// The source `argument` names, or nil.
     public static func parse(_ argument: String) -> (any SourceKind)? {
