@@ -15,7 +15,7 @@ struct SourceCatalogTests {
     func everyForm() throws {
         for text in ["auto", "evdev:/dev/input/event3", "iio:accel_3d+gyro_3d", "replay:a.csv", "phone", "phone:8443"] {
             #expect(SourceCatalog.parse(text) != nil, "\(text)")
-            #expect(throws: Never.self, "\(text)") { try SourceCatalog.check(try layer(text)) }
+            try SourceCatalog.check(try layer(text))
         }
     }
 
@@ -33,7 +33,8 @@ struct SourceCatalogTests {
                 "\(error)")
         }
         for malformed in ["replay:", "", ":x", "Phone"] {
-            #expect(throws: ConfigurationProblem.self, "\(malformed)") { _ = try layer(malformed) }
+            let refused = (try? layer(malformed)) == nil
+            #expect(refused, "'\(malformed)' passed the schema's shape check")
         }
     }
 
