@@ -300,7 +300,11 @@ enum SeatTests {
     }
 
     /// The 90° turn (rest, left about the vertical, pause, back) streamed by `controller`, read back
-    /// from the virtual pointer: the counts moved at rest, in the turn and on the way back.
+    /// from the virtual pointer: the counts moved at rest, in the turn and on the way back. Each
+    /// window ends in a still stretch where the emulator holds (``ScriptGate``) until everything
+    /// before it came out and the pointer stood still (``pointerMoves``), as `run`'s VM pointer
+    /// tests do: windows closed by the test's clock took part of the turn into the way back when the
+    /// VM ran seconds late (a --busy run: 1191 and then -185).
     static func turn(
         _ controller: any MotionControllerEmulator, rest: Double, pointer named: String = "mouse3d pointer"
     )
@@ -308,6 +312,8 @@ enum SeatTests {
     {
         let level = SIMD3(0.0, 0.0, 9.80665)
         let started = MonotonicClock.nanoseconds()
+        let ends = [rest - 0.5, rest + 2.5, rest + 6]
+        let gates = ScriptGate(at: ends)
         controller.stream(
             MotionScript([
                 .init(seconds: rest, degreesPerSecond: .zero, metersPerSecondSquared: level),
@@ -315,19 +321,19 @@ enum SeatTests {
                 .init(seconds: 1, degreesPerSecond: .zero, metersPerSecondSquared: level),
                 .init(seconds: 2, degreesPerSecond: SIMD3(0, 0, -45), metersPerSecondSquared: level),
                 .init(seconds: 30, degreesPerSecond: .zero, metersPerSecondSquared: level)
-            ]))
+            ]), gate: gates)
         let device = try EvdevDevice(path: try OutputTests.node(named: named))
         let opened = Double(MonotonicClock.nanoseconds() - started) * 1e-9
         try expect(opened < rest - 3, "the virtual pointer appeared \(opened) s into the \(rest) s rest")
-        func moved(until seconds: Double) -> (x: Int32, y: Int32) {
-            let remaining = max(0, seconds - Double(MonotonicClock.nanoseconds() - started) * 1e-9)
-            let events = OutputTests.events(device, seconds: remaining)
-            return (OutputTests.sum(events, code: Int32(REL_X)), OutputTests.sum(events, code: Int32(REL_Y)))
+        func moved(until scriptSeconds: Double) -> (x: Int32, y: Int32) {
+            pointerMoves(device, through: scriptSeconds, gates: gates, sent: { controller.scriptSecondsSent })
         }
-        let atRest = moved(until: rest)
-        let turned = moved(until: rest + 3)
-        let back = moved(until: rest + 6)
-        say("VMTEST-INFO \(named): at rest \(atRest), 90° left \(turned), back \(back) (appeared after \(opened) s)")
+        let atRest = moved(until: ends[0])
+        let turned = moved(until: ends[1])
+        let back = moved(until: ends[2])
+        say(
+            "VMTEST-INFO \(named): at rest \(atRest), 90° left \(turned), back \(back) (appeared after \(opened) s; the emulator held \(Int(gates.secondsHeld * 1000)) ms at the windows' ends)"
+        )
         return (atRest.x + atRest.y, turned, back.x)
     }
 
@@ -456,12 +462,12 @@ enum SeatTests {
             let pad = try plugDualSense()
             defer { try? pad.unplug() }
             let level = SIMD3(0.0, 0.0, 9.80665)
-            pad.stream(
-                MotionScript([
-                    .init(seconds: 8, degreesPerSecond: .zero, metersPerSecondSquared: level),
-                    .init(seconds: 2, degreesPerSecond: SIMD3(0, 0, 45), metersPerSecondSquared: level),
-                    .init(seconds: 30, degreesPerSecond: .zero, metersPerSecondSquared: level)
-                ]))
+            let script = MotionScript([
+                .init(seconds: 8, degreesPerSecond: .zero, metersPerSecondSquared: level),
+                .init(seconds: 2, degreesPerSecond: SIMD3(0, 0, 45), metersPerSecondSquared: level),
+                .init(seconds: 30, degreesPerSecond: .zero, metersPerSecondSquared: level)
+            ])
+            pad.stream(script)
             try userctl("start mouse3d-send.service")
             let pid = try waitFor("mouse3d-send active", seconds: 20) { try mainPID("mouse3d-send.service").nonZero }
             /// Each printed frame's yaw, in degrees.
@@ -476,15 +482,36 @@ enum SeatTests {
             }
             // The turn has arrived once the yaw went past 80° and has stood still since (its last
             // 100 frames, 0.4 s at 250 Hz, within 0.05°): read before that, the turn is half done.
-            let span = try waitFor("the whole turn at the receiver", seconds: 40) { () -> Double? in
-                let y = yaws()
-                guard let low = y.min(), let high = y.max(), high - low > 80, y.count > 100 else { return nil }
-                let last = y.suffix(100)
-                guard let a = last.min(), let b = last.max(), b - a < 0.05 else { return nil }
-                return high - low
+            // A turn that never arrives whole while this VM stalled 250 ms or more (the sender's
+            // fusion clamps such a gap, by design) is turned again (three attempts); without a
+            // stall the miss stands.
+            var span: Double?
+            var attempt = 1
+            while true {
+                let from = yaws().count
+                let probe = StallProbe()
+                span = try? waitFor("the whole turn at the receiver", seconds: 40) { () -> Double? in
+                    let y = Array(yaws().dropFirst(from))
+                    guard let low = y.min(), let high = y.max(), high - low > 80, y.count > 100 else { return nil }
+                    let last = y.suffix(100)
+                    guard let a = last.min(), let b = last.max(), b - a < 0.05 else { return nil }
+                    return high - low
+                }
+                let stalled = probe.stop()
+                if span.map({ abs($0 - 90) < 3 }) == true || stalled < 250 || attempt == 3 { break }
+                say(
+                    "VMTEST-INFO the turn arrived as \(span.map { "\($0)°" } ?? "no whole turn") while this VM stalled up to \(Int(stalled)) ms: again (attempt \(attempt + 1) of 3)"
+                )
+                attempt += 1
+                pad.stream(script)
             }
-            say("VMTEST-INFO the receiver in namespace s printed \(yaws().count) frames; yaw spans \(span)°")
-            try expect(abs(span - 90) < 3, "the 90° turn arrived as \(span)°")
+            guard let whole = span else {
+                throw VMTestFailure(
+                    description:
+                        "timed out waiting for the whole turn at the receiver (40 s each of \(attempt) attempt(s))")
+            }
+            say("VMTEST-INFO the receiver in namespace s printed \(yaws().count) frames; yaw spans \(whole)°")
+            try expect(abs(whole - 90) < 3, "the 90° turn arrived as \(whole)°")
             try ratedAndQuiet("mouse3d-send.service")
             try userctl("stop mouse3d-send.service")
             _ = try waitFor("the sender gone", seconds: 10) { kill(pid, 0) != 0 ? true : nil }
