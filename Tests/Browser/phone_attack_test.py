@@ -395,7 +395,43 @@ def wait_running(proc, path):
         time.sleep(0.1)
 
 
-def judge(label, t0, t1, sent_rate=60.0):
+def busy_seconds():
+    """CPU time every core spent busy so far (user, nice, system, irq, softirq, steal in /proc/stat)."""
+    with open("/proc/stat") as fh:
+        v = [int(x) for x in fh.readline().split()[1:9]]
+    return (v[0] + v[1] + v[2] + v[5] + v[6] + v[7]) / os.sysconf("SC_CLK_TCK")
+
+
+class Load:
+    """How much of the machine other processes took since it was made: every core's busy time less
+    mouse3d's and this script's (the phone, the floods), as a share of all the cores' time."""
+
+    def __init__(self, pid):
+        self.pid = pid
+        self.start = (time.time(), busy_seconds(), cpu_seconds(pid), cpu_seconds(os.getpid()))
+
+    def others_share(self):
+        t, busy, theirs, ours = self.start
+        others = (busy_seconds() - busy) - (cpu_seconds(self.pid) - theirs) - (cpu_seconds(os.getpid()) - ours)
+        return max(0.0, others / max(1e-9, (time.time() - t) * os.cpu_count()))
+
+
+skipped = []
+
+
+def short_under_load(label, what, load):
+    """A figure that fell short while other processes took more than 30% of the machine says nothing
+    about mouse3d (as the Swift tests' UnderLoad): said as a skipped check with the reason, never
+    passed silently; on a quiet machine the shortfall fails."""
+    share = load.others_share() if load else 0.0
+    if share <= 0.3:
+        return False
+    print(f"phone attack: SKIP: {label}: {what} while other processes took {100 * share:.0f}% of the machine")
+    skipped.append(label)
+    return True
+
+
+def judge(label, t0, t1, sent_rate=60.0, load=None):
     """The printed stream between t0 and t1 (its frames' output times): rate against the phone's, the longest gap."""
     times = [f["time"] for f in frames() if t0 <= f["time"] <= t1]
     rate = len(times) / (t1 - t0)
@@ -403,11 +439,15 @@ def judge(label, t0, t1, sent_rate=60.0):
     gap = max(gaps) if gaps else t1 - t0
     print(f"phone attack: {label}: {rate:.1f} frames/s printed ({100 * rate / sent_rate:.0f}% of the phone's {sent_rate:.0f}/s), longest gap {1000 * gap:.0f} ms")
     if rate < 0.95 * sent_rate or gap > 0.1:
-        return fail(f"{label}: the phone's stream fell to {rate:.1f}/s (under 95% of {sent_rate:.0f}) or stopped for {1000 * gap:.0f} ms (over 100)")
+        what = f"the phone's stream fell to {rate:.1f}/s (under 95% of {sent_rate:.0f}) or stopped for {1000 * gap:.0f} ms (over 100)"
+        if not short_under_load(label, what, load):
+            return fail(f"{label}: {what}")
 
 
 def release_latency(phone, label):
-    """Holds the left click 0.3 s, releases it; fails unless the output shows the release within 100 ms."""
+    """Holds the left click 0.3 s, releases it; fails unless the output shows the release within 100 ms
+    (a longer one while others took the machine is a skipped check, said)."""
+    load = Load(proc.pid)
     phone.buttons = 8 | 1
     time.sleep(0.3)
     phone.buttons = 8
@@ -424,7 +464,10 @@ def release_latency(phone, label):
                 break
         time.sleep(0.01)
     if seen is None or seen - released > 0.1:
-        return fail(f"{label}: the left click was released at the output {'never' if seen is None else f'{1000 * (seen - released):.0f} ms'} after the phone's release")
+        what = f"the left click was released at the output {'never' if seen is None else f'{1000 * (seen - released):.0f} ms'} after the phone's release"
+        if seen is None or not short_under_load(label, what, load):
+            return fail(f"{label}: {what}")
+        return
     print(f"phone attack: {label}: the held left click was released {1000 * (seen - released):.1f} ms after the phone let go")
 
 
@@ -459,33 +502,33 @@ try:
         time.sleep(0.05)
     if len([f for f in frames() if f["time"] > began]) < 30:
         fail(f"the phone's stream did not reach the output in 20 s: {len(frames())} frames printed")
-    t0 = time.time()
+    load, t0 = Load(proc.pid), time.time()
     time.sleep(2)
-    judge("no attack", t0, time.time())
+    judge("no attack", t0, time.time(), load=load)
     release_latency(phone, "no attack")
 
     held = []
-    t0 = time.time()
+    load, t0 = Load(proc.pid), time.time()
     flood = threading.Thread(target=send_hellos, args=(port, ffdhe, 10, 10, held))
     flood.start()
     time.sleep(4)
     release_latency(phone, "ffdhe8192 hellos at 10/s")
     flood.join()
-    judge("ffdhe8192 hellos at 10/s for 10 s", t0, time.time())
+    judge("ffdhe8192 hellos at 10/s for 10 s", t0, time.time(), load=load)
 
-    t0 = time.time()
+    load, t0 = Load(proc.pid), time.time()
     send_hellos(port, ffdhe, 0, 0, held, burst=64)
     release_latency(phone, "64 ffdhe8192 hellos at once")
     time.sleep(1.5)
-    judge("64 ffdhe8192 hellos at once", t0, time.time())
+    judge("64 ffdhe8192 hellos at once", t0, time.time(), load=load)
 
-    t0 = time.time()
+    load, t0 = Load(proc.pid), time.time()
     flood = threading.Thread(target=send_hellos, args=(port, x25519, 200, 5, held))
     flood.start()
     time.sleep(2)
     release_latency(phone, "X25519 hellos at 200/s")
     flood.join()
-    judge("X25519 hellos at 200/s for 5 s", t0, time.time())
+    judge("X25519 hellos at 200/s for 5 s", t0, time.time(), load=load)
     for s in held:
         s.close()
     if phone.error:
@@ -844,4 +887,4 @@ else:
 if failures:
     print(f"phone attack: {len(failures)} checks failed")
     sys.exit(1)
-print("phone attack: PASS")
+print(f"phone attack: PASS{f' ({len(skipped)} checks skipped for the load: ' + '; '.join(skipped) + ')' if skipped else ''}")
