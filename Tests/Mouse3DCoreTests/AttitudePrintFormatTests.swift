@@ -30,6 +30,22 @@ struct AttitudePrintFormatTests {
                 + #""time":5.000000,"roll":0.5,"pitch":-0.25,"yaw":1.0,"buttons":0}"#)
     }
 
+    @Test(
+        "jsonl: the longest line (largest sequence, time and buttons, the longest floats) whole, each float as description writes it"
+    )
+    func jsonlLongest() {
+        var u = Self.update
+        u.sequence = .max
+        u.buttons = ButtonState(rawValue: .max)
+        let longest = Float(bitPattern: 0x8080_0001)  // -1.1754945e-38: fourteen bytes
+        u.frame = AttitudeFrame(roll: longest, pitch: 1e-5, yaw: -16_777_218)
+        let line = AttitudePrintFormat.jsonl.line(u, wallNanoseconds: .max, secondText: "")
+        #expect(
+            line == #"{"sender":"127.0.0.1:5000","stream":"2a","seq":18446744073709551615,"time":18446744073.709551,"#
+                + #""roll":\#(longest.description),"pitch":1e-05,"yaw":-1.6777218e+07,"buttons":4294967295}"#)
+        #expect(longest.description.utf8.count == 14)
+    }
+
     @Test("text: the second given, the microseconds, the stream, degrees right-aligned, buttons in hex")
     func text() {
         let line = AttitudePrintFormat.text.line(
