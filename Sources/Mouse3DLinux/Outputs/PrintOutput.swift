@@ -4,10 +4,12 @@ import Mouse3DCore
 /// of each batch. Owned by the event loop's thread.
 public final class PrintOutput: AttitudeSink {
     /// The format (a configuration reload may change it).
-    public var format: AttitudePrintFormat
+    @exclusivity(unchecked) public var format: AttitudePrintFormat
     private let output: BufferedOutput
-    private var second: UInt64 = .max
-    private var secondText = ""
+    // Touched only by the loop's thread, never across a call that reaches them again: no run-time
+    // exclusivity checks (two a printed frame).
+    @exclusivity(unchecked) private var second: UInt64 = .max
+    @exclusivity(unchecked) private var secondText = ""
 
     /// Prints to `output` (standard output by default) in `format`.
     public init(format: AttitudePrintFormat, output: BufferedOutput = BufferedOutput()) {

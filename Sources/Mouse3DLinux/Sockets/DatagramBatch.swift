@@ -56,8 +56,9 @@ public final class DatagramBatch {
     public var capacity: Int { slots.capacity }
     /// Bytes kept of each datagram (a longer one is cut; ``length(_:)`` says how long it was).
     public var bufferSize: Int { slots.bufferSize }
-    /// How many the last call read.
-    public internal(set) var count = 0
+    /// How many the last call read. (Read for every datagram's bounds check; only its owner's
+    /// thread touches it: no run-time exclusivity checks.)
+    @exclusivity(unchecked) public internal(set) var count = 0
     let slots: MessageSlots
 
     /// Room for `capacity` datagrams of `bufferSize` bytes.
