@@ -25,10 +25,14 @@ enum GestureTests {
             listeningOn: SocketAddress.resolve("127.0.0.1:0", defaultPort: 0, passive: false), format: .datagram)
         let controller = try plugDualSense()
         defer { try? controller.unplug() }
-        // Level, turning about the vertical (the controller's z) at 40 °/s: yaw grows steadily.
+        // Level, turning about the vertical (the controller's z) at 40 °/s for a second, then still
+        // for one, over and over: yaw grows 40° every 2 s. (A turn that never stops looks like a
+        // gyroscope offset to the sender's rest detection, which took it as bias after some seconds:
+        // the yaw stopped moving before the SIGUSR1 check below.)
         controller.startStreaming(
             MotionScript([
-                .init(seconds: 1, degreesPerSecond: SIMD3(0, 0, 40), metersPerSecondSquared: SIMD3(0, 0, 9.80665))
+                .init(seconds: 1, degreesPerSecond: SIMD3(0, 0, 40), metersPerSecondSquared: SIMD3(0, 0, 9.80665)),
+                .init(seconds: 1, degreesPerSecond: SIMD3(0, 0, 0), metersPerSecondSquared: SIMD3(0, 0, 9.80665))
             ]), hertz: 250)
         // The buttons come from a DualSense profile in the user's configuration, matched by id.
         let home = "/tmp/gesture-home"
@@ -107,16 +111,27 @@ enum GestureTests {
         }
         // At 40 °/s the attitude moves 0.16° per 4 ms report: right after recentering it is near zero.
         try expect(abs(yawDegrees(firstRecentred)) < 2, "yaw right after recentering: \(yawDegrees(firstRecentred))°")
-        // SIGUSR1 recentres too. Left as it was: a version that first waited for the yaw to turn
-        // past 20° after the cross saw it stay under 20° for 30 s (the 40 °/s turn no longer moved
-        // the attitude by then), so this check may pass without showing anything; it needs a
-        // script that moves again (docs/test-sleeps-review.md).
-        MonotonicClock.sleep(nanoseconds: 800_000_000)
-        _ = try frames(for: 0.05)
+        // SIGUSR1 recentres too. Once the turn has carried the yaw 20° to 140° away again, the
+        // signal; the first frame near zero after it must follow one far from zero: a jump no turn
+        // makes between two frames (40 °/s is 0.16° a report), so the yaw passing zero by itself, or
+        // wrapping round at 180°, cannot stand in for the recentre.
+        let away = try frames(until: { (20...140).contains(abs(yawDegrees($0))) })
+        guard away.contains(where: { (20...140).contains(abs(yawDegrees($0))) }), let last = away.last else {
+            throw VMTestFailure(
+                description:
+                    "the attitude did not turn 20° away again after cross (yaw \(away.last.map(yawDegrees) ?? .nan)°)")
+        }
         try sender.send(signal: SIGUSR1)
         let afterSignal = try frames(until: { abs(yawDegrees($0)) < 3 })
-        let smallest = afterSignal.map { abs(yawDegrees($0)) }.min() ?? .infinity
-        try expect(smallest < 3, "SIGUSR1 recentred: smallest |yaw| afterwards \(smallest)°")
+        guard let near = afterSignal.firstIndex(where: { abs(yawDegrees($0)) < 3 }) else {
+            let smallest = afterSignal.map { abs(yawDegrees($0)) }.min() ?? .infinity
+            throw VMTestFailure(description: "SIGUSR1 did not recentre: smallest |yaw| afterwards \(smallest)°")
+        }
+        let lastFar = near > 0 ? afterSignal[near - 1] : last
+        try expect(
+            abs(yawDegrees(lastFar)) > 15,
+            "SIGUSR1 recentred: |yaw| came to \(abs(yawDegrees(afterSignal[near])))° from \(abs(yawDegrees(lastFar)))° in one frame, a jump only a recentre makes"
+        )
         try sender.send(signal: SIGTERM)
         let said = try sender.readAllErrors()
         try expect(
