@@ -37,13 +37,13 @@ struct AttitudePrintFormatTests {
         var u = Self.update
         u.sequence = .max
         u.buttons = ButtonState(rawValue: .max)
-        let longest = Float(bitPattern: 0x8080_0001)  // -1.1754945e-38: fourteen bytes
+        let longest = Float(bitPattern: 0xA4E7_A4F6)  // -1.00459735e-16: nine digits, fifteen bytes
         u.frame = AttitudeFrame(roll: longest, pitch: 1e-5, yaw: -16_777_218)
         let line = AttitudePrintFormat.jsonl.line(u, wallNanoseconds: .max, secondText: "")
         #expect(
             line == #"{"sender":"127.0.0.1:5000","stream":"2a","seq":18446744073709551615,"time":18446744073.709551,"#
                 + #""roll":\#(longest.description),"pitch":1e-05,"yaw":-1.6777218e+07,"buttons":4294967295}"#)
-        #expect(longest.description.utf8.count == 14)
+        #expect(longest.description == "-1.00459735e-16")
     }
 
     @Test("text: the second given, the microseconds, the stream, degrees right-aligned, buttons in hex")

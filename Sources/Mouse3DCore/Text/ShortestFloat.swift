@@ -13,7 +13,7 @@
 /// Swift's own promises; the two agree on every one of the 2³² bit patterns (`Tools/float/check-shortest-float.sh`,
 /// about six minutes of a core; ShortestFloatTests checks every exponent and the attitudes' range). Non-finite values are left to `description`.
 public enum ShortestFloat {
-    /// The most bytes a finite value's text takes: "-1.1754942e-38" is 14.
+    /// The most bytes a finite value's text takes: "-1.00459735e-16" (nine digits) is 15.
     public static let maximumLength = 16
 
     /// Writes `value`'s text at `destination` (room for ``maximumLength`` bytes); returns how many.

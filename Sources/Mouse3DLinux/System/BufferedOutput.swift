@@ -66,7 +66,11 @@ public final class BufferedOutput {
                     let written = try SystemCall.retrying("write", "fd \(fd)") {
                         Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
                     }
-                    guard written > 0 else { break }  // only for an empty write, which this never asks
+                    // write(2) returns 0 only when asked for nothing; were it to, the rest is not
+                    // silently dropped.
+                    guard written > 0 else {
+                        return SystemCallError(call: "write", subject: "fd \(fd)", errno: .ioError)
+                    }
                     offset += written
                 } catch {
                     return error

@@ -318,7 +318,8 @@ public final class EventLoop {
                         signalled = true
                         continue
                     }
-                    guard fd >= 0 && Int(fd) < entryTokens.count && entryTokens[Int(fd)] == token else {
+                    guard token != 0 && fd >= 0 && Int(fd) < entryTokens.count && entryTokens[Int(fd)] == token
+                    else {
                         stale = true
                         continue
                     }
@@ -361,8 +362,13 @@ public final class EventLoop {
     }
 
     private func rebuild() {
-        let numbers = watches.map { Int($0.descriptor.rawValue) }.filter { $0 >= 0 }
-        dispatchTable = Array(repeating: [], count: (numbers.max() ?? -1) + 1)
+        // Emptied in place and grown only as far as the highest number watched: a registration
+        // change allocates nothing once the table is as large as it gets.
+        for i in dispatchTable.indices { dispatchTable[i].removeAll(keepingCapacity: true) }
+        let highest = watches.map { Int($0.descriptor.rawValue) }.max() ?? -1
+        if highest >= dispatchTable.count {
+            dispatchTable.append(contentsOf: repeatElement([], count: highest + 1 - dispatchTable.count))
+        }
         for (i, watch) in watches.enumerated() where watch.descriptor.rawValue >= 0 {
             dispatchTable[Int(watch.descriptor.rawValue)].append(i)
         }

@@ -18,7 +18,7 @@ public final class StreamReception {
     public let measuresLatency: Bool
     private let diagnostics: Diagnostics
     // Touched only by the loop's thread, never across a call that reaches them again (the loop
-    // asks the statistics timer's deadline twice a wake-up): no run-time exclusivity checks.
+    // asks the reception timer's deadline twice a wake-up): no run-time exclusivity checks.
     @exclusivity(unchecked) private var recorder: LatencyRecorder
     @exclusivity(unchecked) private var batchSent: [UInt64] = []
     private var statistics = ReceiveStatistics()
