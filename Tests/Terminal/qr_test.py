@@ -78,6 +78,28 @@ def pane(columns, rows):
                                 check=True).stdout.split("\n")[:rows]
     finally:
         subprocess.run(["tmux", "kill-session", "-t", session], check=False)
+    # Its terminal gone (as when a person closes the window), mouse3d ends: the kernel's SIGHUP is a
+    # hangup, not a reload (it once went on holding the port and the phone, orphaned).
+    def still_running():
+        found = []
+        for pid in filter(str.isdigit, os.listdir("/proc")):
+            try:
+                with open(f"/proc/{pid}/cmdline", "rb") as f:
+                    args = f.read().split(b"\0")
+            except OSError:
+                continue
+            if f"phone:0.0.0.0:{port}".encode() in args and b"run" in args:
+                found.append(pid)
+        return found
+
+    end = time.time() + 10
+    while time.time() < end and still_running():
+        time.sleep(0.1)
+    left = still_running()
+    if left:
+        subprocess.run(["kill", "-KILL", *left], check=False)
+        verdicts.fail(f"{columns}x{rows}: mouse3d (pid {', '.join(left)}) still ran 10 s after its tmux session was killed")
+    print(f"terminal QR: {columns}x{rows}: mouse3d ended when its terminal closed")
     path = os.path.join(images, f"qr-{columns}x{rows}.png")
     render(screen, columns, path)
     decoded = subprocess.run(["zbarimg", "--quiet", "--raw", path], capture_output=True, text=True)

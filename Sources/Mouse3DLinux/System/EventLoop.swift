@@ -5,7 +5,8 @@ import SystemPackage
 /// The one event loop every command runs on: descriptors (sockets, devices, the udev monitor,
 /// inotify, Avahi's notifier) register a handler for when they are readable, timers say when they
 /// are next due, and signals arrive through a `signalfd(2)` and are acted on in one place
-/// (SIGINT/SIGTERM stop the loop, SIGHUP calls ``onReload``, SIGUSR1 calls ``onRecenter``).
+/// (SIGINT/SIGTERM stop the loop, SIGHUP calls ``onReload`` unless the kernel sent it because the
+/// terminal hung up, which stops the loop too; SIGUSR1 calls ``onRecenter``).
 ///
 /// The wait is one `epoll_pwait2(2)` with a nanosecond timeout taken from the earliest timer (no
 /// timerfd, no extra system call per wake-up). Descriptors are added to the epoll set when watched
@@ -35,6 +36,7 @@ public final class EventLoop {
             switch self {
             case .signal(SIGINT): "SIGINT"
             case .signal(SIGTERM): "SIGTERM"
+            case .signal(SIGHUP): "SIGHUP (the terminal hung up)"
             case .signal(let s): "signal \(s)"
             case .requested: "request"
             }
@@ -47,7 +49,7 @@ public final class EventLoop {
         public init(rawValue: Int) { self.rawValue = rawValue }
         /// SIGINT and SIGTERM end ``run()``.
         public static let stop = Signals(rawValue: 1)
-        /// SIGHUP calls ``onReload`` (ignored without one).
+        /// SIGHUP calls ``onReload`` (ignored without one); a terminal's hangup ends ``run()``.
         public static let reload = Signals(rawValue: 2)
         /// SIGUSR1 calls ``onRecenter`` (ignored without one).
         public static let recenter = Signals(rawValue: 4)
@@ -119,6 +121,10 @@ public final class EventLoop {
     private var nextID = 1
     @exclusivity(unchecked) private var ending: Ending?
     private let signalDescriptor: FileDescriptor?
+    /// Whether a hangup ends the loop: the process started with a controlling terminal and SIGHUP
+    /// not ignored (`nohup` ignores it, to outlive the terminal); a service has no terminal, and
+    /// its SIGHUPs are reloads.
+    private let endsOnHangup: Bool
     /// Whether this kernel has `epoll_pwait2` (5.11 and later); else `epoll_pwait`, in milliseconds
     /// rounded up.
     private var nanosecondWait = true
@@ -144,6 +150,7 @@ public final class EventLoop {
                 })
         }
         signalDescriptor = descriptor
+        endsOnHangup = numbers.contains(SIGHUP) && !Self.hangupIgnored() && Self.hasControllingTerminal()
         do {
             epoll = try Self.makeSet(signals: descriptor)
         } catch {
@@ -433,6 +440,30 @@ public final class EventLoop {
             })
     }
 
+    /// `si_code` of a signal the kernel sent itself (SI_KERNEL, asm-generic/siginfo.h).
+    private static let sentByKernel: Int32 = 0x80
+
+    /// Whether this process has a controlling terminal now: `/dev/tty` opens (ENXIO once the
+    /// terminal hung up, or for a process that never had one).
+    private static func hasControllingTerminal() -> Bool {
+        let fd = try? SystemCall.retrying(
+            "open", "/dev/tty", tolerating: [ENXIO, ENOENT, ENODEV, EIO, EACCES, EPERM]
+        ) { open("/dev/tty", O_RDONLY | O_NOCTTY | O_CLOEXEC) }
+        guard let fd else { return false }
+        try? FileDescriptor(rawValue: fd).close()
+        return true
+    }
+
+    /// Whether SIGHUP's disposition is SIG_IGN (`nohup`). The corresponding C call is
+    /// `sigaction(SIGHUP, NULL, &old)`.
+    private static func hangupIgnored() -> Bool {
+        var old = sigaction()
+        guard (try? SystemCall.retrying("sigaction", "SIGHUP") { sigaction(SIGHUP, nil, &old) }) != nil else {
+            return false
+        }
+        return unsafeBitCast(old.__sigaction_handler.sa_handler, to: Int.self) == 1  // SIG_IGN
+    }
+
     private func handleSignals(_ descriptor: FileDescriptor) throws {
         var info = signalfd_siginfo()
         let size = MemoryLayout<signalfd_siginfo>.size
@@ -442,6 +473,15 @@ public final class EventLoop {
         {
             let signal = Int32(info.ssi_signo)
             switch signal {
+            case SIGHUP where endsOnHangup && (info.ssi_code == Self.sentByKernel || !Self.hasControllingTerminal()):
+                // The terminal hung up (its window closed, a tmux session killed, an ssh link
+                // dropped): the kernel sends the session's leader SIGHUP and takes the terminal from
+                // every process of the session; an interactive shell passes SIGHUP on to its jobs.
+                // The end, as for any program in a terminal: taken as a reload, `run --source phone`
+                // went on, orphaned, holding its port and the phone. A reload is asked by a process
+                // while the terminal is there (kill(2), systemctl reload: a service has none).
+                ending = .signal(signal)
+                return
             case SIGHUP: try onReload?()
             case SIGUSR1: try onRecenter?()
             default:
