@@ -16,7 +16,7 @@ struct ShortestFloatTests {
             0, -0.0, 1, -1, 0.5, -0.25, 0.1, 0.2, 0.3, 1e-4, 1e-5, 9.999999e-5, 0.00012345, 16_777_216, 16_777_218,
             -16_777_216, 33_554_432, 1e10, 123.456, 1_234_567, 100, 0.015625, .pi, -.pi, .leastNonzeroMagnitude,
             -.leastNonzeroMagnitude, .leastNormalMagnitude, .greatestFiniteMagnitude, -.greatestFiniteMagnitude,
-            Float(bitPattern: 0x007F_FFFF), 1.1754942e-38, 8_388_608.5, 0.33333334, 2.7182817
+            Float(bitPattern: 0x007F_FFFF), Float(bitPattern: 0x0000_0001), 8_388_608.5, 0.33333334, 2.7182817
         ]
         for v in values {
             #expect(ShortestFloat.text(v) == v.description, "bits \(String(v.bitPattern, radix: 16))")
