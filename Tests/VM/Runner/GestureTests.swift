@@ -25,14 +25,10 @@ enum GestureTests {
             listeningOn: SocketAddress.resolve("127.0.0.1:0", defaultPort: 0, passive: false), format: .datagram)
         let controller = try plugDualSense()
         defer { try? controller.unplug() }
-        // Level, turning about the vertical (the controller's z) at 40 °/s for a second, then still
-        // for one, over and over: yaw grows 40° every 2 s. (A turn that never stops looks like a
-        // gyroscope offset to the sender's rest detection, which took it as bias after some seconds:
-        // the yaw stopped moving before the SIGUSR1 check below.)
+        // Level, turning about the vertical (the controller's z) at 40 °/s.
         controller.startStreaming(
             MotionScript([
-                .init(seconds: 1, degreesPerSecond: SIMD3(0, 0, 40), metersPerSecondSquared: SIMD3(0, 0, 9.80665)),
-                .init(seconds: 1, degreesPerSecond: SIMD3(0, 0, 0), metersPerSecondSquared: SIMD3(0, 0, 9.80665))
+                .init(seconds: 1, degreesPerSecond: SIMD3(0, 0, 40), metersPerSecondSquared: SIMD3(0, 0, 9.80665))
             ]), hertz: 250)
         // The buttons come from a DualSense profile in the user's configuration, matched by id.
         let home = "/tmp/gesture-home"
@@ -111,26 +107,35 @@ enum GestureTests {
         }
         // At 40 °/s the attitude moves 0.16° per 4 ms report: right after recentering it is near zero.
         try expect(abs(yawDegrees(firstRecentred)) < 2, "yaw right after recentering: \(yawDegrees(firstRecentred))°")
-        // SIGUSR1 recentres too. Once the turn has carried the yaw 20° to 140° away again, the
-        // signal; the first frame near zero after it must follow one far from zero: a jump no turn
-        // makes between two frames (40 °/s is 0.16° a report), so the yaw passing zero by itself, or
-        // wrapping round at 180°, cannot stand in for the recentre.
-        let away = try frames(until: { (20...140).contains(abs(yawDegrees($0))) })
-        guard away.contains(where: { (20...140).contains(abs(yawDegrees($0))) }), let last = away.last else {
+        // SIGUSR1 recentres too. This script holds the pad with its gamepad-frame x axis upright
+        // (pitch near 90° before any recentre, where yaw and roll share the turn): after a recentre
+        // the turn about the vertical shows as roll. So the distance from zero is the largest of the
+        // three angles. Once the turn has carried it 20° to 140° away, the signal; the first frame
+        // near zero after it must follow one far from zero, a jump no turn makes between two frames
+        // (40 °/s is 0.16° a report), so the attitude passing zero by itself cannot stand in for the
+        // recentre. (It did for a session: an 800 ms sleep, then any frame with |yaw| < 3°, which
+        // every frame after the cross had.)
+        func fromZero(_ f: AttitudeUpdate) -> Double {
+            Double(max(abs(f.frame.roll), abs(f.frame.pitch), abs(f.frame.yaw))) * 180 / .pi
+        }
+        let away = try frames(until: { (20...140).contains(fromZero($0)) })
+        guard away.contains(where: { (20...140).contains(fromZero($0)) }), let last = away.last else {
             throw VMTestFailure(
                 description:
-                    "the attitude did not turn 20° away again after cross (yaw \(away.last.map(yawDegrees) ?? .nan)°)")
+                    "the attitude did not turn 20° away again after cross (\(away.last.map(fromZero) ?? .nan)° from zero)"
+            )
         }
         try sender.send(signal: SIGUSR1)
-        let afterSignal = try frames(until: { abs(yawDegrees($0)) < 3 })
-        guard let near = afterSignal.firstIndex(where: { abs(yawDegrees($0)) < 3 }) else {
-            let smallest = afterSignal.map { abs(yawDegrees($0)) }.min() ?? .infinity
-            throw VMTestFailure(description: "SIGUSR1 did not recentre: smallest |yaw| afterwards \(smallest)°")
+        let afterSignal = try frames(until: { fromZero($0) < 3 })
+        guard let near = afterSignal.firstIndex(where: { fromZero($0) < 3 }) else {
+            let smallest = afterSignal.map(fromZero).min() ?? .infinity
+            throw VMTestFailure(
+                description: "SIGUSR1 did not recentre: the nearest to zero afterwards was \(smallest)°")
         }
         let lastFar = near > 0 ? afterSignal[near - 1] : last
         try expect(
-            abs(yawDegrees(lastFar)) > 15,
-            "SIGUSR1 recentred: |yaw| came to \(abs(yawDegrees(afterSignal[near])))° from \(abs(yawDegrees(lastFar)))° in one frame, a jump only a recentre makes"
+            fromZero(lastFar) > 15,
+            "SIGUSR1 recentred: the attitude came to \(fromZero(afterSignal[near]))° from zero from \(fromZero(lastFar))° in one frame, a jump only a recentre makes"
         )
         try sender.send(signal: SIGTERM)
         let said = try sender.readAllErrors()
