@@ -1,7 +1,7 @@
 #!/bin/bash
 # Every one of the 2^32 Float bit patterns: ShortestFloat (Sources/Mouse3DCore/Text) writes the text
 # of Float.description, byte for byte. The unit tests check every exponent and the attitudes' range;
-# this is the whole space, about six minutes of a core, split over the machine's cores.
+# this is the whole space, about four minutes of a core (2 min 9 s on two cores here), split over the machine's cores.
 #
 # usage: Tools/float/check-shortest-float.sh     (Swift on PATH; prints the count checked and any that differ)
 set -euo pipefail

@@ -10,8 +10,9 @@
 /// conversion", PLDI 2018): the value's rounding interval scaled by a power of ten in 32-bit
 /// fixed point, digits removed while the interval still tells them apart, the last one rounded
 /// to nearest (ties to even). Among the shortest texts that read back, that is the closest, as
-/// Swift's own promises; the two agree on every one of the 2³² bit patterns (`Tools/float/check-shortest-float.sh`,
-/// about six minutes of a core; ShortestFloatTests checks every exponent and the attitudes' range). Non-finite values are left to `description`.
+/// Swift's own promises; the two agree on every one of the 2³² bit patterns
+/// (`Tools/float/check-shortest-float.sh`, about four minutes of a core; ShortestFloatTests checks
+/// every exponent and the attitudes' range). Non-finite values are left to `description`.
 public enum ShortestFloat {
     /// The most bytes a finite value's text takes: "-1.00459735e-16" (nine digits) is 15.
     public static let maximumLength = 16
