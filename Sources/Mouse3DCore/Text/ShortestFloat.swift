@@ -274,25 +274,25 @@ public enum ShortestFloat {
 
         // Remove digits while the interval's ends still differ in what is left.
         var removed: Int32 = 0
+        /// Drops the last digit of the value and of the interval's ends, keeping the value's.
+        func removeDigit() {
+            lastRemovedDigit = vr % 10
+            vr /= 10
+            vp /= 10
+            vm /= 10
+            removed += 1
+        }
         let output: UInt32
         if vmIsTrailingZeros || vrIsTrailingZeros {
             while vp / 10 > vm / 10 {
                 vmIsTrailingZeros = vmIsTrailingZeros && vm % 10 == 0
                 vrIsTrailingZeros = vrIsTrailingZeros && lastRemovedDigit == 0
-                lastRemovedDigit = vr % 10
-                vr /= 10
-                vp /= 10
-                vm /= 10
-                removed += 1
+                removeDigit()
             }
             if vmIsTrailingZeros {
                 while vm % 10 == 0 {
                     vrIsTrailingZeros = vrIsTrailingZeros && lastRemovedDigit == 0
-                    lastRemovedDigit = vr % 10
-                    vr /= 10
-                    vp /= 10
-                    vm /= 10
-                    removed += 1
+                    removeDigit()
                 }
             }
             if vrIsTrailingZeros && lastRemovedDigit == 5 && vr % 2 == 0 {
@@ -301,13 +301,7 @@ public enum ShortestFloat {
             let roundUp = (vr == vm && (!acceptBounds || !vmIsTrailingZeros)) || lastRemovedDigit >= 5
             output = vr &+ (roundUp ? 1 : 0)
         } else {
-            while vp / 10 > vm / 10 {
-                lastRemovedDigit = vr % 10
-                vr /= 10
-                vp /= 10
-                vm /= 10
-                removed += 1
-            }
+            while vp / 10 > vm / 10 { removeDigit() }
             output = vr &+ (vr == vm || lastRemovedDigit >= 5 ? 1 : 0)
         }
         return (output, e10 + removed)
