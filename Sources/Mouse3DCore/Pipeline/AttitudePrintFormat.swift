@@ -156,17 +156,12 @@ func appendLiteral(_ text: StaticString, to bytes: inout [UInt8]) {
     text.withUTF8Buffer { bytes.append(contentsOf: $0) }  // also a one-character literal, kept as a scalar
 }
 
-/// Appends `value` in decimal, zero-padded to `minimumDigits`.
+/// Appends `value` in decimal, zero-padded to `minimumDigits` (at most 20), as ``ASCIIWriter`` writes it.
 func appendDecimal(_ value: UInt64, minimumDigits: Int = 1, to bytes: inout [UInt8]) {
-    var digits: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)  // 32 bytes: room for 20 digits
-    var count = 0
-    var v = value
-    withUnsafeMutableBytes(of: &digits) { buffer in
-        repeat {
-            buffer[31 - count] = UInt8(ascii: "0") + UInt8(v % 10)
-            v /= 10
-            count += 1
-        } while v > 0 || count < min(minimumDigits, 20)
-        bytes.append(contentsOf: buffer[(32 - count)...])
+    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { buffer in
+        let start = buffer.baseAddress!
+        var w = ASCIIWriter(start)
+        w.decimal(value, minimumDigits: minimumDigits)
+        bytes.append(contentsOf: UnsafeBufferPointer(start: start, count: w.position - start))
     }
 }
