@@ -60,23 +60,12 @@ public final class BufferedOutput {
         defer { buffer.removeAll(keepingCapacity: true) }
         let fd = descriptor.rawValue
         let failure: SystemCallError? = buffer.withUnsafeBytes { bytes in
-            var offset = 0
-            while offset < bytes.count {
-                do throws(SystemCallError) {
-                    let written = try SystemCall.retrying("write", "fd \(fd)") {
-                        Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
-                    }
-                    // write(2) returns 0 only when asked for nothing; were it to, the rest is not
-                    // silently dropped.
-                    guard written > 0 else {
-                        return SystemCallError(call: "write", subject: "fd \(fd)", errno: .ioError)
-                    }
-                    offset += written
-                } catch {
-                    return error
-                }
+            do throws(SystemCallError) {
+                try SystemCall.writeAll(fd, bytes, "fd \(fd)")
+                return nil
+            } catch {
+                return error
             }
-            return nil
         }
         if let failure { throw failure }
     }

@@ -5,8 +5,8 @@ import SystemPackage
 /// The one event loop every command runs on: descriptors (sockets, devices, the udev monitor,
 /// inotify, Avahi's notifier) register a handler for when they are readable, timers say when they
 /// are next due, and signals arrive through a `signalfd(2)` and are acted on in one place
-/// (SIGINT/SIGTERM stop the loop, SIGHUP calls ``onReload`` unless the kernel sent it because the
-/// terminal hung up, which stops the loop too; SIGUSR1 calls ``onRecenter``).
+/// (SIGINT/SIGTERM stop the loop, SIGHUP calls ``onReload`` unless the terminal the process started
+/// in hung up, which stops the loop too; SIGUSR1 calls ``onRecenter``).
 ///
 /// The wait is one `epoll_pwait2(2)` with a nanosecond timeout taken from the earliest timer (no
 /// timerfd, no extra system call per wake-up). Descriptors are added to the epoll set when watched

@@ -93,13 +93,15 @@ public enum SecretFile {
             try? fd.close()
             if !done { try? FileSystem.remove(temporary) }
         }
-        var offset = 0
-        while offset < bytes.count {
-            let n = try SystemCall.retrying("write", temporary) {
-                bytes.withUnsafeBytes { raw in Glibc.write(fd.rawValue, raw.baseAddress! + offset, raw.count - offset) }
+        let failure: SystemCallError? = bytes.withUnsafeBytes { raw in
+            do throws(SystemCallError) {
+                try SystemCall.writeAll(fd.rawValue, raw, temporary)
+                return nil
+            } catch {
+                return error
             }
-            offset += n
         }
+        if let failure { throw failure }
         _ = try SystemCall.retrying("fsync", temporary) { fsync(fd.rawValue) }
         _ = try SystemCall.retrying("rename", path) { rename(temporary, path) }
         done = true

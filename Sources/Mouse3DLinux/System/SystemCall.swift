@@ -61,4 +61,20 @@ import SystemPackage
             throw SystemCallError(call: "\(call)", subject: subject(), errno: Errno(rawValue: status))
         }
     }
+
+    /// Writes all of `bytes` to `fd` with `write(2)`: retried on EINTR and carried on after a
+    /// partial write. A write of nothing where bytes remain (which write(2) does only when asked
+    /// for nothing) is an error, not a silent loss.
+    static func writeAll(
+        _ fd: Int32, _ bytes: UnsafeRawBufferPointer, _ subject: @autoclosure () -> String
+    ) throws(SystemCallError) {
+        var offset = 0
+        while offset < bytes.count {
+            let written = try retrying("write", subject()) {
+                Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+            }
+            guard written > 0 else { throw SystemCallError(call: "write", subject: subject(), errno: .ioError) }
+            offset += written
+        }
+    }
 }
