@@ -77,6 +77,25 @@ struct FileAndProcessTests {
         #expect(try killed.wait() == 128 + SIGTERM)
     }
 
+    @Test("Another process's CPU time is read from its CPU clock: finer than /proc's ticks, and agreeing with them")
+    func childCPUTime() throws {
+        // A child that spins for about 0.3 s of CPU, then waits to be told to end.
+        let child = try ChildProcess(
+            executable: "/bin/sh",
+            arguments: ["-c", "i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done; echo spun >&2; exec sleep 30"])
+        defer {
+            _ = try? child.terminate()
+            _ = try? child.wait()
+        }
+        #expect(try child.readErrorLine() == "spun")
+        let clock = try ProcessStatistics.cpuSeconds(pid: child.pid)
+        let ticks = try ProcessStatistics.tickedCPUSeconds(pid: child.pid)
+        #expect(clock > 0.02)
+        // /proc counts whole 10 ms ticks; the clock counts nanoseconds (not a whole number of ticks).
+        #expect((clock * 100).rounded() != clock * 100)
+        #expect(abs(clock - ticks) < 0.05 + 0.1 * ticks, "clock \(clock) s, ticks \(ticks) s")
+    }
+
     @Test(
         "Sysfs bitmasks: INPUT_PROP_ACCELEROMETER and ABS axes",
         arguments: [

@@ -1,9 +1,23 @@
 import Glibc
 
-/// CPU time and memory of a process, from `/proc/PID/stat` and `/proc/PID/status`.
+/// CPU time and memory of a process: its CPU clock (`clock_getcpuclockid`), `/proc/PID/stat` and
+/// `/proc/PID/status`.
 public enum ProcessStatistics {
-    /// User plus system CPU time of process `pid`, in seconds.
+    /// User plus system CPU time of process `pid` (all its threads, those ended included), in
+    /// seconds: the scheduler's own count in nanoseconds, read through the process's CPU clock.
+    /// `/proc/PID/stat`'s ticks (10 ms, and sampled at the timer tick, so a process woken in step
+    /// with it is charged unevenly) only when that clock cannot be read.
     public static func cpuSeconds(pid: Int32) throws -> Double {
+        var clock = clockid_t()
+        var now = timespec()
+        if clock_getcpuclockid(pid, &clock) == 0, clock_gettime(clock, &now) == 0 {
+            return Double(now.tv_sec) + Double(now.tv_nsec) * 1e-9
+        }
+        return try tickedCPUSeconds(pid: pid)
+    }
+
+    /// User plus system CPU time of process `pid` from `/proc/PID/stat`, in seconds (whole ticks).
+    public static func tickedCPUSeconds(pid: Int32) throws -> Double {
         let text = String(decoding: try FileContents.read(path: "/proc/\(pid)/stat"), as: UTF8.self)
         // Fields after the command name, which is in parentheses and may hold spaces.
         guard let close = text.lastIndex(of: ")") else {
