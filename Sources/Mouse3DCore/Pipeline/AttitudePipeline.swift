@@ -23,12 +23,14 @@ public final class AttitudePipeline {
 
     /// Hands `update` to every output.
     public func write(_ update: AttitudeUpdate) throws {
-        for output in outputs { try output.write(update) }
+        // By index: a for-in over the array retained it and each output it passed (a frame's
+        // hottest loop; the array is a constant).
+        for i in outputs.indices { try outputs[i].write(update) }
     }
 
     /// Ends a batch at every output.
     public func endOfBatch() throws {
-        for output in outputs { try output.endOfBatch() }
+        for i in outputs.indices { try outputs[i].endOfBatch() }
     }
 
     /// Tells every output that `stream` fell silent.
@@ -39,8 +41,8 @@ public final class AttitudePipeline {
     /// The earliest deadline of any output.
     public var nextDeadline: UInt64? {
         var earliest: UInt64?
-        for output in outputs {
-            if let d = output.nextDeadline { earliest = min(earliest ?? d, d) }
+        for i in outputs.indices {
+            if let d = outputs[i].nextDeadline { earliest = min(earliest ?? d, d) }
         }
         return earliest
     }

@@ -20,7 +20,7 @@ public enum AttitudePrintFormat: String, CaseIterable, Sendable {
         _ update: AttitudeUpdate, wallNanoseconds wall: UInt64, secondText: String, to bytes: inout [UInt8]
     ) {
         switch self {
-        case .jsonl: appendJSONLine(update, wallNanoseconds: wall, to: &bytes)
+        case .jsonl: Self.appendJSONLine(update, wallNanoseconds: wall, to: &bytes)
         case .text: appendTextLine(update, wallNanoseconds: wall, secondText: secondText, to: &bytes)
         }
     }
@@ -72,7 +72,7 @@ public enum AttitudePrintFormat: String, CaseIterable, Sendable {
     /// The line is written into memory on the stack, then appended with the stream's prefix: two
     /// copies into `bytes` (fourteen appends and three strings, half of a plain receiver's
     /// instructions a frame at 50,000 frames/s, before).
-    func appendJSONLine(_ update: AttitudeUpdate, wallNanoseconds wall: UInt64, to bytes: inout [UInt8]) {
+    public static func appendJSONLine(_ update: AttitudeUpdate, wallNanoseconds wall: UInt64, to bytes: inout [UInt8]) {
         let f = update.frame
         bytes.append(contentsOf: update.stream.jsonlPrefix)
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Self.jsonlTailCapacity) { buffer in

@@ -12,7 +12,7 @@ public struct ReplayWindow: Sendable, Equatable {
     public private(set) var newest: UInt64?
     /// Bit `c % 64` of word `(c / 64) % words` marks counter c as seen (one spare word, so that a
     /// whole `size` behind the newest is always held).
-    private var bits: [UInt64]
+    @usableFromInline var bits: [UInt64]
 
     /// A window of `size` counters (rounded up to a multiple of 64; at least 64).
     public init(size: UInt64 = 2048) {
@@ -21,9 +21,12 @@ public struct ReplayWindow: Sendable, Equatable {
         bits = [UInt64](repeating: 0, count: words + 1)
     }
 
-    private func word(_ counter: UInt64) -> Int { Int((counter / 64) % UInt64(bits.count)) }
+    @inlinable
+    func word(_ counter: UInt64) -> Int { Int((counter / 64) % UInt64(bits.count)) }
 
-    /// Whether `counter` is acceptable, without changing anything.
+    /// Whether `counter` is acceptable, without changing anything. (Inlinable: a receiver asks for
+    /// every sealed datagram, and a call across modules copied the window, retaining its words.)
+    @inlinable
     public func wouldAccept(_ counter: UInt64) -> Bool {
         guard let newest else { return true }
         if counter > newest { return true }

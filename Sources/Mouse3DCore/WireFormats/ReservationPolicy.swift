@@ -78,6 +78,7 @@ public struct ReservationPolicy: Sendable, Equatable {
 
     /// Before the tag is checked (no cryptography spent on these): an older epoch, or a sequence
     /// below the floor or already seen in the current epoch, is refused.
+    @inlinable
     public func precheck(epoch: UInt32, sequence: UInt64) -> Refusal? {
         guard epoch >= self.epoch else { return .staleEpoch }
         if epoch == self.epoch && (sequence < floor || !window.wouldAccept(sequence)) { return .replayed }

@@ -25,6 +25,10 @@ public final class PrintOutput: AttitudeSink {
             secondText = String(WallClock.iso8601(nanoseconds: s * 1_000_000_000).prefix(19))
         }
         let format = format
+        if format == .jsonl {
+            // No copy of the second's text, which this line does not use (a retain and a release).
+            return try output.writeLine { AttitudePrintFormat.appendJSONLine(update, wallNanoseconds: wall, to: &$0) }
+        }
         let secondText = secondText
         try output.writeLine { format.append(update, wallNanoseconds: wall, secondText: secondText, to: &$0) }
     }

@@ -11,9 +11,10 @@ public final class AttitudeReceiver {
     /// The socket's descriptor, for the event loop.
     public var descriptor: FileDescriptor { socket.descriptor }
     /// What is accepted.
-    public var format: WireFormat { verifier.format }
-    /// Opens sealed datagrams (format `.sealed` only).
-    public var opener: SealedStreamOpener? { verifier.opener }
+    public let format: WireFormat
+    /// Opens sealed datagrams (format `.sealed` only). (Stored, not read through the verifier: that
+    /// retained and released it twice a datagram.)
+    public let opener: SealedStreamOpener?
     /// Counts per sender address.
     public var counters: [SocketAddress: SenderCounters] { tally.counters }
     /// Per sender that got a frame accepted: loss, reordering and jitter over the last 10 s.
@@ -74,6 +75,8 @@ public final class AttitudeReceiver {
         try socket.bind(to: address)
         try? socket.setReceiveBufferSize(4 << 20)
         localAddress = try socket.localAddress()
+        self.format = format
+        self.opener = opener
         verifier = DatagramVerifier(format: format, opener: opener)
         streams = ReceivedStreams(format: format, opener: opener)
     }

@@ -83,8 +83,6 @@ public final class SealedStreamOpener {
     }
     /// The session of the previous datagram (a stream comes from one sender: no hashing per datagram).
     @exclusivity(unchecked) private var lastSession: (id: UInt64, session: Session)?
-    @exclusivity(unchecked) private var plaintext = [UInt8](repeating: 0, count: SealedDatagramLayout.payloadBytes)
-    @exclusivity(unchecked) private var nonce = [UInt8](repeating: 0, count: 12)
     /// The datagram that asked to be stored first (``Opening/storeFirst(_:)``), until
     /// ``finishAfterStore(stored:)``.
     private var awaitingStore: AwaitingStore?
@@ -204,25 +202,30 @@ public final class SealedStreamOpener {
                     secret: session.peer.secret, algorithm: algorithm, senderID: session.id, receiverID: receiverID,
                     epoch: epoch,
                     streamID: stream, generation: generation))
-        SessionKey.write(sequence: sequence, into: &nonce)
         let header = SealedDatagramLayout.headerBytes
         let tagStart = header + SealedDatagramLayout.payloadBytes
-        let authentic = nonce.withUnsafeBytes { nonce in
-            plaintext.withUnsafeMutableBytes { plain in
+        // The nonce and the plaintext on the stack: as arrays on the opener each access checked the
+        // buffer was unique, twice a datagram.
+        let opened: VerifiedDatagram?? = withUnsafeTemporaryAllocation(
+            byteCount: 12 + SealedDatagramLayout.payloadBytes, alignment: 8
+        ) { scratch in
+            let nonce = UnsafeMutableRawBufferPointer(rebasing: scratch[0..<12])
+            let plain = UnsafeMutableRawBufferPointer(rebasing: scratch[12...])
+            SessionKey.write(sequence: sequence, into: nonce)
+            guard
                 cipher.open(
-                    nonce: nonce, associatedData: UnsafeRawBufferPointer(rebasing: bytes[0..<header]),
+                    nonce: UnsafeRawBufferPointer(nonce),
+                    associatedData: UnsafeRawBufferPointer(rebasing: bytes[0..<header]),
                     ciphertext: UnsafeRawBufferPointer(rebasing: bytes[header..<tagStart]),
                     tag: UnsafeRawBufferPointer(rebasing: bytes[tagStart...]), plaintext: plain)
-            }
+            else { return nil }
+            // Authentic: the header in clear and the opened payload are the datagram (nil: its
+            // angles are not valid, refused once the policy has marked its sequence).
+            return .some(
+                AttitudeDatagram.decode(payload: UnsafeRawBufferPointer(plain), streamID: stream, sequence: sequence)
+                    .map { VerifiedDatagram(datagram: $0, senderKey: senderKey) })
         }
-        guard authentic else { return .refused(.badTag) }
-        // Authentic: the header in clear and the opened payload are the datagram (nil: its angles
-        // are not valid, refused once the policy has marked its sequence).
-        let datagram = plaintext.withUnsafeBytes {
-            AttitudeDatagram.decode(payload: $0, streamID: stream, sequence: sequence).map {
-                VerifiedDatagram(datagram: $0, senderKey: senderKey)
-            }
-        }
+        guard let datagram = opened else { return .refused(.badTag) }
         let decision = session.policy.decide(epoch: epoch, sequence: sequence, inBackground: inBackground)
         switch decision {
         case .refuse, .storeFirst: break

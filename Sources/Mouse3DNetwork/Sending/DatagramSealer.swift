@@ -24,10 +24,13 @@ enum SessionKey {
     /// Writes the nonce of a sequence number into `nonce` (12 bytes): four zero bytes, then the
     /// counter, little-endian (as WireGuard does).
     static func write(sequence: UInt64, into nonce: inout [UInt8]) {
-        nonce.withUnsafeMutableBytes { raw in
-            raw.storeBytes(of: 0, toByteOffset: 0, as: UInt32.self)
-            raw.storeBytes(of: sequence.littleEndian, toByteOffset: 4, as: UInt64.self)
-        }
+        nonce.withUnsafeMutableBytes { write(sequence: sequence, into: $0) }
+    }
+
+    /// The same, into 12 bytes of memory.
+    static func write(sequence: UInt64, into nonce: UnsafeMutableRawBufferPointer) {
+        nonce.storeBytes(of: 0, toByteOffset: 0, as: UInt32.self)
+        nonce.storeBytes(of: sequence.littleEndian, toByteOffset: 4, as: UInt64.self)
     }
 }
 
