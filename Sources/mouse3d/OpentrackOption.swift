@@ -13,10 +13,12 @@ struct OpentrackOption: OutputEntry {
         transform: AddressArgument.init(parsing:))
     var opentrack: AddressArgument?
 
+    func isAsked(_ request: OutputOptions.Request) -> Bool { opentrack != nil }
+
     func make(_ context: OutputContext) throws -> PluggedOutput? {
         try start().map { o in
             PluggedOutput(
-                o, drivesSomething: true, name: "opentrack at \(o.address)",
+                o, kind: .drivesSomething, name: "opentrack at \(o.address)",
                 announcement: "sending poses to opentrack at \(o.address)", part: Part(closing: { [o.summary] }))
         }
     }

@@ -3,7 +3,6 @@ import Mouse3DAssembly
 import Mouse3DCore
 import Mouse3DLinux
 import Mouse3DNetwork
-import Mouse3DView
 
 extension Mouse3D {
     /// `mouse3d receive`: take attitude streams from senders and print them.
@@ -98,13 +97,12 @@ extension Mouse3D {
             session.loop.onReload = {
                 reload(&configuration, &settings, flags: flags, diagnostics: diagnostics)
                 try? endpoint.pairings?.reload(force: true)  // the senders' folder reread, even if it was replaced
-                built.device?.update(mapping: settings.mapping, gyroStick: settings.gyroStick)
-                built.printer?.format = settings.format
+                built.retune(
+                    OutputTuning(format: settings.format, mapping: settings.mapping, gyroStick: settings.gyroStick))
                 reception.printsStatistics = settings.stats
             }
             session.add(reception.part)  // devices at rest on every way out
             session.add(announcer)
-            session.add(built.view)
             for plugged in built.plugged { session.add(plugged.part) }
             try session.run(stopLine: .always)
         }
@@ -143,8 +141,9 @@ extension Mouse3D.Receive {
                     return ExtrapolatingOutput(output, capNanoseconds: UInt64(extrapolate) * 1_000_000)
                 }),
             diagnostics: diagnostics)
-        for line in built.plugged.compactMap(\.announcement) { diagnostics.say(line) }
-        if let viewServer = built.view { diagnostics.say("view at \(viewServer.url)") }
+        for line in built.plugged.flatMap({ [$0.announcement, $0.startLine].compactMap { $0 } }) {
+            diagnostics.say(line)
+        }
         return built
     }
 }

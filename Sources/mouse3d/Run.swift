@@ -2,7 +2,6 @@ import ArgumentParser
 import Mouse3DAssembly
 import Mouse3DCore
 import Mouse3DLinux
-import Mouse3DView
 
 extension Mouse3D {
     /// `mouse3d run`: source → fusion → outputs, in one process on this machine.
@@ -69,11 +68,10 @@ extension Mouse3D {
             diagnostics.say(
                 StartLine.running(
                     opened, outputs: built.names, dsu: dsuServer, rate: rate, calibration: fusion.calibration))
-            if let viewServer = built.view { diagnostics.say("view at \(viewServer.url)") }  // for scripts to read
+            for line in built.plugged.compactMap(\.startLine) { diagnostics.say(line) }  // for scripts to read
             session.add(fusion.pipeline.part)  // devices at rest on every way out
-            session.add(built.view)
-            session.add(dsuServer)
             for plugged in built.plugged { session.add(plugged.part) }
+            session.add(dsuServer)
             try session.run(stopLine: .onSignal)
         }
     }
