@@ -15,6 +15,9 @@ public struct StreamBenchmark {
     public var rateList: [Int]
     /// Rounds of the receiver-CPU-per-frame measurement.
     public var capacityRounds: Int
+    /// The mouse3d whose processes are measured (nil: this one): an older build, measured by this
+    /// build's code, so that two builds compare under one way of measuring.
+    public var measured: String?
     /// Wire formats to measure.
     public var formatList: [WireFormat]
 
@@ -28,7 +31,7 @@ public struct StreamBenchmark {
     }
 
     public func run() throws {
-        let executable = try FileSystem.executablePath()
+        let executable = try measured ?? FileSystem.executablePath()
         let pairing = try BenchPairing()
         defer { pairing.remove() }
         var sustained: [WireFormat: Int] = [:]
@@ -299,7 +302,7 @@ public struct StreamBenchmark {
     /// reading it, in `rounds` interleaved pairs (the order alternating), so both sides share the
     /// machine's state.
     public func viewComparison(rounds: Int) throws {
-        let executable = try FileSystem.executablePath()
+        let executable = try measured ?? FileSystem.executablePath()
         let pairing = try BenchPairing()
         defer { pairing.remove() }
         var without: [(Double, Double)] = []
@@ -333,7 +336,7 @@ public struct StreamBenchmark {
     /// alternating), so that both see the machine in the same states: single rounds here swing by
     /// ±30%, more than the difference sought.
     public func sealingLatency(rounds: Int) throws {
-        let executable = try FileSystem.executablePath()
+        let executable = try measured ?? FileSystem.executablePath()
         let pairing = try BenchPairing()
         defer { pairing.remove() }
         var p99: [WireFormat: [Double]] = [:]
@@ -593,7 +596,7 @@ extension StreamBenchmark {
     /// one real `mouse3d receive --print --latency` (one print stream per sender). Prints loss,
     /// send→output latency, the receiver's CPU and peak RSS, and how they grow with the count.
     public func loadTable(counts: [Int]) throws {
-        let executable = try FileSystem.executablePath()
+        let executable = try measured ?? FileSystem.executablePath()
         let pairing = try BenchPairing()
         defer { pairing.remove() }
         var rows: [LoadRow] = []

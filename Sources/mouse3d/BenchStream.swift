@@ -59,6 +59,12 @@ extension Mouse3D {
         )
         var latencyRounds: Int?
 
+        @Option(
+            help: ArgumentHelp(
+                "The mouse3d whose send, receive and floor peer are measured (default: this one), e.g. an older build.",
+                valueName: "path", visibility: .hidden))
+        var executable: String?
+
         var senderCounts: [Int] { (senders ?? "").split(separator: ",").compactMap { Int($0.filter { $0 != " " }) } }
 
         var formatList: [WireFormat] {
@@ -89,6 +95,9 @@ extension Mouse3D {
                     throw ValidationError("--senders lists counts from 1 to 256, comma-separated, e.g. 1,8,64.")
                 }
             }
+            if let executable, !FileSystem.isExecutable(executable) {
+                throw ValidationError("--executable: '\(executable)' is not an executable file.")
+            }
             guard !rateList.isEmpty else {
                 throw ValidationError("--rates must list positive integers, e.g. 50000,100000.")
             }
@@ -100,9 +109,11 @@ extension Mouse3D {
 
         func run() throws {
             func benchmark(_ formats: [WireFormat]) -> StreamBenchmark {
-                StreamBenchmark(
+                var benchmark = StreamBenchmark(
                     stepSeconds: stepSeconds, seconds: seconds, rates: rateList, capacityRounds: capacityRounds,
                     formats: formats)
+                benchmark.measured = executable
+                return benchmark
             }
             if let latencyRounds {
                 guard latencyRounds >= 1 && latencyRounds <= 50 else {

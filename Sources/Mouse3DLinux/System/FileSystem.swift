@@ -45,6 +45,9 @@ extension FileSystem {
 
     /// Whether this user may read `path` (`access(2)`, `R_OK`).
     public static func isReadable(_ path: String) -> Bool { access(path, R_OK) == 0 }
+
+    /// Whether this process may run the file at `path`.
+    public static func isExecutable(_ path: String) -> Bool { access(path, X_OK) == 0 }
 }
 
 extension FileSystem {
