@@ -6,8 +6,8 @@
 # log (1201 frames at its 1 kHz) by a sender outside valgrind.
 #
 # usage: Tools/perf/receive-instructions.sh [MOUSE3D...]   (default .build/release/mouse3d; valgrind)
-# Prints, per binary and format: frames, instructions per frame inside drain, and per frame in the
-# whole receiver (its start-up included).
+# Prints, per binary and format (sealed and plain printing jsonl, sealed printing text): frames,
+# instructions per frame inside drain, and per frame in the whole receiver (its start-up included).
 set -euo pipefail
 export LC_ALL=C
 cd "$(dirname "$0")/../.."
@@ -62,4 +62,6 @@ for given in "$@"; do
     wait
     measure "$m" sealed --print --format jsonl -- 
     measure "$m" plain --insecure --print --format jsonl -- --insecure
+    # The text line (what `receive` prints by default, and the bench's 64-sender receiver).
+    measure "$m" text --print --format text -- 
 done

@@ -34,6 +34,65 @@ public enum AttitudePrintFormat: String, CaseIterable, Sendable {
     func appendTextLine(
         _ update: AttitudeUpdate, wallNanoseconds wall: UInt64, secondText: String, to bytes: inout [UInt8]
     ) {
+        var second = secondText
+        second.withUTF8 {
+            Self.appendTextLine(update, wallNanoseconds: wall, second: UnsafeRawBufferPointer($0), to: &bytes)
+        }
+    }
+
+    /// The most bytes a text line takes after its stream's prefix: a 20-digit sequence, three
+    /// angles of at most 20 characters (`°` is two bytes), ` buttons 0x` and 16 hex digits, the keys.
+    static let textTailCapacity = 192
+
+    /// A text line with its second (`2026-11-22T01:50:00`, at most 32 bytes) given as bytes: written
+    /// into memory on the stack around the stream's prefix, as the jsonl line is (appended piece by
+    /// piece, with a right-alignment that moved what it had written, it was 3,500 instructions, half a
+    /// 64-sender receiver's frame: callgrind). Angles beyond what a frame can carry take
+    /// ``appendReferenceTextLine(_:wallNanoseconds:secondText:to:)``'s way.
+    public static func appendTextLine(
+        _ update: AttitudeUpdate, wallNanoseconds wall: UInt64, second: UnsafeRawBufferPointer, to bytes: inout [UInt8]
+    ) {
+        let f = update.frame
+        guard ASCIIWriter.fitsFixed(Double(f.roll)), ASCIIWriter.fitsFixed(Double(f.pitch)),
+            ASCIIWriter.fitsFixed(Double(f.yaw)), second.count <= 32
+        else {
+            return AttitudePrintFormat.text.appendReferenceTextLine(
+                update, wallNanoseconds: wall, secondText: String(decoding: second, as: UTF8.self), to: &bytes)
+        }
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 48) { head in
+            let start = head.baseAddress!
+            var w = ASCIIWriter(start)
+            w.bytes(second)
+            w.byte(UInt8(ascii: "."))
+            w.decimal(wall / 1000 % 1_000_000, minimumDigits: 6)
+            w.literal("Z ")
+            bytes.append(contentsOf: UnsafeBufferPointer(start: start, count: w.position - start))
+        }
+        bytes.append(contentsOf: update.stream.textPrefix)
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: textTailCapacity) { tail in
+            let start = tail.baseAddress!
+            var w = ASCIIWriter(start)
+            w.decimal(UInt64(update.sequence))
+            w.literal(" roll ")
+            w.fixed(Double(f.roll) * 180 / .pi, decimals: 3, width: 8)
+            w.literal("° pitch ")
+            w.fixed(Double(f.pitch) * 180 / .pi, decimals: 3, width: 8)
+            w.literal("° yaw ")
+            w.fixed(Double(f.yaw) * 180 / .pi, decimals: 3, width: 8)
+            w.literal("°")
+            if !update.buttons.isEmpty {
+                w.literal(" buttons 0x")
+                w.hexadecimal(UInt64(update.buttons.rawValue))
+            }
+            bytes.append(contentsOf: UnsafeBufferPointer(start: start, count: w.position - start))
+        }
+    }
+
+    /// The text line appended piece by piece (``appendFixed(_:decimals:width:to:)``): the reference
+    /// the line above is tested against, and its way for angles beyond a frame's.
+    public func appendReferenceTextLine(
+        _ update: AttitudeUpdate, wallNanoseconds wall: UInt64, secondText: String, to bytes: inout [UInt8]
+    ) {
         let f = update.frame
         var second = secondText
         second.withUTF8 { bytes.append(contentsOf: $0) }
@@ -141,6 +200,56 @@ struct ASCIIWriter {
             v /= 10
         }
         position += count
+    }
+
+    /// Bytes as they are.
+    @inline(__always)
+    mutating func bytes(_ raw: UnsafeRawBufferPointer) {
+        guard let base = raw.baseAddress, raw.count > 0 else { return }
+        UnsafeMutableRawPointer(position).copyMemory(from: base, byteCount: raw.count)
+        position += raw.count
+    }
+
+    /// `value` in lowercase hexadecimal (no prefix), as ``appendHexadecimal(_:to:)`` writes it.
+    @inline(__always)
+    mutating func hexadecimal(_ value: UInt64) {
+        var shift = max(0, (63 - value.leadingZeroBitCount) / 4 * 4)
+        while shift >= 0 {
+            let digit = UInt8((value >> UInt64(shift)) & 0xF)
+            byte(digit < 10 ? UInt8(ascii: "0") + digit : UInt8(ascii: "a") + digit - 10)
+            shift -= 4
+        }
+    }
+
+    /// Whether ``fixed(_:decimals:width:)`` writes the degrees of `radians` (finite, and small enough
+    /// for its digits in a UInt64 at up to 15 decimals: what a frame can carry is far below).
+    static func fitsFixed(_ radians: Double) -> Bool { radians.isFinite && abs(radians) < 1e3 }
+
+    /// `value` with `decimals` digits after the point (at most 15), right-aligned in `width`, as
+    /// ``appendFixed(_:decimals:width:to:)`` writes a finite value below 10^15/10^decimals.
+    @inline(__always)
+    mutating func fixed(_ value: Double, decimals: Int, width: Int) {
+        let decimals = min(max(decimals, 0), 15)
+        var scale = 1.0
+        for _ in 0..<decimals { scale *= 10 }
+        let units = UInt64((abs(value) * scale).rounded())
+        let denominator = UInt64(scale)
+        let whole = units / denominator
+        let negative = value < 0 && units != 0
+        var digits = 1
+        var v = whole
+        while v >= 10 {
+            v /= 10
+            digits += 1
+        }
+        let length = (negative ? 1 : 0) + digits + (decimals > 0 ? 1 + decimals : 0)
+        for _ in 0..<max(0, width - length) { byte(UInt8(ascii: " ")) }
+        if negative { byte(UInt8(ascii: "-")) }
+        decimal(whole)
+        if decimals > 0 {
+            byte(UInt8(ascii: "."))
+            decimal(units % denominator, minimumDigits: decimals)
+        }
     }
 
     /// The shortest text that reads back as `value` (``ShortestFloat``).

@@ -9,7 +9,10 @@ public final class PrintOutput: AttitudeSink {
     // Touched only by the loop's thread, never across a call that reaches them again: no run-time
     // exclusivity checks (two a printed frame).
     @exclusivity(unchecked) private var second: UInt64 = .max
-    @exclusivity(unchecked) private var secondText = ""
+    /// The second's text (`2026-11-22T01:50:00`) in place, not a string: copying a string to the
+    /// line's writer was a retain and a release a line.
+    @exclusivity(unchecked) private var secondText: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+    @exclusivity(unchecked) private var secondLength = 0
 
     /// Prints to `output` (standard output by default) in `format`.
     public init(format: AttitudePrintFormat, output: BufferedOutput = BufferedOutput()) {
@@ -20,17 +23,23 @@ public final class PrintOutput: AttitudeSink {
     public func write(_ update: AttitudeUpdate) throws {
         let wall = WallClock.nanoseconds()
         let s = wall / 1_000_000_000
-        if s != second {
-            second = s
-            secondText = String(WallClock.iso8601(nanoseconds: s * 1_000_000_000).prefix(19))
-        }
-        let format = format
         if format == .jsonl {
-            // No copy of the second's text, which this line does not use (a retain and a release).
             return try output.writeLine { AttitudePrintFormat.appendJSONLine(update, wallNanoseconds: wall, to: &$0) }
         }
+        if s != second {
+            second = s
+            let text = Array(WallClock.iso8601(nanoseconds: s * 1_000_000_000).utf8.prefix(19))
+            secondLength = text.count
+            withUnsafeMutableBytes(of: &secondText) { $0.copyBytes(from: text) }
+        }
         let secondText = secondText
-        try output.writeLine { format.append(update, wallNanoseconds: wall, secondText: secondText, to: &$0) }
+        let length = secondLength
+        try withUnsafeBytes(of: secondText) { raw in
+            let text = UnsafeRawBufferPointer(rebasing: raw[0..<length])
+            try output.writeLine {
+                AttitudePrintFormat.appendTextLine(update, wallNanoseconds: wall, second: text, to: &$0)
+            }
+        }
     }
 
     public func endOfBatch() throws { try output.flush() }
