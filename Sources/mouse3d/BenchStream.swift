@@ -17,7 +17,8 @@ extension Mouse3D {
                 counts every frame sent. Latency: real `mouse3d send` (a 1 kHz scripted log, one datagram per \
                 sample) and `mouse3d receive --print --latency` processes; the receiver records, in an HDR \
                 histogram, the time from the sender's clock reading just before sendto to its own after the \
-                output write. CPU is user+system time from /proc over the run; memory is peak RSS (VmHWM). \
+                output write. CPU is user+system time over the run, from the process's CPU clock (the \
+                scheduler's count in nanoseconds); memory is peak RSS (VmHWM). \
                 Each is measured for bare 12-byte frames (raw), plain datagrams and sealed datagrams \
                 (a pairing made in a temporary configuration directory); raw frames carry no send time, so \
                 the latency of sealing is compared with plain datagrams.
