@@ -146,24 +146,38 @@ extension OutputTests {
             _ = try? receiver.wait()
         }
         let tilt = AttitudeFrame(roll: 0, pitch: Float(12 * Double.pi / 180), yaw: 0)  // 12° forward: RX 100
-        try streamer.send(tilt, buttons: [.clutch], now: 0)
-        let path = try node(named: "mouse3d spacemouse (3Dconnexion compatible)")
-        let device = try EvdevDevice(path: path)
-        for code in [ABS_X, ABS_Y, ABS_Z, ABS_RX, ABS_RY, ABS_RZ] {
-            try expect(device.absoluteAxis(Int32(code))?.maximum == 350, "axis \(code) range ±350")
-        }
-        try expect(
-            !device.hasEvent(type: Int32(EV_ABS), code: Int32(ABS_THROTTLE))
-                && !device.hasEvent(type: Int32(EV_REL), code: Int32(REL_X)),
-            "only the six axes")
-        for _ in 0..<20 {
-            try streamer.send(tilt, buttons: [.clutch], now: 0)
-            MonotonicClock.sleep(nanoseconds: 10_000_000)
-        }
         func rx(_ events: [EvdevDevice.Event]) -> [EvdevDevice.Event] {
             events.filter { $0.type == Int32(EV_ABS) && $0.code == Int32(ABS_RX) }
         }
-        let held = rx(events(device, seconds: 60) { rx($0).count >= 15 })
+        var attempt = 0
+        var path: String
+        var device: EvdevDevice
+        var held: [EvdevDevice.Event]
+        repeat {
+            attempt += 1
+            try streamer.send(tilt, buttons: [.clutch], now: 0)
+            path = try node(named: "mouse3d spacemouse (3Dconnexion compatible)")
+            device = try EvdevDevice(path: path)
+            for code in [ABS_X, ABS_Y, ABS_Z, ABS_RX, ABS_RY, ABS_RZ] {
+                try expect(device.absoluteAxis(Int32(code))?.maximum == 350, "axis \(code) range ±350")
+            }
+            try expect(
+                !device.hasEvent(type: Int32(EV_ABS), code: Int32(ABS_THROTTLE))
+                    && !device.hasEvent(type: Int32(EV_REL), code: Int32(REL_X)),
+                "only the six axes")
+            for _ in 0..<20 {
+                try streamer.send(tilt, buttons: [.clutch], now: 0)
+                MonotonicClock.sleep(nanoseconds: 10_000_000)
+            }
+            held = rx(events(device, seconds: 60) { rx($0).count >= 15 })
+            // The device read is gone: the receiver rested and removed it because its stream fell
+            // silent for 500 ms between the first frame and the next ones (the whole suite's run
+            // failed so once, with the seat VM booting beside this one). Its evidence is the device's
+            // own end (a read refused), not a missing event: again, at most three times.
+            let gone = held.count < 15 && (try? device.next()) == nil
+            guard gone && attempt < 3 else { break }
+            say("VMTEST-INFO the spacemouse's stream fell silent for 500 ms before its frames (device removed): again")
+        } while true
         try expect(
             held.count >= 15 && held.allSatisfy { $0.value == 100 || $0.value == 99 },
             "a held tilt keeps ABS_RX flowing at 100/99: \(held.map(\.value))")
