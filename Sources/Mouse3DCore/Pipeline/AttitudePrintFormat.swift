@@ -210,7 +210,7 @@ struct ASCIIWriter {
         position += raw.count
     }
 
-    /// `value` in lowercase hexadecimal (no prefix), as ``appendHexadecimal(_:to:)`` writes it.
+    /// `value` in lowercase hexadecimal (no prefix).
     @inline(__always)
     mutating func hexadecimal(_ value: UInt64) {
         var shift = max(0, (63 - value.leadingZeroBitCount) / 4 * 4)
@@ -225,8 +225,8 @@ struct ASCIIWriter {
     /// for its digits in a UInt64 at up to 15 decimals: what a frame can carry is far below).
     static func fitsFixed(_ radians: Double) -> Bool { radians.isFinite && abs(radians) < 1e3 }
 
-    /// `value` with `decimals` digits after the point (at most 15), right-aligned in `width`, as
-    /// ``appendFixed(_:decimals:width:to:)`` writes a finite value below 10^15/10^decimals.
+    /// `value` with `decimals` digits after the point (at most 15), right-aligned in `width`: a finite
+    /// value below 10^15 whose digits fit a UInt64 (``appendFixed(_:decimals:width:to:)`` appends the rest).
     @inline(__always)
     mutating func fixed(_ value: Double, decimals: Int, width: Int) {
         let decimals = min(max(decimals, 0), 15)

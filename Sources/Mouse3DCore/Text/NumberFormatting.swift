@@ -6,31 +6,29 @@ public func fixed(_ value: Double, _ decimals: Int, width: Int = 0) -> String {
     return String(decoding: bytes, as: UTF8.self)
 }
 
-/// Appends ``fixed(_:_:width:)``'s text to `bytes` (no string made).
+/// Appends ``fixed(_:_:width:)``'s text to `bytes` (no string made): ``ASCIIWriter/fixed(_:decimals:width:)``
+/// writes what its digits can hold; nan, the infinities and values beyond are appended here.
 public func appendFixed(_ value: Double, decimals: Int, width: Int = 0, to bytes: inout [UInt8]) {
-    let start = bytes.count
-    if !value.isFinite {
-        if value.isNaN {
-            appendLiteral("nan", to: &bytes)
-        } else {
-            appendLiteral(value < 0 ? "-inf" : "inf", to: &bytes)
+    let decimals = min(max(decimals, 0), 15)
+    if value.isFinite && abs(value) < 1e15 && abs(value) * pow10(decimals) < 1.8e19 {
+        // A sign, at most 20 digits, the point and 15 decimals, after the padding.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 40 + max(0, width)) { buffer in
+            let start = buffer.baseAddress!
+            var w = ASCIIWriter(start)
+            w.fixed(value, decimals: decimals, width: width)
+            bytes.append(contentsOf: UnsafeBufferPointer(start: start, count: w.position - start))
         }
-    } else if abs(value) >= 1e15 || abs(value) * pow10(min(max(decimals, 0), 15)) >= 1.8e19 {
-        // Beyond what the digits below can hold (UInt64): Swift's own description.
+        return
+    }
+    let start = bytes.count
+    if value.isNaN {
+        appendLiteral("nan", to: &bytes)
+    } else if !value.isFinite {
+        appendLiteral(value < 0 ? "-inf" : "inf", to: &bytes)
+    } else {
+        // Beyond what the digits can hold (UInt64): Swift's own description.
         var text = "\(value)"
         text.withUTF8 { bytes.append(contentsOf: $0) }
-    } else {
-        let decimals = min(max(decimals, 0), 15)
-        var scale = 1.0
-        for _ in 0..<decimals { scale *= 10 }
-        let units = UInt64((abs(value) * scale).rounded())
-        let denominator = UInt64(scale)
-        if value < 0 && units != 0 { bytes.append(UInt8(ascii: "-")) }
-        appendDecimal(units / denominator, to: &bytes)
-        if decimals > 0 {
-            bytes.append(UInt8(ascii: "."))
-            appendDecimal(units % denominator, minimumDigits: decimals, to: &bytes)
-        }
     }
     let length = bytes.count - start
     if length < width {
@@ -47,11 +45,11 @@ private func pow10(_ n: Int) -> Double {
 
 /// Appends `value` in lowercase hexadecimal (no prefix).
 func appendHexadecimal(_ value: UInt64, to bytes: inout [UInt8]) {
-    var shift = max(0, (63 - value.leadingZeroBitCount) / 4 * 4)
-    while shift >= 0 {
-        let digit = UInt8((value >> UInt64(shift)) & 0xF)
-        bytes.append(digit < 10 ? UInt8(ascii: "0") + digit : UInt8(ascii: "a") + digit - 10)
-        shift -= 4
+    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 16) { buffer in
+        let start = buffer.baseAddress!
+        var w = ASCIIWriter(start)
+        w.hexadecimal(value)
+        bytes.append(contentsOf: UnsafeBufferPointer(start: start, count: w.position - start))
     }
 }
 
