@@ -41,28 +41,22 @@ public enum AttitudePrintFormat: String, CaseIterable, Sendable {
     }
 
     /// The most bytes a text line takes after its stream's prefix: a 20-digit sequence, three
-    /// angles of at most 20 characters (`°` is two bytes), ` buttons 0x` and 16 hex digits, the keys.
+    /// angles of at most 24 characters (Swift's description of a degree count no digits hold) and
+    /// their `°` (two bytes), ` buttons 0x` and 16 hex digits, the keys.
     static let textTailCapacity = 192
 
-    /// A text line with its second (`2026-11-22T01:50:00`, at most 32 bytes) given as bytes: written
-    /// into memory on the stack around the stream's prefix, as the jsonl line is (appended piece by
-    /// piece, with a right-alignment that moved what it had written, it was 3,500 instructions, half a
-    /// 64-sender receiver's frame: callgrind). Angles beyond what a frame can carry take
-    /// ``appendReferenceTextLine(_:wallNanoseconds:secondText:to:)``'s way.
+    /// A text line with its second (`2026-11-22T01:50:00`) given as bytes: the second, then what
+    /// follows it written into memory on the stack around the stream's prefix, as the jsonl line is
+    /// (appended piece by piece, with a right-alignment that moved what it had written, it was 3,500
+    /// instructions, half a 64-sender receiver's frame: callgrind).
     public static func appendTextLine(
         _ update: AttitudeUpdate, wallNanoseconds wall: UInt64, second: UnsafeRawBufferPointer, to bytes: inout [UInt8]
     ) {
         let f = update.frame
-        guard ASCIIWriter.fitsFixed(Double(f.roll)), ASCIIWriter.fitsFixed(Double(f.pitch)),
-            ASCIIWriter.fitsFixed(Double(f.yaw)), second.count <= 32
-        else {
-            return AttitudePrintFormat.text.appendReferenceTextLine(
-                update, wallNanoseconds: wall, secondText: String(decoding: second, as: UTF8.self), to: &bytes)
-        }
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 48) { head in
+        bytes.append(contentsOf: second)
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 16) { head in
             let start = head.baseAddress!
             var w = ASCIIWriter(start)
-            w.bytes(second)
             w.byte(UInt8(ascii: "."))
             w.decimal(wall / 1000 % 1_000_000, minimumDigits: 6)
             w.literal("Z ")
@@ -74,48 +68,17 @@ public enum AttitudePrintFormat: String, CaseIterable, Sendable {
             var w = ASCIIWriter(start)
             w.decimal(UInt64(update.sequence))
             w.literal(" roll ")
-            w.fixed(Double(f.roll) * 180 / .pi, decimals: 3, width: 8)
-            w.literal("° pitch ")
-            w.fixed(Double(f.pitch) * 180 / .pi, decimals: 3, width: 8)
-            w.literal("° yaw ")
-            w.fixed(Double(f.yaw) * 180 / .pi, decimals: 3, width: 8)
-            w.literal("°")
+            w.degrees(f.roll)
+            w.literal(" pitch ")
+            w.degrees(f.pitch)
+            w.literal(" yaw ")
+            w.degrees(f.yaw)
             if !update.buttons.isEmpty {
                 w.literal(" buttons 0x")
                 w.hexadecimal(UInt64(update.buttons.rawValue))
             }
             bytes.append(contentsOf: UnsafeBufferPointer(start: start, count: w.position - start))
         }
-    }
-
-    /// The text line appended piece by piece (``appendFixed(_:decimals:width:to:)``): the reference
-    /// the line above is tested against, and its way for angles beyond a frame's.
-    public func appendReferenceTextLine(
-        _ update: AttitudeUpdate, wallNanoseconds wall: UInt64, secondText: String, to bytes: inout [UInt8]
-    ) {
-        let f = update.frame
-        var second = secondText
-        second.withUTF8 { bytes.append(contentsOf: $0) }
-        bytes.append(UInt8(ascii: "."))
-        appendDecimal(wall / 1000 % 1_000_000, minimumDigits: 6, to: &bytes)
-        appendLiteral("Z ", to: &bytes)
-        bytes.append(contentsOf: update.stream.textPrefix)
-        appendDecimal(UInt64(update.sequence), to: &bytes)
-        appendLiteral(" roll ", to: &bytes)
-        appendDegrees(f.roll, to: &bytes)
-        appendLiteral(" pitch ", to: &bytes)
-        appendDegrees(f.pitch, to: &bytes)
-        appendLiteral(" yaw ", to: &bytes)
-        appendDegrees(f.yaw, to: &bytes)
-        guard !update.buttons.isEmpty else { return }
-        appendLiteral(" buttons 0x", to: &bytes)
-        appendHexadecimal(UInt64(update.buttons.rawValue), to: &bytes)
-    }
-
-    /// Radians as degrees, three decimals, right-aligned in eight characters, then `°`.
-    private func appendDegrees(_ radians: Float, to bytes: inout [UInt8]) {
-        appendFixed(Double(radians) * 180 / .pi, decimals: 3, width: 8, to: &bytes)
-        appendLiteral("°", to: &bytes)
     }
 
     /// The start of a stream's jsonl lines, `{"sender":"…","stream":"…","seq":`, which its
@@ -221,9 +184,21 @@ struct ASCIIWriter {
         }
     }
 
-    /// Whether ``fixed(_:decimals:width:)`` writes the degrees of `radians` (finite, and small enough
-    /// for its digits in a UInt64 at up to 15 decimals: what a frame can carry is far below).
-    static func fitsFixed(_ radians: Double) -> Bool { radians.isFinite && abs(radians) < 1e3 }
+    /// Radians as degrees, three decimals, right-aligned in eight characters, then `°`. What the
+    /// digits cannot hold (nan, infinities, beyond 10^15: no frame carries them) is
+    /// ``appendFixed(_:decimals:width:to:)``'s text.
+    @inline(__always)
+    mutating func degrees(_ radians: Float) {
+        let degrees = Double(radians) * 180 / .pi
+        if degrees.isFinite && abs(degrees) < 1e12 {
+            fixed(degrees, decimals: 3, width: 8)
+        } else {
+            var text: [UInt8] = []
+            appendFixed(degrees, decimals: 3, width: 8, to: &text)
+            text.withUnsafeBytes { bytes($0) }
+        }
+        literal("°")
+    }
 
     /// `value` with `decimals` digits after the point (at most 15), right-aligned in `width`: a finite
     /// value below 10^15 whose digits fit a UInt64 (``appendFixed(_:decimals:width:to:)`` appends the rest).
