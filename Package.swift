@@ -135,6 +135,12 @@ let package = Package(
             // boundary: the 64 kB windows it maps around each code page touched (fault-around) then fall
             // where the layout put them, not at a random 4 kB shift that splits the laid-out code over
             // one window more per run of code. Costs 4 of the load address's random bits.
+            // Identical functions are folded into one (--icf=all): the value witnesses of structs laid out
+            // alike, the protocol witness thunks and generic specializations that compile to the same
+            // bytes, in our modules and in the static runtime and Foundation: 0.54 MB (3%) of the
+            // stripped binary. Nothing in this program compares function addresses (Swift cannot; the
+            // runtime compares metadata, not code), so only what a backtrace names can change: a folded
+            // function is named by the one kept.
             linkerSettings: [
                 .unsafeFlags(
                     [
@@ -142,7 +148,8 @@ let package = Package(
                         "-Xlinker", "max-page-size=65536", "-Xlinker",
                         "--no-export-dynamic", "-Xlinker",
                         "--symbol-ordering-file=\(Context.packageDirectory)/Tools/link/mouse3d.order", "-Xlinker",
-                        "--no-warn-symbol-ordering", "-L\(Context.packageDirectory)/Tools/link/static"
+                        "--no-warn-symbol-ordering", "-Xlinker", "--icf=all",
+                        "-L\(Context.packageDirectory)/Tools/link/static"
                     ], .when(configuration: .release))
             ]),
 
