@@ -177,6 +177,97 @@ struct ReservationPolicyTests {
         #expect(answer27 == .accept(started: false, storeAhead: nil))
     }
 
+    /// Feeds one epoch's sequences `range` to `p`, one every `period` ns from `start`, in the
+    /// background, each store landing at once; returns the renewals asked for (the sequence that
+    /// asked, how far it reached), and how many frames were accepted beyond what was stored.
+    func renewals(
+        _ p: inout ReservationPolicy, epoch: UInt32, _ range: Range<UInt64>, period: UInt64, start: UInt64 = 0
+    )
+        -> (asked: [(sequence: UInt64, reach: UInt64)], unstored: Int)
+    {
+        var asked: [(sequence: UInt64, reach: UInt64)] = []
+        var unstored = 0
+        var stored = p.reserved
+        for s in range {
+            let now = start + (s - range.lowerBound) * period
+            var d = p.decide(epoch: epoch, sequence: s, inBackground: true, now: now)
+            if case .storeFirst(let r) = d {
+                stored = r.nextSequence
+                d = p.stored(r, sequence: s)
+            }
+            if case .hold(let r?) = d {
+                stored = r.nextSequence
+                _ = p.backgroundStored(r, stored: true)
+                d = p.decide(epoch: epoch, sequence: s, inBackground: true, now: now)
+            }
+            guard case .accept(_, let ahead) = d else {
+                Issue.record("sequence \(s): \(d)")
+                break
+            }
+            if s >= stored { unstored += 1 }
+            if let ahead {
+                asked.append((s, ahead.nextSequence - s))
+                stored = ahead.nextSequence
+                _ = p.backgroundStored(ahead, stored: true)
+            }
+        }
+        return (asked, unstored)
+    }
+
+    @Test("Renewals of a stream of 1000 frames/s or slower, or with a clock that stands still, reach one span")
+    func renewalsAtOneSpan() {
+        for period: UInt64 in [0, 1_000_000, 16_666_667] {
+            var p = ReservationPolicy(epoch: 0, floor: 0)
+            let (asked, unstored) = renewals(&p, epoch: 1, 0..<100_000, period: period)
+            #expect(unstored == 0)
+            #expect(asked.count >= 100_000 / Int(span) - 1, "period \(period): \(asked.count) renewals")
+            #expect(asked.allSatisfy { $0.reach == span }, "period \(period): \(asked.map(\.reach))")
+        }
+    }
+
+    @Test(
+        "A faster stream's renewals reach as far as it goes in 4 s, at most 8 spans: at 50,000 frames/s a store every 0.33 s, not 25 a second"
+    )
+    func renewalsReachFurtherForFasterStreams() {
+        // 4,000 frames/s: 16,000 ahead, a store every 2 s.
+        var p = ReservationPolicy(epoch: 0, floor: 0)
+        let slow = renewals(&p, epoch: 1, 0..<200_000, period: 250_000)
+        #expect(slow.unstored == 0)
+        #expect(slow.asked.first?.sequence == span / 2, "half-way through the epoch's first reservation")
+        #expect(slow.asked.allSatisfy { $0.reach == 16_000 }, "\(slow.asked.map(\.reach))")
+        let gaps = zip(slow.asked, slow.asked.dropFirst()).map { $1.sequence - $0.sequence }
+        #expect(gaps.allSatisfy { $0 == 8_000 }, "every 8,000 frames (2 s): \(gaps)")
+
+        // 50,000 frames/s for 20 s: the most, a store every 16,384 frames.
+        var q = ReservationPolicy(epoch: 0, floor: 0)
+        let fast = renewals(&q, epoch: 1, 0..<1_000_000, period: 20_000)
+        #expect(fast.unstored == 0)
+        #expect(fast.asked.dropFirst().allSatisfy { $0.reach == ReservationPolicy.maximumSpan })
+        #expect(
+            fast.asked.count <= 1_000_000 / Int(ReservationPolicy.maximumSpan / 2) + 2,
+            "\(fast.asked.count) stores (a fixed span: \(1_000_000 / Int(span / 2)))")
+
+        // A sequence that leaps (a burst the network lost) reaches no further than the most.
+        var r = ReservationPolicy(epoch: 0, floor: 0)
+        _ = renewals(&r, epoch: 1, 0..<10_000, period: 1_000_000)
+        let leap = renewals(&r, epoch: 1, 1 << 40..<(1 << 40) + 100_000, period: 1_000_000, start: 10_000_000_000)
+        #expect(leap.unstored == 0)
+        #expect(leap.asked.allSatisfy { $0.reach <= ReservationPolicy.maximumSpan }, "\(leap.asked.map(\.reach))")
+        #expect(leap.asked.last?.reach == span, "back to its rate")
+    }
+
+    @Test("A stream that slows down comes back to one span: how far it is refused after a crash follows its rate")
+    func renewalsFollowASlowingStream() {
+        var p = ReservationPolicy(epoch: 0, floor: 0)
+        let fast = renewals(&p, epoch: 1, 0..<200_000, period: 20_000)
+        #expect(fast.asked.last?.reach == ReservationPolicy.maximumSpan)
+        let slow = renewals(&p, epoch: 1, 200_000..<300_000, period: 1_000_000, start: 4_000_000_000)
+        #expect(slow.unstored == 0)
+        #expect(slow.asked.suffix(3).allSatisfy { $0.reach == span }, "\(slow.asked.map(\.reach))")
+        // What a crash now would refuse of a sender that carries on: at most one span ahead (4 s here).
+        #expect(p.reserved - 299_999 <= span)
+    }
+
     /// A receiver driven by the policy over a random sender (restarts, reordering, duplicates),
     /// with a writer that stores in order and late, stores that fail, and a crash at random: after
     /// any crash, a policy restored from what was durably stored refuses everything accepted before.
@@ -198,6 +289,10 @@ struct ReservationPolicyTests {
         var next: UInt64 = 0
         var sent: [UInt64] = []
         var sentBefore: [UInt64] = []  // the previous epoch's
+        // The receiver's clock: a step is 1 µs to 1 ms (renewals reach from one span to the most),
+        // or, in some runs, the clock stands still (every reservation one span).
+        var clock: UInt64 = 0
+        let stepNanoseconds: UInt64 = [0, 1000, 20_000, 250_000, 1_000_000][Int(random.next() % 5)]
 
         func write(_ r: Reservation) -> Bool {
             if failureRate > 0 && Int(random.next() % 100) < failureRate { return false }
@@ -211,7 +306,7 @@ struct ReservationPolicyTests {
         }
         func offer(_ e: UInt32, _ s: UInt64) {
             guard policy.precheck(epoch: e, sequence: s) == nil else { return }
-            var decision = policy.decide(epoch: e, sequence: s, inBackground: background)
+            var decision = policy.decide(epoch: e, sequence: s, inBackground: background, now: clock)
             if case .storeFirst(let r) = decision {
                 while !queue.isEmpty { writeOne() }  // the writer idle first (its completions come later)
                 guard write(r) else { return }
@@ -230,6 +325,7 @@ struct ReservationPolicyTests {
         }
 
         for _ in 0..<20_000 {
+            clock += stepNanoseconds
             switch random.next() % 1000 {
             case 0..<2:  // the sender restarts: a new epoch from 0
                 epoch += 1

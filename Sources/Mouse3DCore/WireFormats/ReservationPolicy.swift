@@ -8,9 +8,21 @@
 /// answers (store, hold, accept, refuse); the store's outcome comes back through ``stored(_:)``
 /// and ``backgroundStored(_:stored:)``. Nothing here calls out.
 public struct ReservationPolicy: Sendable, Equatable {
-    /// How far ahead each reservation reaches, in sequence numbers (about 4 s at 1000 frames/s: a
-    /// sender that carries on through a receiver's crash is refused at most that long).
+    /// How far ahead a reservation reaches at least, in sequence numbers (about 4 s at 1000 frames/s:
+    /// a sender that carries on through a receiver's crash is refused at most that long). A new
+    /// epoch's reservation reaches this far, and so do renewals of streams of 1000 frames/s or less.
     public static let span: UInt64 = 4096
+    /// How far ahead a renewal reaches at most: 8 spans. (A sender that slows down just after a
+    /// renewal, and carries on through a receiver's crash, is refused until it reaches it: at most
+    /// 33 s at 1000 frames/s, where a fixed span made it 4 s.)
+    public static let maximumSpan: UInt64 = 8 * span
+    /// A renewal reaches as far as its stream went in this long at its rate since the previous one
+    /// (within ``span`` and ``maximumSpan``): a faster stream's renewals reach further, so they stay
+    /// about 2 s apart up to 8,000 frames/s (at 50,000 frames/s a fixed span stored, and synced to
+    /// disk, 25 times a second: the writer thread's 20-24 ms a 100,000 frames were a fifth of what a
+    /// sealed receiver spends over the floor, `bench stream`), and a sender that carries on at its
+    /// rate through a receiver's crash is still refused for at most about 4 s.
+    public static let renewalReachNanoseconds: UInt64 = 4_000_000_000
 
     /// What is to be stored: an epoch, and the first sequence number of it not yet reserved.
     public struct Reservation: Sendable, Equatable {
@@ -61,6 +73,15 @@ public struct ReservationPolicy: Sendable, Equatable {
     private var announceEpoch = false
     /// Frames accepted in the current epoch (wrapping).
     public private(set) var accepted: UInt32 = 0
+    /// How far the reservation in force reached past the sequence that asked for it: its renewal is
+    /// asked for half-way through it.
+    public private(set) var reach: UInt64 = span
+    /// The sequence that last asked for a reservation, and when (the stream's rate for the next).
+    private var lastAsked: Asked?
+    private struct Asked: Sendable, Equatable {
+        var sequence: UInt64
+        var at: UInt64
+    }
 
     /// A sender whose stored state is `epoch`, with sequences below `floor` refused in it.
     public init(epoch: UInt32, floor: UInt64) {
@@ -86,8 +107,10 @@ public struct ReservationPolicy: Sendable, Equatable {
     }
 
     /// After the tag verified (and ``precheck(epoch:sequence:)`` passed). `inBackground`: a store in
-    /// the background is available (without one, everything is stored first).
-    public mutating func decide(epoch: UInt32, sequence: UInt64, inBackground: Bool) -> Decision {
+    /// the background is available (without one, everything is stored first). `now`: when it
+    /// arrived (monotonic nanoseconds), which sets how far a renewal reaches (a clock that stands
+    /// still, as 0 does, keeps every reservation at ``span``).
+    public mutating func decide(epoch: UInt32, sequence: UInt64, inBackground: Bool, now: UInt64 = 0) -> Decision {
         let startsEpoch = epoch > self.epoch
         // While a newer epoch is being stored, or once one was stored, an older one may not store
         // anything after it (the stored state only moves forward): what needs a new reservation is
@@ -99,14 +122,19 @@ public struct ReservationPolicy: Sendable, Equatable {
             // Stored in the background, asked for once per epoch (a newer one asks again).
             guard pendingEpoch.map({ $0 < epoch }) ?? true else { return .hold(store: nil) }
             pendingEpoch = epoch
-            return .hold(store: Reservation(epoch: epoch, nextSequence: Self.reach(from: sequence)))
+            lastAsked = Asked(sequence: sequence, at: now)
+            return .hold(store: Reservation(epoch: epoch, nextSequence: Self.reach(from: sequence, by: Self.span)))
         }
         if startsEpoch || sequence >= reserved {
             // Not below a renewal already asked for in this epoch: it may be on disk already.
-            let upTo = startsEpoch ? Self.reach(from: sequence) : max(Self.reach(from: sequence), requestedThrough)
+            let by = startsEpoch ? Self.span : renewalReach(at: sequence, now: now)
+            let upTo =
+                startsEpoch
+                ? Self.reach(from: sequence, by: by) : max(Self.reach(from: sequence, by: by), requestedThrough)
+            lastAsked = Asked(sequence: sequence, at: now)
             return .storeFirst(Reservation(epoch: epoch, nextSequence: upTo))
         }
-        return accept(sequence: sequence, inBackground: inBackground)
+        return accept(sequence: sequence, inBackground: inBackground, now: now)
     }
 
     /// A ``Decision/storeFirst(_:)`` reservation is stored: the datagram that asked for it
@@ -119,10 +147,11 @@ public struct ReservationPolicy: Sendable, Equatable {
             started = true
             storesEpochsOnTheSpot = false  // the disk takes stores again: the next epoch in the background
         }
+        reach = reservation.nextSequence &- min(sequence, reservation.nextSequence)
         reserved = reservation.nextSequence
         requestedThrough = reservation.nextSequence  // at least what any renewal asked for
         renewing = false  // a store in the background, if any, is for less than this
-        guard case .accept(let announced, _) = accept(sequence: sequence, inBackground: false) else {
+        guard case .accept(let announced, _) = accept(sequence: sequence, inBackground: false, now: 0) else {
             return .refuse(.replayed)
         }
         return .accept(started: started || announced, storeAhead: nil)
@@ -140,6 +169,7 @@ public struct ReservationPolicy: Sendable, Equatable {
                 adopt(reservation.epoch)
                 reserved = reservation.nextSequence
                 requestedThrough = reservation.nextSequence
+                reach = Self.span
                 renewing = false
                 announceEpoch = true
             } else if !stored {
@@ -157,16 +187,21 @@ public struct ReservationPolicy: Sendable, Equatable {
 
     /// Marks `sequence` of the current epoch as seen; asks for a renewal half-way through the
     /// reservation when a store in the background is available.
-    private mutating func accept(sequence: UInt64, inBackground: Bool) -> Decision {
+    private mutating func accept(sequence: UInt64, inBackground: Bool, now: UInt64) -> Decision {
         guard window.accept(sequence) else { return .refuse(.replayed) }
         accepted &+= 1
         var ahead: Reservation?
-        if inBackground, !renewing, pendingEpoch == nil, sequence >= reserved &- Self.span / 2,
-            sequence < UInt64.max - Self.span, sequence + Self.span > requestedThrough
+        if inBackground, !renewing, pendingEpoch == nil, sequence >= reserved &- reach / 2,
+            sequence < UInt64.max - Self.maximumSpan
         {
-            requestedThrough = sequence + Self.span
-            renewing = true
-            ahead = Reservation(epoch: epoch, nextSequence: requestedThrough)
+            let by = renewalReach(at: sequence, now: now)
+            if sequence + by > requestedThrough {
+                requestedThrough = sequence + by
+                reach = by
+                renewing = true
+                lastAsked = Asked(sequence: sequence, at: now)
+                ahead = Reservation(epoch: epoch, nextSequence: requestedThrough)
+            }
         }
         let started = announceEpoch
         announceEpoch = false
@@ -181,8 +216,20 @@ public struct ReservationPolicy: Sendable, Equatable {
         accepted = 0
     }
 
-    /// A reservation from `sequence` on (saturating at the top).
-    private static func reach(from sequence: UInt64) -> UInt64 {
-        sequence > UInt64.max - span ? UInt64.max : sequence + span
+    /// How far a renewal asked for by `sequence` at `now` reaches: as far as the stream went in
+    /// ``renewalReachNanoseconds`` at its rate since the previous ask (the least, ``span``, when there
+    /// is none in this epoch, or the clock did not move), at most ``maximumSpan``.
+    func renewalReach(at sequence: UInt64, now: UInt64) -> UInt64 {
+        guard let last = lastAsked, sequence > last.sequence, now > last.at else { return Self.span }
+        let went = min(sequence - last.sequence, Self.maximumSpan)
+        let elapsed = now - last.at
+        // went ≤ 2^15 and the reach time < 2^32: no overflow.
+        let atRate = went * Self.renewalReachNanoseconds / elapsed
+        return min(max(atRate, Self.span), Self.maximumSpan)
+    }
+
+    /// A reservation from `sequence` on, `by` further (saturating at the top).
+    private static func reach(from sequence: UInt64, by: UInt64) -> UInt64 {
+        sequence > UInt64.max - by ? UInt64.max : sequence + by
     }
 }

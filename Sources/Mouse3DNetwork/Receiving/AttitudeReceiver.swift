@@ -168,7 +168,7 @@ public final class AttitudeReceiver {
         _ bytes: UnsafeRawBufferPointer, length: Int, from sender: SocketAddress, now: UInt64,
         _ handle: (Event) throws -> Void
     ) throws {
-        var opening = verifier.verify(bytes, length: length, from: sender, inBackground: storesInBackground)
+        var opening = verifier.verify(bytes, length: length, from: sender, inBackground: storesInBackground, now: now)
         if case .storeFirst(let record) = opening, let opener {
             opening = opener.finishAfterStore(stored: store?.storeNow(record) ?? true)
         }

@@ -9,16 +9,16 @@ struct DatagramVerifier {
     /// Opens sealed datagrams (format `.sealed` only).
     let opener: SealedStreamOpener?
 
-    /// Checks `bytes`, the first of a datagram of `length` bytes. `inBackground`: sessions are stored
-    /// in the background (``SealedStreamOpener/open(_:from:inBackground:)``).
-    func verify(_ bytes: UnsafeRawBufferPointer, length: Int, from source: SocketAddress? = nil, inBackground: Bool)
-        -> Opening
-    {
+    /// Checks `bytes`, the first of a datagram of `length` bytes, arrived at `now`. `inBackground`:
+    /// sessions are stored in the background (``SealedStreamOpener/open(_:from:inBackground:now:)``).
+    func verify(
+        _ bytes: UnsafeRawBufferPointer, length: Int, from source: SocketAddress? = nil, inBackground: Bool, now: UInt64
+    ) -> Opening {
         guard length == bytes.count else { return .refused(.oversized) }
         switch format {
         case .sealed:
             guard let opener else { return .refused(.notMouse3D) }
-            return opener.open(bytes, from: source, inBackground: inBackground)
+            return opener.open(bytes, from: source, inBackground: inBackground, now: now)
         case .datagram:
             switch AttitudeDatagram.decode(bytes) {
             case .success(let d): return .frame(VerifiedDatagram(datagram: d))

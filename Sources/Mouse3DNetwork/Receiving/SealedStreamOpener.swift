@@ -99,7 +99,8 @@ public final class SealedStreamOpener {
     static let derivationsPerSecond = 20.0, derivationBurst = 32.0
     static let derivationsPerSecondPerSender = 400.0, derivationBurstPerSender = 512.0
 
-    /// How far ahead each reservation reaches, in sequence numbers (``ReservationPolicy/span``).
+    /// How far ahead a reservation reaches at least, in sequence numbers (``ReservationPolicy/span``;
+    /// renewals of streams faster than 1000 frames/s reach further).
     public static let reservationSpan = ReservationPolicy.span
 
     /// An opener for `peers` (the receiver's paired senders). Each record's `nextSequence` is the
@@ -158,10 +159,12 @@ public final class SealedStreamOpener {
     /// Checks and opens one datagram, from `source` (its derivation budget; nil: one for all).
     /// `inBackground`: the receiver stores sessions in the background (a new epoch's datagrams are
     /// then held while it is stored, and reservations are renewed ahead); without it every store is
-    /// asked for first.
-    public func open(_ bytes: UnsafeRawBufferPointer, from source: SocketAddress? = nil, inBackground: Bool = false)
-        -> Opening
-    {
+    /// asked for first. `now`: when it arrived (monotonic nanoseconds), which sets how far a renewal
+    /// of the sender's reservation reaches (``ReservationPolicy/decide(epoch:sequence:inBackground:now:)``;
+    /// 0: the least).
+    public func open(
+        _ bytes: UnsafeRawBufferPointer, from source: SocketAddress? = nil, inBackground: Bool = false, now: UInt64 = 0
+    ) -> Opening {
         precondition(awaitingStore == nil, "a datagram still waits for its store (finishAfterStore)")
         guard bytes.count >= 4, bytes[0] == AttitudeDatagram.magic.0, bytes[1] == AttitudeDatagram.magic.1,
             bytes[2] == AttitudeDatagram.version
@@ -226,7 +229,7 @@ public final class SealedStreamOpener {
                     .map { VerifiedDatagram(datagram: $0, senderKey: senderKey) })
         }
         guard let datagram = opened else { return .refused(.badTag) }
-        let decision = session.policy.decide(epoch: epoch, sequence: sequence, inBackground: inBackground)
+        let decision = session.policy.decide(epoch: epoch, sequence: sequence, inBackground: inBackground, now: now)
         switch decision {
         case .refuse, .storeFirst: break
         case .hold, .accept:
