@@ -137,11 +137,16 @@ public final class SealedStreamOpener {
     }
 
     /// Whether a datagram's clear header names a paired sender (before any check: one table lookup).
+    /// The sender found is kept as the last one, so that ``open(_:from:inBackground:now:)`` of the
+    /// same datagram does not look it up again (with many senders interleaved, the last one of the
+    /// previous datagram is rarely this one's).
     public func claimsPairedSender(_ bytes: UnsafeRawBufferPointer) -> Bool {
         guard bytes.count >= SealedDatagramLayout.headerBytes else { return false }
         let key = bytes.loadUnaligned(fromByteOffset: SealedDatagramLayout.senderIDOffset, as: UInt64.self)
         if let last = lastSession, last.id == key { return true }
-        return sessions[key] != nil
+        guard let found = sessions[key] else { return false }
+        lastSession = (key, found)
+        return true
     }
 
     /// The paired sender a datagram claims to come from (before any check), for messages.
