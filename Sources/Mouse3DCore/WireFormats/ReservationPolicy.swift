@@ -219,7 +219,7 @@ public struct ReservationPolicy: Sendable, Equatable {
     /// How far a renewal asked for by `sequence` at `now` reaches: as far as the stream went in
     /// ``renewalReachNanoseconds`` at its rate since the previous ask (the least, ``span``, when there
     /// is none in this epoch, or the clock did not move), at most ``maximumSpan``.
-    func renewalReach(at sequence: UInt64, now: UInt64) -> UInt64 {
+    private func renewalReach(at sequence: UInt64, now: UInt64) -> UInt64 {
         guard let last = lastAsked, sequence > last.sequence, now > last.at else { return Self.span }
         let went = min(sequence - last.sequence, Self.maximumSpan)
         let elapsed = now - last.at
