@@ -190,7 +190,7 @@ struct ASCIIWriter {
     @inline(__always)
     mutating func degrees(_ radians: Float) {
         let degrees = Double(radians) * 180 / .pi
-        if degrees.isFinite && abs(degrees) < 1e12 {
+        if Self.holds(degrees, decimals: 3) {
             fixed(degrees, decimals: 3, width: 8)
         } else {
             var text: [UInt8] = []
@@ -200,13 +200,26 @@ struct ASCIIWriter {
         literal("°")
     }
 
-    /// `value` with `decimals` digits after the point (at most 15), right-aligned in `width`: a finite
-    /// value below 10^15 whose digits fit a UInt64 (``appendFixed(_:decimals:width:to:)`` appends the rest).
+    /// Whether ``fixed(_:decimals:width:)`` can write `value`: finite, below 10^15, its digits with
+    /// `decimals` after the point within a UInt64.
+    static func holds(_ value: Double, decimals: Int) -> Bool {
+        value.isFinite && abs(value) < 1e15 && abs(value) * scale(decimals) < 1.8e19
+    }
+
+    /// 10 to the `decimals` (0 to 15).
+    @inline(__always)
+    static func scale(_ decimals: Int) -> Double {
+        var scale = 1.0
+        for _ in 0..<min(max(decimals, 0), 15) { scale *= 10 }
+        return scale
+    }
+
+    /// `value` with `decimals` digits after the point (at most 15), right-aligned in `width`: a value
+    /// ``holds(_:decimals:)`` accepts (``appendFixed(_:decimals:width:to:)`` appends the rest).
     @inline(__always)
     mutating func fixed(_ value: Double, decimals: Int, width: Int) {
         let decimals = min(max(decimals, 0), 15)
-        var scale = 1.0
-        for _ in 0..<decimals { scale *= 10 }
+        let scale = Self.scale(decimals)
         let units = UInt64((abs(value) * scale).rounded())
         let denominator = UInt64(scale)
         let whole = units / denominator

@@ -10,7 +10,7 @@ public func fixed(_ value: Double, _ decimals: Int, width: Int = 0) -> String {
 /// writes what its digits can hold; nan, the infinities and values beyond are appended here.
 public func appendFixed(_ value: Double, decimals: Int, width: Int = 0, to bytes: inout [UInt8]) {
     let decimals = min(max(decimals, 0), 15)
-    if value.isFinite && abs(value) < 1e15 && abs(value) * pow10(decimals) < 1.8e19 {
+    if ASCIIWriter.holds(value, decimals: decimals) {
         // A sign, at most 20 digits, the point and 15 decimals, after the padding.
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 40 + max(0, width)) { buffer in
             let start = buffer.baseAddress!
@@ -34,13 +34,6 @@ public func appendFixed(_ value: Double, decimals: Int, width: Int = 0, to bytes
     if length < width {
         bytes.insert(contentsOf: repeatElement(UInt8(ascii: " "), count: width - length), at: start)
     }
-}
-
-/// 10 to the `n`.
-private func pow10(_ n: Int) -> Double {
-    var p = 1.0
-    for _ in 0..<n { p *= 10 }
-    return p
 }
 
 /// Appends `value` in lowercase hexadecimal (no prefix).
