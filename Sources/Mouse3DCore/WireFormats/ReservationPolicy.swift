@@ -21,7 +21,8 @@ public struct ReservationPolicy: Sendable, Equatable {
     /// about 2 s apart up to 8,000 frames/s (at 50,000 frames/s a fixed span stored, and synced to
     /// disk, 25 times a second: the writer thread's 20-24 ms a 100,000 frames were a fifth of what a
     /// sealed receiver spends over the floor, `bench stream`), and a sender that carries on at its
-    /// rate through a receiver's crash is still refused for at most about 4 s.
+    /// rate through a receiver's crash is still refused for at most about 4 s (at 1000 frames/s or
+    /// faster; a slower one for one span, as before).
     public static let renewalReachNanoseconds: UInt64 = 4_000_000_000
 
     /// What is to be stored: an epoch, and the first sequence number of it not yet reserved.
