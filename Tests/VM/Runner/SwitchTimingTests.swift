@@ -17,7 +17,7 @@ enum SwitchTimingTests {
         for attempt in 1...3 {
             let (controller, _) = try SwitchControllerTests.plug(.proController, reportPeriodNanoseconds: 14_960_000)
             defer { try? controller.unplug() }
-            let watch = TurnAndTilt()
+            let watch = TurnAndTilt(rest: RunTests.switchRest)
             let (moves, errors) = try watch.measure(
                 ["run", "--uinput", "pointer"], sent: { controller.scriptSecondsSent }
             ) {
