@@ -74,11 +74,28 @@ step "the phone's QR code read off an 80x24 and a 100x50 tmux pane by zbarimg (T
 step "the phone surface attacked: ClientHello floods, a spent token, connect floods, button floods (Tests/Browser/phone_attack_test.py)"
 /usr/bin/python3 Tests/Browser/phone_attack_test.py .build/debug/mouse3d Tests/Mouse3DCoreTests/Fixtures/sample-motion.csv
 
+step "release build (static Swift standard library), for the package and the VMs"
+swift build -c release --static-swift-stdlib --product mouse3d
+step "the .deb (scripts/build-deb.sh --no-build)"
+deb=$(scripts/build-deb.sh --no-build)
+echo "$deb"
+
+# The two VMs are the run's longest steps, and mostly real time (scripted motion, boots; the device
+# VM takes about 0.7 of a core): they start as soon as the release build and the .deb exist, and the
+# host's remaining steps (fuzzing, the harness self-check, packaging) run beside them (CI allows 30
+# minutes; started after packaging, the device VM alone ended the run 14 minutes later). Their
+# output comes at the end. Every VM test waits for what it checks, as in a --busy run.
+step "started in the background: the desktop as a user meets it: Debian 12 booted with systemd, a user logged in on seat0, the .deb installed with apt, devices plugged, the units, a reboot, purge (Tests/VM/Seat/run.sh)"
+seat_log=$(mktemp)
+setsid Tests/VM/Seat/run.sh "$deb" > "$seat_log" 2>&1 &
+seat_pid=$!
+step "started in the background: VM device tests (Debian kernel under QEMU, Tests/VM/run.sh)"
+vm_log=$(mktemp)
+setsid Tests/VM/run.sh > "$vm_log" 2>&1 &
+vm_pid=$!
+
 step "fuzzing: every network decoder target for 10 s (Tests/Fuzz/run.sh 150 for the long run)"
 Tests/Fuzz/run.sh 10
-
-step "release build (static Swift standard library), for the package"
-swift build -c release --static-swift-stdlib --product mouse3d
 
 step "VM harness self-check: a deliberately failing VM test must fail the run"
 selfcheck=$(mktemp)
@@ -98,21 +115,7 @@ step "packaging: scripts/install.sh (--user, --destdir, odd prefixes, twice) the
 Tests/Packaging/install_test.sh
 Tests/Packaging/units_security_test.sh
 Tests/Packaging/udev_rules_test.sh
-deb=$(scripts/build-deb.sh --no-build)
 Tests/Packaging/deb_test.sh "$deb"
-# The seat test boots its own Debian 12 (its time is mostly real time: scripted motion, boots, a
-# reboot), so it runs beside the Debian 12 root and the device VM; its output comes at the end.
-step "started in the background: the desktop as a user meets it: Debian 12 booted with systemd, a user logged in on seat0, the .deb installed with apt, devices plugged, the units, a reboot, purge (Tests/VM/Seat/run.sh)"
-seat_log=$(mktemp)
-setsid Tests/VM/Seat/run.sh "$deb" > "$seat_log" 2>&1 &
-seat_pid=$!
-# The device VM's eight minutes are the run's longest step: it runs beside the Debian 12 root and
-# the seat test (CI allows 30 minutes); its output comes at the end. Not beside packaging too: a
-# --busy run with it there starved the emulators inside it for over a second at a time.
-step "started in the background: VM device tests (Debian kernel under QEMU, Tests/VM/run.sh)"
-vm_log=$(mktemp)
-setsid Tests/VM/run.sh > "$vm_log" 2>&1 &
-vm_pid=$!
 step "packaging: apt install of the .deb on a clean Debian 12 root (debootstrap), then purged"
 Tests/Packaging/debian12_root_test.sh "$deb"
 
@@ -124,10 +127,10 @@ finish_background() {  # finish_background PID LOG WHAT
     rm -f "$2"
     [ "$status" = 0 ] || { echo "$3 failed (exit $status)"; exit 1; }
 }
-step "the VM device tests' result (Tests/VM/run.sh, started after packaging)"
+step "the VM device tests' result (Tests/VM/run.sh, started after the release build)"
 finish_background "$vm_pid" "$vm_log" "the VM device tests"
 vm_pid=""
-step "the seat test's result (Tests/VM/Seat/run.sh, started after packaging)"
+step "the seat test's result (Tests/VM/Seat/run.sh, started after the release build)"
 finish_background "$seat_pid" "$seat_log" "the seat test"
 seat_pid=""
 step "end"
