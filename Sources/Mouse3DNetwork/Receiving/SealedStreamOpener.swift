@@ -33,6 +33,19 @@ public final class SealedStreamOpener {
             ratePerSecond: SealedStreamOpener.derivationsPerSecondPerSender,
             burst: SealedStreamOpener.derivationBurstPerSender, now: 0)
 
+        /// ``ReservationPolicy/precheck(epoch:sequence:)`` on the policy where it is: called on the
+        /// property, it copied the whole policy (its replay window's array retained and released)
+        /// for every datagram, as a read of a class's property must around a call it cannot see into.
+        func precheck(epoch: UInt32, sequence: UInt64) -> Refusal? {
+            Self.precheck(&policy, epoch: epoch, sequence: sequence)
+        }
+
+        private static func precheck(_ policy: inout ReservationPolicy, epoch: UInt32, sequence: UInt64)
+            -> Refusal?
+        {
+            policy.precheck(epoch: epoch, sequence: sequence)
+        }
+
         /// Whether one more unverified key may be derived at `now` for a datagram from `source`;
         /// spends a token of each budget if so.
         func allowDerivation(from source: SocketAddress?, now: UInt64) -> Bool {
@@ -191,7 +204,7 @@ public final class SealedStreamOpener {
         }
         let sequence = bytes.loadLittleEndianUInt64(at: 8)
         let epoch = bytes.loadLittleEndianUInt32(at: SealedDatagramLayout.epochOffset)
-        if let refusal = session.policy.precheck(epoch: epoch, sequence: sequence) { return .refused(refusal) }
+        if let refusal = session.precheck(epoch: epoch, sequence: sequence) { return .refused(refusal) }
 
         // The cipher of this epoch and generation (a newer epoch's is made without adopting it until
         // a datagram verifies under it).
