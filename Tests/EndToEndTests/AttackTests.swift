@@ -225,7 +225,10 @@ struct ReplayAttackTests {
         let capture = try WireCapture()
         let p = LoopbackPairing()
         try p.pair(streamPort: Int(capture.address.port))
-        // 12 s at 1 kHz: 12000 datagrams, so renewals (every 2048) are asked for several times.
+        // 12 s at 1 kHz: 12000 datagrams, sent below at about 32,000 a second (64 every 2 ms): a fast
+        // sender's reservations, stored by time (`ReservationPolicy`): the epoch's 4096, then, half-way
+        // through it, one renewal that reaches the most (32,768 ahead: the rate for 4 s, capped),
+        // stored in the background while the second receiver is killed past the first 4096.
         let log = p.senderHome + "/long.csv"
         let made = try runMouse3D(["simulate", "--motion", "hand", "--seconds", "12", "--rate", "1000", "--output", log]
         )
