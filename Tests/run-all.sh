@@ -53,6 +53,27 @@ rm -f "$build_log"
 step "host tests"
 swift test --skip-build
 
+# The two VMs are the run's longest steps, and mostly real time (scripted motion, boots; the device
+# VM takes about 0.7 of a core, 13-14 minutes): they start as soon as the release build (and, for
+# the seat, the .deb) exist, right after the host tests, and the host's remaining steps (the browser
+# tests, fuzzing, the harness self-check, packaging) run beside them. Started after packaging, the
+# device VM ended the run 14 minutes later (CI 2073 s, over the 30 minutes it allows); started
+# after the browser tests, 15 (a clean run of 31.5 minutes). Every test waits for what it checks,
+# as in a --busy run. Their output comes at the end.
+step "release build (static Swift standard library), for the VMs and the package"
+swift build -c release --static-swift-stdlib --product mouse3d
+step "started in the background: VM device tests (Debian kernel under QEMU, Tests/VM/run.sh)"
+vm_log=$(mktemp)
+setsid Tests/VM/run.sh > "$vm_log" 2>&1 &
+vm_pid=$!
+step "the .deb (scripts/build-deb.sh --no-build)"
+deb=$(scripts/build-deb.sh --no-build)
+echo "$deb"
+step "started in the background: the desktop as a user meets it: Debian 12 booted with systemd, a user logged in on seat0, the .deb installed with apt, devices plugged, the units, a reboot, purge (Tests/VM/Seat/run.sh)"
+seat_log=$(mktemp)
+setsid Tests/VM/Seat/run.sh "$deb" > "$seat_log" 2>&1 &
+seat_pid=$!
+
 step "live view in headless Chromium (Tests/Browser/view_test.py)"
 /usr/bin/python3 Tests/Browser/view_test.py .build/debug/mouse3d Tests/Mouse3DCoreTests/Fixtures/sample-motion.csv
 
@@ -73,26 +94,6 @@ step "the phone's QR code read off an 80x24 and a 100x50 tmux pane by zbarimg (T
 
 step "the phone surface attacked: ClientHello floods, a spent token, connect floods, button floods (Tests/Browser/phone_attack_test.py)"
 /usr/bin/python3 Tests/Browser/phone_attack_test.py .build/debug/mouse3d Tests/Mouse3DCoreTests/Fixtures/sample-motion.csv
-
-step "release build (static Swift standard library), for the package and the VMs"
-swift build -c release --static-swift-stdlib --product mouse3d
-step "the .deb (scripts/build-deb.sh --no-build)"
-deb=$(scripts/build-deb.sh --no-build)
-echo "$deb"
-
-# The two VMs are the run's longest steps, and mostly real time (scripted motion, boots; the device
-# VM takes about 0.7 of a core): they start as soon as the release build and the .deb exist, and the
-# host's remaining steps (fuzzing, the harness self-check, packaging) run beside them (CI allows 30
-# minutes; started after packaging, the device VM alone ended the run 14 minutes later). Their
-# output comes at the end. Every VM test waits for what it checks, as in a --busy run.
-step "started in the background: the desktop as a user meets it: Debian 12 booted with systemd, a user logged in on seat0, the .deb installed with apt, devices plugged, the units, a reboot, purge (Tests/VM/Seat/run.sh)"
-seat_log=$(mktemp)
-setsid Tests/VM/Seat/run.sh "$deb" > "$seat_log" 2>&1 &
-seat_pid=$!
-step "started in the background: VM device tests (Debian kernel under QEMU, Tests/VM/run.sh)"
-vm_log=$(mktemp)
-setsid Tests/VM/run.sh > "$vm_log" 2>&1 &
-vm_pid=$!
 
 step "fuzzing: every network decoder target for 10 s (Tests/Fuzz/run.sh 150 for the long run)"
 Tests/Fuzz/run.sh 10
@@ -127,10 +128,10 @@ finish_background() {  # finish_background PID LOG WHAT
     rm -f "$2"
     [ "$status" = 0 ] || { echo "$3 failed (exit $status)"; exit 1; }
 }
-step "the VM device tests' result (Tests/VM/run.sh, started after the release build)"
+step "the VM device tests' result (Tests/VM/run.sh, started after the host tests)"
 finish_background "$vm_pid" "$vm_log" "the VM device tests"
 vm_pid=""
-step "the seat test's result (Tests/VM/Seat/run.sh, started after the release build)"
+step "the seat test's result (Tests/VM/Seat/run.sh, started after the host tests)"
 finish_background "$seat_pid" "$seat_log" "the seat test"
 seat_pid=""
 step "end"
