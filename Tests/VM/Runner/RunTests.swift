@@ -14,8 +14,8 @@ enum RunTests {
     /// and back to within 1 count of the start.
     /// `rest`: the release build starts in a second or two under TCG, in several beside other work:
     /// the emulator holds still at ``restGate`` until the virtual pointer has appeared, so the rest
-    /// watched is at least `rest` − 1.5 s however long the start took (a fixed 20 s rest, most of it
-    /// waiting, was 8 of the device VM's 14 minutes with the other watched tests).
+    /// watched is at least `rest` − 1.5 s however long the start took (a fixed 20 s rest was mostly
+    /// waiting: the gate saves about 8 s a test).
     /// A controller without a clock of its own in its reports (hid-nintendo stamps samples from an
     /// average of report arrivals) is only a device while its emulator keeps its schedule: when the
     /// VM starves it for long, its reports come slower than its samples claim, which on hardware
