@@ -60,8 +60,6 @@ enum DatagramFuzzer {
         _ = try? KeyValueText.parse(String(decoding: array, as: UTF8.self), file: "fuzz")
     }
 
-    /// The input as an HTTP request head, then (after what the head took, or from the start) as a
-    /// run of client WebSocket frames, the way the view consumes a connection's bytes.
     /// The phone's messages, split at each 0xFF byte into several, all arriving at the same time.
     static func phone(_ bytes: UnsafeRawBufferPointer) {
         var mapper = PhoneSampleMapper()
@@ -87,6 +85,8 @@ enum DatagramFuzzer {
         }
     }
 
+    /// The input as an HTTP request head, then (after what the head took, or from the start) as a
+    /// run of client WebSocket frames, the way the view consumes a connection's bytes.
     static func view(_ bytes: UnsafeRawBufferPointer) {
         var rest = Array(bytes)
         if case .complete(let head, let length) = HTTPRequestHead.parse(rest) {
