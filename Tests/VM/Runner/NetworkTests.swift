@@ -67,18 +67,89 @@ enum NetworkTests {
         }
     }
 
-    /// The printed frames since `offset` bytes into the output: (sequence, stream) in output order.
-    static func frames(_ path: String, from offset: Int) throws -> (sequences: [Int], end: Int) {
-        let bytes = try FileContents.read(path: path)
-        let text = String(decoding: bytes[min(offset, bytes.count)...], as: UTF8.self)
-        // Only whole lines.
-        guard let last = text.lastIndex(of: "\n") else { return ([], offset) }
-        let whole = text[...last]
-        let sequences = whole.split(separator: "\n").compactMap { line -> Int? in
-            guard let r = line.firstRange(of: "\"seq\":") else { return nil }
-            return Int(line[r.upperBound...].prefix { $0.isNumber })
+    /// The printed frames since `offset` bytes into the output: (sequence, stream) in output order,
+    /// with the wall-clock time the receiver printed each (its "time", seconds). The lines are
+    /// scanned with libc's memchr and memmem: parsed with String's methods in this debug build under
+    /// TCG, a phase's 20,000 lines took the runner 9 to 13 s, so each phase ran that much longer
+    /// than it said and the runner took a vCPU from the processes under test.
+    static func frames(_ path: String, from offset: Int) throws -> (sequences: [Int], times: [Double], end: Int) {
+        let bytes = try tail(path, from: offset)
+        var sequences: [Int] = []
+        var times: [Double] = []
+        let consumed = bytes.withUnsafeBufferPointer { buffer -> Int in
+            guard let base = buffer.baseAddress else { return 0 }
+            // The number after `key` in the line [line, end), digits and at most one point.
+            func number(after key: StaticString, in line: UnsafePointer<UInt8>, to end: UnsafePointer<UInt8>) -> Double?
+            {
+                // Every key starts with a quote: from quote to quote (memmem is not in Glibc's module).
+                let count = key.utf8CodeUnitCount
+                var at = line
+                while end - at >= count, memcmp(at, key.utf8Start, count) != 0 {
+                    guard let quote = memchr(at + 1, 34, end - at - 1) else { return nil }
+                    at = UnsafePointer(quote.assumingMemoryBound(to: UInt8.self))
+                }
+                guard end - at >= count else { return nil }
+                var p = at + count
+                var whole = 0.0
+                var fraction = 0.0
+                var scale = 1.0
+                var digits = 0
+                var point = false
+                while p < end, (p.pointee >= 48 && p.pointee <= 57) || (p.pointee == 46 && !point) {
+                    if p.pointee == 46 {
+                        point = true
+                    } else if point {
+                        scale /= 10
+                        fraction += Double(p.pointee - 48) * scale
+                    } else {
+                        whole = whole * 10 + Double(p.pointee - 48)
+                    }
+                    digits += 1
+                    p += 1
+                }
+                return digits > 0 ? whole + fraction : nil
+            }
+            var line = base
+            let limit = base + buffer.count
+            // Only whole lines.
+            while line < limit, let newline = memchr(line, 10, limit - line) {
+                let end = UnsafePointer(newline.assumingMemoryBound(to: UInt8.self))
+                if let sequence = number(after: "\"seq\":", in: line, to: end) {
+                    sequences.append(Int(sequence))
+                    times.append(number(after: "\"time\":", in: line, to: end) ?? .nan)
+                }
+                line = end + 1
+            }
+            return line - base
         }
-        return (sequences, offset + whole.utf8.count)
+        return (sequences, times, offset + consumed)
+    }
+
+    /// The bytes of the file at `path` from `offset` on. The printed output grows to megabytes: read
+    /// whole at every 20 ms poll (a debug build under TCG), the reading took the runner longer than
+    /// the frames took to come back on a loaded host, and it was counted as theirs.
+    static func tail(_ path: String, from offset: Int) throws -> [UInt8] {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        try expect(fd >= 0, "open \(path): errno \(errno)")
+        defer { close(fd) }
+        var result: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        var at = off_t(offset)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, at) }
+            if n < 0 && errno == EINTR { continue }
+            try expect(n >= 0, "read \(path): errno \(errno)")
+            if n == 0 { return result }
+            result += chunk[0..<n]
+            at += off_t(n)
+        }
+    }
+
+    /// The wall clock in seconds, as the receiver stamps what it prints.
+    static func wallSeconds() -> Double {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        return Double(now.tv_sec) + Double(now.tv_nsec) * 1e-9
     }
 
     /// Datagrams the kernel dropped on the way to the receiver, whatever the link did: its UDP
@@ -163,11 +234,14 @@ enum NetworkTests {
             while MonotonicClock.nanoseconds() < end {
                 if let f = try lastStats(receiver, lines: &errors) { figures = f }
             }
-            let (sequences, next) = try frames(printed, from: offset)
+            let (sequences, times, next) = try frames(printed, from: offset)
             offset = next
             all += sequences
+            // What the sender sent meanwhile, by the sequence numbers and the receiver's stamps.
+            let span = (times.last ?? 0) - (times.first ?? 0)
+            let sent = (sequences.max() ?? 0) - (sequences.min() ?? 0)
             say(
-                "VMTEST-INFO netem \(name): \(sequences.count) frames in \(seconds) s, stats over the last 10 s: loss \(figures.loss) %, reordered \(figures.reordered)"
+                "VMTEST-INFO netem \(name): \(sequences.count) frames in \(seconds) s, stats over the last 10 s: loss \(figures.loss) %, reordered \(figures.reordered); sequence \(sequences.first ?? -1)...\(sequences.last ?? -1) printed over \(Int(span * 1000)) ms (\(span > 0 ? Int(Double(sent) / span) : 0) a second)"
             )
             return (sequences, figures.loss, figures.reordered)
         }
@@ -244,21 +318,33 @@ enum NetworkTests {
             try impair(["loss", "100%"], replacing: attempt == 1)
             _ = try phase("loss 100%", seconds: 1.5)
             let probe = StallProbe()
-            // From when tc is done: under TCG on a loaded host tc itself took over a second (a run
-            // with both VMs beside a build measured 1541 ms from before tc, stalls of 54 ms).
+            // From when tc is done (under TCG on a loaded host tc itself took over a second), to
+            // when the receiver printed the first frame sent after the outage: its own stamp, not
+            // when this runner got round to reading it.
             let removing = MonotonicClock.nanoseconds()
+            let removingWall = wallSeconds()
             try impair(nil, replacing: true)
             let restored = MonotonicClock.nanoseconds()
+            let restoredWall = wallSeconds()
             let tcTook = Double(restored - removing) / 1e6
             let before = offset
-            _ = try waitFor("frames after the outage", seconds: 30) {
-                try frames(printed, from: before).sequences.isEmpty ? nil : true
+            // The first frame sent after the outage is the first past its gap in the sequence (at
+            // least a second of frames): what came before it was still queued from before.
+            let lastBefore = all.last ?? -1
+            let printedAt = try waitFor("frames after the outage", seconds: 30) { () -> Double? in
+                let (sequences, times, _) = try frames(printed, from: before)
+                let previous = [lastBefore] + sequences
+                guard let i = sequences.indices.first(where: { sequences[$0] - previous[$0] > hertz / 2 }) else {
+                    return nil
+                }
+                return times[i]
             }
-            resumed = Double(MonotonicClock.nanoseconds() - restored) / 1e6
+            let noticed = Double(MonotonicClock.nanoseconds() - restored) / 1e6
+            resumed = max(0, (printedAt - restoredWall) * 1000)
             let stalled = probe.stop()
             _ = try phase("restored", seconds: 2)
             say(
-                "VMTEST-INFO netem: frames back \(Int(resumed)) ms after tc removed the impairment (tc itself took \(Int(tcTook)) ms); this VM stalled up to \(Int(stalled)) ms meanwhile"
+                "VMTEST-INFO netem: frames back \(Int(resumed)) ms after tc was done removing the impairment (\(Int((printedAt - removingWall) * 1000)) ms after it began; tc itself took \(Int(tcTook)) ms), by the receiver's stamp; this runner saw them \(Int(noticed)) ms after tc was done; this VM stalled up to \(Int(stalled)) ms meanwhile"
             )
             if resumed < 1000 { break }
             guard stalled >= resumed - 1000 else {
