@@ -202,10 +202,12 @@ enum LiveSourceTests {
         let gone = try framesWithin(1.0)
         try expect(gone.count == 0, "frames while unplugged: \(gone.count)")
         // Plug it back: the same controller (same MAC) gets a new node.
+        let probe = StallProbe()
         let returned = MonotonicClock.nanoseconds()
         controller = try DualSenseEmulator()
         controller?.startStreaming(still, hertz: 250)
         let after = try framesWithin(3.0)
+        let stalled = probe.stop()
         try sender.send(signal: SIGTERM)
         let messages = try sender.readAllErrors()
         try sender.wait()
@@ -214,8 +216,18 @@ enum LiveSourceTests {
         }
         // From plugging the controller back in (before the kernel even probed it) to the first frame.
         let resumeSeconds = Double(first - returned) / 1e9
-        say("VMTEST-INFO stream resumed \(resumeSeconds) s after the controller was plugged back")
-        try expect(resumeSeconds < 1.0, "resumed after \(resumeSeconds) s; sender said: \(messages)")
+        say(
+            "VMTEST-INFO stream resumed \(resumeSeconds) s after the controller was plugged back; this VM stalled up to \(Int(stalled)) ms meanwhile"
+        )
+        // The second is real time: when this VM itself stalled as long as the excess (a starved
+        // VM: three on two cores once took 1.14 s), the figure says nothing about mouse3d.
+        if resumeSeconds >= 1.0 && stalled >= (resumeSeconds - 1.0) * 1000 {
+            say(
+                "VMTEST-SKIP the replug's 1 s: resumed after \(resumeSeconds) s while this VM stalled up to \(Int(stalled)) ms"
+            )
+        } else {
+            try expect(resumeSeconds < 1.0, "resumed after \(resumeSeconds) s; sender said: \(messages)")
+        }
         try expect(
             messages.contains("waiting for it to come back") && messages.contains("resuming"),
             "sender messages: \(messages)")
