@@ -22,9 +22,10 @@ if [ -x /lib/systemd/systemd-udevd ]; then
 fi
 
 selected=$(tr ' ' '\n' < /proc/cmdline | sed -n 's/^vmtest.only=//p' | tr ',' ' ')
+shard=$(tr ' ' '\n' < /proc/cmdline | sed -n 's/^vmtest.shard=/--shard=/p')
 echo "VMTEST-READY uptime $(cut -d' ' -f1 /proc/uptime) s"
 # shellcheck disable=SC2086
-/mouse3d-vmtests $selected
+/mouse3d-vmtests $shard $selected
 status=$?
 if [ "$status" != 0 ]; then
     echo "VMTEST-DMESG kernel messages (last 40):"

@@ -10,7 +10,8 @@
 # every core the tests took over 600 s), VM_MEMORY (MiB; default 768), VM_UDEV (1: run systemd-udevd),
 # VM_CPUS (virtual CPUs, each a host thread under multi-threaded TCG; default 2: with one, an
 # emulated controller streaming at 250 Hz and the mouse3d under test took turns, and a debug
-# build of `run` needed 9-20 s to start).
+# build of `run` needed 9-20 s to start), VM_SHARDS (how many VMs boot at once, each running every
+# Nth test; default 1).
 # Prints each test's result and a closing line "vm: N passed, N failed". Exit status: 0 all passed,
 # 1 a test failed, 2 the VM crashed, panicked, hung past the limit or never ran the tests.
 set -euo pipefail
@@ -63,7 +64,10 @@ runner=$(swift build --show-bin-path)/mouse3d-vmtests
 bin=$(swift build -c release --show-bin-path)
 
 # 3. The initramfs: busybox, modules with their dependencies, udevd, the runner and its libraries.
-rootfs="$cache/rootfs"
+# Each run's own (the run-all harness self-check boots while the device tests run).
+rootfs="$cache/rootfs-$$"
+initramfs="$cache/initramfs-$$.cpio"
+trap 'rm -rf "$rootfs" "$initramfs"' EXIT
 rm -rf "$rootfs"
 mkdir -p "$rootfs"/{bin,dev,proc,sys,run,tmp,lib/modules,etc}
 cp /bin/busybox "$rootfs/bin/"
@@ -134,48 +138,69 @@ if [ "$use_udev" = 1 ]; then
     printf 'root:x:0:0:root:/:/bin/sh\nplayer:x:1000:1000::/tmp:/bin/sh\nstranger:x:1001:1001::/tmp:/bin/sh\n' > "$rootfs/etc/passwd"
     printf 'root:x:0:\nmouse3d:x:101:player\ninput:x:102:stranger\nplayer:x:1000:\nstranger:x:1001:\n' > "$rootfs/etc/group"
 fi
-(cd "$rootfs" && find . | cpio -o -H newc -R 0:0 --quiet) > "$cache/initramfs.cpio"
+(cd "$rootfs" && find . | cpio -o -H newc -R 0:0 --quiet) > "$initramfs"
 
-# 4. Boot, with a hard time limit; the serial console is the log.
+# 4. Boot, with a hard time limit; the serial console is the log. With VM_SHARDS=N, N VMs boot at
+# once from the same initramfs, each running every Nth test (the tests are mostly real time:
+# scripted motion and rests, so two VMs take about the time of the longer half).
 kernel="$cache/vmlinux"
 [ -f "$kernel" ] || kernel="$cache/kernel/boot/vmlinuz-$version"
 append="console=ttyS0 quiet panic=-1 oops=panic mitigations=off"
 [ $# -gt 0 ] && append="$append vmtest.only=$(IFS=,; echo "$*")"
-log="$cache/logs/boot-$(date +%Y%m%d-%H%M%S)-$$.log"
+shards=${VM_SHARDS:-1}
+case "$shards" in [1-9]) ;; *) echo "vm: VM_SHARDS must be 1 to 9, not '$shards'" >&2; exit 2 ;; esac
+stamp="$(date +%Y%m%d-%H%M%S)-$$"
+logs=() pids=()
 started=$(date +%s.%N)
-set +e
-timeout --kill-after=5 "$timeout_seconds" qemu-system-x86_64 -accel tcg,thread=multi -m "$memory" -smp ${VM_CPUS:-2} \
-    -nodefaults -no-user-config -nographic -serial "file:$log" -monitor none -net none -no-reboot \
-    -kernel "$kernel" -initrd "$cache/initramfs.cpio" -append "$append" </dev/null >/dev/null 2>&1
-qemu_status=$?
-set -e
+for shard in $(seq 0 $((shards - 1))); do
+    log="$cache/logs/boot-$stamp$([ "$shards" = 1 ] || echo "-shard$shard").log"
+    logs+=("$log")
+    timeout --kill-after=5 "$timeout_seconds" qemu-system-x86_64 -accel tcg,thread=multi -m "$memory" -smp ${VM_CPUS:-2} \
+        -nodefaults -no-user-config -nographic -serial "file:$log" -monitor none -net none -no-reboot \
+        -kernel "$kernel" -initrd "$initramfs" -append "$append vmtest.shard=$shard/$shards" </dev/null >/dev/null 2>&1 &
+    pids+=($!)
+done
+statuses=()
+for pid in "${pids[@]}"; do
+    status=0
+    wait "$pid" || status=$?
+    statuses+=("$status")
+done
 elapsed=$(awk "BEGIN {printf \"%.1f\", $(date +%s.%N) - $started}")
 
-# 5. Results.
-passed=$(grep -ac '^VMTEST-CASE .* PASS' "$log" || true)
-failed=$(grep -ac '^VMTEST-CASE .* FAIL' "$log" || true)
-grep -a '^VMTEST-CASE' "$log" | sed 's/^VMTEST-CASE /vm: /' || true
-# A figure a test could not judge (the VM itself stalled) is said, never passed over in silence.
-grep -a '^VMTEST-SKIP' "$log" | sed 's/^VMTEST-SKIP /vm: skipped: /' || true
-problem=""
-if ! grep -aq '^VMTEST-DONE' "$log"; then
-    if [ "$qemu_status" = 124 ] || [ "$qemu_status" = 137 ]; then problem="the VM hung past ${timeout_seconds} s"
-    elif grep -aq 'Kernel panic' "$log"; then problem="the kernel panicked"
-    else problem="the VM stopped before the tests finished (qemu exit $qemu_status)"; fi
-    # A test that started but never reported crashed the runner.
-    # (The serial console ends lines with CR LF: without the CR a name matches its result line.)
-    started_tests=$(grep -a '^VMTEST-START' "$log" | tr -d '\r' | awk '{print $2}')
-    for name in $started_tests; do
-        grep -aq "^VMTEST-CASE $name " "$log" || { echo "vm: $name FAIL: did not finish ($problem)"; failed=$((failed + 1)); }
-    done
-fi
-if [ -n "$problem" ] || [ "$failed" != 0 ]; then
-    echo "---- serial log ($log), last 60 lines:"
-    tail -n 60 "$log" | sed 's/^/    /'
-fi
-echo "VM boot and tests took ${elapsed} s (kernel $version)"
+# 5. Results, each VM's in turn.
+passed=0 failed=0 problems=0
+for shard in "${!logs[@]}"; do
+    log=${logs[$shard]} qemu_status=${statuses[$shard]}
+    passed=$((passed + $(grep -ac '^VMTEST-CASE .* PASS' "$log" || true)))
+    shard_failed=$(grep -ac '^VMTEST-CASE .* FAIL' "$log" || true)
+    grep -a '^VMTEST-CASE' "$log" | sed 's/^VMTEST-CASE /vm: /' || true
+    # A figure a test could not judge (the VM itself stalled) is said, never passed over in silence.
+    grep -a '^VMTEST-SKIP' "$log" | sed 's/^VMTEST-SKIP /vm: skipped: /' || true
+    problem=""
+    if ! grep -aq '^VMTEST-DONE' "$log"; then
+        if [ "$qemu_status" = 124 ] || [ "$qemu_status" = 137 ]; then problem="the VM hung past ${timeout_seconds} s"
+        elif grep -aq 'Kernel panic' "$log"; then problem="the kernel panicked"
+        else problem="the VM stopped before the tests finished (qemu exit $qemu_status)"; fi
+        [ "$shards" = 1 ] || problem="$problem (VM $((shard + 1)) of $shards)"
+        # A test that started but never reported crashed the runner.
+        # (The serial console ends lines with CR LF: without the CR a name matches its result line.)
+        started_tests=$(grep -a '^VMTEST-START' "$log" | tr -d '\r' | awk '{print $2}')
+        for name in $started_tests; do
+            grep -aq "^VMTEST-CASE $name " "$log" || { echo "vm: $name FAIL: did not finish ($problem)"; shard_failed=$((shard_failed + 1)); }
+        done
+        echo "vm: $problem"
+        problems=$((problems + 1))
+    fi
+    if [ -n "$problem" ] || [ "$shard_failed" != 0 ]; then
+        echo "---- serial log ($log), last 60 lines:"
+        tail -n 60 "$log" | sed 's/^/    /'
+    fi
+    failed=$((failed + shard_failed))
+done
+echo "VM boot and tests took ${elapsed} s (kernel $version$([ "$shards" = 1 ] || echo ", $shards VMs at once"))"
 echo "vm: $passed passed, $failed failed"
-[ -n "$problem" ] && exit 2
+[ "$problems" = 0 ] || exit 2
 [ "$failed" = 0 ] || exit 1
 [ "$passed" -gt 0 ] || { echo "vm: no test ran"; exit 2; }
 exit 0

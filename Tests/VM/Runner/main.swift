@@ -74,7 +74,16 @@ let allTests: [(name: String, run: () throws -> Void)] = [
 ]
 let defaultExcluded = Set(["harness_selftest_must_fail"] + allTests.map(\.name).filter { $0.hasPrefix("seat_") })
 
-let requested = Array(CommandLine.arguments.dropFirst()).flatMap { $0.split(separator: ",").map(String.init) }
+// `--shard=I/N`: only every Nth of the tests chosen, from the Ith (Tests/VM/run.sh boots N VMs at once).
+let shardArgument = CommandLine.arguments.dropFirst().first { $0.hasPrefix("--shard=") }
+let shard = shardArgument.map { $0.dropFirst("--shard=".count).split(separator: "/").compactMap { Int($0) } } ?? [0, 1]
+if shard.count != 2 || shard[1] < 1 || !(0..<shard[1]).contains(shard[0]) {
+    say("VMTEST-CASE shard FAIL: \(shardArgument ?? "") is not --shard=I/N with 0 <= I < N")
+    exit(1)
+}
+let requested = Array(CommandLine.arguments.dropFirst()).filter { !$0.hasPrefix("--shard=") }.flatMap {
+    $0.split(separator: ",").map(String.init)
+}
 let unknown = requested.filter { name in !allTests.contains { $0.name == name } }
 if !unknown.isEmpty {
     say(
@@ -83,7 +92,8 @@ if !unknown.isEmpty {
     exit(1)
 }
 var failures = 0
-for test in allTests where requested.isEmpty ? !defaultExcluded.contains(test.name) : requested.contains(test.name) {
+let chosen = allTests.filter { requested.isEmpty ? !defaultExcluded.contains($0.name) : requested.contains($0.name) }
+for (index, test) in chosen.enumerated() where index % shard[1] == shard[0] {
     say("VMTEST-START \(test.name)")
     let start = MonotonicClock.nanoseconds()
     do {
