@@ -588,6 +588,9 @@ extension StreamBenchmark {
         /// The p99 of a minimal UDP receiver under the same load, and its CPU (% of a core).
         var floorP99: Double
         var floorCPU: Double
+        /// The CPU of the receiver's event loop alone (epoll, recvmmsg, a write a wake-up; no work)
+        /// under the same load: how much of the receiver's CPU above the floor is the loop's.
+        var loopCPU: Double
     }
 
     /// Many paired senders on one receiver: for each count in `counts`, that many sealed streams at
@@ -607,22 +610,24 @@ extension StreamBenchmark {
             let row = rows.last!
             print(
                 "\(count) sealed senders × 1000 frames/s for \(seconds) s: sent \(row.sent), received \(row.received), lost \(row.lost); "
-                    + "latency send→output:\(row.latency) (floor p99 \(fixed(row.floorP99, 0)) µs); receiver CPU \(fixed(row.receiverCPU, 1))% of a core (floor \(fixed(row.floorCPU, 1))%), peak RSS \(fixed(Double(row.receiverRSS) / 1_048_576, 1)) MiB"
+                    + "latency send→output:\(row.latency) (floor p99 \(fixed(row.floorP99, 0)) µs); receiver CPU \(fixed(row.receiverCPU, 1))% of a core (floor \(fixed(row.floorCPU, 1))%, event loop alone \(fixed(row.loopCPU, 1))%), peak RSS \(fixed(Double(row.receiverRSS) / 1_048_576, 1)) MiB"
             )
         }
         print("")
         print(
-            "| senders | frames/s | lost | p99 send→output | floor p99, same load | receiver CPU | floor CPU, same load | receiver peak RSS |"
+            "| senders | frames/s | lost | p99 send→output | floor p99, same load | receiver CPU | floor CPU, same load | event loop alone | receiver/floor CPU | receiver peak RSS |"
         )
-        print("|---|---|---|---|---|---|---|---|")
+        print("|---|---|---|---|---|---|---|---|---|---|")
         for row in rows {
             print(
                 "| \(row.senders) | \(row.senders * 1000) | \(row.lost) of \(row.sent) | \(fixed(row.p99, 0)) µs | \(fixed(row.floorP99, 0)) µs "
-                    + "| \(fixed(row.receiverCPU, 1))% | \(fixed(row.floorCPU, 1))% | \(fixed(Double(row.receiverRSS) / 1_048_576, 1)) MiB |"
+                    + "| \(fixed(row.receiverCPU, 1))% | \(fixed(row.floorCPU, 1))% | \(fixed(row.loopCPU, 1))% "
+                    + "| \(fixed(row.receiverCPU / max(row.floorCPU, 0.01), 2))× | \(fixed(Double(row.receiverRSS) / 1_048_576, 1)) MiB |"
             )
         }
         print(
-            "floor: the same pacing from as many sockets into a minimal receiver blocked in recvfrom (bench floor-peer)"
+            "floor: the same pacing from as many sockets into a minimal receiver blocked in recvfrom (bench floor-peer); "
+                + "event loop alone: the same into the receiver's event loop doing no work (epoll, recvmmsg, one write a wake-up; bench floor-peer --role loop)"
         )
     }
 
@@ -678,19 +683,24 @@ extension StreamBenchmark {
             .map { String($0.split(separator: ":", maxSplits: 2).last ?? "") } ?? " n/a"
         let received = max(0, summaryValue("frames", in: report))
         let floor = try floorLoad(executable: executable, senders: streamers.count)
+        // The bench's own build (an older one measured with --executable may not have the role).
+        let loop = try floorLoad(executable: try FileSystem.executablePath(), senders: streamers.count, role: "loop")
         return LoadRow(
             senders: streamers.count, sent: sent - notDelivered, received: received,
             lost: sent - notDelivered - received, latency: latency,
             p99: Self.p99(in: latency), receiverCPU: cpu / elapsed * 100, receiverRSS: rss,
-            floorP99: floor.p99, floorCPU: floor.cpu)
+            floorP99: floor.p99, floorCPU: floor.cpu, loopCPU: loop.cpu)
     }
 
     /// The machine's floor under the same load: the same pacing from as many sockets, each datagram
     /// stamped with the clock just before sendto, into a minimal receiver blocked in recvfrom: its p99
     /// and its CPU (% of a core) after the warm-up, as the receiver's are measured.
-    func floorLoad(executable: String, senders count: Int) throws -> (p99: Double, cpu: Double) {
+    /// `role` "loop": the receiver's event loop doing no work instead (``FloorPeer/receiveOnLoop``).
+    func floorLoad(executable: String, senders count: Int, role: String = "receiver") throws -> (
+        p99: Double, cpu: Double
+    ) {
         let total = Int(seconds * 1000) * count + 1000 * count
-        let (receiver, port) = try startFloorReceiver(executable, count: total, warmUpSeconds: 1)
+        let (receiver, port) = try startFloorReceiver(executable, count: total, warmUpSeconds: 1, role: role)
         let target = try SocketAddress.resolve("127.0.0.1:\(port)", defaultPort: 0, passive: false)
         let sockets = try (0..<count).map { _ in try UDPSocket(family: target.family) }
         var bytes = [UInt8](repeating: 0, count: AttitudeDatagram.byteCount)
@@ -715,11 +725,15 @@ extension StreamBenchmark {
 
     /// Starts `bench floor-peer`'s receiver for `count` datagrams (latency counted from `warmUpSeconds`
     /// after the first); returns it and its loopback port.
-    func startFloorReceiver(_ executable: String, count: Int, warmUpSeconds: Int? = nil) throws -> (ChildProcess, Int) {
+    func startFloorReceiver(_ executable: String, count: Int, warmUpSeconds: Int? = nil, role: String = "receiver")
+        throws
+        -> (ChildProcess, Int)
+    {
         let receiver = try ChildProcess(
             executable: executable,
-            arguments: ["bench", "floor-peer", "--role", "receiver", "--count", "\(count)"]
-                + (warmUpSeconds.map { ["--warm-up", "\($0)"] } ?? []))
+            arguments: ["bench", "floor-peer", "--role", role, "--count", "\(count)"]
+                + (warmUpSeconds.map { ["--warm-up", "\($0)"] } ?? []),
+            standardOutputPath: "/dev/null")
         guard let port = try loopbackPort(announcedBy: receiver) else {
             throw ActionableError("the floor receiver did not start")
         }

@@ -11,9 +11,12 @@ extension Mouse3D {
             abstract: "Internal to bench stream: a minimal UDP sender or receiver, to measure the machine's floor.",
             shouldDisplay: false)
 
-        enum Role: String, ExpressibleByArgument { case sender, receiver }
+        enum Role: String, ExpressibleByArgument { case sender, receiver, loop }
 
-        @Option(help: "sender (sleep 1 ms with clock_nanosleep, sendto) or receiver (blocking recvfrom).")
+        @Option(
+            help:
+                "sender (sleep 1 ms with clock_nanosleep, sendto), receiver (blocking recvfrom) or loop (the receiver's event loop: epoll, recvmmsg, one write a wake-up; no work)."
+        )
         var role: Role
 
         @Option(help: "Loopback UDP port (the receiver prints its own when given 0).")
@@ -29,6 +32,7 @@ extension Mouse3D {
             switch role {
             case .sender: try FloorPeer.send(toLoopbackPort: port, count: count)
             case .receiver: try FloorPeer.receive(onLoopbackPort: port, count: count, warmUp: warmUp)
+            case .loop: try FloorPeer.receiveOnLoop(onLoopbackPort: port, count: count, warmUp: warmUp)
             }
         }
     }
