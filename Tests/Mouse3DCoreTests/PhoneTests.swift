@@ -123,6 +123,49 @@ struct PhoneTests {
         #expect(worstLag < 5_000_000, "\(Double(worstLag) / 1e6) ms off the truth")
     }
 
+    @Test(
+        "A turn and back while the least delay drops mid-turn (40 -> 30 ms): the turns are integrated over the phone's own intervals and cancel, the mapping moves while still and settles; slewing through the turns would leave 0.09°"
+    )
+    func clockHoldsWhileTurning() {
+        // A phone lying flat at 60 Hz, batches of 3 every 50 ms: 4 s still, 1 s at +90 °/s about z,
+        // 2 s still, 1 s at -90 °/s, then 25 s still. Its clock reads local - 8 s.
+        func gamma(_ t: Double) -> Double { (4..<5).contains(t) ? 90 : (7..<8).contains(t) ? -90 : 0 }
+        var mapper = PhoneSampleMapper()
+        var slewing = PhoneClock()  // what the mapping did before: it moved while the phone turned
+        var held: [(time: Int64, gamma: Double)] = []
+        var slewed: [(time: Int64, gamma: Double)] = []
+        for batch in stride(from: 0, to: 33 * 60, by: 3) {
+            let readings = (batch..<batch + 3).map { k in
+                PhoneReading(
+                    milliseconds: 1000 + Double(k) * 1000 / 60, rotationRate: SIMD3(0, 0, gamma(Double(k) / 60)),
+                    accelerationIncludingGravity: SIMD3(0, 0, 9.80665))
+            }
+            let delay: Int64 = Double(batch) / 60 < 4.5 ? 40_000_000 : 30_000_000
+            let arrival = 8_000_000_000 + Int64((readings.last!.milliseconds * 1e6).rounded()) + delay
+            for (r, sample) in zip(readings, mapper.samples(readings, arrival: arrival)) {
+                held.append((sample.timestampNanoseconds, r.rotationRate.z))
+            }
+            let times = slewing.map(readings.map(\.milliseconds), arrival: arrival, still: true)
+            slewed += zip(times, readings).map { ($0, $1.rotationRate.z) }
+        }
+        /// Degrees turned: each reading's rate over the interval up to it.
+        func turned(_ samples: [(time: Int64, gamma: Double)]) -> Double {
+            zip(samples, samples.dropFirst()).reduce(0) { $0 + $1.1.gamma * Double($1.1.time - $1.0.time) * 1e-9 }
+        }
+        let heldResidual = turned(held)
+        let slewedResidual = turned(slewed)
+        print(
+            "phone clock, turn and back across a delay drop: held \(heldResidual)°, slewed through the turns \(slewedResidual)°"
+        )
+        #expect(abs(heldResidual) < 1e-6, "the turns did not cancel: \(heldResidual)°")
+        #expect(abs(slewedResidual) > 0.05, "the scenario does not move the mapping mid-turn: \(slewedResidual)°")
+        // Still afterwards, the mapping moved to the new estimate.
+        let clock = mapper.clock
+        #expect(
+            clock.offset != nil && abs(clock.offset! - clock.estimate!) < 1_000_000,
+            "\(String(describing: clock.offset)) against \(String(describing: clock.estimate))")
+    }
+
     @Test("A page reload (its clock starts again near 0) and a forward jump: anchored anew, times still increase")
     func clockSteps() {
         var clock = PhoneClock()

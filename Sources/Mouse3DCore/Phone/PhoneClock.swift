@@ -7,7 +7,10 @@
 /// that message's delay, and its minimum over the last ``windowNanoseconds`` is the offset plus the
 /// least delay seen. The mapping follows that minimum, but moves at most ``maximumSlew`` of the
 /// time that passed (so a change of the estimate reads as a 0.2 % rate error for a moment, never
-/// as a step); the two clocks' drift (tens of ppm) is well within that. A page whose clock jumps
+/// as a step); the two clocks' drift (tens of ppm) is well within that. It moves while the phone is
+/// still: a turn integrated over intervals 0.2 % short is 0.2 % short (3.6 pointer counts of a 90°
+/// turn, which a turn back then fails to undo), so while it turns the mapping holds, unless it is
+/// ``holdLimitNanoseconds`` or more off the estimate. A page whose clock jumps
 /// (backward: a reload starts a new time origin; or forward past ``stepNanoseconds`` beyond the
 /// arrival) is anchored anew, after the last time handed out: output times only ever increase.
 public struct PhoneClock: Sendable {
@@ -20,6 +23,8 @@ public struct PhoneClock: Sendable {
     public static let startNanoseconds: Int64 = 2_000_000_000, startSlew = 0.05
     /// A reading this far from where the estimate puts it is a jump of the page's clock.
     public static let stepNanoseconds: Int64 = 1_000_000_000
+    /// While the phone turns the mapping holds, unless it is this far off the estimate.
+    public static let holdLimitNanoseconds: Int64 = 50_000_000
 
     /// Local = phone + offset (ns), as applied now; nil before the first message.
     public private(set) var offset: Int64?
@@ -38,8 +43,9 @@ public struct PhoneClock: Sendable {
     public var estimate: Int64? { candidates.first?.offset }
 
     /// Maps one message's reading times (ms on the page's clock) that arrived at `arrival` (local
-    /// monotonic ns) to local nanoseconds, in order, each after the one before.
-    public mutating func map(_ milliseconds: [Double], arrival: Int64) -> [Int64] {
+    /// monotonic ns) to local nanoseconds, in order, each after the one before. `still`: the phone
+    /// did not turn over these readings, so the mapping may move (see the type's description).
+    public mutating func map(_ milliseconds: [Double], arrival: Int64, still: Bool = true) -> [Int64] {
         guard let lastMs = milliseconds.last else { return [] }
         let phone = milliseconds.map { Int64(($0 * 1e6).rounded()) }
         let last = Int64((lastMs * 1e6).rounded())
@@ -68,10 +74,11 @@ public struct PhoneClock: Sendable {
         if let applied = offset, let p = lastPhone {
             let passed = max(0, last &- p)
             let slew = last &- anchoredPhone < Self.startNanoseconds ? Self.startSlew : Self.maximumSlew
-            let room = Int64(Double(passed) * slew)
+            let off = target &- applied
+            let room = still || abs(off) >= Self.holdLimitNanoseconds ? Int64(Double(passed) * slew) : 0
             start = applied
             previous = p
-            offset = applied + min(max(target &- applied, -room), room)
+            offset = applied + min(max(off, -room), room)
         } else {
             start = target
             previous = phone[0]

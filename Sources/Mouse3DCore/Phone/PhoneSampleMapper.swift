@@ -22,9 +22,16 @@ public struct PhoneSampleMapper: Sendable {
 
     public init() {}
 
+    /// Readings all slower than this (°/s) are a still phone's, when its clock's mapping may move.
+    public static let stillDegreesPerSecond = 5.0
+
     /// The samples of one message's `readings`, which arrived at `arrival` (monotonic ns).
     public mutating func samples(_ readings: [PhoneReading], arrival: Int64) -> [MotionSample] {
-        let times = clock.map(readings.map(\.milliseconds), arrival: arrival)
+        // Still: no reading turned faster than a resting phone's gyroscope reads with its offset.
+        let still = readings.allSatisfy { r in
+            (r.rotationRate * r.rotationRate).sum() < Self.stillDegreesPerSecond * Self.stillDegreesPerSecond
+        }
+        let times = clock.map(readings.map(\.milliseconds), arrival: arrival, still: still)
         let sign = platform == .webKit ? -1.0 : 1.0
         // The screen's axes from the device's: a turn by the angle about z (exact at right angles).
         let (c, s): (Double, Double) =
