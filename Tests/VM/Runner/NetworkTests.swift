@@ -67,9 +67,9 @@ enum NetworkTests {
         }
     }
 
-    /// The printed frames since `offset` bytes into the output: (sequence, stream) in output order,
-    /// with the wall-clock time the receiver printed each (its "time", seconds). The lines are
-    /// scanned with libc's memchr and memmem: parsed with String's methods in this debug build under
+    /// The printed frames since `offset` bytes into the output: their sequence numbers in output
+    /// order, with the wall-clock time the receiver printed each (its "time", seconds). The lines are
+    /// scanned with libc's memchr and memcmp: parsed with String's methods in this debug build under
     /// TCG, a phase's 20,000 lines took the runner 9 to 13 s, so each phase ran that much longer
     /// than it said and the runner took a vCPU from the processes under test.
     static func frames(_ path: String, from offset: Int) throws -> (sequences: [Int], times: [Double], end: Int) {
@@ -328,8 +328,9 @@ enum NetworkTests {
             let restoredWall = wallSeconds()
             let tcTook = Double(restored - removing) / 1e6
             let before = offset
-            // The first frame sent after the outage is the first past its gap in the sequence (at
-            // least a second of frames): what came before it was still queued from before.
+            // The first frame sent after the outage is the first past its gap in the sequence (more
+            // than half a second of frames; the outage drops 1.5 s and more): what came before it
+            // was still queued from before.
             let lastBefore = all.last ?? -1
             let printedAt = try waitFor("frames after the outage", seconds: 30) { () -> Double? in
                 let (sequences, times, _) = try frames(printed, from: before)
