@@ -85,7 +85,9 @@ struct LinkTests {
     @Test(
         "--extrapolate fills a 200 ms gap for at most its cap, with the turn carried on; frames take over when they return"
     )
-    func extrapolate() throws {
+    func extrapolate() throws { try UnderLoad.measure { try extrapolateAlone() } }
+
+    func extrapolateAlone() throws {
         let listener = try OpentrackListener()
         defer { listener.close() }
         let opentrackPort = listener.port
@@ -97,6 +99,7 @@ struct LinkTests {
         defer { _ = receiver.terminate() }
         let stream = try PlainStream(to: UInt16(try receiver.listeningPort()))
         defer { stream.close() }
+        let load = MachineLoad(children: [receiver.process.processIdentifier])
         // Turning left at 1 rad/s, 100 Hz; frames 50–69 (200 ms) never come.
         let start = Date()
         for k in 0..<100 {
@@ -148,7 +151,10 @@ struct LinkTests {
             #expect(after.last! <= last + 0.05 + 1e-6, "within the 50 ms cap after frame \(k): \(after)")
         }
         // The 200 ms gap after frame 49, and the silence after frame 99, are filled (a late timer on a
-        // busy machine may leave out the last one or two of the four).
+        // busy machine may leave out the last one or two of the four; fewer than two while others
+        // took the CPU, beside the browser tests in CI, is measured again).
+        let filled = [49, 99].map { predictions[$0]?.count ?? 0 }
+        try UnderLoad.check(filled.min()! < 2, "predictions after frames 49 and 99: \(filled)", load: load)
         #expect((predictions[49]?.count ?? 0) >= 2, "the gap: \(predictions[49] ?? [])")
         #expect((predictions[99]?.count ?? 0) >= 2, "after the last frame: \(predictions[99] ?? [])")
     }
