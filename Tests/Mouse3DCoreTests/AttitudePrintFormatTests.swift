@@ -31,6 +31,35 @@ struct AttitudePrintFormatTests {
     }
 
     @Test(
+        "jsonl's whole numbers (two digits at a time) as Swift writes them: every sequence below 100,000, each power of ten and one either side, odd and even digit counts, microseconds padded"
+    )
+    func jsonlNumbers() {
+        var values: [UInt64] = Array(0..<100_000)
+        var power: UInt64 = 1
+        for _ in 0..<20 {
+            values += [power &- 1, power, power &+ 1]
+            power = power.multipliedReportingOverflow(by: 10).partialValue
+        }
+        values += [.max, .max - 1, 1 << 63, 12_345_678_901_234_567_890]
+        var u = Self.update
+        var mismatches = 0
+        for v in values {
+            u.sequence = v
+            let wall = v % 4_000_000_000_000_000_000  // microseconds: every padding from none to six zeros
+            let line = AttitudePrintFormat.jsonl.line(u, wallNanoseconds: wall, secondText: "")
+            let micros = String(wall / 1000 % 1_000_000)
+            let expected =
+                #"{"sender":"127.0.0.1:5000","stream":"2a","seq":\#(v),"time":\#(wall / 1_000_000_000).\#(String(repeating: "0", count: 6 - micros.count) + micros),"#
+                + #""roll":0.5,"pitch":-0.25,"yaw":1.0,"buttons":3}"#
+            if line != expected {
+                mismatches += 1
+                if mismatches <= 5 { Issue.record("\(v): \(line), expected \(expected)") }
+            }
+        }
+        #expect(mismatches == 0, "\(mismatches) of \(values.count) lines differ")
+    }
+
+    @Test(
         "jsonl: the longest line (largest sequence, time and buttons, the longest floats) whole, each float as description writes it"
     )
     func jsonlLongest() {

@@ -148,20 +148,8 @@ struct ASCIIWriter {
     /// `value` in decimal, zero-padded to `minimumDigits` (at most 20).
     @inline(__always)
     mutating func decimal(_ value: UInt64, minimumDigits: Int = 1) {
-        var count = 1
-        var v = value
-        while v >= 10 {
-            v /= 10
-            count += 1
-        }
-        count = max(count, min(minimumDigits, 20))
-        v = value
-        var i = count
-        while i > 0 {
-            i -= 1
-            position[i] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: v % 10)
-            v /= 10
-        }
+        let count = max(DecimalDigits.count(value), min(minimumDigits, 20))
+        DecimalDigits.write(value, count: count, to: position)
         position += count
     }
 

@@ -117,13 +117,7 @@ public enum ShortestFloat {
     /// `count` decimal digits of `value`, the last at `p + count - 1`.
     @inline(__always)
     static func writeDigits(_ value: UInt32, count: Int, to p: UnsafeMutablePointer<UInt8>) {
-        var v = value
-        var i = count
-        while i > 0 {
-            i -= 1
-            p[i] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: v % 10)
-            v /= 10
-        }
+        DecimalDigits.write(UInt64(value), count: count, to: p)
     }
 
     // MARK: The digits (Ryū for binary32)
