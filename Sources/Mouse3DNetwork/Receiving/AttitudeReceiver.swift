@@ -92,6 +92,12 @@ public final class AttitudeReceiver {
     /// Returns how many datagrams were read. The kernel hands over up to 64 per `recvmmsg(2)`.
     @discardableResult
     public func drain(limit: Int = 4096, _ handle: (Event) throws -> Void) throws -> Int {
+        try withoutActuallyEscaping(handle) { try drain(limit: limit, handler: ClosureEventHandler(body: $0)) }
+    }
+
+    /// ``drain(limit:_:)`` with a handler (the running reception's: see ``AttitudeEventHandler``).
+    @discardableResult
+    func drain<H: AttitudeEventHandler>(limit: Int = 4096, handler: H) throws -> Int {
         var count = 0
         while count < limit {
             let n = try socket.receive(into: batch, limit: limit - count)
@@ -100,7 +106,7 @@ public final class AttitudeReceiver {
                 // Each its own time, as read in turn: streams' order of arrival decides which are
                 // the least recently heard.
                 let now = MonotonicClock.nanoseconds()
-                try intake(batch.bytes(i), length: batch.length(i), from: batch.sender(i), now: now, handle)
+                try intake(batch.bytes(i), length: batch.length(i), from: batch.sender(i), now: now, handler)
             }
             count += n
             if n < batch.capacity { break }  // fewer than asked for: nothing more was waiting
@@ -109,9 +115,8 @@ public final class AttitudeReceiver {
     }
 
     /// One datagram from the socket: the per-source budget, link probes, then its frame.
-    private func intake(
-        _ bytes: UnsafeRawBufferPointer, length: Int, from sender: SocketAddress, now: UInt64,
-        _ handle: (Event) throws -> Void
+    private func intake<H: AttitudeEventHandler>(
+        _ bytes: UnsafeRawBufferPointer, length: Int, from sender: SocketAddress, now: UInt64, _ handler: H
     ) throws {
         // A datagram that claims to be a paired sender's is checked by its tag whatever its source
         // sent before (junk spoofed from the sender's own address cannot get its frames dropped);
@@ -120,25 +125,25 @@ public final class AttitudeReceiver {
             length == SealedDatagramLayout.byteCount && (opener?.claimsPairedSender(bytes) ?? false)
         guard claimsPairedSender || refusalBudget.wouldAllow(sender, now: now) else {
             // A source that keeps sending what is refused: dropped unread.
-            return try refuse(from: sender, .rateLimited, claimed: nil, now: now, handle)
+            return try refuse(from: sender, .rateLimited, claimed: nil, now: now, handler)
         }
         if format == .sealed && length == LinkProbe.byteCount && bytes[3] == LinkProbe.requestKind {
-            return try answerProbe(bytes, from: sender, now: now, handle)
+            return try answerProbe(bytes, from: sender, now: now, handler)
         }
-        try deliver(bytes, length: length, from: sender, now: now, handle)
+        try deliver(bytes, length: length, from: sender, now: now, handler)
     }
 
     /// A paired sender timing the link: answered (once per budget token, so a replayed or forged
     /// probe cannot make this a reflector), never counted as a frame.
-    private func answerProbe(
-        _ bytes: UnsafeRawBufferPointer, from sender: SocketAddress, now: UInt64, _ handle: (Event) throws -> Void
+    private func answerProbe<H: AttitudeEventHandler>(
+        _ bytes: UnsafeRawBufferPointer, from sender: SocketAddress, now: UInt64, _ handler: H
     ) throws {
         _ = refusalBudget.allow(sender, now: now)
         if let reply = opener?.answerProbe(bytes) {
             probesAnswered += 1
             _ = try reply.withUnsafeBytes { try socket.send($0, to: sender) }
         } else {
-            try refuse(from: sender, .badLinkProbe, claimed: nil, now: now, handle)
+            try refuse(from: sender, .badLinkProbe, claimed: nil, now: now, handler)
         }
     }
 
@@ -150,13 +155,21 @@ public final class AttitudeReceiver {
     public func sessionsStored(_ done: [(record: PairedPeer, stored: Bool)], _ handle: (Event) throws -> Void) throws
         -> Bool
     {
+        try withoutActuallyEscaping(handle) { try sessionsStored(done, handler: ClosureEventHandler(body: $0)) }
+    }
+
+    /// ``sessionsStored(_:_:)`` with a handler.
+    @discardableResult
+    func sessionsStored<H: AttitudeEventHandler>(_ done: [(record: PairedPeer, stored: Bool)], handler: H) throws
+        -> Bool
+    {
         guard let opener else { return false }
         var release = false
         for d in done { release = opener.reservationStored(d.record, stored: d.stored) || release }
         guard release else { return false }
         for item in held.takeAll() {
             try item.bytes.withUnsafeBytes {
-                try deliver($0, length: item.bytes.count, from: item.sender, now: item.received, handle)
+                try deliver($0, length: item.bytes.count, from: item.sender, now: item.received, handler)
             }
         }
         return true
@@ -164,9 +177,8 @@ public final class AttitudeReceiver {
 
     /// Verifies one datagram and hands on its frame (or counts its refusal); stores what its
     /// opening asks for.
-    private func deliver(
-        _ bytes: UnsafeRawBufferPointer, length: Int, from sender: SocketAddress, now: UInt64,
-        _ handle: (Event) throws -> Void
+    private func deliver<H: AttitudeEventHandler>(
+        _ bytes: UnsafeRawBufferPointer, length: Int, from sender: SocketAddress, now: UInt64, _ handler: H
     ) throws {
         var opening = verifier.verify(bytes, length: length, from: sender, inBackground: storesInBackground, now: now)
         if case .storeFirst(let record) = opening, let opener {
@@ -174,13 +186,13 @@ public final class AttitudeReceiver {
         }
         switch opening {
         case .frame(let verified):
-            try streams.meet(verified, from: sender, now: now, tally: &tally, handle)
+            try streams.meet(verified, from: sender, now: now, tally: &tally, handler)
         case .frameWithNews(let verified, let started, let ahead):
             // A renewal not started (a store failed lately) stays asked for: the stream's reservation
             // is stored first at its end (asking again per datagram would cost each one a lookup).
             if let ahead { _ = store?.storeInBackground(ahead) }
-            if let started { try handle(.sessionStarted(started)) }
-            try streams.meet(verified, from: sender, now: now, tally: &tally, handle)
+            if let started { try handler.handle(.sessionStarted(started)) }
+            try streams.meet(verified, from: sender, now: now, tally: &tally, handler)
         case .hold(let record):
             // The first datagrams of a new session, authentic: held until its state is stored.
             if let refusal = held.hold(
@@ -191,22 +203,27 @@ public final class AttitudeReceiver {
             }
             if let record, !(store?.storeInBackground(record) ?? false) {
                 // Not started (a store failed lately): the epoch is stored first when offered again.
-                try sessionsStored([(record, false)], handle)
+                try sessionsStored([(record, false)], handler: handler)
             }
         case .storeFirst:
             preconditionFailure("a store asked for is finished above")
         case .refused(let reason):
             _ = refusalBudget.allow(sender, now: now)
             let claimed = reason == .unknownSender ? opener?.claimedSenderID(bytes) : nil
-            try refuse(from: sender, reason, claimed: claimed, now: now, reported: opener != nil, handle)
+            try refuse(from: sender, reason, claimed: claimed, now: now, reported: opener != nil, handler)
         }
     }
 
     /// Reports streams that have been silent for 500 ms as of `now`, and the refusals summed over
     /// the last interval; forgets streams silent for ten minutes (checked at most once a second).
     public func checkSilence(now: UInt64, _ handle: (Event) throws -> Void) throws {
-        try streams.checkSilence(now: now, handle)
-        try reports.check(now: now) { try handle(Self.event($0)) }
+        try withoutActuallyEscaping(handle) { try checkSilence(now: now, handler: ClosureEventHandler(body: $0)) }
+    }
+
+    /// ``checkSilence(now:_:)`` with a handler.
+    func checkSilence<H: AttitudeEventHandler>(now: UInt64, handler: H) throws {
+        try streams.checkSilence(now: now, handler)
+        try reports.check(now: now) { try handler.handle(Self.event($0)) }
     }
 
     /// When ``checkSilence(now:_:)`` is next due: just after a stream would fall silent, at the end
@@ -220,20 +237,27 @@ public final class AttitudeReceiver {
 
     /// Counts a refusal of a datagram from `source` and, for a receiver of paired senders (or a
     /// refusal that is not the datagram's form), reports it boundedly.
-    private func refuse(
+    private func refuse<H: AttitudeEventHandler>(
         from source: SocketAddress, _ reason: Refusal, claimed: [UInt8]?, now: UInt64, reported: Bool = true,
-        _ handle: (Event) throws -> Void
+        _ handler: H
     ) throws {
         tally.dropped(from: source)
         refusals.add(reason)
         if reported {
-            try reports.note(from: source, reason: reason, claimed: claimed, now: now) { try handle(Self.event($0)) }
+            try reports.note(from: source, reason: reason, claimed: claimed, now: now) {
+                try handler.handle(Self.event($0))
+            }
         }
     }
 
     /// Reports the refusals summed so far (at the end of a run: nothing goes unsaid).
-    public func reportPendingRefusals(_ handle: (Event) throws -> Void) rethrows {
-        try reports.flush { try handle(Self.event($0)) }
+    public func reportPendingRefusals(_ handle: (Event) throws -> Void) throws {
+        try withoutActuallyEscaping(handle) { try reportPendingRefusals(handler: ClosureEventHandler(body: $0)) }
+    }
+
+    /// ``reportPendingRefusals(_:)`` with a handler.
+    func reportPendingRefusals<H: AttitudeEventHandler>(handler: H) throws {
+        try reports.flush { try handler.handle(Self.event($0)) }
     }
 
     private static func event(_ report: RefusalReports.Report) -> Event {

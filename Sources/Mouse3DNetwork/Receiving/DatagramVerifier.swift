@@ -17,8 +17,8 @@ struct DatagramVerifier {
         guard length == bytes.count else { return .refused(.oversized) }
         switch format {
         case .sealed:
-            guard let opener else { return .refused(.notMouse3D) }
-            return opener.open(bytes, from: source, inBackground: inBackground, now: now)
+            // Optional chaining, not `guard let`: a bound copy was retained and released per datagram.
+            return opener?.open(bytes, from: source, inBackground: inBackground, now: now) ?? .refused(.notMouse3D)
         case .datagram:
             switch AttitudeDatagram.decode(bytes) {
             case .success(let d): return .frame(VerifiedDatagram(datagram: d))

@@ -21,7 +21,10 @@ final class ReceivedStreams {
     /// Each live stream's label, made on its first frame (and on its first after a silence).
     @exclusivity(unchecked) private var labels: [StreamKey: StreamLabel] = [:]
     /// The label found last: consecutive datagrams are mostly one stream's (a batch of one sender's).
-    @exclusivity(unchecked) private var lastLabel: (key: StreamKey, label: StreamLabel)?
+    /// Unretained: `labels` holds it, and this is forgotten whenever a label leaves `labels`. (Held,
+    /// the pair was copied through the runtime's generic tuple copy and the label retained and
+    /// released once more for every frame.)
+    @exclusivity(unchecked) private var lastLabel: (key: StreamKey, label: Unmanaged<StreamLabel>)?
     @exclusivity(unchecked) private var rawSequence: [SocketAddress: UInt64] = [:]
     private var nextForget: UInt64 = 0
     /// No live stream falls silent before this (nil: none can), while `silenceKnown`: the loop asks
@@ -45,9 +48,8 @@ final class ReceivedStreams {
     func describe(_ stream: StreamKey) -> String { labels[stream]?.description ?? stream.description }
 
     /// A verified datagram meets its stream: the newest is output, an older one counted as reordered.
-    func meet(
-        _ verified: VerifiedDatagram, from sender: SocketAddress, now: UInt64, tally: inout SenderTally,
-        _ handle: (Event) throws -> Void
+    func meet<H: AttitudeEventHandler>(
+        _ verified: VerifiedDatagram, from sender: SocketAddress, now: UInt64, tally: inout SenderTally, _ handler: H
     ) throws {
         let d = verified.datagram
         var sequence = d.sequence
@@ -58,11 +60,9 @@ final class ReceivedStreams {
         // below when it had none).
         let place = tracker.place(of: key)
         let newestBefore = place.map { tracker.newestSequence(at: $0) }
-        if place == nil { try makeRoom(for: key, handle) }
-        // The closure runs inside the access to `tally`, which skips exclusivity checks: it must not
-        // read `tally` itself.
-        tally.makeRoom(for: sender, limit: AttitudeReceiver.maximumCountedSources) {
-            Set(tracker.streams.keys.map(\.sender))
+        if place == nil { try makeRoom(for: key, handler) }
+        if tally.isFull(without: sender, limit: AttitudeReceiver.maximumCountedSources) {
+            tally.retire(keeping: Set(tracker.streams.keys.map(\.sender)))
         }
         let verdict =
             place.map { tracker.receive(at: $0, sequence: sequence, now: now) }
@@ -76,25 +76,24 @@ final class ReceivedStreams {
             let skipped = newestBefore.map { sequence - $0 - 1 } ?? 0
             let sent = format == .raw ? nil : d.sentNanoseconds
             tally.accepted(from: sender, skipped: skipped, sent: sent, now: now)
-            // Made before the events, which name the stream by it.
-            let label = label(for: key)
-            if isNew { try handle(.streamStarted(key)) }
-            if resumed { try handle(.streamResumed(key)) }
-            try handle(
-                .frame(
-                    AttitudeUpdate(
-                        stream: label, sequence: sequence, buttons: d.buttons, frame: d.frame,
-                        sentNanoseconds: sent,
-                        receivedNanoseconds: now)))
+            // Made before the events, which name the stream by it; the update holds it (taken
+            // straight into the update: a local of its own was retained and released once more).
+            let update = AttitudeUpdate(
+                stream: label(for: key).takeUnretainedValue(), sequence: sequence, buttons: d.buttons, frame: d.frame,
+                sentNanoseconds: sent, receivedNanoseconds: now)
+            if isNew { try handler.handle(.streamStarted(key)) }
+            if resumed { try handler.handle(.streamResumed(key)) }
+            try handler.handle(.frame(consume update))
         }
     }
 
-    /// The label of a tracked stream, made on its first frame (with a paired sender's name).
-    private func label(for key: StreamKey) -> StreamLabel {
+    /// The label of a tracked stream, made on its first frame (with a paired sender's name); valid
+    /// while the stream is (`labels` holds it).
+    private func label(for key: StreamKey) -> Unmanaged<StreamLabel> {
         if let last = lastLabel, last.key == key { return last.label }
         if let label = labels[key] {
-            lastLabel = (key, label)
-            return label
+            lastLabel = (key, .passUnretained(label))
+            return .passUnretained(label)
         }
         let peer = key.senderKey != 0 ? opener?.name(ofSender: key.senderKey) : nil
         let label =
@@ -102,8 +101,8 @@ final class ReceivedStreams {
                 sender: key.sender.description, stream: String(key.streamID, radix: 16),
                 description: key.description(peer: peer), peer: peer)
         labels[key] = label
-        lastLabel = (key, label)
-        return label
+        lastLabel = (key, .passUnretained(label))
+        return .passUnretained(label)
     }
 
     /// Bare frames carry no sequence: the receiver numbers them per source address.
@@ -121,7 +120,7 @@ final class ReceivedStreams {
 
     /// Before a new stream of `key`'s sender is tracked: if that sender has its most, the least
     /// recently heard of them is dropped (its outputs released if it was live).
-    private func makeRoom(for key: StreamKey, _ handle: (Event) throws -> Void) throws {
+    private func makeRoom<H: AttitudeEventHandler>(for key: StreamKey, _ handler: H) throws {
         let limit =
             key.senderKey != 0
             ? AttitudeReceiver.maximumStreamsPerSender : AttitudeReceiver.maximumUnauthenticatedStreams
@@ -136,17 +135,17 @@ final class ReceivedStreams {
         guard count >= limit, let oldest else { return }
         tracker.remove(oldest.key)
         dropped += 1
-        if !oldest.silent { try handle(.streamDropped(oldest.key)) }  // a silent one was reported lost already
+        if !oldest.silent { try handler.handle(.streamDropped(oldest.key)) }  // a silent one was reported lost already
         labels[oldest.key] = nil
         lastLabel = nil
     }
 
     /// Reports streams that have been silent for 500 ms as of `now`; forgets streams silent for ten
     /// minutes (checked at most once a second).
-    func checkSilence(now: UInt64, _ handle: (Event) throws -> Void) throws {
+    func checkSilence<H: AttitudeEventHandler>(now: UInt64, _ handler: H) throws {
         silenceKnown = false
         for key in tracker.checkSilence(now: now) {
-            try handle(.streamLost(key))
+            try handler.handle(.streamLost(key))
             // Made anew if it comes back: a paired sender's address may have changed meanwhile.
             labels[key] = nil
             lastLabel = nil

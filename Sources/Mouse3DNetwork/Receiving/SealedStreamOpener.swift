@@ -13,9 +13,16 @@ public final class SealedStreamOpener {
         @exclusivity(unchecked) var peer: PairedPeer
         /// Its epoch, replay window and reservations.
         @exclusivity(unchecked) var policy: ReservationPolicy
-        /// The last two ciphers used, with the epoch, stream, generation and algorithm they are for.
-        @exclusivity(unchecked) var ciphers:
-            [(epoch: UInt32, stream: UInt32, generation: UInt64, cipher: FrameCipher)] = []
+        /// The last two ciphers used (the newest last), which keep them.
+        @exclusivity(unchecked) private var ciphers: [FrameCipher] = []
+        /// What each of ``ciphers`` is for, with the cipher unretained (`ciphers` holds it): a
+        /// cipher read out of `ciphers` was retained and released for each datagram it opened.
+        @exclusivity(unchecked) private var cipherKeys:
+            [(
+                epoch: UInt32, stream: UInt32, generation: UInt64, algorithm: SealingAlgorithm,
+                cipher: Unmanaged<FrameCipher>
+            )] =
+                []
         /// The sender's id (computed once: it is a hash).
         let id: [UInt8]
         /// The key of link probes, made on the first probe.
@@ -59,19 +66,19 @@ public final class SealedStreamOpener {
             policy = ReservationPolicy(epoch: peer.epoch, floor: floor)
         }
 
-        /// The cached cipher for a datagram's epoch, stream, generation and algorithm.
+        /// The cached cipher for a datagram's epoch, stream, generation and algorithm, unretained:
+        /// valid until the next ``remember(_:epoch:stream:generation:)``.
         func cachedCipher(epoch: UInt32, stream: UInt32, generation: UInt64, algorithm: SealingAlgorithm)
-            -> FrameCipher?
+            -> Unmanaged<FrameCipher>?
         {
             // The newest first: it is the one almost every datagram uses. By index: iterating a
-            // reversed view retained the array and each element it passed.
-            var i = ciphers.count
+            // reversed view retained the array.
+            var i = cipherKeys.count
             while i > 0 {
                 i -= 1
-                if ciphers[i].epoch == epoch && ciphers[i].stream == stream && ciphers[i].generation == generation
-                    && ciphers[i].cipher.algorithm == algorithm
-                {
-                    return ciphers[i].cipher
+                let k = cipherKeys[i]
+                if k.epoch == epoch && k.stream == stream && k.generation == generation && k.algorithm == algorithm {
+                    return k.cipher
                 }
             }
             return nil
@@ -81,8 +88,12 @@ public final class SealedStreamOpener {
         func remember(_ cipher: FrameCipher, epoch: UInt32, stream: UInt32, generation: UInt64) {
             guard cachedCipher(epoch: epoch, stream: stream, generation: generation, algorithm: cipher.algorithm) == nil
             else { return }
-            ciphers.append((epoch, stream, generation, cipher))
-            if ciphers.count > 2 { ciphers.removeFirst() }
+            ciphers.append(cipher)
+            cipherKeys.append((epoch, stream, generation, cipher.algorithm, .passUnretained(cipher)))
+            if ciphers.count > 2 {
+                ciphers.removeFirst()
+                cipherKeys.removeFirst()
+            }
         }
     }
 
@@ -94,8 +105,11 @@ public final class SealedStreamOpener {
     @exclusivity(unchecked) private var sessions: [UInt64: Session] = [:] {
         didSet { lastSession = nil }
     }
-    /// The session of the previous datagram (a stream comes from one sender: no hashing per datagram).
-    @exclusivity(unchecked) private var lastSession: (id: UInt64, session: Session)?
+    /// The session of the previous datagram (a stream comes from one sender: no hashing per datagram),
+    /// unretained: `sessions` holds every session and forgets this whenever it changes. (Held, it was
+    /// retained and released around each datagram's opening: atomic operations, each dearer than
+    /// most of what the opening does around the cipher.)
+    @exclusivity(unchecked) private var lastSession: (id: UInt64, session: Unmanaged<Session>)?
     /// The datagram that asked to be stored first (``Opening/storeFirst(_:)``), until
     /// ``finishAfterStore(stored:)``.
     private var awaitingStore: AwaitingStore?
@@ -158,7 +172,7 @@ public final class SealedStreamOpener {
         let key = bytes.loadUnaligned(fromByteOffset: SealedDatagramLayout.senderIDOffset, as: UInt64.self)
         if let last = lastSession, last.id == key { return true }
         guard let found = sessions[key] else { return false }
-        lastSession = (key, found)
+        lastSession = (key, .passUnretained(found))
         return true
     }
 
@@ -194,14 +208,28 @@ public final class SealedStreamOpener {
         }
         guard bytes.count == SealedDatagramLayout.byteCount else { return .refused(.wrongSize) }
         let senderKey = bytes.loadUnaligned(fromByteOffset: SealedDatagramLayout.senderIDOffset, as: UInt64.self)
-        let session: Session
+        let session: Unmanaged<Session>
         if let last = lastSession, last.id == senderKey {
             session = last.session
         } else {
             guard let found = sessions[senderKey] else { return .refused(.unknownSender) }
-            session = found
-            lastSession = (senderKey, found)
+            session = .passUnretained(found)
+            lastSession = (senderKey, session)
         }
+        // Nothing below changes `sessions`: the session stays alive without a retain.
+        return session._withUnsafeGuaranteedRef {
+            open(
+                bytes, algorithm: algorithm, senderKey: senderKey, session: $0, from: source,
+                inBackground: inBackground,
+                now: now)
+        }
+    }
+
+    /// ``open(_:from:inBackground:now:)`` once the datagram's sender is found.
+    private func open(
+        _ bytes: UnsafeRawBufferPointer, algorithm: SealingAlgorithm, senderKey: UInt64, session: Session,
+        from source: SocketAddress?, inBackground: Bool, now: UInt64
+    ) -> Opening {
         let sequence = bytes.loadLittleEndianUInt64(at: 8)
         let epoch = bytes.loadLittleEndianUInt32(at: SealedDatagramLayout.epochOffset)
         if let refusal = session.precheck(epoch: epoch, sequence: sequence) { return .refused(refusal) }
@@ -215,21 +243,51 @@ public final class SealedStreamOpener {
         if cached == nil && !session.allowDerivation(from: source, now: MonotonicClock.nanoseconds()) {
             return .refused(.rateLimited)
         }
-        let cipher =
-            cached
-            ?? FrameCipher(
+        // A new cipher is held here until the policy decides whether it is remembered.
+        let derived =
+            cached != nil
+            ? nil
+            : FrameCipher(
                 algorithm: algorithm,
                 key: SessionKey.derive(
                     secret: session.peer.secret, algorithm: algorithm, senderID: session.id, receiverID: receiverID,
                     epoch: epoch,
                     streamID: stream, generation: generation))
+        let opened =
+            if let derived {
+                Self.open(bytes, with: derived, sequence: sequence, stream: stream, senderKey: senderKey)
+            } else {
+                cached!._withUnsafeGuaranteedRef {
+                    Self.open(bytes, with: $0, sequence: sequence, stream: stream, senderKey: senderKey)
+                }
+            }
+        guard let datagram = opened else { return .refused(.badTag) }
+        let decision = session.policy.decide(epoch: epoch, sequence: sequence, inBackground: inBackground, now: now)
+        switch decision {
+        case .refuse, .storeFirst: break
+        case .hold, .accept:
+            if let derived { session.remember(derived, epoch: epoch, stream: stream, generation: generation) }
+        }
+        if case .storeFirst(let reservation) = decision {
+            awaitingStore = AwaitingStore(
+                session: session, reservation: reservation, datagram: datagram, sequence: sequence,
+                cipher: derived, stream: stream, generation: generation)
+            return .storeFirst(record(of: session, reservation))
+        }
+        return opening(decision, session: session, datagram: datagram)
+    }
+
+    /// A datagram's payload opened under `cipher`: nil if its tag is not authentic; else its
+    /// frame (nil inside: its angles are not valid, refused once the policy has marked its sequence).
+    private static func open(
+        _ bytes: UnsafeRawBufferPointer, with cipher: FrameCipher, sequence: UInt64, stream: UInt32, senderKey: UInt64
+    ) -> VerifiedDatagram?? {
         let header = SealedDatagramLayout.headerBytes
         let tagStart = header + SealedDatagramLayout.payloadBytes
         // The nonce and the plaintext on the stack: as arrays on the opener each access checked the
         // buffer was unique, twice a datagram.
-        let opened: VerifiedDatagram?? = withUnsafeTemporaryAllocation(
-            byteCount: 12 + SealedDatagramLayout.payloadBytes, alignment: 8
-        ) { scratch in
+        return withUnsafeTemporaryAllocation(byteCount: 12 + SealedDatagramLayout.payloadBytes, alignment: 8) {
+            scratch in
             let nonce = UnsafeMutableRawBufferPointer(rebasing: scratch[0..<12])
             let plain = UnsafeMutableRawBufferPointer(rebasing: scratch[12...])
             SessionKey.write(sequence: sequence, into: nonce)
@@ -240,26 +298,11 @@ public final class SealedStreamOpener {
                     ciphertext: UnsafeRawBufferPointer(rebasing: bytes[header..<tagStart]),
                     tag: UnsafeRawBufferPointer(rebasing: bytes[tagStart...]), plaintext: plain)
             else { return nil }
-            // Authentic: the header in clear and the opened payload are the datagram (nil: its
-            // angles are not valid, refused once the policy has marked its sequence).
+            // Authentic: the header in clear and the opened payload are the datagram.
             return .some(
                 AttitudeDatagram.decode(payload: UnsafeRawBufferPointer(plain), streamID: stream, sequence: sequence)
                     .map { VerifiedDatagram(datagram: $0, senderKey: senderKey) })
         }
-        guard let datagram = opened else { return .refused(.badTag) }
-        let decision = session.policy.decide(epoch: epoch, sequence: sequence, inBackground: inBackground, now: now)
-        switch decision {
-        case .refuse, .storeFirst: break
-        case .hold, .accept:
-            if cached == nil { session.remember(cipher, epoch: epoch, stream: stream, generation: generation) }
-        }
-        if case .storeFirst(let reservation) = decision {
-            awaitingStore = AwaitingStore(
-                session: session, reservation: reservation, datagram: datagram, sequence: sequence,
-                cipher: cached == nil ? cipher : nil, stream: stream, generation: generation)
-            return .storeFirst(record(of: session, reservation))
-        }
-        return opening(decision, session: session, datagram: datagram)
     }
 
     /// Opens a datagram for a receiver that stores nothing (tests, benchmarks, fuzzing): what asks to

@@ -77,11 +77,17 @@ struct SenderTally {
         last = entries.index(forKey: source).map { (source, $0) }
     }
 
-    /// Before `source` is counted: when the table is full, the sources not in `live` are summed.
-    mutating func makeRoom(for source: SocketAddress, limit: Int, live: () -> Set<SocketAddress>) {
-        guard entries.count >= limit, entries[source] == nil else { return }
-        let keep = live()
-        for (address, e) in entries where !keep.contains(address) {
+    /// Whether the table is full (`limit` sources) and `source` is not in it: ``retire(keeping:)``
+    /// makes room before it is counted.
+    func isFull(without source: SocketAddress, limit: Int) -> Bool {
+        entries.count >= limit && entries[source] == nil
+    }
+
+    /// The sources not in `live` summed, to make room. (Asked for by the caller after
+    /// ``isFull(without:limit:)`` rather than through a closure: a closure reading the caller's
+    /// streams retained and released the caller for every frame.)
+    mutating func retire(keeping live: Set<SocketAddress>) {
+        for (address, e) in entries where !live.contains(address) {
             retired.add(e.counters)
             entries[address] = nil
         }

@@ -5,7 +5,7 @@ import Mouse3DLinux
 /// the outputs in batches, silence and refusals are reported, paired senders are followed as they
 /// are added and revoked, and figures are printed once a second when asked. Owned by the event
 /// loop's thread.
-public final class StreamReception {
+public final class StreamReception: AttitudeEventHandler {
     /// The socket side.
     public let receiver: AttitudeReceiver
     /// The paired senders (sealed receivers only).
@@ -49,14 +49,14 @@ public final class StreamReception {
             // Everything waiting is read (until the socket would block), then written at once. (A
             // bound of 64 a batch cost a 100,000 datagrams/s flood test its margin: more polls per
             // datagram; it did not measurably help the 64-sender p99.)
-            try receiver.drain(handle)
+            try receiver.drain(handler: self)
             try endOfBatch()
         }
         if let pairings {
             pairings.attach(to: loop)
             // Sessions stored in the background: the datagrams held for a new one go on.
             loop.watch(pairings.storesCompleted) { [self] in
-                if try receiver.sessionsStored(pairings.takeStored(), handle) { try endOfBatch() }
+                if try receiver.sessionsStored(pairings.takeStored(), handler: self) { try endOfBatch() }
             }
         }
         // One timer for the outputs that act between frames (prediction through gaps), silence and
@@ -79,7 +79,7 @@ public final class StreamReception {
             try outputs.tick(now: now)
             try outputs.endOfBatch()
         }
-        if let due = receiver.nextCheckDeadline, due <= now { try receiver.checkSilence(now: now, handle) }
+        if let due = receiver.nextCheckDeadline, due <= now { try receiver.checkSilence(now: now, handler: self) }
         if printsStatistics && nextStatistics <= now {
             for line in statistics.lines(
                 receiver.counters, quality: receiver.quality, now: now,
@@ -116,7 +116,8 @@ public final class StreamReception {
         diagnostics.say(held == 0 ? line : "\(line) (and \(held) stream change\(held == 1 ? "" : "s") not shown)")
     }
 
-    private func handle(_ event: AttitudeReceiver.Event) throws {
+    /// Where the receiver's events go (``AttitudeEventHandler``).
+    func handle(_ event: AttitudeReceiver.Event) throws {
         switch event {
         case .frame(let update):
             try outputs.write(update)
@@ -152,7 +153,7 @@ public final class StreamReception {
     /// Ends the run: the outputs are finished (devices at rest), epochs stored, and the summary
     /// lines returned (totals, refusals by reason, latency when measured).
     public func finish() -> [String] {
-        try? receiver.reportPendingRefusals(handle)
+        try? receiver.reportPendingRefusals(handler: self)
         outputs.finish()
         pairings?.saveMarks()
         let t = receiver.totals
