@@ -6,12 +6,15 @@ public final class AttitudePipeline {
     /// What watches the source: `observers` given, and every output that is one (also behind
     /// wrappers, such as pacing).
     public let observers: [any SourceObserver]
+    /// The outputs again, for the calls made every frame and every wake-up (see ``OutputChain``).
+    private let chain: OutputChain?
     private var finished = false
 
     /// A pipeline feeding `outputs`, with `observers` watching the source.
     public init(outputs: [any AttitudeOutput] = [], observers: [any SourceObserver] = []) {
         self.outputs = outputs
         self.observers = outputs.compactMap(Self.observer(in:)) + observers
+        chain = outputs.reversed().reduce(nil) { next, output in OutputChain(output, next: next) }
     }
 
     /// The observer an output is, or wraps.
@@ -22,16 +25,10 @@ public final class AttitudePipeline {
     }
 
     /// Hands `update` to every output.
-    public func write(_ update: AttitudeUpdate) throws {
-        // By index: a for-in over the array retained it and each output it passed (a frame's
-        // hottest loop; the array is a constant).
-        for i in outputs.indices { try outputs[i].write(update) }
-    }
+    public func write(_ update: AttitudeUpdate) throws { try chain?.write(update) }
 
     /// Ends a batch at every output.
-    public func endOfBatch() throws {
-        for i in outputs.indices { try outputs[i].endOfBatch() }
-    }
+    public func endOfBatch() throws { try chain?.endOfBatch() }
 
     /// Tells every output that `stream` fell silent.
     public func streamEnded(_ stream: StreamLabel) {
@@ -39,13 +36,7 @@ public final class AttitudePipeline {
     }
 
     /// The earliest deadline of any output.
-    public var nextDeadline: UInt64? {
-        var earliest: UInt64?
-        for i in outputs.indices {
-            if let d = outputs[i].nextDeadline { earliest = min(earliest ?? d, d) }
-        }
-        return earliest
-    }
+    public var nextDeadline: UInt64? { chain?.earliestDeadline(before: nil) }
 
     /// Ticks the outputs whose deadline has passed.
     public func tick(now: UInt64) throws {
@@ -79,5 +70,36 @@ public final class AttitudePipeline {
         guard !finished else { return }
         finished = true
         for output in outputs { output.finish() }
+    }
+}
+
+/// The outputs as a chain of constants, each node calling its output, then the next node. An output
+/// read out of an array (a constant one too) was retained and released around every call, a pair of
+/// atomic operations per output per frame; one reached through `let` properties of an object the
+/// caller holds is not (callgrind counts, `objdump`).
+private final class OutputChain {
+    let output: any AttitudeOutput
+    let next: OutputChain?
+
+    init(_ output: any AttitudeOutput, next: OutputChain?) {
+        self.output = output
+        self.next = next
+    }
+
+    func write(_ update: AttitudeUpdate) throws {
+        try output.write(update)
+        try next?.write(update)
+    }
+
+    func endOfBatch() throws {
+        try output.endOfBatch()
+        try next?.endOfBatch()
+    }
+
+    /// The earliest of `earliest` and the deadlines of this output and those after it.
+    func earliestDeadline(before earliest: UInt64?) -> UInt64? {
+        var earliest = earliest
+        if let d = output.nextDeadline { earliest = min(earliest ?? d, d) }
+        return next?.earliestDeadline(before: earliest) ?? earliest
     }
 }

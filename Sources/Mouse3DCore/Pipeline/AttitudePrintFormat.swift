@@ -62,7 +62,7 @@ public enum AttitudePrintFormat: String, CaseIterable, Sendable {
             w.literal("Z ")
             bytes.append(contentsOf: UnsafeBufferPointer(start: start, count: w.position - start))
         }
-        bytes.append(contentsOf: update.stream.textPrefix)
+        update.stream.textPrefix.withUnsafeBufferPointer { bytes.append(contentsOf: $0) }
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: textTailCapacity) { tail in
             let start = tail.baseAddress!
             var w = ASCIIWriter(start)
@@ -96,7 +96,8 @@ public enum AttitudePrintFormat: String, CaseIterable, Sendable {
     /// instructions a frame at 50,000 frames/s, before).
     public static func appendJSONLine(_ update: AttitudeUpdate, wallNanoseconds wall: UInt64, to bytes: inout [UInt8]) {
         let f = update.frame
-        bytes.append(contentsOf: update.stream.jsonlPrefix)
+        // Through a buffer pointer: an array handed to append(contentsOf:) is retained and released.
+        update.stream.jsonlPrefix.withUnsafeBufferPointer { bytes.append(contentsOf: $0) }
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Self.jsonlTailCapacity) { buffer in
             let start = buffer.baseAddress!
             var w = ASCIIWriter(start)

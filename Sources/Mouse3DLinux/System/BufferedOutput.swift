@@ -57,8 +57,13 @@ public final class BufferedOutput {
     /// sequence, cost about 770 instructions a flush: a receiver flushes at every wake-up.)
     public func flush() throws(SystemCallError) {
         guard !buffer.isEmpty else { return }
+        try Self.writeOut(&buffer, to: descriptor.rawValue)
+    }
+
+    /// Writes `buffer` to `fd` and empties it (kept as it is if the write fails). Given the buffer
+    /// inout: read from the property, its storage was retained and released around every write.
+    private static func writeOut(_ buffer: inout [UInt8], to fd: Int32) throws(SystemCallError) {
         defer { buffer.removeAll(keepingCapacity: true) }
-        let fd = descriptor.rawValue
         let failure: SystemCallError? = buffer.withUnsafeBytes { bytes in
             do throws(SystemCallError) {
                 try SystemCall.writeAll(fd, bytes, "fd \(fd)")
