@@ -93,5 +93,8 @@ struct ShortestFloatTests {
         #expect(
             ShortestFloat.fivePowers.prefix(3) == [0x1000_0000_0000_0000, 0x1400_0000_0000_0000, 0x1900_0000_0000_0000])
         #expect(ShortestFloat.inverseFivePowers.count == 31 && ShortestFloat.fivePowers.count == 48)
+        // The written-out tables are their definitions'.
+        #expect(ShortestFloat.inverseFivePowers == ShortestFloat.computedInverseFivePowers())
+        #expect(ShortestFloat.fivePowers == ShortestFloat.computedFivePowers())
     }
 }

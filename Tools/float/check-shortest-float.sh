@@ -27,7 +27,7 @@ while bits < to {
 }
 print("\(from)..<\(to): \(to - from) checked, \(differ) differ")
 SWIFT
-swiftc -O -module-name check Sources/Mouse3DCore/Text/ShortestFloat.swift "$work/main.swift" -o "$work/check"
+swiftc -O -module-name check Sources/Mouse3DCore/Text/ShortestFloat.swift Sources/Mouse3DCore/Text/DecimalDigits.swift "$work/main.swift" -o "$work/check"
 parts=$(nproc)
 step=$(( (1 << 32) / parts ))
 for ((i = 0; i < parts; i++)); do

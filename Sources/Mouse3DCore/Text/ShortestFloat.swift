@@ -128,19 +128,62 @@ public enum ShortestFloat {
     static let fiveBits: Int32 = 61
 
     /// ⌊2^(bits(5^i) − 1 + 59) / 5^i⌋ + 1 for i in 0..<31: 1/5^i in 64-bit fixed point, rounded up.
-    public static let inverseFivePowers: [UInt64] = (0..<31).map { i in
-        let shift = Int(pow5Bits(Int32(i)) - 1 + inverseBits)
-        let five = fivePower(i)
-        // 2^128 does not fit; 5^i never divides it, so (2^128 − 1) / 5^i has the same floor.
-        let numerator: UInt128 = shift >= 128 ? .max : UInt128(1) << shift
-        return UInt64(numerator / five) + 1
+    /// Written out (``computedInverseFivePowers()`` makes them, and a test compares): a table
+    /// computed at first use is reached through a lazy global's `swift_once` on every access, and
+    /// each float printed reads one or two.
+    public static let inverseFivePowers: [UInt64] = [
+        0x0800_0000_0000_0001, 0x0666_6666_6666_6667, 0x051E_B851_EB85_1EB9,
+        0x0418_9374_BC6A_7EFA, 0x068D_B8BA_C710_CB2A, 0x053E_2D62_38DA_3C22,
+        0x0431_BDE8_2D7B_634E, 0x06B5_FCA6_AF2B_D216, 0x055E_63B8_8C23_0E78,
+        0x044B_82FA_09B5_A52D, 0x06DF_37F6_75EF_6EAE, 0x057F_5FF8_5E59_2558,
+        0x0465_E660_4B7A_8447, 0x0709_709A_125D_A071, 0x05A1_26E1_A84A_E6C1,
+        0x0480_EBE7_B9D5_8567, 0x0734_ACA5_F622_6F0B, 0x05C3_BD51_91B5_25A3,
+        0x049C_9774_7490_EAE9, 0x0760_F253_EDB4_AB0E, 0x05E7_2843_2490_88D8,
+        0x04B8_ED02_83A6_D3E0, 0x078E_4804_05D7_B966, 0x060B_6CD0_04AC_9452,
+        0x04D5_F0A6_6A23_A9DB, 0x07BC_B43D_769F_762B, 0x0630_9031_2BB2_C4EF,
+        0x04F3_A68D_BC8F_03F3, 0x07EC_3DAF_9418_0651, 0x0656_97BF_A9AC_D1DA,
+        0x0512_12FF_BAF0_A7E2
+    ]
+
+    /// 5^i cut to its top 61 bits (shifted up when shorter), for i in 0..<48; written out as
+    /// ``inverseFivePowers`` is (``computedFivePowers()``).
+    public static let fivePowers: [UInt64] = [
+        0x1000_0000_0000_0000, 0x1400_0000_0000_0000, 0x1900_0000_0000_0000,
+        0x1F40_0000_0000_0000, 0x1388_0000_0000_0000, 0x186A_0000_0000_0000,
+        0x1E84_8000_0000_0000, 0x1312_D000_0000_0000, 0x17D7_8400_0000_0000,
+        0x1DCD_6500_0000_0000, 0x12A0_5F20_0000_0000, 0x1748_76E8_0000_0000,
+        0x1D1A_94A2_0000_0000, 0x1230_9CE5_4000_0000, 0x16BC_C41E_9000_0000,
+        0x1C6B_F526_3400_0000, 0x11C3_7937_E080_0000, 0x1634_5785_D8A0_0000,
+        0x1BC1_6D67_4EC8_0000, 0x1158_E460_913D_0000, 0x15AF_1D78_B58C_4000,
+        0x1B1A_E4D6_E2EF_5000, 0x10F0_CF06_4DD5_9200, 0x152D_02C7_E14A_F680,
+        0x1A78_4379_D99D_B420, 0x108B_2A2C_2802_9094, 0x14AD_F4B7_3203_34B9,
+        0x19D9_71E4_FE84_01E7, 0x1027_E72F_1F12_8130, 0x1431_E0FA_E6D7_217C,
+        0x193E_5939_A08C_E9DB, 0x1F8D_EF88_08B0_2452, 0x13B8_B5B5_056E_16B3,
+        0x18A6_E322_46C9_9C60, 0x1ED0_9BEA_D87C_0378, 0x1342_6172_C74D_822B,
+        0x1812_F9CF_7920_E2B6, 0x1E17_B843_5769_1B64, 0x12CE_D32A_16A1_B11E,
+        0x1782_87F4_9C4A_1D66, 0x1D63_29F1_C35C_A4BF, 0x125D_FA37_1A19_E6F7,
+        0x16F5_78C4_E0A0_60B5, 0x1CB2_D6F6_18C8_78E3, 0x11EF_C659_CF7D_4B8D,
+        0x166B_B7F0_435C_9E71, 0x1C06_A5EC_5433_C60D, 0x1184_27B3_B4A0_5BC8
+    ]
+
+    /// ``inverseFivePowers`` from their definition.
+    public static func computedInverseFivePowers() -> [UInt64] {
+        (0..<31).map { i in
+            let shift = Int(pow5Bits(Int32(i)) - 1 + inverseBits)
+            let five = fivePower(i)
+            // 2^128 does not fit; 5^i never divides it, so (2^128 − 1) / 5^i has the same floor.
+            let numerator: UInt128 = shift >= 128 ? .max : UInt128(1) << shift
+            return UInt64(numerator / five) + 1
+        }
     }
 
-    /// 5^i cut to its top 61 bits (shifted up when shorter), for i in 0..<48.
-    public static let fivePowers: [UInt64] = (0..<48).map { i in
-        let shift = Int(pow5Bits(Int32(i)) - fiveBits)
-        let five = fivePower(i)
-        return UInt64(shift >= 0 ? five >> shift : five << -shift)
+    /// ``fivePowers`` from their definition.
+    public static func computedFivePowers() -> [UInt64] {
+        (0..<48).map { i in
+            let shift = Int(pow5Bits(Int32(i)) - fiveBits)
+            let five = fivePower(i)
+            return UInt64(shift >= 0 ? five >> shift : five << -shift)
+        }
     }
 
     /// 5^i exactly (i ≤ 55 fits in 128 bits).
@@ -295,6 +338,15 @@ public enum ShortestFloat {
             let roundUp = (vr == vm && (!acceptBounds || !vmIsTrailingZeros)) || lastRemovedDigit >= 5
             output = vr &+ (roundUp ? 1 : 0)
         } else {
+            // Two digits at a time first, while the ends still differ in what is left (as Ryū's
+            // binary64 code does): the loop of divisions was the hottest part of a printed frame.
+            while vp / 100 > vm / 100 {
+                lastRemovedDigit = vr % 100 / 10
+                vr /= 100
+                vp /= 100
+                vm /= 100
+                removed += 2
+            }
             while vp / 10 > vm / 10 { removeDigit() }
             output = vr &+ (vr == vm || lastRemovedDigit >= 5 ? 1 : 0)
         }
