@@ -51,6 +51,24 @@ struct SocketAddressTests {
         #expect(a != c)
         #expect(Set([a, b, c]).count == 2)
     }
+
+    @Test("Equality tells every byte of the address and port apart, in either family")
+    func equalityByField() throws {
+        func address(_ text: String) throws -> SocketAddress {
+            try SocketAddress.resolve(text, defaultPort: 0, passive: false)
+        }
+        let texts = [
+            "127.0.0.1:5000", "127.0.0.2:5000", "128.0.0.1:5000", "127.0.0.1:5256", "[::1]:5000", "[::2]:5000",
+            "[2001:db8::1]:5000", "[2001:db8::1]:5001", "[2001:db9::1]:5000", "[::ffff:127.0.0.1]:5000"
+        ]
+        let addresses = try texts.map(address)
+        for (i, a) in addresses.enumerated() {
+            for (j, b) in addresses.enumerated() {
+                #expect((a == b) == (i == j), "\(texts[i]) against \(texts[j])")
+            }
+            #expect(a == (try address(texts[i])), "\(texts[i]) made twice")
+        }
+    }
 }
 
 @Suite("HOST:PORT text")
