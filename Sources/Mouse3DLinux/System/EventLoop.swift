@@ -62,16 +62,35 @@ public final class EventLoop {
         }
     }
 
-    private struct Watch {
+    // A registration is an object the loop holds (in `watches`, `timers`); a wake-up reaches them
+    // unretained. Copied out of the arrays (as values, or as objects read from them), each call
+    // was a retain and a release of its closure's context: nine atomic operations a receiver's
+    // wake-up (callgrind). One cancelled during a wake-up is marked, and kept (``retired``) until
+    // the wake-up ends, so the unretained references the pass holds stay valid.
+    private final class Watch {
         let id: Int
         let descriptor: FileDescriptor
         let handler: () throws -> Void
+        var cancelled = false
+
+        init(id: Int, descriptor: FileDescriptor, handler: @escaping () throws -> Void) {
+            self.id = id
+            self.descriptor = descriptor
+            self.handler = handler
+        }
     }
 
-    private struct Timer {
+    private final class Timer {
         let id: Int
         let deadline: () -> UInt64?
         let fire: (UInt64) throws -> Void
+        var cancelled = false
+
+        init(id: Int, deadline: @escaping () -> UInt64?, fire: @escaping (UInt64) throws -> Void) {
+            self.id = id
+            self.deadline = deadline
+            self.fire = fire
+        }
     }
 
     /// Called on SIGHUP (when the loop handles ``Signals/reload``).
@@ -80,12 +99,18 @@ public final class EventLoop {
     public var onRecenter: (() throws -> Void)?
 
     // The loop's state below is touched only by its thread, and no access spans a call that
-    // reaches it again (the passes iterate copies; a handler that watches, cancels or stops runs
-    // between accesses): it skips Swift's run-time exclusivity checks, nine a wake-up at about 60
+    // reaches it again (the passes iterate lists of their own; a handler that watches, cancels or
+    // stops runs between accesses): it skips Swift's run-time exclusivity checks, nine a wake-up at about 60
     // instructions each, a sixth of a 1 kHz receiver's wake-up outside its drain (callgrind,
     // Tools/perf/receive-instructions.sh).
     @exclusivity(unchecked) private var watches: [Watch] = []
     @exclusivity(unchecked) private var timers: [Timer] = []
+    /// `timers` unretained, in the same order (a wake-up asks each for its deadline).
+    @exclusivity(unchecked) private var timerRefs: [Unmanaged<Timer>] = []
+    /// Registrations cancelled during a wake-up, held until it ends (the outermost, should a
+    /// handler run the loop itself).
+    @exclusivity(unchecked) private var retired: [AnyObject] = []
+    @exclusivity(unchecked) private var turnDepth = 0
     /// The epoll set: every watched descriptor once, however many watches it has, and the signal
     /// descriptor. Each entry carries its descriptor number and a token of its own.
     private var epoll: FileDescriptor
@@ -109,8 +134,8 @@ public final class EventLoop {
     @exclusivity(unchecked) private var dispatchTable: [[Int]] = []
     /// For each watch, the last wake-up that found its descriptor ready.
     @exclusivity(unchecked) private var readyAt: [UInt64] = []
-    /// The watches one wake-up found ready (kept to spare an allocation per wake-up).
-    @exclusivity(unchecked) private var due: [Watch] = []
+    /// The watches one wake-up found ready, unretained (kept to spare an allocation per wake-up).
+    @exclusivity(unchecked) private var due: [Unmanaged<Watch>] = []
     @exclusivity(unchecked) private var wakeUp: UInt64 = 0
     @exclusivity(unchecked) private var changed = true
     /// What the last wait returned.
@@ -226,14 +251,19 @@ public final class EventLoop {
     @discardableResult
     public func timer(deadline: @escaping () -> UInt64?, _ fire: @escaping (UInt64) throws -> Void) -> Registration {
         let id = take()
-        timers.append(Timer(id: id, deadline: deadline, fire: fire))
+        let timer = Timer(id: id, deadline: deadline, fire: fire)
+        timers.append(timer)
+        timerRefs.append(.passUnretained(timer))
         return Registration(id: id)
     }
 
     /// Removes a descriptor or timer; its handler is not called again (also within this wake-up).
     public func cancel(_ registration: Registration) {
         if let i = watches.firstIndex(where: { $0.id == registration.id }) {
-            let fd = watches.remove(at: i).descriptor.rawValue
+            let watch = watches.remove(at: i)
+            watch.cancelled = true
+            if turnDepth > 0 { retired.append(watch) }
+            let fd = watch.descriptor.rawValue
             changed = true
             generation += 1
             // The number leaves the set with its last watch.
@@ -245,7 +275,10 @@ public final class EventLoop {
                 _ = Self.control(epoll, EPOLL_CTL_DEL, fd, token: 0)
             }
         } else if let i = timers.firstIndex(where: { $0.id == registration.id }) {
-            timers.remove(at: i)
+            let timer = timers.remove(at: i)
+            timerRefs.remove(at: i)
+            timer.cancelled = true
+            if turnDepth > 0 { retired.append(timer) }
             generation += 1
         }
     }
@@ -300,6 +333,11 @@ public final class EventLoop {
 
     /// One wait and the handlers it makes due.
     private func turn(limit: UInt64?) throws {
+        turnDepth += 1
+        defer {
+            turnDepth -= 1
+            if turnDepth == 0 { retired.removeAll(keepingCapacity: true) }
+        }
         if let failedRegistration {
             self.failedRegistration = nil
             throw failedRegistration
@@ -307,14 +345,15 @@ public final class EventLoop {
         if changed { rebuild() }
         // The earliest timer: the wait's timeout, and whether any may be due after the handlers.
         var earliest: UInt64?
-        for i in timers.indices {
-            if let d = timers[i].deadline() { earliest = min(earliest ?? d, d) }
+        for i in timerRefs.indices {
+            if let d = timerRefs[i]._withUnsafeGuaranteedRef({ $0.cancelled ? nil : $0.deadline() }) {
+                earliest = min(earliest ?? d, d)
+            }
         }
         let wake = limit.map { min(earliest ?? $0, $0) } ?? earliest
         let timersBefore = generation
         let ready = try wait(until: alwaysReady.isEmpty ? wake : 0)
         if ready > 0 || !alwaysReady.isEmpty {
-            let pass = generation
             var signalled = false
             // Marked, then run in registration order (as a poll set would be).
             wakeUp &+= 1
@@ -347,13 +386,22 @@ public final class EventLoop {
             // skipped. (Breaking off at the first change, as this loop once did, let a listener that
             // registers each connection it accepts starve every descriptor watched after it for as
             // long as connections kept coming.) One registered during the pass waits for the next wait.
-            due.removeAll(keepingCapacity: true)
-            for i in 0..<watches.count where readyAt[i] == wakeUp { due.append(watches[i]) }
-            for watch in due {
-                if generation != pass && !watches.contains(where: { $0.id == watch.id }) { continue }
-                try watch.handler()
+            // The pass owns its list (moved out of `due` and back: a handler that turned the loop
+            // itself would fill its own).
+            var list: [Unmanaged<Watch>] = []
+            swap(&list, &due)
+            defer { swap(&list, &due) }
+            list.removeAll(keepingCapacity: true)
+            for i in 0..<watches.count where readyAt[i] == wakeUp { list.append(.passUnretained(watches[i])) }
+            for i in list.indices {
+                // One cancelled earlier in this pass is skipped (it is held until the pass ends).
+                let ran = try list[i]._withUnsafeGuaranteedRef { watch in
+                    if watch.cancelled { return false }
+                    try watch.handler()
+                    return true
+                }
                 // A stop signal is still acted on after a handler changed the registrations.
-                if ending != nil { return }
+                if ran && ending != nil { return }
             }
             if signalled, let signalDescriptor {
                 try handleSignals(signalDescriptor)
@@ -367,13 +415,16 @@ public final class EventLoop {
         // the next wait, which then does not block). Each ask is a call into the owner: a receiver's
         // costs it about 350 instructions a wake-up (callgrind).
         if generation == timersBefore && (earliest.map { $0 > later } ?? true) { return }
-        let pass = generation
-        for timer in timers {
+        // Those registered now; one registered by a timer in this pass waits for the next.
+        let pass = timerRefs
+        for ref in pass {
             // One cancelled by a timer before it in this pass is not called.
-            if generation != pass && !timers.contains(where: { $0.id == timer.id }) { continue }
-            guard let d = timer.deadline(), d <= later else { continue }
-            try timer.fire(later)
-            if ending != nil { return }
+            let fired = try ref._withUnsafeGuaranteedRef { timer in
+                guard !timer.cancelled, let d = timer.deadline(), d <= later else { return false }
+                try timer.fire(later)
+                return true
+            }
+            if fired && ending != nil { return }
         }
     }
 
