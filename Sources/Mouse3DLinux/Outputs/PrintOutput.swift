@@ -52,7 +52,7 @@ public final class PrintOutput: AttitudeSink {
 
     /// When a frame that arrived at `arrival` (monotonic) arrived, on the wall clock.
     private func wallNanoseconds(arrival: UInt64) -> UInt64 {
-        var a: (wall: UInt64, monotonic: UInt64)
+        let a: (wall: UInt64, monotonic: UInt64)
         if let current = anchor, arrival &- current.monotonic < Self.anchorNanoseconds {
             a = current
         } else {

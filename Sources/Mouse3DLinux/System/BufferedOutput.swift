@@ -60,7 +60,7 @@ public final class BufferedOutput {
         try Self.writeOut(&buffer, to: descriptor.rawValue)
     }
 
-    /// Writes `buffer` to `fd` and empties it (kept as it is if the write fails). Given the buffer
+    /// Writes `buffer` to `fd` and empties it (also when the write fails). Given the buffer
     /// inout: read from the property, its storage was retained and released around every write.
     private static func writeOut(_ buffer: inout [UInt8], to fd: Int32) throws(SystemCallError) {
         defer { buffer.removeAll(keepingCapacity: true) }
