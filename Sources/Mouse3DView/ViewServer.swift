@@ -6,8 +6,8 @@ import Mouse3DLinux
 ///
 /// Whoever can reach the port may send anything, so nothing is served without the view's token (see
 /// ``WebAccessPolicy``), and the connections are bounded as ``WebConnections`` bounds them: at most
-/// ``maximumConnections`` (when full, the oldest unfinished request and then the oldest page make
-/// room), a request head within ``headTimeoutNanoseconds``, every frame a page sends counted against
+/// ``maximumPages`` pages and ``maximumRequests`` requests in progress, each bound kept apart (a
+/// newcomer makes room among the requests, a page coming makes room among the pages), a request head within ``headTimeoutNanoseconds``, every frame a page sends counted against
 /// a few a second (it sends none but close and pong; more closes it), and one pending update per page
 /// (latest wins; a page is closed once stalled). Every refusal is counted by reason; none is logged
 /// per request. Nothing here blocks.
@@ -16,18 +16,22 @@ public final class ViewServer: WebConnectionsDelegate {
     public static let maximumStreams = 64
     /// A stream not heard from for this long is no longer shown.
     public static let streamSilenceNanoseconds: UInt64 = 60_000_000_000
-    /// Connections served at once (pages and requests in progress).
-    public static let maximumConnections = 32
+    /// Pages served at once (connections upgraded to the stream, each with the token shown).
+    public static let maximumPages = 32
+    /// Requests in progress at once (connections not yet a page: a browser's page load, its stream's
+    /// handshake, and whatever anyone who can reach the port opens).
+    public static let maximumRequests = 16
     /// How long a connection may take to send its request head.
     public static let headTimeoutNanoseconds: UInt64 = 5_000_000_000
-    /// How long a new connection is spared when the table is full and pages can make room instead.
+    /// How long a request is spared while older ones can make room.
     static let youngNanoseconds: UInt64 = 250_000_000
     /// The fastest the pages are updated, in Hz: a display's rate.
     public static let updateHertz = 60.0
     static let pushInterval = UInt64(1e9 / updateHertz)
     /// The connections' bounds: every frame a page sends counts (it sends none but close and pong).
     public static var limits: WebConnections.Limits {
-        WebConnections.Limits(maximumConnections: maximumConnections, headTimeoutNanoseconds: headTimeoutNanoseconds)
+        WebConnections.Limits(
+            maximumConnections: maximumPages + maximumRequests, headTimeoutNanoseconds: headTimeoutNanoseconds)
     }
 
     /// Who may use it.
@@ -140,29 +144,40 @@ public final class ViewServer: WebConnectionsDelegate {
 
     // MARK: Connections
 
-    /// Full: a connection accepted before this turn makes room (one accepted now has had no chance
-    /// to send its head: a flood of connections cannot push out a browser's fresh request): first
-    /// one that is closing, then the oldest that has been sending its head for a while (connections
-    /// that send nothing cannot keep the page from loading), then the oldest of those still young (a
-    /// browser's own connections come in twos and threes: the second must not push out the first,
-    /// whose request is on its way, while older ones can go), and only then the oldest page: a page
-    /// has shown the token, and a stream of fresh connections, which anyone can open, must not push
-    /// it out. With none, the newcomer is turned away.
+    /// A newcomer is a request, and makes room only among the requests: a page has shown the token,
+    /// and connections anyone can open must not push it out (they did, one page each, while the two
+    /// shared one bound). With ``maximumRequests`` in progress, a request accepted before this turn
+    /// makes room (one accepted now has had no chance to send its head: a flood of connections cannot
+    /// push out a browser's fresh request): first one that is closing, then the oldest that has been
+    /// sending its head for a while (connections that send nothing cannot keep the page from
+    /// loading), then the oldest of those still young. With none, the newcomer is turned away.
     public func admit(peer: String, network: String, server: WebConnections, turn: UInt64, now: UInt64) -> Bool {
-        guard server.connections.count >= Self.maximumConnections else { return true }
-        let candidates = server.connections.values.filter { $0.opened < turn }
+        let requests = server.connections.values.filter { !$0.isSocket }
+        guard requests.count >= Self.maximumRequests else { return true }
+        let candidates = requests.filter { $0.opened < turn }
         func settled(_ c: WebConnections.Connection) -> Bool { now - c.acceptedAt >= Self.youngNanoseconds }
-        func oldest(_ cs: [WebConnections.Connection]) -> WebConnections.Connection? {
-            cs.min { $0.opened < $1.opened }
-        }
-        let requests = candidates.filter { !$0.isSocket }
         let room =
-            oldest(candidates.filter(\.closesWhenSent)) ?? oldest(requests.filter(settled)) ?? oldest(requests)
-            ?? oldest(candidates)
+            Self.oldest(candidates.filter(\.closesWhenSent)) ?? Self.oldest(candidates.filter(settled))
+            ?? Self.oldest(candidates)
         refuse(.tooManyConnections)
         guard let room else { return false }
         server.close(room.fd)
         return true
+    }
+
+    /// A page coming (a request with the token, about to be upgraded) with ``maximumPages`` served
+    /// closes the oldest page, one that is closing first: a browser's page reconnects by itself, so
+    /// pages another program holds open cannot keep a browser out.
+    func makeRoomForPage(except newcomer: WebConnections.Connection) {
+        guard server.sockets >= Self.maximumPages else { return }
+        let pages = server.connections.values.filter { $0.isSocket && $0 !== newcomer }
+        guard let room = Self.oldest(pages.filter(\.closesWhenSent)) ?? Self.oldest(pages) else { return }
+        refuse(.tooManyConnections)
+        server.close(room.fd)
+    }
+
+    static func oldest(_ cs: [WebConnections.Connection]) -> WebConnections.Connection? {
+        cs.min { $0.opened < $1.opened }
     }
 
     public func refused(_ reason: WebConnections.Refusal) {
@@ -194,6 +209,7 @@ public final class ViewServer: WebConnectionsDelegate {
                 refuse(.malformed)
                 return server.respond(c, .upgradeExpected)
             }
+            makeRoomForPage(except: c)
             server.upgrade(c, switching: switching, authenticated: true)
             // The state as it is now, at once (the other pages keep their schedule).
             server.write(c, message(markPushed: false))

@@ -234,7 +234,7 @@ try:
                 break
             time.sleep(0.05)
         if not (state and state["connected"] and state["frames"] > 0):
-            fail(f"with 32 pages held open, the browser had no live stream within 20 s: {state}")
+            fail(f"with 32 pages held open, the browser had no live stream within 20 s: {state} at {second.current_url[:60]}")
         print(f"browser: 32 pages held by another program; the page and its live stream in {time.time() - opened:.1f} s")
     finally:
         second.quit()

@@ -37,6 +37,11 @@ struct TCPExchange {
     {
         let fd = try connected(port: port, request: request)
         defer { close(fd) }
+        return read(fd, seconds: seconds, until: done)
+    }
+
+    /// What `fd` receives within `seconds` (until `done` holds, or the peer closes).
+    static func read(_ fd: Int32, seconds: Double, until done: ([UInt8]) -> Bool = { _ in false }) -> [UInt8] {
         var received: [UInt8] = []
         let end = Date().addingTimeInterval(seconds)
         var buffer = [UInt8](repeating: 0, count: 65536)
@@ -48,6 +53,23 @@ struct TCPExchange {
             received += buffer[0..<n]
         }
         return received
+    }
+
+    /// Sends `text` on a connected `fd`.
+    static func write(_ fd: Int32, _ text: String) {
+        let bytes = Array(text.utf8)
+        _ = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    }
+
+    /// Whether the peer has closed `fd` (what came before the close is read and dropped; a reset is
+    /// a close too).
+    static func peerClosed(_ fd: Int32) -> Bool {
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = recv(fd, &buffer, buffer.count, Int32(MSG_DONTWAIT))
+            if n > 0 { continue }
+            return n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK)
+        }
     }
 
     /// Whether `bytes` hold a whole HTTP response: its head and as much body as Content-Length says
@@ -506,6 +528,58 @@ struct ViewTests {
         #expect(last.contains("\"malformed\":1"), "the endless head counted as malformed: \(last)")
         _ = run.terminate()
         #expect(run.errors.contains("view: refused "), "the summary names the refusals: \(run.errors)")
+    }
+
+    @Test(
+        "A view full of pages: a browser's request on its way is not pushed out by another page coming, and connections without the token push out no page"
+    )
+    func fullOfPages() throws {
+        let (run, port, token) = try Self.runWithView([])
+        defer { _ = run.terminate() }
+        let host = "127.0.0.1:\(port)"
+        var fds: [Int32] = []
+        defer { for fd in fds { close(fd) } }
+        func page() throws -> Int32 {
+            let fd = try TCPExchange.connected(
+                port: port, request: Self.upgrade(port: port, host: host, origin: nil, token: token))
+            fds.append(fd)
+            let reply = TCPExchange.webSocketTexts(TCPExchange.read(fd, seconds: 10, until: TCPExchange.hasText))
+            #expect(reply.status.hasPrefix("HTTP/1.1 101"), "a page was not let in: \(reply.status)")
+            return fd
+        }
+        // A full response to a request without the token (403): the view has accepted every
+        // connection made before it by then (it accepts in order).
+        func refusedProbe() throws {
+            let reply = String(
+                decoding: try TCPExchange.run(
+                    port: port, request: "GET / HTTP/1.1\r\nHost: \(host)\r\n\r\n", seconds: 10,
+                    until: TCPExchange.hasCompleteResponse), as: UTF8.self)
+            #expect(reply.hasPrefix("HTTP/1.1 403"), "\(reply.prefix(80))")
+        }
+        var pages: [Int32] = []
+        for _ in 0..<32 { pages.append(try page()) }  // the pages a view serves at once
+        // A browser has connected and its request is on its way; the view accepts the connection in
+        // a turn of its own (it wakes at least 100 times a second); then another page comes (one
+        // reconnecting, say), and a request without the token.
+        let browser = try TCPExchange.connected(port: port, request: "")
+        fds.append(browser)
+        Thread.sleep(forTimeInterval: 0.2)
+        pages.append(try page())
+        try refusedProbe()
+        TCPExchange.write(browser, "GET /?token=\(token) HTTP/1.1\r\nHost: \(host)\r\n\r\n")
+        let response = String(
+            decoding: TCPExchange.read(browser, seconds: 10, until: TCPExchange.hasCompleteResponse), as: UTF8.self)
+        #expect(response.hasPrefix("HTTP/1.1 200"), "the browser's request was pushed out: \(response.prefix(80))")
+        // The newest page made room by closing the oldest.
+        #expect(TCPExchange.peerClosed(pages[0]), "the oldest page was kept past the bound")
+        #expect(!pages[1...].contains(where: TCPExchange.peerClosed), "a page other than the oldest was closed")
+        // Connections without the token, silent or half-sent, push out no page.
+        for i in 0..<12 {
+            fds.append(try TCPExchange.connected(port: port, request: i % 2 == 0 ? "" : "GET / HTTP/1.1\r\n"))
+        }
+        try refusedProbe()
+        let closed = pages[1...].filter(TCPExchange.peerClosed).count
+        #expect(closed == 0, "\(closed) pages closed by connections without the token")
     }
 }
 

@@ -29,8 +29,8 @@ public struct WebAccessPolicy: Sendable, Equatable {
         case badToken = "bad-token"
         /// A recenter request to a view that offers none (not on loopback, or nothing to recenter).
         case readOnly = "read-only"
-        /// A connection past the view's bound on open connections (the newcomer, or the oldest
-        /// connection closed to make room for it).
+        /// A connection past a bound on open connections (the newcomer turned away, or the oldest
+        /// request or page closed to make room for it).
         case tooManyConnections = "too-many-connections"
         /// A request that is not well-formed HTTP/1.1 or WebSocket, or too large.
         case malformed = "malformed"
