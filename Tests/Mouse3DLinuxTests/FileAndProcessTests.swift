@@ -62,6 +62,37 @@ struct FileAndProcessTests {
         #expect(!FileSystem.exists(path))
     }
 
+    @Test(
+        "Lines written in place and lines made in arrays, of every length from none to past the buffer and its slack, read back byte for byte in order"
+    )
+    func linesInPlace() throws {
+        let path = "\(directory)/in-place.txt"
+        var expected: [UInt8] = []
+        do {
+            let out = try BufferedOutput(creatingFileAt: path, capacity: 16)
+            for (i, length) in [0, 1, 15, 16, 17, 3, 4000, 4095, 4096, 4097, 9000, 2, 20_000, 5].enumerated() {
+                let line = (0..<length).map { UInt8(ascii: "a") + UInt8(($0 + i) % 26) }
+                if i % 3 == 2 {
+                    try out.writeLine { $0.append(contentsOf: line) }
+                } else {
+                    // Asks for more room than it takes, as a formatter does.
+                    try out.writeLine(atMost: length + 50) { start in
+                        line.withUnsafeBufferPointer {
+                            if let b = $0.baseAddress { start.update(from: b, count: length) }
+                        }
+                        return length
+                    }
+                }
+                expected += line + [UInt8(ascii: "\n")]
+            }
+            try out.flush()
+        }
+        let written = try FileContents.read(path: path)
+        #expect(written.count == expected.count)
+        #expect(written == expected, "the lines came back changed or out of order")
+        try FileSystem.remove(path)
+    }
+
     @Test("Listing a missing directory names it")
     func missingDirectory() {
         #expect { try DirectoryListing.names(in: "\(directory)/nope") } throws: { "\($0)".contains("nope") }

@@ -45,40 +45,51 @@ public enum AttitudePrintFormat: String, CaseIterable, Sendable {
     /// their `°` (two bytes), ` buttons 0x` and 16 hex digits, the keys.
     static let textTailCapacity = 192
 
-    /// A text line with its second (`2026-11-22T01:50:00`) given as bytes: the second, then what
-    /// follows it written into memory on the stack around the stream's prefix, as the jsonl line is
-    /// (appended piece by piece, with a right-alignment that moved what it had written, it was 3,500
-    /// instructions, half a 64-sender receiver's frame: callgrind).
+    /// A text line with its second (`2026-11-22T01:50:00`) given as bytes, appended to `bytes`
+    /// (through ``writeTextLine(_:wallNanoseconds:second:at:)``).
     public static func appendTextLine(
         _ update: AttitudeUpdate, wallNanoseconds wall: UInt64, second: UnsafeRawBufferPointer, to bytes: inout [UInt8]
     ) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: textLineCapacity(update, second: second.count)) {
+            let count = writeTextLine(update, wallNanoseconds: wall, second: second, at: $0.baseAddress!)
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: $0[0..<count]))
+        }
+    }
+
+    /// The most bytes ``writeTextLine(_:wallNanoseconds:second:at:)`` writes for `update` with a
+    /// second of `second` bytes.
+    public static func textLineCapacity(_ update: AttitudeUpdate, second: Int) -> Int {
+        second + 16 + update.stream.textPrefix.count + textTailCapacity
+    }
+
+    /// Writes the text line (without its newline) at `start`, which has room for
+    /// ``textLineCapacity(_:second:)`` bytes; returns how many it wrote. Written straight into the
+    /// output's buffer: once on the stack and then appended, it was two copies and two appends
+    /// a frame (`perf`; appended piece by piece, with a right-alignment that moved what it had
+    /// written, 3,500 instructions, half a 64-sender receiver's frame: callgrind).
+    public static func writeTextLine(
+        _ update: AttitudeUpdate, wallNanoseconds wall: UInt64, second: UnsafeRawBufferPointer,
+        at start: UnsafeMutablePointer<UInt8>
+    ) -> Int {
         let f = update.frame
-        bytes.append(contentsOf: second)
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 16) { head in
-            let start = head.baseAddress!
-            var w = ASCIIWriter(start)
-            w.byte(UInt8(ascii: "."))
-            w.decimal(wall / 1000 % 1_000_000, minimumDigits: 6)
-            w.literal("Z ")
-            bytes.append(contentsOf: UnsafeBufferPointer(start: start, count: w.position - start))
+        var w = ASCIIWriter(start)
+        w.bytes(second)
+        w.byte(UInt8(ascii: "."))
+        w.decimal(wall / 1000 % 1_000_000, minimumDigits: 6)
+        w.literal("Z ")
+        update.stream.textPrefix.withUnsafeBytes { w.bytes($0) }
+        w.decimal(UInt64(update.sequence))
+        w.literal(" roll ")
+        w.degrees(f.roll)
+        w.literal(" pitch ")
+        w.degrees(f.pitch)
+        w.literal(" yaw ")
+        w.degrees(f.yaw)
+        if !update.buttons.isEmpty {
+            w.literal(" buttons 0x")
+            w.hexadecimal(UInt64(update.buttons.rawValue))
         }
-        update.stream.textPrefix.withUnsafeBufferPointer { bytes.append(contentsOf: $0) }
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: textTailCapacity) { tail in
-            let start = tail.baseAddress!
-            var w = ASCIIWriter(start)
-            w.decimal(UInt64(update.sequence))
-            w.literal(" roll ")
-            w.degrees(f.roll)
-            w.literal(" pitch ")
-            w.degrees(f.pitch)
-            w.literal(" yaw ")
-            w.degrees(f.yaw)
-            if !update.buttons.isEmpty {
-                w.literal(" buttons 0x")
-                w.hexadecimal(UInt64(update.buttons.rawValue))
-            }
-            bytes.append(contentsOf: UnsafeBufferPointer(start: start, count: w.position - start))
-        }
+        return w.position - start
     }
 
     /// The start of a stream's jsonl lines, `{"sender":"…","stream":"…","seq":`, which its
@@ -91,32 +102,45 @@ public enum AttitudePrintFormat: String, CaseIterable, Sendable {
     /// time, three floats, 20 digits of buttons and the keys.
     static let jsonlTailCapacity = 192
 
-    /// The line is written into memory on the stack, then appended with the stream's prefix: two
-    /// copies into `bytes` (fourteen appends and three strings, half of a plain receiver's
-    /// instructions a frame at 50,000 frames/s, before).
+    /// The jsonl line appended to `bytes` (through ``writeJSONLine(_:wallNanoseconds:at:)``).
     public static func appendJSONLine(_ update: AttitudeUpdate, wallNanoseconds wall: UInt64, to bytes: inout [UInt8]) {
-        let f = update.frame
-        // Through a buffer pointer: an array handed to append(contentsOf:) is retained and released.
-        update.stream.jsonlPrefix.withUnsafeBufferPointer { bytes.append(contentsOf: $0) }
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Self.jsonlTailCapacity) { buffer in
-            let start = buffer.baseAddress!
-            var w = ASCIIWriter(start)
-            w.decimal(UInt64(update.sequence))
-            w.literal(#","time":"#)
-            w.decimal(wall / 1_000_000_000)
-            w.byte(UInt8(ascii: "."))
-            w.decimal(wall / 1000 % 1_000_000, minimumDigits: 6)
-            w.literal(#","roll":"#)
-            w.float(f.roll)
-            w.literal(#","pitch":"#)
-            w.float(f.pitch)
-            w.literal(#","yaw":"#)
-            w.float(f.yaw)
-            w.literal(#","buttons":"#)
-            w.decimal(UInt64(update.buttons.rawValue))
-            w.byte(UInt8(ascii: "}"))
-            bytes.append(contentsOf: UnsafeBufferPointer(start: start, count: w.position - start))
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: jsonlLineCapacity(update)) {
+            let count = writeJSONLine(update, wallNanoseconds: wall, at: $0.baseAddress!)
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: $0[0..<count]))
         }
+    }
+
+    /// The most bytes ``writeJSONLine(_:wallNanoseconds:at:)`` writes for `update`.
+    public static func jsonlLineCapacity(_ update: AttitudeUpdate) -> Int {
+        update.stream.jsonlPrefix.count + jsonlTailCapacity
+    }
+
+    /// Writes the jsonl line (without its newline) at `start`, which has room for
+    /// ``jsonlLineCapacity(_:)`` bytes; returns how many it wrote. Written straight into the
+    /// output's buffer (once on the stack and then appended with the stream's prefix, it was two
+    /// copies and two appends a frame; fourteen appends and three strings, half of a plain
+    /// receiver's instructions a frame at 50,000 frames/s, before that).
+    public static func writeJSONLine(
+        _ update: AttitudeUpdate, wallNanoseconds wall: UInt64, at start: UnsafeMutablePointer<UInt8>
+    ) -> Int {
+        let f = update.frame
+        var w = ASCIIWriter(start)
+        update.stream.jsonlPrefix.withUnsafeBytes { w.bytes($0) }
+        w.decimal(UInt64(update.sequence))
+        w.literal(#","time":"#)
+        w.decimal(wall / 1_000_000_000)
+        w.byte(UInt8(ascii: "."))
+        w.decimal(wall / 1000 % 1_000_000, minimumDigits: 6)
+        w.literal(#","roll":"#)
+        w.float(f.roll)
+        w.literal(#","pitch":"#)
+        w.float(f.pitch)
+        w.literal(#","yaw":"#)
+        w.float(f.yaw)
+        w.literal(#","buttons":"#)
+        w.decimal(UInt64(update.buttons.rawValue))
+        w.byte(UInt8(ascii: "}"))
+        return w.position - start
     }
 }
 

@@ -32,7 +32,9 @@ public final class PrintOutput: AttitudeSink {
         let wall = wallNanoseconds(arrival: update.receivedNanoseconds)
         let s = wall / 1_000_000_000
         if format == .jsonl {
-            return try output.writeLine { AttitudePrintFormat.appendJSONLine(update, wallNanoseconds: wall, to: &$0) }
+            return try output.writeLine(atMost: AttitudePrintFormat.jsonlLineCapacity(update)) {
+                AttitudePrintFormat.writeJSONLine(update, wallNanoseconds: wall, at: $0)
+            }
         }
         if s != second {
             second = s
@@ -44,8 +46,8 @@ public final class PrintOutput: AttitudeSink {
         let length = secondLength
         try withUnsafeBytes(of: secondText) { raw in
             let text = UnsafeRawBufferPointer(rebasing: raw[0..<length])
-            try output.writeLine {
-                AttitudePrintFormat.appendTextLine(update, wallNanoseconds: wall, second: text, to: &$0)
+            try output.writeLine(atMost: AttitudePrintFormat.textLineCapacity(update, second: length)) {
+                AttitudePrintFormat.writeTextLine(update, wallNanoseconds: wall, second: text, at: $0)
             }
         }
     }

@@ -5,18 +5,26 @@ import SystemPackage
 /// on `flush()`, and on deinit. Owned by one thread at a time.
 public final class BufferedOutput {
     private let descriptor: FileDescriptor
-    /// Touched only by its owner's thread; a line's `fill` gets it inout and must not write to this
-    /// output itself: no run-time exclusivity checks (two a printed frame).
-    @exclusivity(unchecked) private var buffer: [UInt8] = []
+    /// The buffer: memory of its own, so that a line is written straight into it
+    /// (``writeLine(atMost:_:)``; an array has no room past its count a caller may write into).
+    /// Touched only by its owner's thread: no run-time exclusivity checks.
+    @exclusivity(unchecked) private var storage: UnsafeMutablePointer<UInt8>
+    @exclusivity(unchecked) private var allocated: Int
+    @exclusivity(unchecked) private var used = 0
+    /// Lines made in an array (``writeLine(_:)-(([UInt8])->Void)``), reused.
+    @exclusivity(unchecked) private var scratch: [UInt8] = []
     private let capacity: Int
     private let ownsDescriptor: Bool
+    /// Room past `capacity` for the line that crosses it (a longer line is flushed before).
+    private static let slack = 4096
 
     /// Output to `descriptor`, written in chunks of about `capacity` bytes.
     public init(descriptor: FileDescriptor = .standardOutput, capacity: Int = 1 << 16) {
         self.descriptor = descriptor
         self.capacity = capacity
         ownsDescriptor = false
-        buffer.reserveCapacity(capacity)
+        allocated = capacity + Self.slack
+        storage = .allocate(capacity: allocated)
     }
 
     /// Output to a file created (or truncated) at `path`, mode 0644, closed on deinit.
@@ -32,12 +40,14 @@ public final class BufferedOutput {
         }
         self.capacity = capacity
         ownsDescriptor = true
-        buffer.reserveCapacity(capacity)
+        allocated = capacity + Self.slack
+        storage = .allocate(capacity: allocated)
     }
 
     deinit {
         try? flush()
         if ownsDescriptor { try? descriptor.close() }
+        storage.deallocate()
     }
 
     /// Appends `text` and a newline.
@@ -45,33 +55,48 @@ public final class BufferedOutput {
         try writeLine { $0.append(contentsOf: text.utf8) }
     }
 
-    /// Appends what `fill` writes into the buffer, and a newline (no string in between).
+    /// Appends what `fill` writes into an array, and a newline.
     public func writeLine(_ fill: (inout [UInt8]) -> Void) throws(SystemCallError) {
-        fill(&buffer)
-        buffer.append(UInt8(ascii: "\n"))
-        if buffer.count >= capacity { try flush() }
-    }
-
-    /// Writes out whatever is buffered. The corresponding C call is `write(2)`, retried on `EINTR`
-    /// (through the shim) and after a partial write. (swift-system's `writeAll`, generic over a
-    /// sequence, cost about 770 instructions a flush: a receiver flushes at every wake-up.)
-    public func flush() throws(SystemCallError) {
-        guard !buffer.isEmpty else { return }
-        try Self.writeOut(&buffer, to: descriptor.rawValue)
-    }
-
-    /// Writes `buffer` to `fd` and empties it (also when the write fails). Given the buffer
-    /// inout: read from the property, its storage was retained and released around every write.
-    private static func writeOut(_ buffer: inout [UInt8], to fd: Int32) throws(SystemCallError) {
-        defer { buffer.removeAll(keepingCapacity: true) }
-        let failure: SystemCallError? = buffer.withUnsafeBytes { bytes in
-            do throws(SystemCallError) {
-                try SystemCall.writeAll(fd, bytes, "fd \(fd)")
-                return nil
-            } catch {
-                return error
+        scratch.removeAll(keepingCapacity: true)
+        fill(&scratch)
+        let count = scratch.count
+        try scratch.withUnsafeBufferPointer { line throws(SystemCallError) in
+            try writeLine(atMost: count) { start in
+                if let base = line.baseAddress { start.update(from: base, count: count) }
+                return count
             }
         }
-        if let failure { throw failure }
+    }
+
+    /// Appends a line of at most `maximum` bytes that `write` puts at the address it is given
+    /// (returning how many it wrote), and a newline: no copy in between.
+    public func writeLine(atMost maximum: Int, _ write: (UnsafeMutablePointer<UInt8>) -> Int)
+        throws(SystemCallError)
+    {
+        if used + maximum + 1 > allocated {
+            try flush()
+            if maximum + 1 > allocated {
+                storage.deallocate()
+                allocated = maximum + 1
+                storage = .allocate(capacity: allocated)
+            }
+        }
+        let count = write(storage + used)
+        precondition(count <= maximum, "a line wrote past the room it asked for")
+        used += count
+        storage[used] = UInt8(ascii: "\n")
+        used += 1
+        if used >= capacity { try flush() }
+    }
+
+    /// Writes out whatever is buffered, and empties the buffer (also when the write fails). The
+    /// corresponding C call is `write(2)`, retried on `EINTR` (through the shim) and after a
+    /// partial write. (swift-system's `writeAll`, generic over a sequence, cost about 770
+    /// instructions a flush: a receiver flushes at every wake-up.)
+    public func flush() throws(SystemCallError) {
+        guard used > 0 else { return }
+        let bytes = UnsafeRawBufferPointer(start: storage, count: used)
+        used = 0
+        try SystemCall.writeAll(descriptor.rawValue, bytes, "fd \(descriptor.rawValue)")
     }
 }
