@@ -1,4 +1,5 @@
 import Glibc
+import SystemPackage
 import Testing
 
 @testable import Mouse3DLinux
@@ -91,6 +92,20 @@ struct FileAndProcessTests {
         #expect(written.count == expected.count)
         #expect(written == expected, "the lines came back changed or out of order")
         try FileSystem.remove(path)
+    }
+
+    @Test("A write that fails (a descriptor opened only for reading) throws, naming write(2) and errno's text")
+    func failedWrite() throws {
+        let readOnly = try FileDescriptor.open("/dev/null", .readOnly)
+        defer { try? readOnly.close() }
+        let out = BufferedOutput(descriptor: readOnly)
+        try out.writeLine("lost")
+        #expect {
+            try out.flush()
+        } throws: { error in
+            let text = "\(error)"
+            return text.contains("write") && text.contains("Bad file descriptor")
+        }
     }
 
     @Test("Listing a missing directory names it")

@@ -108,8 +108,8 @@ extension UDPSocket {
             let outcome = try SystemCall.attempt(
                 "recvmmsg", "UDP socket", tolerating: [EAGAIN, EWOULDBLOCK, ECONNREFUSED]
             ) {
-                mouse3d_recvmmsg(
-                    descriptor.rawValue, batch.slots.headers, UInt32(n), Int32(MSG_TRUNC) | MOUSE3D_MSG_WAITFORONE, nil)
+                mouse3d_recvmmsg_direct(
+                    descriptor.rawValue, batch.slots.headers, UInt32(n), Int32(MSG_TRUNC) | MOUSE3D_MSG_WAITFORONE)
             }
             switch outcome {
             case .completed(let received):

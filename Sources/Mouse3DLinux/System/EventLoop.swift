@@ -482,9 +482,9 @@ public final class EventLoop {
         let capacity = Int32(Self.eventCapacity)
         if nanosecondWait {
             let outcome = try SystemCall.attempt("epoll_pwait2", "event loop", tolerating: Self.missingCall) {
-                guard let deadline else { return epoll_pwait2(epoll.rawValue, events, capacity, nil, nil) }
+                guard let deadline else { return mouse3d_epoll_pwait2_direct(epoll.rawValue, events, capacity, nil) }
                 var ts = timespec(nanoseconds: Self.remaining(until: deadline))
-                return epoll_pwait2(epoll.rawValue, events, capacity, &ts, nil)
+                return mouse3d_epoll_pwait2_direct(epoll.rawValue, events, capacity, &ts)
             }
             switch outcome {
             case .completed(let n): return Int(n)

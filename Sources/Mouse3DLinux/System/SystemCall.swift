@@ -1,3 +1,4 @@
+import CLinux
 import Glibc
 import SystemPackage
 
@@ -71,7 +72,7 @@ import SystemPackage
         var offset = 0
         while offset < bytes.count {
             let written = try retrying("write", subject()) {
-                Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+                mouse3d_write_direct(fd, bytes.baseAddress! + offset, UInt(bytes.count - offset))
             }
             guard written > 0 else { throw SystemCallError(call: "write", subject: subject(), errno: .ioError) }
             offset += written
