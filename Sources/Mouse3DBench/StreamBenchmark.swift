@@ -591,38 +591,69 @@ extension StreamBenchmark {
         /// The CPU of the receiver's event loop alone (epoll, recvmmsg, a write a wake-up; no work)
         /// under the same load: how much of the receiver's CPU above the floor is the loop's.
         var loopCPU: Double
+        /// Each round's receiver CPU over its floor's (one entry for a single run).
+        var ratios: [Double] = []
+
+        /// The rounds of one count as one row: loss summed, the largest peak RSS, every other
+        /// figure the rounds' median (the latency text the median-p99 round's).
+        static func median(of rounds: [LoadRow]) -> LoadRow {
+            func mid(_ value: (LoadRow) -> Double) -> Double { Mouse3DBench.median(rounds.map(value)) }
+            let p99 = mid(\.p99)
+            var row = rounds.first { $0.p99 == p99 } ?? rounds[0]
+            row.sent = rounds.reduce(0) { $0 + $1.sent }
+            row.received = rounds.reduce(0) { $0 + $1.received }
+            row.lost = rounds.reduce(0) { $0 + $1.lost }
+            row.receiverCPU = mid(\.receiverCPU)
+            row.receiverRSS = rounds.map(\.receiverRSS).max() ?? 0
+            row.floorP99 = mid(\.floorP99)
+            row.floorCPU = mid(\.floorCPU)
+            row.loopCPU = mid(\.loopCPU)
+            row.ratios = rounds.map { $0.receiverCPU / max($0.floorCPU, 0.01) }
+            return row
+        }
     }
 
     /// Many paired senders on one receiver: for each count in `counts`, that many sealed streams at
     /// 1000 frames/s each, every one with its own identity, pairing secret and UDP socket, paced
     /// with their phases spread evenly over the millisecond (as independent devices would be), into
     /// one real `mouse3d receive --print --latency` (one print stream per sender). Prints loss,
-    /// send→output latency, the receiver's CPU and peak RSS, and how they grow with the count.
-    public func loadTable(counts: [Int]) throws {
+    /// send→output latency, the receiver's CPU and peak RSS, and how they grow with the count;
+    /// with `rounds` above one, each count is run that many times (the receiver, then its floor and
+    /// event loop under the same load) and the table gives the medians and every round's ratio.
+    public func loadTable(counts: [Int], rounds: Int = 1) throws {
         let executable = try measured ?? FileSystem.executablePath()
         let pairing = try BenchPairing()
         defer { pairing.remove() }
         var rows: [LoadRow] = []
         for count in counts {
-            let senders = try pairing.additionalSenders(count)
-            defer { pairing.removeAdditionalSenders() }
-            rows.append(try loadRun(executable: executable, senders: senders))
-            let row = rows.last!
-            print(
-                "\(count) sealed senders × 1000 frames/s for \(seconds) s: sent \(row.sent), received \(row.received), lost \(row.lost); "
-                    + "latency send→output:\(row.latency) (floor p99 \(fixed(row.floorP99, 0)) µs); receiver CPU \(fixed(row.receiverCPU, 1))% of a core (floor \(fixed(row.floorCPU, 1))%, event loop alone \(fixed(row.loopCPU, 1))%), peak RSS \(fixed(Double(row.receiverRSS) / 1_048_576, 1)) MiB"
-            )
+            var runs: [LoadRow] = []
+            for round in 1...rounds {
+                // Senders of their own each round: a sender's sealer goes on where it left off, and
+                // a receiver started anew refuses what the last one stored as seen (a replay).
+                let senders = try pairing.additionalSenders(count)
+                defer { pairing.removeAdditionalSenders() }
+                runs.append(try loadRun(executable: executable, senders: senders))
+                let row = runs.last!
+                print(
+                    (rounds > 1 ? "round \(round) of \(rounds): " : "")
+                        + "\(count) sealed senders × 1000 frames/s for \(seconds) s: sent \(row.sent), received \(row.received), lost \(row.lost); "
+                        + "latency send→output:\(row.latency) (floor p99 \(fixed(row.floorP99, 0)) µs); receiver CPU \(fixed(row.receiverCPU, 1))% of a core (floor \(fixed(row.floorCPU, 1))%, event loop alone \(fixed(row.loopCPU, 1))%), peak RSS \(fixed(Double(row.receiverRSS) / 1_048_576, 1)) MiB"
+                )
+            }
+            rows.append(LoadRow.median(of: runs))
         }
         print("")
+        if rounds > 1 { print("medians of \(rounds) rounds per count (loss summed, peak RSS the largest):") }
         print(
-            "| senders | frames/s | lost | p99 send→output | floor p99, same load | receiver CPU | floor CPU, same load | event loop alone | receiver/floor CPU | receiver peak RSS |"
+            "| senders | frames/s | lost | p99 send→output | floor p99, same load | receiver CPU | floor CPU, same load | event loop alone | receiver/floor CPU | rounds' receiver/floor | receiver peak RSS |"
         )
-        print("|---|---|---|---|---|---|---|---|---|---|")
+        print("|---|---|---|---|---|---|---|---|---|---|---|")
         for row in rows {
             print(
                 "| \(row.senders) | \(row.senders * 1000) | \(row.lost) of \(row.sent) | \(fixed(row.p99, 0)) µs | \(fixed(row.floorP99, 0)) µs "
                     + "| \(fixed(row.receiverCPU, 1))% | \(fixed(row.floorCPU, 1))% | \(fixed(row.loopCPU, 1))% "
-                    + "| \(fixed(row.receiverCPU / max(row.floorCPU, 0.01), 2))× | \(fixed(Double(row.receiverRSS) / 1_048_576, 1)) MiB |"
+                    + "| \(fixed(median(row.ratios), 2))× | \(row.ratios.map { fixed($0, 2) }.joined(separator: " ")) "
+                    + "| \(fixed(Double(row.receiverRSS) / 1_048_576, 1)) MiB |"
             )
         }
         print(

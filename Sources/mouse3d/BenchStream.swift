@@ -56,6 +56,12 @@ extension Mouse3D {
 
         @Option(
             help:
+                "With --senders: rounds per count, each a receiver run and its floor and event-loop runs under the same load, one after the other; the table gives each column's median and every round's receiver/floor ratio (a single run's floor moves by a quarter from run to run)."
+        )
+        var sendersRounds: Int = 1
+
+        @Option(
+            help:
                 "Instead of the above: plain against sealed p99 latency at 1000 frames/s in this many interleaved rounds of --seconds (medians)."
         )
         var latencyRounds: Int?
@@ -96,6 +102,12 @@ extension Mouse3D {
                     throw ValidationError("--senders lists counts from 1 to 256, comma-separated, e.g. 1,8,64.")
                 }
             }
+            guard (1...20).contains(sendersRounds) else {
+                throw ValidationError("--senders-rounds takes 1 to 20 rounds.")
+            }
+            if sendersRounds != 1 && senders == nil {
+                throw ValidationError("--senders-rounds goes with --senders (e.g. --senders 64 --senders-rounds 5).")
+            }
             if let executable, !FileSystem.isExecutable(executable) {
                 throw ValidationError("--executable: '\(executable)' is not an executable file.")
             }
@@ -122,7 +134,7 @@ extension Mouse3D {
                 }
                 try benchmark([.sealed]).sealingLatency(rounds: latencyRounds)
             } else if senders != nil {
-                try benchmark([.sealed]).loadTable(counts: senderCounts)
+                try benchmark([.sealed]).loadTable(counts: senderCounts, rounds: sendersRounds)
             } else if let withView {
                 guard withView >= 1 && withView <= 20 else {
                     throw ValidationError("--with-view takes 1 to 20 rounds.")

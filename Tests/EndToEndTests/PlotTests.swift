@@ -59,6 +59,19 @@ struct PlotTests {
         #expect(last[2] > 20 * max(last[1], 1), "without bias estimation \(last[2]) px, with it \(last[1]) px")
     }
 
+    @Test("bench stream --senders-rounds: without --senders, or out of 1 to 20, it says so before any work")
+    func sendersRounds() throws {
+        for (arguments, says) in [
+            (["--senders-rounds", "3"], "--senders-rounds goes with --senders"),
+            (["--senders", "8", "--senders-rounds", "0"], "--senders-rounds takes 1 to 20 rounds"),
+            (["--senders", "8", "--senders-rounds", "21"], "--senders-rounds takes 1 to 20 rounds")
+        ] {
+            let r = try runMouse3D(["bench", "stream"] + arguments)
+            #expect(r.status != 0 && r.errors.contains(says), "\(arguments): \(r.errors)")
+            #expect(r.output.isEmpty, "\(arguments): it measured before refusing: \(r.output)")
+        }
+    }
+
     @Test("Without gnuplot, --plot says what to install, before any work")
     func noGnuplot() throws {
         let home = Mouse3DProcess.makeConfigHome()
