@@ -19,8 +19,10 @@ public final class ViewServer: WebConnectionsDelegate {
     /// Pages served at once (connections upgraded to the stream, each with the token shown).
     public static let maximumPages = 32
     /// Requests in progress at once (connections not yet a page: a browser's page load, its stream's
-    /// handshake, and whatever anyone who can reach the port opens).
-    public static let maximumRequests = 16
+    /// handshake, and whatever anyone who can reach the port opens). More than one wake-up accepts
+    /// (``WebConnections/Limits/acceptBudget``, 16): a request accepted in one wake-up and read in
+    /// the next cannot be pushed out by the connections the next accepts before it is read.
+    public static let maximumRequests = 32
     /// How long a connection may take to send its request head.
     public static let headTimeoutNanoseconds: UInt64 = 5_000_000_000
     /// How long a request is spared while older ones can make room.
