@@ -30,9 +30,9 @@ int setns (int fd, int nstype);
 #ifndef CLONE_NEWNET
 #define CLONE_NEWNET 0x40000000
 #endif
-/* recvmmsg(2): many datagrams in one call. struct mmsghdr and the call are GNU extensions; declared
-   under names of our own (the symbol is glibc's recvmmsg) so they cannot clash with a module that
-   sees glibc's. */
+/* recvmmsg(2) and sendmmsg(2): many datagrams in one call. struct mmsghdr and the calls are GNU
+   extensions; declared under names of our own (sendmmsg's symbol is glibc's; recvmmsg is made
+   through syscall(2), below) so they cannot clash with a module that sees glibc's. */
 struct mouse3d_mmsghdr {
     struct msghdr msg_hdr;
     unsigned int msg_len;
@@ -40,7 +40,6 @@ struct mouse3d_mmsghdr {
 /* MSG_WAITFORONE (GNU): return once one datagram is in, even on a blocking socket. */
 #define MOUSE3D_MSG_WAITFORONE 0x10000
 struct timespec;
-int mouse3d_recvmmsg (int sockfd, struct mouse3d_mmsghdr *msgvec, unsigned int vlen, int flags, struct timespec *timeout) __asm__("recvmmsg");
 /* sendmmsg(2): many datagrams, each to its own address, in one call. */
 int mouse3d_sendmmsg (int sockfd, struct mouse3d_mmsghdr *msgvec, unsigned int vlen, int flags) __asm__("sendmmsg");
 /* The calls a receiver makes at every wake-up, made straight through syscall(2). glibc's wrappers
