@@ -7,9 +7,10 @@ import Mouse3DLinux
 /// Whoever can reach the port may send anything, so nothing is served without the view's token (see
 /// ``WebAccessPolicy``), and the connections are bounded as ``WebConnections`` bounds them: at most
 /// ``maximumPages`` pages and ``maximumRequests`` requests in progress, each bound kept apart (a
-/// newcomer makes room among the requests, a page coming makes room among the pages), a request head within ``headTimeoutNanoseconds``, every frame a page sends counted against
-/// a few a second (it sends none but close and pong; more closes it), and one pending update per page
-/// (latest wins; a page is closed once stalled). Every refusal is counted by reason; none is logged
+/// newcomer makes room among the requests, a page coming makes room among the pages), a request
+/// head within ``headTimeoutNanoseconds``, every frame a page sends counted against a few a second
+/// (it sends none but close and pong; more closes it), and one pending update per page (latest
+/// wins; a page is closed once stalled). Every refusal is counted by reason; none is logged
 /// per request. Nothing here blocks.
 public final class ViewServer: WebConnectionsDelegate {
     /// Streams shown; a new stream past this replaces the one heard from longest ago.
