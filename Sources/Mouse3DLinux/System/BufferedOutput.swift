@@ -52,19 +52,27 @@ public final class BufferedOutput {
 
     /// Appends `text` and a newline.
     public func writeLine(_ text: String) throws(SystemCallError) {
-        try writeLine { $0.append(contentsOf: text.utf8) }
+        var text = text
+        // withUTF8 rethrows untyped: the error is carried out by hand.
+        var failure: SystemCallError?
+        text.withUTF8 { line in
+            do throws(SystemCallError) { try writeLine(copying: line) } catch { failure = error }
+        }
+        if let failure { throw failure }
     }
 
     /// Appends what `fill` writes into an array, and a newline.
     public func writeLine(_ fill: (inout [UInt8]) -> Void) throws(SystemCallError) {
         scratch.removeAll(keepingCapacity: true)
         fill(&scratch)
-        let count = scratch.count
-        try scratch.withUnsafeBufferPointer { line throws(SystemCallError) in
-            try writeLine(atMost: count) { start in
-                if let base = line.baseAddress { start.update(from: base, count: count) }
-                return count
-            }
+        try scratch.withUnsafeBufferPointer { line throws(SystemCallError) in try writeLine(copying: line) }
+    }
+
+    /// Appends a copy of `line`, and a newline.
+    private func writeLine(copying line: UnsafeBufferPointer<UInt8>) throws(SystemCallError) {
+        try writeLine(atMost: line.count) { start in
+            if let base = line.baseAddress { start.update(from: base, count: line.count) }
+            return line.count
         }
     }
 
