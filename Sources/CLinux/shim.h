@@ -59,3 +59,10 @@ static inline int mouse3d_epoll_pwait2_direct(int epfd, struct epoll_event *even
 static inline long mouse3d_write_direct(int fd, const void *buffer, unsigned long count) {
     return syscall(SYS_write, fd, buffer, count);
 }
+
+/* prctl(2) is variadic, which Swift cannot call: the two timer-slack requests. */
+#include <sys/prctl.h>
+static inline int mouse3d_set_timer_slack(unsigned long nanoseconds) {
+    return prctl(PR_SET_TIMERSLACK, nanoseconds, 0UL, 0UL, 0UL);
+}
+static inline long mouse3d_timer_slack(void) { return (long) prctl(PR_GET_TIMERSLACK, 0UL, 0UL, 0UL, 0UL); }

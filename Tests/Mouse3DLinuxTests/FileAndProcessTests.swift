@@ -33,6 +33,18 @@ struct FileAndProcessTests {
         #expect(SecretFile.unmappedRootOwner() == nil)
     }
 
+    @Test("A thread's timer slack is set and read back, and restored (a coalescing receiver's timed reads)")
+    func timerSlack() {
+        let before = TimerSlack.current
+        #expect(before > 0, "a thread always has a slack (50 µs by default)")
+        #expect(TimerSlack.set(nanoseconds: 1_000))
+        #expect(TimerSlack.current == 1_000)
+        #expect(TimerSlack.set(nanoseconds: 0), "0 is taken as 1 ns, not as the default")
+        #expect(TimerSlack.current == 1)
+        #expect(TimerSlack.set(nanoseconds: before))
+        #expect(TimerSlack.current == before)
+    }
+
     @Test("A missing file's error names the file and the errno text")
     func missingFile() {
         #expect { try FileContents.read(path: "\(directory)/missing.csv") } throws: { error in
