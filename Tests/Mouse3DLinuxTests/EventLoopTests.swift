@@ -185,6 +185,44 @@ struct EventLoopTests {
         #expect(heard == 1, "the other watch carries on in the new set")
     }
 
+    @Test(
+        "A paused descriptor wakes nothing until resumed, while its data waits; another watch of it wakes the loop, and its leaving restores the pause"
+    )
+    func pausedWatch() throws {
+        let loop = try EventLoop(signals: [])
+        let pipe = try TestPipe()
+        var handled = 0
+        let watch = loop.watch(pipe.read) {
+            handled += 1
+            _ = try pipe.take()
+        }
+        loop.setPaused(watch, true)
+        try pipe.send()
+        let start = MonotonicClock.nanoseconds()
+        _ = try loop.run(until: start + 30_000_000)
+        #expect(handled == 0, "a paused watch ran")
+        #expect(MonotonicClock.nanoseconds() - start >= 30_000_000, "the wait returned early: not paused in the set")
+        loop.setPaused(watch, false)
+        _ = try loop.run(until: MonotonicClock.nanoseconds() + 1_000_000_000) { handled == 1 }
+        #expect(handled == 1, "the byte that waited is read once resumed")
+
+        // A second watch of the number wakes for it while the first is paused; cancelling that one
+        // leaves the descriptor paused again.
+        loop.setPaused(watch, true)
+        var second = 0
+        let other = loop.watch(pipe.read) { second += 1 }
+        try pipe.send()
+        _ = try loop.run(until: MonotonicClock.nanoseconds() + 1_000_000_000) { handled == 2 }
+        #expect(second >= 1 && handled == 2, "the unpaused watch woke the loop (and its pass ran the readable ones)")
+        loop.cancel(other)
+        try pipe.send()
+        _ = try loop.run(until: MonotonicClock.nanoseconds() + 30_000_000)
+        #expect(handled == 2, "paused again once its unpaused companion left")
+        loop.setPaused(watch, false)
+        _ = try loop.run(until: MonotonicClock.nanoseconds() + 1_000_000_000) { handled == 3 }
+        #expect(handled == 3)
+    }
+
     @Test("A regular file (which epoll cannot watch) is always readable, as poll has it")
     func regularFile() throws {
         let loop = try EventLoop(signals: [])

@@ -72,6 +72,8 @@ public final class EventLoop {
         let descriptor: FileDescriptor
         let handler: () throws -> Void
         var cancelled = false
+        /// Not woken for (``EventLoop/setPaused(_:_:)``).
+        var paused = false
 
         init(id: Int, descriptor: FileDescriptor, handler: @escaping () throws -> Void) {
             self.id = id
@@ -221,11 +223,11 @@ public final class EventLoop {
     private func add(_ fd: Int32) {
         let token = nextToken
         nextToken = nextToken == UInt32.max ? 1 : nextToken + 1
-        switch Self.control(epoll, EPOLL_CTL_ADD, fd, token: token) {
+        switch Self.control(epoll, EPOLL_CTL_ADD, fd, token: token, events: isPaused(fd) ? 0 : EPOLLIN.rawValue) {
         case nil:
             setToken(token, of: fd)
             alwaysReady.removeAll { $0 == fd }  // a number once a regular file's
-        case .fileExists?: break
+        case .fileExists?: updateEvents(of: fd)  // a new watch of a paused descriptor wakes for it
         case .notPermitted?: if !alwaysReady.contains(fd) { alwaysReady.append(fd) }
         case let error?:
             failedRegistration =
@@ -273,6 +275,8 @@ public final class EventLoop {
                 // Fails harmlessly when the owner closed it first (closing took it out, unless the
                 // file is open elsewhere: then its events come with a token no number has).
                 _ = Self.control(epoll, EPOLL_CTL_DEL, fd, token: 0)
+            } else if watch.paused != isPaused(fd) {
+                updateEvents(of: fd)  // the watches left are all paused, or one left wakes for it
             }
         } else if let i = timers.firstIndex(where: { $0.id == registration.id }) {
             let timer = timers.remove(at: i)
@@ -280,6 +284,37 @@ public final class EventLoop {
             timer.cancelled = true
             if turnDepth > 0 { retired.append(timer) }
             generation += 1
+        }
+    }
+
+    /// Stops (`paused`) or restarts waking for a watch's descriptor, which stays in the epoll set
+    /// (`epoll_ctl(EPOLL_CTL_MOD)` with no events, then `EPOLLIN`): its owner reads it on a timer
+    /// meanwhile (Mouse3DCore's `WakeUpCoalescing`). A descriptor is paused while all its watches
+    /// are. Found ready anyway (for another watch of it, or an error or hang-up, which epoll always
+    /// reports), its handlers run as usual: one left out would have the loop wake for it again at once.
+    public func setPaused(_ registration: Registration, _ paused: Bool) {
+        guard let watch = watches.first(where: { $0.id == registration.id }), watch.paused != paused else { return }
+        watch.paused = paused
+        updateEvents(of: watch.descriptor.rawValue)
+    }
+
+    /// Whether every watch of `fd` is paused (it has one at least).
+    private func isPaused(_ fd: Int32) -> Bool {
+        var any = false
+        for w in watches where w.descriptor.rawValue == fd {
+            if !w.paused { return false }
+            any = true
+        }
+        return any
+    }
+
+    /// Sets the events of `fd`'s entry to what its watches want now.
+    private func updateEvents(of fd: Int32) {
+        guard fd >= 0, Int(fd) < entryTokens.count, entryTokens[Int(fd)] != 0 else { return }
+        let events = isPaused(fd) ? 0 : EPOLLIN.rawValue
+        if let error = Self.control(epoll, EPOLL_CTL_MOD, fd, token: entryTokens[Int(fd)], events: events) {
+            failedRegistration =
+                failedRegistration ?? SystemCallError(call: "epoll_ctl", subject: "descriptor \(fd)", errno: error)
         }
     }
 
@@ -445,9 +480,11 @@ public final class EventLoop {
 
     /// `epoll_ctl(epoll, operation, fd)` for readability, the entry carrying `fd` and `token`; the
     /// error, if any. Through the shim (EINTR retried).
-    private static func control(_ epoll: FileDescriptor, _ operation: Int32, _ fd: Int32, token: UInt32) -> Errno? {
+    private static func control(
+        _ epoll: FileDescriptor, _ operation: Int32, _ fd: Int32, token: UInt32, events: UInt32 = EPOLLIN.rawValue
+    ) -> Errno? {
         var event = epoll_event()
-        event.events = EPOLLIN.rawValue
+        event.events = events
         event.data.u64 = UInt64(token) << 32 | UInt64(UInt32(bitPattern: fd))
         do {
             _ = try SystemCall.retrying("epoll_ctl", "descriptor \(fd)") {
