@@ -87,6 +87,62 @@ struct PipelineTests {
         #expect(summary.last?.hasSuffix("(4 frames) (after the first 6 frames, the warm-up)") == true, "\(summary)")
     }
 
+    @Test(
+        "StreamReception: a fast stream's reads are coalesced on a timer, nothing lost or reordered, and the socket wakes the loop again once it stops"
+    )
+    func coalescedReads() throws {
+        let loop = try EventLoop(signals: [])
+        let receiver = try AttitudeReceiver(listeningOn: address(), format: .datagram)
+        let output = CollectingOutput()
+        // Slow enough that a busy machine's scheduling does not decide it: read every 2 ms while
+        // coalescing, decided every 10 ms.
+        let reception = StreamReception(
+            receiver: receiver, pairings: nil, outputs: AttitudePipeline(outputs: [output]), printsStatistics: false,
+            measuresLatency: false, coalescing: WakeUpCoalescing(interval: 2_000_000, window: 10_000_000),
+            diagnostics: Diagnostics(quiet: true))
+        reception.attach(to: loop)
+        // Four streams, a frame each every 250 µs (16,000 frames/s), sent from the loop's own timer:
+        // each send makes the socket wake the loop, until reads are coalesced.
+        let streamers = try (1...4).map {
+            try AttitudeStreamer(peers: [receiver.localAddress], format: .datagram, streamID: UInt32($0))
+        }
+        let perStream = 600
+        var sent = 0
+        var nextSend = MonotonicClock.nanoseconds()
+        loop.timer(deadline: { sent < perStream * 4 ? nextSend : nil }) { now in
+            for streamer in streamers {
+                try streamer.send(
+                    AttitudeFrame(roll: Float(sent / 4) * 1e-3, pitch: 0, yaw: 0), buttons: [], now: now)
+                sent += 1
+            }
+            nextSend = now + 250_000
+        }
+        var coalescedWhileSending = false
+        _ = try loop.run(until: MonotonicClock.nanoseconds() + 20_000_000_000) {
+            if reception.coalescesReads && sent < perStream * 4 { coalescedWhileSending = true }
+            return output.updates.count == perStream * 4
+        }
+        #expect(coalescedWhileSending, "reads were never coalesced")
+        #expect(reception.coalescingPeriods >= 1)
+        for id in 1...4 {
+            let stream = output.updates.filter { $0.stream.stream == String(id, radix: 16) }
+            #expect(stream.map(\.sequence) == (0..<perStream).map(UInt64.init), "stream \(id): lost or reordered")
+            #expect(stream.map(\.frame.roll) == (0..<perStream).map { Float($0) * 1e-3 })
+        }
+        // Quiet now: within two windows it goes back to waking on each datagram, and one sent then
+        // is read.
+        _ = try loop.run(until: MonotonicClock.nanoseconds() + 2_000_000_000) { !reception.coalescesReads }
+        #expect(!reception.coalescesReads, "still reading on a timer with nothing coming")
+        try streamers[0].send(AttitudeFrame(roll: 1, pitch: 0, yaw: 0), buttons: [], now: MonotonicClock.nanoseconds())
+        _ = try loop.run(until: MonotonicClock.nanoseconds() + 2_000_000_000) {
+            output.updates.count == perStream * 4 + 1
+        }
+        #expect(output.updates.last?.frame.roll == 1)
+        let summary = reception.finish()
+        #expect(
+            summary[0].hasPrefix("summary: frames \(perStream * 4 + 1), dropped 0, lost 0, reordered 0"), "\(summary)")
+    }
+
     @Test("StreamReception: refusals are counted by typed reason and named in the summary")
     func refusals() throws {
         let loop = try EventLoop(signals: [])

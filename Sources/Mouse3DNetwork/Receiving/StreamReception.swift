@@ -23,14 +23,23 @@ public final class StreamReception: AttitudeEventHandler {
     @exclusivity(unchecked) private var batchSent: [UInt64] = []
     private var statistics = ReceiveStatistics()
     @exclusivity(unchecked) private var nextStatistics: UInt64
+    /// When the socket wakes the loop, and when it is read on a timer instead.
+    @exclusivity(unchecked) private var coalescing: WakeUpCoalescing
+    /// The loop attached to and the socket's watch there (to pause it); the loop holds this
+    /// reception, not the other way round.
+    private unowned var loop: EventLoop?
+    private var socketWatch: EventLoop.Registration?
+    /// The thread's timer slack before reads were coalesced (restored after).
+    private var slackBefore: UInt64?
     private static let second: UInt64 = 1_000_000_000
 
-    /// Feeds `outputs` from `receiver`.
+    /// Feeds `outputs` from `receiver`; `coalescing` decides when its socket is read on a timer.
     public init(
         receiver: AttitudeReceiver, pairings: ReceiverPairings?, outputs: AttitudePipeline, printsStatistics: Bool,
         measuresLatency: Bool, latencyWarmUpNanoseconds: UInt64 = 0,
-        diagnostics: Diagnostics
+        coalescing: WakeUpCoalescing = WakeUpCoalescing(), diagnostics: Diagnostics
     ) {
+        self.coalescing = coalescing
         self.receiver = receiver
         self.pairings = pairings
         self.outputs = outputs
@@ -45,13 +54,8 @@ public final class StreamReception: AttitudeEventHandler {
     /// reception until it ends. (Held strongly: an `unowned` capture cost each call a check and a
     /// retain and release, three calls a wake-up; nothing here holds the loop.)
     public func attach(to loop: EventLoop) {
-        loop.watch(receiver.descriptor) { [self] in
-            // Everything waiting is read (until the socket would block), then written at once. (A
-            // bound of 64 a batch cost a 100,000 datagrams/s flood test its margin: more polls per
-            // datagram; it did not measurably help the 64-sender p99.)
-            try receiver.drain(handler: self)
-            try endOfBatch()
-        }
+        self.loop = loop
+        socketWatch = loop.watch(receiver.descriptor) { [self] in try readSocket() }
         if let pairings {
             pairings.attach(to: loop)
             // Sessions stored in the background: the datagrams held for a new one go on.
@@ -65,9 +69,35 @@ public final class StreamReception: AttitudeEventHandler {
         loop.timer(deadline: { [self] in nextDeadline }) { [self] now in try fire(now: now) }
     }
 
-    /// The earliest of the outputs', the receiver's checks' and the statistics' deadlines.
+    /// Reads everything waiting (until the socket would block), then writes it at once. (A bound of
+    /// 64 a batch cost a 100,000 datagrams/s flood test its margin: more polls per datagram; it did
+    /// not measurably help the 64-sender p99.) Called when the socket wakes the loop, and on the
+    /// timer while reads are coalesced.
+    private func readSocket() throws {
+        let count = try receiver.drain(handler: self)
+        try endOfBatch()
+        guard let change = coalescing.read(count, at: MonotonicClock.nanoseconds()), let loop, let socketWatch
+        else { return }
+        loop.setPaused(socketWatch, change == .coalesce)
+        // A timed read ends when asked (the thread's slack, 50 µs by default, would double the wait).
+        if change == .coalesce {
+            slackBefore = TimerSlack.current
+            TimerSlack.set(nanoseconds: 1_000)
+        } else if let slackBefore {
+            TimerSlack.set(nanoseconds: slackBefore)
+        }
+    }
+
+    /// Whether the socket is read on a timer now (many datagrams: ``WakeUpCoalescing``).
+    public var coalescesReads: Bool { coalescing.isCoalescing }
+    /// How many times reads started to be coalesced.
+    public var coalescingPeriods: Int { coalescing.coalescingPeriods }
+
+    /// The earliest of the timed read's, the outputs', the receiver's checks' and the statistics'
+    /// deadlines.
     private var nextDeadline: UInt64? {
         var deadline = outputs.nextDeadline
+        if let read = coalescing.nextRead { deadline = min(deadline ?? read, read) }
         if let check = receiver.nextCheckDeadline { deadline = min(deadline ?? check, check) }
         if printsStatistics { deadline = min(deadline ?? nextStatistics, nextStatistics) }
         return deadline
@@ -75,6 +105,7 @@ public final class StreamReception: AttitudeEventHandler {
 
     /// Does what is due by `now`: the outputs' ticks, the receiver's checks, the statistics.
     private func fire(now: UInt64) throws {
+        if let due = coalescing.nextRead, due <= now { try readSocket() }
         if let due = outputs.nextDeadline, due <= now {
             try outputs.tick(now: now)
             try outputs.endOfBatch()
