@@ -161,6 +161,32 @@ struct WakeUpCoalescingTests {
         }
     }
 
+    @Test(
+        "A read that stopped at its bound with more waiting is followed by another at once; disabled (waits in whole milliseconds), it never coalesces again"
+    )
+    func moreAndDisabled() {
+        var coalescing = WakeUpCoalescing()
+        var now: UInt64 = 1_000_000
+        var change: WakeUpCoalescing.Change?
+        // 64 kHz spread out: two datagrams every 30 µs, each read its own wake-up.
+        while change == nil && now < 10_000_000 {
+            now += 30_000
+            change = coalescing.read(2, at: now)
+        }
+        #expect(change == .coalesce)
+        #expect(coalescing.nextRead == now + coalescing.interval)
+        #expect(coalescing.read(4096, at: now + 10_000, more: true) == nil)
+        #expect(coalescing.nextRead == now + 10_000, "a read cut short is done again at once")
+        #expect(coalescing.read(3, at: now + 20_000) == nil)
+        #expect(coalescing.nextRead == now + 20_000 + coalescing.interval)
+
+        #expect(coalescing.disable() == .wakeOnEach)
+        #expect(!coalescing.isCoalescing && coalescing.nextRead == nil && coalescing.isDisabled)
+        for i in UInt64(1)...1000 { #expect(coalescing.read(5, at: now + 20_000 + i * 10_000) == nil) }
+        #expect(!coalescing.isCoalescing)
+        #expect(coalescing.disable() == nil, "not coalescing: nothing to change")
+    }
+
     @Test("A window's decision uses the time it spanned: reads at one instant decide nothing")
     func sameInstant() {
         var coalescing = WakeUpCoalescing()

@@ -11,7 +11,9 @@
 /// millisecond: one wake-up reads them all), never wait.
 ///
 /// Decided once per ``window`` from that window's reads. Pure: the caller pauses the socket's watch,
-/// schedules ``nextRead`` and reports every read.
+/// schedules ``nextRead`` and reports every read. Datagrams refused count too (reading them is the
+/// cost saved): a flood of junk at 40,000/s can make a receiver coalesce, which delays a paired
+/// stream by at most ``interval``.
 public struct WakeUpCoalescing: Sendable, Equatable {
     /// What the caller changes.
     public enum Change: Sendable, Equatable {
@@ -47,10 +49,28 @@ public struct WakeUpCoalescing: Sendable, Equatable {
     /// 1 kHz nothing changes (it never coalesces). See docs/measurements.md for the trade measured.
     public static let defaultInterval: UInt64 = 50_000
 
+    /// Never coalesces from now on (``read(_:at:more:)`` changes nothing): for a loop whose timed
+    /// waits end only on whole milliseconds (`epoll_pwait` where `epoll_pwait2` is missing), where a
+    /// 50 µs read would come a millisecond late. Returns the change to make if it was coalescing.
+    public mutating func disable() -> Change? {
+        isDisabled = true
+        windowStart = nil
+        nextRead = nil
+        guard isCoalescing else { return nil }
+        isCoalescing = false
+        return .wakeOnEach
+    }
+
+    /// Whether ``disable()`` was called.
+    public private(set) var isDisabled = false
+
     /// A read of the socket at `now` found `count` datagrams (on a wake-up by the socket, or a timed
-    /// read while coalescing). Returns what to change, if anything.
-    public mutating func read(_ count: Int, at now: UInt64) -> Change? {
-        if isCoalescing { nextRead = now &+ interval }
+    /// read while coalescing); `more`: it stopped at its bound with datagrams still waiting, so a
+    /// timed read comes again at once (a flood is read as fast as the socket wakes the loop for it,
+    /// not a batch every interval). Returns what to change, if anything.
+    public mutating func read(_ count: Int, at now: UInt64, more: Bool = false) -> Change? {
+        guard !isDisabled else { return nil }
+        if isCoalescing { nextRead = more ? now : now &+ interval }
         guard let start = windowStart, now > start else {
             windowStart = now
             reads = 1
@@ -82,7 +102,7 @@ public struct WakeUpCoalescing: Sendable, Equatable {
         guard wouldFind >= 1.5 && wakeUpsPerInterval >= 1.5 else { return nil }
         isCoalescing = true
         coalescingPeriods += 1
-        nextRead = now &+ interval
+        nextRead = more ? now : now &+ interval
         return .coalesce
     }
 }

@@ -155,6 +155,9 @@ public final class EventLoop {
     /// Whether this kernel has `epoll_pwait2` (5.11 and later); else `epoll_pwait`, in milliseconds
     /// rounded up.
     private var nanosecondWait = true
+    /// Whether timed waits end to the nanosecond (`epoll_pwait2`), as far as the waits so far tell;
+    /// false once it was found missing (waits then end on whole milliseconds).
+    public var waitsInNanoseconds: Bool { nanosecondWait }
 
     /// A loop that takes over `signals` (blocking them and reading them through a `signalfd`).
     /// The corresponding C calls are `pthread_sigmask(SIG_BLOCK)` and
@@ -312,7 +315,10 @@ public final class EventLoop {
     private func updateEvents(of fd: Int32) {
         guard fd >= 0, Int(fd) < entryTokens.count, entryTokens[Int(fd)] != 0 else { return }
         let events = isPaused(fd) ? 0 : EPOLLIN.rawValue
-        if let error = Self.control(epoll, EPOLL_CTL_MOD, fd, token: entryTokens[Int(fd)], events: events) {
+        // A number closed before its watches were cancelled (ENOENT, EBADF) is no error, as for DEL.
+        if let error = Self.control(epoll, EPOLL_CTL_MOD, fd, token: entryTokens[Int(fd)], events: events),
+            error != .noSuchFileOrDirectory && error != .badFileDescriptor
+        {
             failedRegistration =
                 failedRegistration ?? SystemCallError(call: "epoll_ctl", subject: "descriptor \(fd)", errno: error)
         }

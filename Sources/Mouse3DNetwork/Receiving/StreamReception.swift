@@ -74,19 +74,29 @@ public final class StreamReception: AttitudeEventHandler {
     /// not measurably help the 64-sender p99.) Called when the socket wakes the loop, and on the
     /// timer while reads are coalesced.
     private func readSocket() throws {
-        let count = try receiver.drain(handler: self)
+        let count = try receiver.drain(limit: Self.readLimit, handler: self)
         try endOfBatch()
-        guard let change = coalescing.read(count, at: MonotonicClock.nanoseconds()), let loop, let socketWatch
-        else { return }
+        guard let loop, let socketWatch else { return }
+        // Waits in whole milliseconds (no epoll_pwait2): a timed read would come 1 ms late.
+        let change =
+            loop.waitsInNanoseconds
+            ? coalescing.read(count, at: MonotonicClock.nanoseconds(), more: count >= Self.readLimit)
+            : coalescing.disable()
+        guard let change else { return }
         loop.setPaused(socketWatch, change == .coalesce)
         // A timed read ends when asked (the thread's slack, 50 µs by default, would double the wait).
         if change == .coalesce {
-            slackBefore = TimerSlack.current
+            let slack = TimerSlack.current
+            slackBefore = slack > 0 ? slack : nil  // not read: left as it is after
             TimerSlack.set(nanoseconds: 1_000)
         } else if let slackBefore {
             TimerSlack.set(nanoseconds: slackBefore)
+            self.slackBefore = nil
         }
     }
+
+    /// The most datagrams one read takes before the loop's other work (``AttitudeReceiver/drain(limit:_:)``).
+    static let readLimit = 4096
 
     /// Whether the socket is read on a timer now (many datagrams: ``WakeUpCoalescing``).
     public var coalescesReads: Bool { coalescing.isCoalescing }
