@@ -25,6 +25,25 @@ struct ReservationPolicyTests {
         #expect(p.highWaterMark == Reservation(epoch: 5, nextSequence: 101))
     }
 
+    @Test(
+        "The last sequence number (2^64 - 1) is refused before the tag in any epoch; the one before it is accepted and its high-water mark is the last"
+    )
+    func lastSequence() {
+        var p = ReservationPolicy(epoch: 5, floor: 0)
+        #expect(p.precheck(epoch: 5, sequence: .max) == .replayed)
+        #expect(p.precheck(epoch: 6, sequence: .max) == .replayed, "a newer epoch too")
+        let top = UInt64.max - 1
+        #expect(p.precheck(epoch: 5, sequence: top) == nil)
+        #expect(
+            p.decide(epoch: 5, sequence: top, inBackground: false)
+                == .storeFirst(Reservation(epoch: 5, nextSequence: .max)))
+        #expect(
+            p.stored(Reservation(epoch: 5, nextSequence: .max), sequence: top)
+                == .accept(started: false, storeAhead: nil))
+        #expect(p.highWaterMark == Reservation(epoch: 5, nextSequence: .max))
+        #expect(p.precheck(epoch: 5, sequence: top) == .replayed)
+    }
+
     @Test("Without a store in the background: a new epoch is stored first, and says it started once")
     func epochOnTheSpot() {
         var p = ReservationPolicy(epoch: 0, floor: 0)

@@ -95,13 +95,18 @@ public struct ReservationPolicy: Sendable, Equatable {
     /// The epoch and the next sequence number to store at a clean exit: nothing accepted so far is
     /// accepted again after a restart.
     public var highWaterMark: Reservation {
-        Reservation(epoch: epoch, nextSequence: max(floor, window.newest.map { $0 + 1 } ?? 0))
+        // The last sequence number is refused (``precheck(epoch:sequence:)``): newest + 1 exists.
+        Reservation(epoch: epoch, nextSequence: max(floor, window.newest.map { min($0, .max - 1) + 1 } ?? 0))
     }
 
     /// Before the tag is checked (no cryptography spent on these): an older epoch, or a sequence
-    /// below the floor or already seen in the current epoch, is refused.
+    /// below the floor or already seen in the current epoch, is refused. So is the last sequence
+    /// number, 2^64 − 1, in any epoch: the high-water mark stored after it (the next one) would not
+    /// exist, and a sender counting from 0 never reaches it. (Accepted, an authentic datagram
+    /// carrying it trapped the receiver at its exit's store: found by the `sealed` fuzz target.)
     @inlinable
     public func precheck(epoch: UInt32, sequence: UInt64) -> Refusal? {
+        guard sequence < .max else { return .replayed }
         guard epoch >= self.epoch else { return .staleEpoch }
         if epoch == self.epoch && (sequence < floor || !window.wouldAccept(sequence)) { return .replayed }
         return nil
