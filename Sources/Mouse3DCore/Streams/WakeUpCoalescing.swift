@@ -38,7 +38,7 @@ public struct WakeUpCoalescing: Sendable, Equatable {
     private var reads = 0
     private var datagrams = 0
 
-    /// Starts off coalescing: every datagram wakes the loop until the reads show a rate high enough.
+    /// Starts waking the loop for every datagram, until the reads show a rate high enough.
     public init(interval: UInt64 = Self.defaultInterval, window: UInt64 = 1_000_000) {
         precondition(interval > 0 && window >= interval, "the window holds at least one interval")
         self.interval = interval
