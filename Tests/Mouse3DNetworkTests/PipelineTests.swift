@@ -129,7 +129,7 @@ struct PipelineTests {
             #expect(stream.map(\.sequence) == (0..<perStream).map(UInt64.init), "stream \(id): lost or reordered")
             #expect(stream.map(\.frame.roll) == (0..<perStream).map { Float($0) * 1e-3 })
         }
-        // Quiet now: within two windows it goes back to waking on each datagram, and one sent then
+        // Quiet now: two timed reads that find nothing give the socket back its wake-ups, and one sent then
         // is read.
         _ = try loop.run(until: MonotonicClock.nanoseconds() + 2_000_000_000) { !reception.coalescesReads }
         #expect(!reception.coalescesReads, "still reading on a timer with nothing coming")

@@ -3,17 +3,20 @@
 /// Each wake-up costs the receiver the same three system calls however much it reads (the wait,
 /// `recvmmsg`, the output's `write`), and with many senders interleaved most wake-ups find one
 /// datagram: at 64 senders × 1 kHz a receiver woke 47,000 times a second for 64,000 datagrams, and
-/// three quarters of its CPU was the kernel's (perf, docs/measurements.md). Once datagrams come often
-/// enough that a read every ``interval`` would find several, the socket stops waking the loop and is
-/// read every ``interval`` (what NAPI and a network card's adaptive interrupt moderation do): a
-/// datagram then waits at most ``interval`` longer. It goes back to waking the loop as soon as the
-/// reads find about one datagram each, so a stream of a few senders, or bursts (50 datagrams every
-/// millisecond: one wake-up reads them all), never wait.
+/// three quarters of its CPU was the kernel's (perf, docs/measurements.md). A burst from one sender
+/// on another core comes the same way: 50 `sendto` calls in a row were read by 14 wake-ups.
 ///
-/// Decided once per ``window`` from that window's reads. Pure: the caller pauses the socket's watch,
-/// schedules ``nextRead`` and reports every read. Datagrams refused count too (reading them is the
-/// cost saved): a flood of junk at 40,000/s can make a receiver coalesce, which delays a paired
-/// stream by at most ``interval``.
+/// So, as Linux's NAPI does for a network card: while the rate is high (over the last ``window`` a
+/// read every ``interval`` would have found at least 1.5 datagrams), a read that finds two or more
+/// stops the socket waking the loop, and the socket is read every ``interval`` from then on for as
+/// long as those timed reads find something; the first that finds nothing (the burst is over, or a
+/// gap) gives the socket back its wake-ups. A datagram then waits at most ``interval`` longer. At a
+/// low rate (one sender, eight, sixteen) nothing changes: every datagram wakes the loop.
+///
+/// Pure: the caller pauses the socket's watch on ``Change/coalesce``, resumes it on
+/// ``Change/wakeOnEach``, schedules ``nextRead`` and reports every read. Datagrams refused count too
+/// (reading them is the cost saved): a flood of junk at 30,000/s can make a receiver coalesce, which
+/// delays a paired stream by at most ``interval``.
 public struct WakeUpCoalescing: Sendable, Equatable {
     /// What the caller changes.
     public enum Change: Sendable, Equatable {
@@ -26,19 +29,24 @@ public struct WakeUpCoalescing: Sendable, Equatable {
     /// The time between timed reads while coalescing (the most a datagram waits for one), in
     /// nanoseconds.
     public let interval: UInt64
-    /// How long reads are counted before each decision, in nanoseconds.
+    /// How long the rate is measured before each decision on it, in nanoseconds.
     public let window: UInt64
     /// Whether the socket is read on a timer now.
     public private(set) var isCoalescing = false
+    /// Whether the last window's rate was high enough for reads to be coalesced (the caller may keep
+    /// its timers precise meanwhile).
+    public private(set) var isRateHigh = false
     /// When the socket is read next while coalescing (nil while it wakes the loop).
     public private(set) var nextRead: UInt64?
     /// How many times it started coalescing (for figures and tests).
     public private(set) var coalescingPeriods = 0
     private var windowStart: UInt64?
-    private var reads = 0
     private var datagrams = 0
+    /// Timed reads in this period, and how many of the last found nothing.
+    private var timedReads = 0
+    private var emptyReads = 0
 
-    /// Starts waking the loop for every datagram, until the reads show a rate high enough.
+    /// Starts waking the loop for every datagram, until a window shows a rate high enough.
     public init(interval: UInt64 = Self.defaultInterval, window: UInt64 = 1_000_000) {
         precondition(interval > 0 && window >= interval, "the window holds at least one interval")
         self.interval = interval
@@ -54,6 +62,7 @@ public struct WakeUpCoalescing: Sendable, Equatable {
     /// 50 µs read would come a millisecond late. Returns the change to make if it was coalescing.
     public mutating func disable() -> Change? {
         isDisabled = true
+        isRateHigh = false
         windowStart = nil
         nextRead = nil
         guard isCoalescing else { return nil }
@@ -70,39 +79,50 @@ public struct WakeUpCoalescing: Sendable, Equatable {
     /// not a batch every interval). Returns what to change, if anything.
     public mutating func read(_ count: Int, at now: UInt64, more: Bool = false) -> Change? {
         guard !isDisabled else { return nil }
-        if isCoalescing { nextRead = more ? now : now &+ interval }
-        guard let start = windowStart, now > start else {
-            windowStart = now
-            reads = 1
-            datagrams = count
+        measure(count, at: now)
+        if isCoalescing {
+            // A timed read. Nothing came in an interval (the burst is over), or the rate fell:
+            // the socket wakes the loop again.
+            timedReads += 1
+            emptyReads = count > 0 || more ? 0 : emptyReads + 1
+            // Two empty in a row end it (one alone, at 1.5 datagrams an interval, comes every fifth
+            // read and would switch back and forth); the first timed read finding nothing ends it
+            // at once (the burst had all come by the wake-up).
+            guard isRateHigh && emptyReads < (timedReads == 1 ? 1 : 2) else {
+                isCoalescing = false
+                nextRead = nil
+                return .wakeOnEach
+            }
+            nextRead = more ? now : now &+ interval
             return nil
         }
-        reads += 1
-        datagrams += count
-        let elapsed = now - start
-        guard elapsed >= window else { return nil }
-        defer {
-            windowStart = now
-            reads = 0
-            datagrams = 0
-        }
-        if isCoalescing {
-            // Reads find fewer than 1.25 datagrams each: the rate fell (or stopped) and coalescing
-            // only delays them.
-            guard datagrams * 4 < reads * 5 else { return nil }
-            isCoalescing = false
-            nextRead = nil
-            return .wakeOnEach
-        }
-        // A read every interval would find at least 1.5 datagrams, and would take the place of at
-        // least 1.5 wake-ups (bursts are read by a wake-up or a few: no gain). The margin between
-        // 1.5 and 1.25 keeps a rate near the bound from switching back and forth.
-        let wouldFind = Double(datagrams) * Double(interval) / Double(elapsed)
-        let wakeUpsPerInterval = Double(reads) * Double(interval) / Double(elapsed)
-        guard wouldFind >= 1.5 && wakeUpsPerInterval >= 1.5 else { return nil }
+        // A wake-up that found more than the one that woke it: they come faster than the loop
+        // wakes for them.
+        guard isRateHigh && (count >= 2 || more) else { return nil }
         isCoalescing = true
+        emptyReads = 0
+        timedReads = 0
         coalescingPeriods += 1
         nextRead = more ? now : now &+ interval
         return .coalesce
+    }
+
+    /// Counts the datagrams over the window and decides on the rate at its end: high from 1.5
+    /// datagrams an interval, low again below 1.25 (the margin keeps a rate near the bound from
+    /// switching back and forth).
+    private mutating func measure(_ count: Int, at now: UInt64) {
+        guard let start = windowStart, now > start else {
+            // The first read, or one at the window's start instant: it starts the window.
+            windowStart = now
+            datagrams = count
+            return
+        }
+        datagrams += count
+        let elapsed = now - start
+        guard elapsed >= window else { return }
+        let perInterval = Double(datagrams) * Double(interval) / Double(elapsed)
+        isRateHigh = isRateHigh ? perInterval >= 1.25 : perInterval >= 1.5
+        windowStart = now
+        datagrams = 0
     }
 }

@@ -88,16 +88,20 @@ public final class AttitudeReceiver {
     /// has one, during its events too; else its address and id.
     public func describe(_ stream: StreamKey) -> String { streams.describe(stream) }
 
+    /// The most datagrams one read takes before the loop's other work: a flood is read in such
+    /// reads, each followed by the outputs' write and the loop's timers.
+    public static let readLimit = 4096
+
     /// Reads every datagram waiting (at most `limit`), calling `handle` for each event in order.
     /// Returns how many datagrams were read. The kernel hands over up to 64 per `recvmmsg(2)`.
     @discardableResult
-    public func drain(limit: Int = 4096, _ handle: (Event) throws -> Void) throws -> Int {
+    public func drain(limit: Int = readLimit, _ handle: (Event) throws -> Void) throws -> Int {
         try withoutActuallyEscaping(handle) { try drain(limit: limit, handler: ClosureEventHandler(body: $0)) }
     }
 
     /// ``drain(limit:_:)`` with a handler (the running reception's: see ``AttitudeEventHandler``).
     @discardableResult
-    func drain<H: AttitudeEventHandler>(limit: Int = 4096, handler: H) throws -> Int {
+    func drain<H: AttitudeEventHandler>(limit: Int = readLimit, handler: H) throws -> Int {
         var count = 0
         while count < limit {
             let n = try socket.receive(into: batch, limit: limit - count)

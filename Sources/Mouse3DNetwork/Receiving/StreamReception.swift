@@ -74,29 +74,36 @@ public final class StreamReception: AttitudeEventHandler {
     /// not measurably help the 64-sender p99.) Called when the socket wakes the loop, and on the
     /// timer while reads are coalesced.
     private func readSocket() throws {
-        let count = try receiver.drain(limit: Self.readLimit, handler: self)
+        let count = try receiver.drain(handler: self)
         try endOfBatch()
         guard let loop, let socketWatch else { return }
         // Waits in whole milliseconds (no epoll_pwait2): a timed read would come 1 ms late.
         let change =
             loop.waitsInNanoseconds
-            ? coalescing.read(count, at: MonotonicClock.nanoseconds(), more: count >= Self.readLimit)
+            ? coalescing.read(count, at: MonotonicClock.nanoseconds(), more: count >= AttitudeReceiver.readLimit)
             : coalescing.disable()
-        guard let change else { return }
-        loop.setPaused(socketWatch, change == .coalesce)
-        // A timed read ends when asked (the thread's slack, 50 µs by default, would double the wait).
-        if change == .coalesce {
-            let slack = TimerSlack.current
-            slackBefore = slack > 0 ? slack : nil  // not read: left as it is after
-            TimerSlack.set(nanoseconds: 1_000)
-        } else if let slackBefore {
-            TimerSlack.set(nanoseconds: slackBefore)
-            self.slackBefore = nil
-        }
+        if let change { loop.setPaused(socketWatch, change == .coalesce) }
+        // While the rate allows coalescing, a timed read ends when asked (the thread's slack, 50 µs
+        // by default, would double the wait); set and restored only as the rate crosses the bound,
+        // not at every switch (a burst a millisecond switches twice).
+        if coalescing.isRateHigh != slackLowered { adjustTimerSlack(precise: coalescing.isRateHigh) }
     }
 
-    /// The most datagrams one read takes before the loop's other work (``AttitudeReceiver/drain(limit:_:)``).
-    static let readLimit = 4096
+    /// Whether the timer slack was lowered (also when the slack before could not be read).
+    private var slackLowered = false
+
+    private func adjustTimerSlack(precise: Bool) {
+        if precise {
+            let slack = TimerSlack.current
+            slackBefore = slack > 0 ? slack : nil  // not read: left as it is after
+            slackLowered = true
+            TimerSlack.set(nanoseconds: 1_000)
+        } else {
+            if let slackBefore { TimerSlack.set(nanoseconds: slackBefore) }
+            slackBefore = nil
+            slackLowered = false
+        }
+    }
 
     /// Whether the socket is read on a timer now (many datagrams: ``WakeUpCoalescing``).
     public var coalescesReads: Bool { coalescing.isCoalescing }
