@@ -44,6 +44,60 @@ struct DurableWriterTests {
         #expect(done[0].error != nil && done[1].error == nil)
     }
 
+    @Test(
+        "A group of files written together: each holds its bytes with mode 0600, one that cannot be written fails alone, no temporary file is left"
+    )
+    func group() throws {
+        let other = directory + "/sub"
+        #expect(mkdir(other, 0o700) == 0)
+        var files: [(path: String, bytes: [UInt8])] = (0..<40).map {
+            (directory + "/\($0).state", Array("epoch \($0)\n".utf8))
+        }
+        files.insert((directory + "/missing-folder/x.state", [1]), at: 17)
+        files.append((other + "/y.state", [2]))
+        let errors = SecretFile.write(files)
+        #expect(errors.count == files.count)
+        for (i, file) in files.enumerated() {
+            if i == 17 {
+                #expect(errors[i] != nil, "a file in a missing folder was stored")
+                continue
+            }
+            #expect(errors[i] == nil, "\(file.path): \(String(describing: errors[i]))")
+            #expect(try FileContents.read(path: file.path) == file.bytes, "\(file.path)")
+            var status = stat()
+            #expect(stat(file.path, &status) == 0 && status.st_mode & 0o777 == 0o600, "\(file.path)")
+        }
+        let names = try DirectoryListing.names(in: directory)
+        #expect(!names.contains { $0.contains(".tmp-") }, "temporary files left: \(names)")
+        #expect(try DirectoryListing.names(in: other) == ["y.state"])
+        // Written again over the old: replaced whole.
+        #expect(SecretFile.write([(directory + "/3.state", Array("epoch 33\n".utf8))]).allSatisfy { $0 == nil })
+        #expect(String(decoding: try FileContents.read(path: directory + "/3.state"), as: UTF8.self) == "epoch 33\n")
+    }
+
+    @Test(
+        "Writes queued together are stored in a few group commits, each completion in the order submitted, a repeated path after the one before it"
+    )
+    func queuedTogether() throws {
+        let writer = try DurableFileWriter<Int>()
+        defer { writer.stop() }
+        for i in 0..<200 {
+            writer.submit(path: directory + "/\(i % 70).state", bytes: Array("value \(i)\n".utf8), tag: i)
+        }
+        writer.waitUntilIdle()
+        let done = writer.takeCompletions()
+        #expect(done.map(\.tag) == Array(0..<200))
+        #expect(done.allSatisfy { $0.error == nil })
+        // The first may go alone (the writer wakes at once); the rest wait for it, 64 or up to a
+        // repeated path a group: about five. One a write would be 200.
+        #expect(writer.groupsWritten <= 20, "\(writer.groupsWritten) group commits for 200 writes")
+        for i in 130..<200 {
+            #expect(
+                String(decoding: try FileContents.read(path: directory + "/\(i % 70).state"), as: UTF8.self)
+                    == "value \(i)\n")
+        }
+    }
+
     @Test("The watcher reports a pairing's key file, not a session state written beside it")
     func watcherFilter() throws {
         let watcher = try DirectoryWatcher(path: directory)

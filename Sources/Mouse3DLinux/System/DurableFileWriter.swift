@@ -3,8 +3,8 @@ import Glibc
 import Synchronization
 
 /// Writes small secret files durably (``SecretFile/write(path:bytes:)``: a temporary file, fsync,
-/// rename, fsync of the directory) on a thread of its own, one at a time and in the order they were
-/// submitted, so that the event loop never waits for the disk. Each finished write comes back, with
+/// rename, fsync of the directory) on a thread of its own, in the order they were submitted (those
+/// waiting together in one group commit), so that the event loop never waits for the disk. Each finished write comes back, with
 /// its tag, through ``completions``, a descriptor the loop watches.
 ///
 /// Why: a receiver stores each sender's replay state before it accepts sequence numbers beyond the
@@ -30,6 +30,8 @@ public final class DurableFileWriter<Tag: Sendable>: @unchecked Sendable {
         /// Submitted and not finished.
         var pending = 0
         var stopping = false
+        /// Group commits done.
+        var groups = 0
     }
 
     /// Readable when writes have finished; ``takeCompletions()`` then returns them.
@@ -74,6 +76,9 @@ public final class DurableFileWriter<Tag: Sendable>: @unchecked Sendable {
         }
     }
 
+    /// How many group commits wrote the files so far (for tests).
+    public var groupsWritten: Int { state.withLock { $0.groups } }
+
     /// Whether every submitted write has finished.
     public var isIdle: Bool { state.withLock { $0.pending == 0 } }
 
@@ -109,18 +114,33 @@ public final class DurableFileWriter<Tag: Sendable>: @unchecked Sendable {
         }
     }
 
-    /// Writes everything queued, in order.
+    /// Writes everything queued, in order: as many as are waiting (up to ``groupLimit``, and not two
+    /// of one path) in one group commit (``SecretFile/write(_:)``), their completions together.
     private func runQueued() {
-        while let job = state.withLock({ $0.queue.isEmpty ? nil : $0.queue.removeFirst() }) {
-            var failure: SystemCallError?
-            do { try SecretFile.write(path: job.path, bytes: job.bytes) } catch { failure = error }
+        while true {
+            let group = state.withLock { s -> [Job] in
+                var paths = Set<String>()
+                var taken = 0
+                for job in s.queue.prefix(Self.groupLimit) {
+                    guard paths.insert(job.path).inserted else { break }
+                    taken += 1
+                }
+                defer { s.queue.removeFirst(taken) }
+                return Array(s.queue.prefix(taken))
+            }
+            guard !group.isEmpty else { return }
+            let errors = SecretFile.write(group.map { ($0.path, $0.bytes) })
             state.withLock {
-                $0.finished.append(Completion(tag: job.tag, error: failure))
-                $0.pending -= 1
+                for (job, error) in zip(group, errors) { $0.finished.append(Completion(tag: job.tag, error: error)) }
+                $0.pending -= group.count
+                $0.groups += 1
             }
             completions.notify()
         }
     }
+
+    /// The most files written in one group (each holds a descriptor until the group is synced).
+    static var groupLimit: Int { 64 }
 }
 
 /// A POSIX thread running a closure.

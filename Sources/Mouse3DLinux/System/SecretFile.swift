@@ -82,35 +82,74 @@ public enum SecretFile {
     /// directory, written, synced and renamed over it, then the directory synced so that the rename
     /// survives a power loss), mode 0600.
     public static func write(path: String, bytes: [UInt8]) throws(SystemCallError) {
-        let temporary = "\(path).tmp-\(getpid())"
-        try FileSystem.remove(temporary)
-        let fd = FileDescriptor(
-            rawValue: try SystemCall.retrying("open", temporary) {
-                open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
-            })
-        var done = false
-        defer {
-            try? fd.close()
-            if !done { try? FileSystem.remove(temporary) }
-        }
-        let failure: SystemCallError? = bytes.withUnsafeBytes { raw in
-            do throws(SystemCallError) {
-                try SystemCall.writeAll(fd.rawValue, raw, temporary)
-                return nil
-            } catch {
-                return error
-            }
-        }
-        if let failure { throw failure }
-        _ = try SystemCall.retrying("fsync", temporary) { fsync(fd.rawValue) }
-        _ = try SystemCall.retrying("rename", path) { rename(temporary, path) }
-        done = true
-        try syncDirectory(of: path)
+        if let error = write([(path, bytes)])[0] { throw error }
     }
 
-    /// Makes the entries of the directory holding `path` durable (`fsync(2)` on the directory).
-    static func syncDirectory(of path: String) throws(SystemCallError) {
-        let directory = path.lastIndex(of: "/").map { String(path[..<$0]) }.map { $0.isEmpty ? "/" : $0 } ?? "."
+    /// ``write(path:bytes:)`` for several files at once, with the same guarantee for each, in a
+    /// group commit: every temporary file is written, then each synced (the first sync commits the
+    /// file system's journal for all of them, the others find little left to do), renamed, and
+    /// each folder synced once. Returns each file's error, or nil where it was stored. The paths
+    /// must differ (each has one temporary file); a file that fails does not stop the others.
+    /// Why: 64 senders starting together made a receiver store 64 session states one after the
+    /// other, two fsyncs each (94 ms on a VM's disk) while their first datagrams were held.
+    public static func write(_ files: [(path: String, bytes: [UInt8])]) -> [SystemCallError?] {
+        precondition(Set(files.map(\.path)).count == files.count, "one write per path in a group")
+        var errors = [SystemCallError?](repeating: nil, count: files.count)
+        var opened: [(index: Int, fd: FileDescriptor, temporary: String)] = []
+        var renamed = Set<Int>()
+        defer {
+            for file in opened {
+                try? file.fd.close()
+                if !renamed.contains(file.index) { try? FileSystem.remove(file.temporary) }
+            }
+        }
+        for (index, file) in files.enumerated() {
+            let temporary = "\(file.path).tmp-\(getpid())"
+            do throws(SystemCallError) {
+                try FileSystem.remove(temporary)
+                let fd = FileDescriptor(
+                    rawValue: try SystemCall.retrying("open", temporary) {
+                        open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+                    })
+                opened.append((index, fd, temporary))
+                let failure: SystemCallError? = file.bytes.withUnsafeBytes { raw in
+                    do throws(SystemCallError) {
+                        try SystemCall.writeAll(fd.rawValue, raw, temporary)
+                        return nil
+                    } catch {
+                        return error
+                    }
+                }
+                if let failure { throw failure }
+            } catch {
+                errors[index] = error
+            }
+        }
+        var folders: [String: [Int]] = [:]
+        for file in opened where errors[file.index] == nil {
+            let path = files[file.index].path
+            do throws(SystemCallError) {
+                _ = try SystemCall.retrying("fsync", file.temporary) { fsync(file.fd.rawValue) }
+                _ = try SystemCall.retrying("rename", path) { rename(file.temporary, path) }
+                renamed.insert(file.index)
+                folders[folder(of: path), default: []].append(file.index)
+            } catch {
+                errors[file.index] = error
+            }
+        }
+        for (folder, indices) in folders {
+            do throws(SystemCallError) { try syncFolder(folder) } catch { for i in indices { errors[i] = error } }
+        }
+        return errors
+    }
+
+    /// The folder holding `path`.
+    static func folder(of path: String) -> String {
+        path.lastIndex(of: "/").map { String(path[..<$0]) }.map { $0.isEmpty ? "/" : $0 } ?? "."
+    }
+
+    /// `fsync(2)` on a directory.
+    static func syncFolder(_ directory: String) throws(SystemCallError) {
         let fd = FileDescriptor(
             rawValue: try SystemCall.retrying("open", directory) { open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
         )
