@@ -593,6 +593,8 @@ extension StreamBenchmark {
         var loopCPU: Double
         /// Each round's receiver CPU over its floor's (one entry for a single run).
         var ratios: [Double] = []
+        /// The receiver's closing summary when frames were lost (what it dropped, and why).
+        var summary: String?
 
         /// The rounds of one count as one row: loss summed, the largest peak RSS, every other
         /// figure the rounds' median (the latency text the median-p99 round's).
@@ -639,6 +641,9 @@ extension StreamBenchmark {
                         + "\(count) sealed senders × 1000 frames/s for \(seconds) s: sent \(row.sent), received \(row.received), lost \(row.lost); "
                         + "latency send→output:\(row.latency) (floor p99 \(fixed(row.floorP99, 0)) µs); receiver CPU \(fixed(row.receiverCPU, 1))% of a core (floor \(fixed(row.floorCPU, 1))%, event loop alone \(fixed(row.loopCPU, 1))%), peak RSS \(fixed(Double(row.receiverRSS) / 1_048_576, 1)) MiB"
                 )
+                if let summary = row.summary {
+                    print("  the receiver's \(summary.trimmingPrefix(while: { $0 == " " }))")
+                }
             }
             rows.append(LoadRow.median(of: runs))
         }
@@ -720,7 +725,9 @@ extension StreamBenchmark {
             senders: streamers.count, sent: sent - notDelivered, received: received,
             lost: sent - notDelivered - received, latency: latency,
             p99: Self.p99(in: latency), receiverCPU: cpu / elapsed * 100, receiverRSS: rss,
-            floorP99: floor.p99, floorCPU: floor.cpu, loopCPU: loop.cpu)
+            floorP99: floor.p99, floorCPU: floor.cpu, loopCPU: loop.cpu,
+            summary: sent - notDelivered - received > 0
+                ? report.split(separator: "\n").last { $0.contains("summary:") }.map(String.init) : nil)
     }
 
     /// The machine's floor under the same load: the same pacing from as many sockets, each datagram

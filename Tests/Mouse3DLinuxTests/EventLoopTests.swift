@@ -430,6 +430,35 @@ struct MotionPipelineTests {
         #expect(output.updates.last!.frame.yaw != output.updates.first!.frame.yaw)
     }
 
+    @Test(
+        "Samples that stop for longer than the filter bridges are said once, with the gap; 0.25 s or less, and a steady stream, say nothing"
+    )
+    func samplesStopped() throws {
+        func said(gapAfter index: Int, of gap: Int64) throws -> [String] {
+            let loop = try EventLoop(signals: [])
+            var lines: [String] = []
+            let input = samples(600).enumerated().map { i, sample in
+                var moved = sample
+                if i > index { moved.timestampNanoseconds += gap }
+                return moved
+            }
+            let pipeline = MotionPipeline(
+                source: MotionLogPlayback(samples: input, path: "test.csv", loops: false, speed: nil),
+                fusion: MotionFusion(parameters: AttitudeEstimatorParameters()),
+                outputs: AttitudePipeline(outputs: [Collected()]), report: { lines.append($0) })
+            pipeline.start(on: loop)
+            _ = try loop.run()
+            return lines
+        }
+        let stopped = try said(gapAfter: 300, of: 480_000_000)
+        #expect(
+            stopped == [
+                "the motion samples stopped for 0.49 s (this machine was busy, or the device paused): motion in that time was not seen"
+            ], "\(stopped)")
+        #expect(try said(gapAfter: 300, of: 240_000_000).isEmpty, "a gap of 0.25 s is bridged")
+        #expect(try said(gapAfter: 300, of: 0).isEmpty)
+    }
+
     @Test("A log played in real time takes its own time")
     func replayInTime() throws {
         let loop = try EventLoop(signals: [])

@@ -14,6 +14,9 @@ public struct MotionFusion: Sendable {
     public let device: String
     private var calibrator: GyroCalibrator?
     private var calibrationEvent: CalibrationEvent?
+    private let maximumGapNanoseconds: Int64
+    private var lastSampleNanoseconds: Int64?
+    private var longGap: Int64?
 
     /// What a calibration started by ``startCalibration(seconds:)`` did.
     public enum CalibrationEvent: Sendable, Equatable {
@@ -32,6 +35,7 @@ public struct MotionFusion: Sendable {
     ) {
         self.device = device
         estimator = AttitudeEstimator(parameters: parameters)
+        maximumGapNanoseconds = Int64(parameters.maximumGapSeconds * 1e9)
         if let calibration { estimator.startFromBias(calibration.biasRadiansPerSecond) }
         gestures = MotionGestures(clutchMode: clutchMode)
         self.stream = stream
@@ -39,6 +43,11 @@ public struct MotionFusion: Sendable {
 
     /// Fuses `sample` and returns the update to hand to the outputs, stamped `nowNanoseconds`.
     public mutating func fuse(_ sample: MotionSample, nowNanoseconds: UInt64) -> AttitudeUpdate {
+        if let last = lastSampleNanoseconds {
+            let gap = sample.timestampNanoseconds &- last
+            if gap > maximumGapNanoseconds { longGap = max(longGap ?? 0, gap) }
+        }
+        lastSampleNanoseconds = sample.timestampNanoseconds
         estimator.update(sample)
         if calibrator != nil { calibrate(sample) }
         defer { sequence += 1 }
@@ -58,6 +67,16 @@ public struct MotionFusion: Sendable {
             stream: stream, sequence: sequence, buttons: buttons,
             frame: AttitudeFrame(gestures.relative(estimator.attitude)),
             receivedNanoseconds: nowNanoseconds)
+    }
+
+    /// The longest gap between samples since the last call that the filter could not bridge
+    /// (longer than its `maximumGapSeconds`: the motion in it was not seen), in nanoseconds; nil if
+    /// none. A process stalled past its device's event buffer (evdev's holds a few tens of
+    /// milliseconds of a controller's reports, then drops them) loses the motion made meanwhile,
+    /// and says so from this.
+    public mutating func takeLongGap() -> Int64? {
+        defer { longGap = nil }
+        return longGap
     }
 
     /// Starts measuring the gyroscope bias: once the device has been still for `seconds`, the mean

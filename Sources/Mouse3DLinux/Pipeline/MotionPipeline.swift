@@ -59,6 +59,13 @@ public final class MotionPipeline {
                         outputs.sampleFused(sample, gyroBias: fusion.gyroBiasRadiansPerSecond, nowNanoseconds: now)
                     }
                     try outputs.endOfBatch()
+                    if let gap = fusion.takeLongGap() {
+                        let line =
+                            "the motion samples stopped for \(fixed(Double(gap) * 1e-9, 2)) s (this machine was busy, or the device paused): motion in that time was not seen"
+                        if let text = lines.say(line, kind: "samples stopped", now: MonotonicClock.nanoseconds()) {
+                            report(text)
+                        }
+                    }
                     switch fusion.takeCalibrationEvent() {
                     case .moved?: report("calibration: it moved, starting again; put it down and leave it still")
                     case .done(let calibration)?: onCalibrated(calibration)

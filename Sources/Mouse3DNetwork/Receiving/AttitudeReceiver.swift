@@ -53,8 +53,12 @@ public final class AttitudeReceiver {
     public static let maximumUnauthenticatedStreams = 64
     /// Source addresses counted one by one; beyond, those without a stream are summed together.
     public static let maximumCountedSources = 256
-    /// Most datagrams held at once (about 64 ms of 64 senders at 1 kHz); beyond, refused as not stored.
-    public static let maximumHeld = 4096
+    /// Most datagrams held at once (256 ms of 64 senders at 1 kHz, about 4 MB at most); beyond,
+    /// refused as not stored. 64 senders starting together wait for one group commit of their
+    /// states (``DurableFileWriter``: 36-48 ms on a VM's disk, quiet; longer beside the senders),
+    /// and none is released before it ends: at 4096 (64 ms) `bench stream --senders 64` dropped
+    /// up to 2083 of them in some rounds.
+    public static let maximumHeld = 16384
     /// Most held for one claimed sender (a second of a 1 kHz stream waiting for its store), so that
     /// an attacker replaying one sender's captured datagrams cannot crowd out the others' first ones.
     public static let maximumHeldPerSender = 1024
