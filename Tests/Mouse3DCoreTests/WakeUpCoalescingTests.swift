@@ -122,7 +122,7 @@ struct WakeUpCoalescingTests {
     }
 
     @Test(
-        "Bursts of 50 every millisecond (bench stream's capacity rounds): sent 3 µs apart, read in a few timed reads instead of a wake-up for every two or three, none waiting past the interval; arrived at once, one wake-up and one empty timed read"
+        "Bursts of 50 every millisecond (bench stream's capacity rounds): sent 3 µs apart, read in a few timed reads instead of a wake-up for every two or three, none waiting past the interval; arrived at once, one wake-up and, every other burst, one empty timed read"
     )
     func bursts() {
         // A sender's burst as it leaves: one sendto after another, read on another core.
@@ -149,8 +149,8 @@ struct WakeUpCoalescingTests {
         for ms in 1...300 { arrivals += Array(repeating: UInt64(ms) * 1_000_000, count: 50) }
         var again = ReadSimulation()
         let compact = again.run(arrivals)
-        #expect(compact.reads <= 600, "\(compact.reads) reads for 300 bursts")
-        #expect(compact.coalescingPeriods >= 290, "\(compact.coalescingPeriods) periods for 300 bursts")
+        // (A period that read nothing past its wake-up blocks the next burst's.)
+        #expect(compact.reads <= 450, "\(compact.reads) reads for 300 bursts")
         #expect(compact.longestWait <= again.wakeUp, "waited \(compact.longestWait) ns")
         #expect(!compact.coalescingAtEnd)
     }
@@ -169,7 +169,7 @@ struct WakeUpCoalescingTests {
     }
 
     @Test(
-        "From 20 to 64 kHz (many seeds, near the bound too): reads and switches together are at most 1% more than the reads without coalescing, and from 30 kHz a tenth fewer or better"
+        "From 20 to 64 kHz (many seeds, near the bound too): reads and switches together are at most 1% more than the reads without coalescing, fewer from 30 kHz, a tenth fewer from 35 kHz"
     )
     func neverCostsMore() {
         for senders in [20, 25, 30, 35, 40, 45, 64] {
@@ -184,12 +184,32 @@ struct WakeUpCoalescingTests {
                 )
                 if senders >= 30 {
                     #expect(
-                        (outcome.reads + outcome.changes.count) * 10 < plain * 9,
+                        (outcome.reads + outcome.changes.count) * 10 < plain * (senders >= 35 ? 9 : 10),
                         "\(senders) kHz, seed \(seed): \(outcome.reads) reads and \(outcome.changes.count) switches; \(plain) reads uncoalesced"
                     )
                 }
             }
         }
+    }
+
+    @Test(
+        "Datagrams in pairs timed to miss each timed read (65 µs apart, 31 kHz: junk anyone can send) cost at most three reads or switches a millisecond more than without coalescing"
+    )
+    func pairsMissingTheTimedRead() {
+        var arrivals: [UInt64] = []
+        for i in UInt64(0)..<3000 {
+            let first: UInt64 = 1_000_000 + i * 65_000
+            arrivals += [first, first + 1_000]
+        }
+        var simulation = ReadSimulation()
+        let outcome = simulation.run(arrivals)
+        let plain = uncoalescedReads(arrivals)
+        // A period that reads nothing past its wake-up blocks the next for a window: at most one
+        // such (a wake-up's read, an empty timed read, two switches) a millisecond, whatever the rate.
+        let milliseconds = Int((arrivals.last! - arrivals.first!) / 1_000_000) + 1
+        #expect(
+            outcome.reads + outcome.changes.count <= plain + 3 * milliseconds,
+            "\(outcome.reads) reads and \(outcome.changes.count) switches; \(plain) reads uncoalesced")
     }
 
     @Test(
@@ -216,6 +236,30 @@ struct WakeUpCoalescingTests {
         for i in UInt64(1)...1000 { #expect(coalescing.read(5, at: now + 20_000 + i * 10_000) == nil) }
         #expect(!coalescing.isCoalescing)
         #expect(coalescing.disable() == nil, "not coalescing: nothing to change")
+    }
+
+    @Test("A high rate that stops with no read to close its window is taken as low two windows on")
+    func idleAfterFlood() {
+        var coalescing = WakeUpCoalescing()
+        var now: UInt64 = 1_000_000
+        // One datagram a wake-up, every 20 µs (50 kHz, never two at once: no period starts).
+        while !coalescing.isRateHigh && now < 10_000_000 {
+            now += 20_000
+            #expect(coalescing.read(1, at: now) == nil)
+        }
+        #expect(coalescing.isRateHigh && !coalescing.isCoalescing)
+        guard let due = coalescing.idleDeadline else {
+            Issue.record("no idle deadline while the rate is high")
+            return
+        }
+        #expect(due > now && due <= now + 2 * coalescing.window)
+        let early = coalescing.idle(at: due - 1)
+        #expect(!early, "not before its deadline")
+        let idle = coalescing.idle(at: due)
+        #expect(idle)
+        #expect(!coalescing.isRateHigh && coalescing.idleDeadline == nil)
+        let again = coalescing.idle(at: due + 10_000_000)
+        #expect(!again, "once")
     }
 
     @Test("A window's decision uses the time it spanned: reads at one instant decide nothing")

@@ -9,8 +9,9 @@
 /// So, as Linux's NAPI does for a network card: while the rate is high (over the last ``window`` a
 /// read every ``interval`` would have found at least 1.5 datagrams), a read that finds two or more
 /// stops the socket waking the loop, and the socket is read every ``interval`` from then on for as
-/// long as those timed reads find something; the first that finds nothing (the burst is over, or a
-/// gap) gives the socket back its wake-ups. A datagram then waits at most ``interval`` longer. At a
+/// long as those timed reads find something; two in a row that find nothing (the burst is over),
+/// or a first that finds nothing (the burst had all come by the wake-up; then none starts again for
+/// a window), give the socket back its wake-ups. A datagram then waits at most ``interval`` longer. At a
 /// low rate (one sender, eight, sixteen) nothing changes: every datagram wakes the loop.
 ///
 /// Pure: the caller pauses the socket's watch on ``Change/coalesce``, resumes it on
@@ -45,6 +46,8 @@ public struct WakeUpCoalescing: Sendable, Equatable {
     /// Timed reads in this period, and how many of the last found nothing.
     private var timedReads = 0
     private var emptyReads = 0
+    /// No period starts before this (after one that read nothing past its wake-up).
+    private var startsAgainAt: UInt64 = 0
 
     /// Starts waking the loop for every datagram, until a window shows a rate high enough.
     public init(interval: UInt64 = Self.defaultInterval, window: UInt64 = 1_000_000) {
@@ -91,6 +94,10 @@ public struct WakeUpCoalescing: Sendable, Equatable {
             guard isRateHigh && emptyReads < (timedReads == 1 ? 1 : 2) else {
                 isCoalescing = false
                 nextRead = nil
+                // A period that read nothing after its wake-up bought nothing (a burst that was
+                // all there, or two junk datagrams from anyone): none starts again for a window,
+                // so that such bursts cannot make every one cost two switches and an empty read.
+                if timedReads == 1 && emptyReads == 1 { startsAgainAt = now &+ window }
                 return .wakeOnEach
             }
             nextRead = more ? now : now &+ interval
@@ -98,13 +105,30 @@ public struct WakeUpCoalescing: Sendable, Equatable {
         }
         // A wake-up that found more than the one that woke it: they come faster than the loop
         // wakes for them.
-        guard isRateHigh && (count >= 2 || more) else { return nil }
+        guard isRateHigh && (count >= 2 || more) && (more || now >= startsAgainAt) else { return nil }
         isCoalescing = true
         emptyReads = 0
         timedReads = 0
         coalescingPeriods += 1
         nextRead = more ? now : now &+ interval
         return .coalesce
+    }
+
+    /// When, with no read since, the rate is taken as low (two windows after the last decision,
+    /// while it is high and the socket wakes the loop): so that the caller's precise timers end
+    /// once a flood stops, though no read comes to close the window. Nil when nothing is due.
+    public var idleDeadline: UInt64? {
+        guard isRateHigh, !isCoalescing, let start = windowStart else { return nil }
+        return start &+ 2 &* window
+    }
+
+    /// No read came by ``idleDeadline``: the rate is low. Returns whether that changed it.
+    public mutating func idle(at now: UInt64) -> Bool {
+        guard let due = idleDeadline, now >= due else { return false }
+        isRateHigh = false
+        windowStart = nil
+        datagrams = 0
+        return true
     }
 
     /// Counts the datagrams over the window and decides on the rate at its end: high from 1.5

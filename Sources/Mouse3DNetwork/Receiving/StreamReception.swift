@@ -115,6 +115,7 @@ public final class StreamReception: AttitudeEventHandler {
     private var nextDeadline: UInt64? {
         var deadline = outputs.nextDeadline
         if let read = coalescing.nextRead { deadline = min(deadline ?? read, read) }
+        if let idle = coalescing.idleDeadline { deadline = min(deadline ?? idle, idle) }
         if let check = receiver.nextCheckDeadline { deadline = min(deadline ?? check, check) }
         if printsStatistics { deadline = min(deadline ?? nextStatistics, nextStatistics) }
         return deadline
@@ -123,6 +124,8 @@ public final class StreamReception: AttitudeEventHandler {
     /// Does what is due by `now`: the outputs' ticks, the receiver's checks, the statistics.
     private func fire(now: UInt64) throws {
         if let due = coalescing.nextRead, due <= now { try readSocket() }
+        // Nothing came for two windows after a high rate: the timers' slack as it was.
+        if coalescing.idle(at: now) && slackLowered { adjustTimerSlack(precise: false) }
         if let due = outputs.nextDeadline, due <= now {
             try outputs.tick(now: now)
             try outputs.endOfBatch()
@@ -202,6 +205,7 @@ public final class StreamReception: AttitudeEventHandler {
     /// lines returned (totals, refusals by reason, latency when measured).
     public func finish() -> [String] {
         try? receiver.reportPendingRefusals(handler: self)
+        if slackLowered { adjustTimerSlack(precise: false) }  // the thread may go on to other work
         outputs.finish()
         pairings?.saveMarks()
         let t = receiver.totals
