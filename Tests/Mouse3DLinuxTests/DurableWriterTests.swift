@@ -75,6 +75,20 @@ struct DurableWriterTests {
         #expect(String(decoding: try FileContents.read(path: directory + "/3.state"), as: UTF8.self) == "epoch 33\n")
     }
 
+    @Test("Temporary files of writers no longer running are removed; a running one's, and other files, are not")
+    func staleTemporaries() throws {
+        // A process that has ended: its number is free (ESRCH) once reaped.
+        let child = try ChildProcess(executable: "/bin/true", arguments: [])
+        _ = try child.wait()
+        let gone = child.pid
+        let stale = ["a.state.tmp-\(gone)", "b.key.tmp-\(gone)"]
+        let kept = ["c.state.tmp-\(getpid())", "d.state.tmp-1", "e.state", "f.state.tmp-x"]
+        let files = stale + kept
+        for name in files { try SecretFile.write(path: directory + "/" + name, bytes: [1]) }
+        #expect(SecretFile.removeStaleTemporaries(in: directory) == 2)
+        #expect(try DirectoryListing.names(in: directory).sorted() == kept.sorted())
+    }
+
     @Test(
         "Writes queued together are stored in a few group commits, each completion in the order submitted, a repeated path after the one before it"
     )

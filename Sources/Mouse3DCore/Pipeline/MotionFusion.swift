@@ -35,7 +35,7 @@ public struct MotionFusion: Sendable {
     ) {
         self.device = device
         estimator = AttitudeEstimator(parameters: parameters)
-        maximumGapNanoseconds = Int64(parameters.maximumGapSeconds * 1e9)
+        maximumGapNanoseconds = Int64(exactly: (parameters.maximumGapSeconds * 1e9).rounded()) ?? .max
         if let calibration { estimator.startFromBias(calibration.biasRadiansPerSecond) }
         gestures = MotionGestures(clutchMode: clutchMode)
         self.stream = stream
@@ -44,8 +44,9 @@ public struct MotionFusion: Sendable {
     /// Fuses `sample` and returns the update to hand to the outputs, stamped `nowNanoseconds`.
     public mutating func fuse(_ sample: MotionSample, nowNanoseconds: UInt64) -> AttitudeUpdate {
         if let last = lastSampleNanoseconds {
-            let gap = sample.timestampNanoseconds &- last
-            if gap > maximumGapNanoseconds { longGap = max(longGap ?? 0, gap) }
+            // Backwards or across the range (a clock that jumped): not a gap to report.
+            let (gap, overflow) = sample.timestampNanoseconds.subtractingReportingOverflow(last)
+            if !overflow && gap > maximumGapNanoseconds { longGap = max(longGap ?? 0, gap) }
         }
         lastSampleNanoseconds = sample.timestampNanoseconds
         estimator.update(sample)

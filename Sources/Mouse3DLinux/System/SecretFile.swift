@@ -143,6 +143,23 @@ public enum SecretFile {
         return errors
     }
 
+    /// Removes the temporary files that writes of processes no longer running left in `folder`
+    /// (`NAME.tmp-PID`: a crash or power loss between a temporary's creation and its rename; a group
+    /// write can leave 64). A running process's are left alone. Returns how many were removed.
+    @discardableResult
+    public static func removeStaleTemporaries(in folder: String) -> Int {
+        guard let names = try? DirectoryListing.names(in: folder) else { return 0 }
+        var removed = 0
+        for name in names {
+            guard let mark = name.ranges(of: ".tmp-").last,
+                let pid = Int32(name[mark.upperBound...]), pid > 0, pid != getpid(),
+                kill(pid, 0) != 0 && errno == ESRCH
+            else { continue }
+            if (try? FileSystem.remove(folder + "/" + name)) != nil { removed += 1 }
+        }
+        return removed
+    }
+
     /// The folder holding `path`.
     static func folder(of path: String) -> String {
         path.lastIndex(of: "/").map { String(path[..<$0]) }.map { $0.isEmpty ? "/" : $0 } ?? "."

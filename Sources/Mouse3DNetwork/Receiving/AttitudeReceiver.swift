@@ -156,9 +156,10 @@ public final class AttitudeReceiver {
     }
 
     /// Sessions' states stored in the background have been stored (or could not be: `stored`
-    /// false). When one was a new session's, the datagrams held are offered again, once for all of
-    /// them: those of an adopted session are delivered, in order, as if they had just arrived (their
-    /// latency counts the wait); the others are held again or refused. Returns whether any were offered.
+    /// false). When one was a new session's, the datagrams held for its sender are offered again:
+    /// those of an adopted session are delivered, in order, as if they had just arrived (their
+    /// latency counts the wait); the others are held again or refused. Other senders' stay held.
+    /// Returns whether any sender's were offered.
     @discardableResult
     public func sessionsStored(_ done: [(record: PairedPeer, stored: Bool)], _ handle: (Event) throws -> Void) throws
         -> Bool
@@ -172,10 +173,10 @@ public final class AttitudeReceiver {
         -> Bool
     {
         guard let opener else { return false }
-        var release = false
-        for d in done { release = opener.reservationStored(d.record, stored: d.stored) || release }
-        guard release else { return false }
-        for item in held.takeAll() {
+        var released = Set<[UInt8]>()
+        for d in done where opener.reservationStored(d.record, stored: d.stored) { released.insert(d.record.id) }
+        guard !released.isEmpty else { return false }
+        for item in held.take(claimedBy: released) {
             try item.bytes.withUnsafeBytes {
                 try deliver($0, length: item.bytes.count, from: item.sender, now: item.received, handler)
             }

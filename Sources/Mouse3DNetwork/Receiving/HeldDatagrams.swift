@@ -9,6 +9,8 @@ struct HeldDatagrams {
         var bytes: [UInt8]
         var sender: SocketAddress
         var received: UInt64
+        /// The sender id it claims (whose store releases it).
+        var claimed: [UInt8]
     }
 
     private(set) var items: [Item] = []
@@ -30,19 +32,30 @@ struct HeldDatagrams {
     mutating func hold(_ bytes: [UInt8], claimed: [UInt8], from sender: SocketAddress, at now: UInt64) -> Refusal? {
         if copies.contains(bytes) { return .replayed }
         guard items.count < limit && perSender[claimed, default: 0] < limitPerSender else { return .notStored }
-        items.append(Item(bytes: bytes, sender: sender, received: now))
+        items.append(Item(bytes: bytes, sender: sender, received: now, claimed: claimed))
         copies.insert(bytes)
         perSender[claimed, default: 0] += 1
         return nil
     }
 
-    /// Everything held, in order, leaving none.
-    mutating func takeAll() -> [Item] {
-        defer {
-            items.removeAll(keepingCapacity: true)
-            copies.removeAll(keepingCapacity: true)
-            perSender.removeAll(keepingCapacity: true)
+    /// The datagrams held for the claimed senders in `senders`, in order, leaving the others held
+    /// (a store releases only its own sender's: re-offering every held datagram at each store cost
+    /// an AEAD open per datagram held, times the stores).
+    mutating func take(claimedBy senders: Set<[UInt8]>) -> [Item] {
+        guard !senders.isEmpty, !items.isEmpty else { return [] }
+        var taken: [Item] = []
+        var kept: [Item] = []
+        kept.reserveCapacity(items.count)
+        for item in items {
+            if senders.contains(item.claimed) {
+                taken.append(item)
+                copies.remove(item.bytes)
+            } else {
+                kept.append(item)
+            }
         }
-        return items
+        for sender in senders { perSender[sender] = nil }
+        items = kept
+        return taken
     }
 }

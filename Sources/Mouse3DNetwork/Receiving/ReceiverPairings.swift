@@ -37,6 +37,7 @@ public final class ReceiverPairings: SessionStore {
         } catch {
             throw ActionableError("cannot start the thread that stores sessions: \(error)")
         }
+        SecretFile.removeStaleTemporaries(in: store.directory)
         let (peers, problems) = store.load()
         for problem in problems { diagnostics.say(problem) }
         // Each sender's stored next sequence is its floor (the opener takes it from the record).
