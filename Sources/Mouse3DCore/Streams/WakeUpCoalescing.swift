@@ -11,8 +11,8 @@
 /// stops the socket waking the loop, and the socket is read every ``interval`` from then on for as
 /// long as those timed reads find something; two in a row that find nothing (the burst is over),
 /// or a first that finds nothing (the burst had all come by the wake-up; then none starts again for
-/// a window), give the socket back its wake-ups. A datagram then waits at most ``interval`` longer. At a
-/// low rate (one sender, eight, sixteen) nothing changes: every datagram wakes the loop.
+/// a window), give the socket back its wake-ups. A datagram then waits at most ``interval`` longer.
+/// At a low rate (one sender, eight, sixteen) nothing changes: every datagram wakes the loop.
 ///
 /// Pure: the caller pauses the socket's watch on ``Change/coalesce``, resumes it on
 /// ``Change/wakeOnEach``, schedules ``nextRead`` and reports every read. Datagrams refused count too

@@ -4,8 +4,8 @@ import Synchronization
 
 /// Writes small secret files durably (``SecretFile/write(path:bytes:)``: a temporary file, fsync,
 /// rename, fsync of the directory) on a thread of its own, in the order they were submitted (those
-/// waiting together in one group commit), so that the event loop never waits for the disk. Each finished write comes back, with
-/// its tag, through ``completions``, a descriptor the loop watches.
+/// waiting together in one group commit), so that the event loop never waits for the disk. Each
+/// finished write comes back, with its tag, through ``completions``, a descriptor the loop watches.
 ///
 /// Why: a receiver stores each sender's replay state before it accepts sequence numbers beyond the
 /// last reservation. Done on the loop, each store (two fsyncs, 1–10 ms on common disks, far more on

@@ -104,7 +104,7 @@ public enum SecretFile {
             }
         }
         for (index, file) in files.enumerated() {
-            let temporary = "\(file.path).tmp-\(getpid())"
+            let temporary = file.path + temporaryMark + String(getpid())
             do throws(SystemCallError) {
                 try FileSystem.remove(temporary)
                 let fd = FileDescriptor(
@@ -151,14 +151,19 @@ public enum SecretFile {
         guard let names = try? DirectoryListing.names(in: folder) else { return 0 }
         var removed = 0
         for name in names {
-            guard let mark = name.ranges(of: ".tmp-").last,
+            guard let mark = name.ranges(of: temporaryMark).last,
                 let pid = Int32(name[mark.upperBound...]), pid > 0, pid != getpid(),
-                kill(pid, 0) != 0 && errno == ESRCH
+                case .tolerated(let error)? = try? SystemCall.attempt(
+                    "kill", "process \(pid)", tolerating: [ESRCH, EPERM], { kill(pid, 0) }),
+                error.rawValue == ESRCH
             else { continue }
             if (try? FileSystem.remove(folder + "/" + name)) != nil { removed += 1 }
         }
         return removed
     }
+
+    /// What names a temporary file: `NAME.tmp-PID`, PID its writer's.
+    static let temporaryMark = ".tmp-"
 
     /// The folder holding `path`.
     static func folder(of path: String) -> String {
