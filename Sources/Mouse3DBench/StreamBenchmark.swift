@@ -591,6 +591,8 @@ extension StreamBenchmark {
         /// The CPU of the receiver's event loop alone (epoll, recvmmsg, a write a wake-up; no work)
         /// under the same load: how much of the receiver's CPU above the floor is the loop's.
         var loopCPU: Double
+        /// The p99 of that event loop alone (what the loop's design adds to the tail, before any work).
+        var loopP99: Double
         /// Each round's receiver CPU over its floor's (one entry for a single run).
         var ratios: [Double] = []
         /// The receiver's closing summary when frames were lost (what it dropped, and why).
@@ -610,6 +612,7 @@ extension StreamBenchmark {
             row.floorP99 = mid(\.floorP99)
             row.floorCPU = mid(\.floorCPU)
             row.loopCPU = mid(\.loopCPU)
+            row.loopP99 = mid(\.loopP99)
             row.ratios = rounds.map { $0.receiverCPU / max($0.floorCPU, 0.01) }
             return row
         }
@@ -639,7 +642,7 @@ extension StreamBenchmark {
                 print(
                     (rounds > 1 ? "round \(round) of \(rounds): " : "")
                         + "\(count) sealed senders × 1000 frames/s for \(seconds) s: sent \(row.sent), received \(row.received), lost \(row.lost); "
-                        + "latency send→output:\(row.latency) (floor p99 \(fixed(row.floorP99, 0)) µs); receiver CPU \(fixed(row.receiverCPU, 1))% of a core (floor \(fixed(row.floorCPU, 1))%, event loop alone \(fixed(row.loopCPU, 1))%), peak RSS \(fixed(Double(row.receiverRSS) / 1_048_576, 1)) MiB"
+                        + "latency send→output:\(row.latency) (floor p99 \(fixed(row.floorP99, 0)) µs, event loop alone \(fixed(row.loopP99, 0)) µs); receiver CPU \(fixed(row.receiverCPU, 1))% of a core (floor \(fixed(row.floorCPU, 1))%, event loop alone \(fixed(row.loopCPU, 1))%), peak RSS \(fixed(Double(row.receiverRSS) / 1_048_576, 1)) MiB"
                 )
                 if let summary = row.summary {
                     print("  the receiver's \(summary.trimmingPrefix(while: { $0 == " " }))")
@@ -725,7 +728,7 @@ extension StreamBenchmark {
             senders: streamers.count, sent: sent - notDelivered, received: received,
             lost: sent - notDelivered - received, latency: latency,
             p99: Self.p99(in: latency), receiverCPU: cpu / elapsed * 100, receiverRSS: rss,
-            floorP99: floor.p99, floorCPU: floor.cpu, loopCPU: loop.cpu,
+            floorP99: floor.p99, floorCPU: floor.cpu, loopCPU: loop.cpu, loopP99: loop.p99,
             summary: sent - notDelivered - received > 0
                 ? report.split(separator: "\n").last { $0.contains("summary:") }.map(String.init) : nil)
     }
