@@ -29,4 +29,23 @@ struct HeldDatagramsTests {
         #expect(held.take(claimedBy: [b]).count == 10)
         #expect(held.items.map(\.bytes) == [[0xA0, 3]])
     }
+
+    @Test("Two senders released together come in the order they arrived; the last release empties the count")
+    func takeTwoInOrder() throws {
+        var held = HeldDatagrams(limit: 100, limitPerSender: 10)
+        let source = try SocketAddress.resolve("127.0.0.1:9", defaultPort: 0, passive: false)
+        let ids: [[UInt8]] = [[1], [2], [3]]
+        for i in UInt8(0)..<6 {
+            let id = ids[Int(i) % 3]
+            #expect(held.hold([id[0], i], claimed: id, from: source, at: UInt64(i)) == nil)
+        }
+        #expect(held.count == 6)
+        let taken = held.take(claimedBy: [ids[2], ids[0]])
+        #expect(taken.map(\.bytes) == [[1, 0], [3, 2], [1, 3], [3, 5]], "arrival order across the two")
+        #expect(taken.map(\.received) == [0, 2, 3, 5])
+        #expect(held.count == 2)
+        #expect(held.take(claimedBy: [ids[1]]).map(\.bytes) == [[2, 1], [2, 4]])
+        #expect(held.count == 0 && held.items.isEmpty)
+        #expect(held.hold([1, 0], claimed: ids[0], from: source, at: 9) == nil, "copies are forgotten once released")
+    }
 }

@@ -9,16 +9,18 @@ struct HeldDatagrams {
         var bytes: [UInt8]
         var sender: SocketAddress
         var received: UInt64
-        /// The sender id it claims (whose store releases it).
-        var claimed: [UInt8]
     }
 
-    private(set) var items: [Item] = []
+    /// Each claimed sender's held datagrams, in the order they came, with their place in the order
+    /// of all (so that a store releases its sender's without a pass over everyone's, and the sender
+    /// id is kept once per sender, not once per datagram).
+    private var bySender: [[UInt8]: [(order: Int, item: Item)]] = [:]
     /// The held datagrams themselves: a copy of one (a replay, or the network's duplicate) is refused
     /// as replayed instead of being held twice (the epoch's replay window does not exist yet).
     private var copies: Set<[UInt8]> = []
-    /// How many are held per claimed sender id.
-    private var perSender: [[UInt8]: Int] = [:]
+    private var nextOrder = 0
+    /// How many are held.
+    private(set) var count = 0
     /// Most held at once; most for one claimed sender.
     let limit: Int, limitPerSender: Int
 
@@ -27,35 +29,39 @@ struct HeldDatagrams {
         self.limitPerSender = limitPerSender
     }
 
+    /// Everything held, in the order it came (for tests and reports).
+    var items: [Item] { bySender.values.joined().sorted { $0.order < $1.order }.map(\.item) }
+
     /// Holds `bytes` (claiming to be from `claimed`), or says why not: a copy of one held is
     /// `.replayed`; past a bound, `.notStored`.
     mutating func hold(_ bytes: [UInt8], claimed: [UInt8], from sender: SocketAddress, at now: UInt64) -> Refusal? {
         if copies.contains(bytes) { return .replayed }
-        guard items.count < limit && perSender[claimed, default: 0] < limitPerSender else { return .notStored }
-        items.append(Item(bytes: bytes, sender: sender, received: now, claimed: claimed))
+        guard count < limit && bySender[claimed, default: []].count < limitPerSender else { return .notStored }
+        bySender[claimed, default: []].append((nextOrder, Item(bytes: bytes, sender: sender, received: now)))
+        nextOrder += 1
+        count += 1
         copies.insert(bytes)
-        perSender[claimed, default: 0] += 1
         return nil
     }
 
-    /// The datagrams held for the claimed senders in `senders`, in order, leaving the others held
-    /// (a store releases only its own sender's: re-offering every held datagram at each store cost
-    /// an AEAD open per datagram held, times the stores).
+    /// The datagrams held for the claimed senders in `senders`, in the order they came, leaving the
+    /// others held (a store releases only its own sender's: re-offering every held datagram at each
+    /// store cost an AEAD open per datagram held, times the stores).
     mutating func take(claimedBy senders: Set<[UInt8]>) -> [Item] {
-        guard !senders.isEmpty, !items.isEmpty else { return [] }
-        var taken: [Item] = []
-        var kept: [Item] = []
-        kept.reserveCapacity(items.count)
-        for item in items {
-            if senders.contains(item.claimed) {
-                taken.append(item)
-                copies.remove(item.bytes)
-            } else {
-                kept.append(item)
-            }
+        var taken: [(order: Int, item: Item)] = []
+        for sender in senders {
+            if let theirs = bySender.removeValue(forKey: sender) { taken += theirs }
         }
-        for sender in senders { perSender[sender] = nil }
-        items = kept
-        return taken
+        guard !taken.isEmpty else { return [] }
+        count -= taken.count
+        for entry in taken { copies.remove(entry.item.bytes) }
+        if count == 0 {
+            // The start is over: the warm-up's tables go (up to the bound's worth of entries).
+            bySender = [:]
+            copies = []
+            nextOrder = 0
+        }
+        if senders.count > 1 { taken.sort { $0.order < $1.order } }
+        return taken.map(\.item)
     }
 }
