@@ -66,3 +66,9 @@ static inline int mouse3d_set_timer_slack(unsigned long nanoseconds) {
     return prctl(PR_SET_TIMERSLACK, nanoseconds, 0UL, 0UL, 0UL);
 }
 static inline long mouse3d_timer_slack(void) { return (long) prctl(PR_GET_TIMERSLACK, 0UL, 0UL, 0UL, 0UL); }
+/* The calling thread's id (gettid(2), which glibc declares only under _GNU_SOURCE), and its name
+   as /proc and `top -H` show it (PR_SET_NAME: at most 15 bytes). */
+static inline int mouse3d_thread_id(void) { return (int) syscall(SYS_gettid); }
+static inline int mouse3d_set_thread_name(const char *name) {
+    return prctl(PR_SET_NAME, (unsigned long) name, 0UL, 0UL, 0UL);
+}

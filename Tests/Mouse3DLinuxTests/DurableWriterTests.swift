@@ -32,6 +32,36 @@ struct DurableWriterTests {
         #expect(try DirectoryListing.names(in: directory) == ["a.state"], "no temporary file left behind")
     }
 
+    @Test("The writer's thread is named and runs at the least CPU priority (nice 19), below the loop it serves")
+    func lowPriority() throws {
+        let callerBefore = Self.ownNiceness()
+        let writer = try DurableFileWriter<Int>()
+        defer { writer.stop() }
+        writer.submit(path: directory + "/n.state", bytes: [1], tag: 0)
+        writer.waitUntilIdle()
+        // Read from /proc as `top -H` would: every thread of this process so named (other tests'
+        // writers too), and its nice value, the 19th field of its stat line.
+        var niceness: [Int] = []
+        for task in try DirectoryListing.names(in: "/proc/self/task") {
+            let base = "/proc/self/task/\(task)"
+            guard let comm = try? FileContents.read(path: base + "/comm"),
+                String(decoding: comm, as: UTF8.self) == "mouse3d-store\n",
+                let stat = try? FileContents.read(path: base + "/stat")
+            else { continue }
+            let text = String(decoding: stat, as: UTF8.self)
+            let afterName = text[text.index(after: text.lastIndex(of: ")")!)...].split(separator: " ")
+            niceness.append(Int(afterName[16])!)  // fields 3... after the name; nice is field 19
+        }
+        #expect(!niceness.isEmpty, "a thread named mouse3d-store is running")
+        #expect(niceness.allSatisfy { $0 == 19 }, "nice values \(niceness)")
+        #expect(Self.ownNiceness() == callerBefore, "the caller's thread is left as it was")
+    }
+
+    static func ownNiceness() -> Int32 {
+        Glibc.errno = 0
+        return getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0)  // 0: the calling thread
+    }
+
     @Test("A write that cannot be done comes back with its error, and the writer carries on")
     func failure() throws {
         let writer = try DurableFileWriter<String>()
