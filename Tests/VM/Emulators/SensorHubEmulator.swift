@@ -70,6 +70,13 @@ public final class SensorHubEmulator: UHIDEmulator, @unchecked Sendable {
     /// How far into the script the stream has sent, in seconds.
     private var sentSeconds = 0.0
     public var scriptSecondsSent: Double { lock.withLock { sentSeconds } }
+    /// Ticks of the current stream sent more than ``lateBound`` after they were due, and the worst
+    /// lateness, in milliseconds: the kernel stamps a hub's reports as they arrive, so a late tick
+    /// is a sample stamped late (a starved TCG thread, not a device: a real hub's samples come on
+    /// time and only their delivery can be late).
+    private var late = (count: 0, worstMilliseconds: 0.0)
+    public var lateTicks: (count: Int, worstMilliseconds: Double) { lock.withLock { late } }
+    public static let lateBound: UInt64 = 25_000_000
 
     /// Streams `script` (mouse3d's frame) at `hertz`, both sensors each tick, until deinit or the
     /// next stream, as a sensor on its own clock does: tick `n` is due `n` periods after the start
@@ -88,6 +95,7 @@ public final class SensorHubEmulator: UHIDEmulator, @unchecked Sendable {
         let mine = lock.withLock {
             generation += 1
             sentSeconds = 0
+            late = (0, 0)
             return generation
         }
         DedicatedThread.start { [weak self] in
@@ -103,9 +111,17 @@ public final class SensorHubEmulator: UHIDEmulator, @unchecked Sendable {
                 let rate = script.degreesPerSecond(from: from, to: end, overDeviceSeconds: period)
                 self.setReading(
                     metersPerSecondSquared: forces(step.metersPerSecondSquared), degreesPerSecond: rates(rate))
+                let sentAt = MonotonicClock.nanoseconds()
                 try? self.pushReport(sensor: 1)
                 try? self.pushReport(sensor: 2)
-                self.lock.withLock { self.sentSeconds = end }
+                self.lock.withLock {
+                    self.sentSeconds = end
+                    let lateness = sentAt &- due(tick)
+                    if sentAt > due(tick) + Self.lateBound {
+                        self.late.count += 1
+                        self.late.worstMilliseconds = max(self.late.worstMilliseconds, Double(lateness) / 1e6)
+                    }
+                }
                 tick += 1
                 let now = MonotonicClock.nanoseconds()
                 if now > due(tick) + 500_000_000 {
