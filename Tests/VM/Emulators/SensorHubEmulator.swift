@@ -116,10 +116,11 @@ public final class SensorHubEmulator: UHIDEmulator, @unchecked Sendable {
                 try? self.pushReport(sensor: 2)
                 self.lock.withLock {
                     self.sentSeconds = end
-                    let lateness = sentAt &- due(tick)
-                    if sentAt > due(tick) + Self.lateBound {
+                    // Counted for this stream only: a stream started meanwhile has its own count.
+                    if self.generation == mine && sentAt > due(tick) + Self.lateBound {
                         self.late.count += 1
-                        self.late.worstMilliseconds = max(self.late.worstMilliseconds, Double(lateness) / 1e6)
+                        self.late.worstMilliseconds = max(
+                            self.late.worstMilliseconds, Double(sentAt - due(tick)) / 1e6)
                     }
                 }
                 tick += 1
