@@ -140,8 +140,8 @@ public final class DurableFileWriter<Tag: Sendable>: @unchecked Sendable {
         }
     }
 
-    /// Lowers the calling thread's CPU priority to the least (nice 19; on Linux a nice value is a
-    /// thread's own). Why: a group commit of 64 sessions' states is milliseconds of CPU (64 writes,
+    /// Names the calling thread ``threadName`` (as `top -H` and /proc show it) and lowers its CPU
+    /// priority to the least (nice 19; on Linux a nice value is a thread's own). Why: a group commit of 64 sessions' states is milliseconds of CPU (64 writes,
     /// fsyncs and renames) on the core the receiver's loop runs on, and at the same priority the
     /// loop, woken by a datagram, waited behind it for up to 2 ms (perf sched trace, 64 senders:
     /// every off-CPU stretch of the loop over a millisecond fell inside a group commit). At nice 19
