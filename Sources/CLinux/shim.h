@@ -72,3 +72,8 @@ static inline int mouse3d_thread_id(void) { return (int) syscall(SYS_gettid); }
 static inline int mouse3d_set_thread_name(const char *name) {
     return prctl(PR_SET_NAME, (unsigned long) name, 0UL, 0UL, 0UL);
 }
+/* Swaps two paths atomically (renameat2(2) with RENAME_EXCHANGE, 1 << 1 in <linux/fs.h>; glibc
+   declares renameat2 only under _GNU_SOURCE). EINVAL where the file system cannot. */
+static inline int mouse3d_exchange_paths(const char *first, const char *second) {
+    return (int) syscall(SYS_renameat2, AT_FDCWD, first, AT_FDCWD, second, 1U << 1);
+}

@@ -64,6 +64,11 @@ struct SealedStreamingTests {
         #expect(sender.errors.contains("sealed stream"))
         #expect(waitUntilRead(port: port) == 0, "the kernel dropped none")
         #expect(receiver.terminate() == 0)
+        // The session's state, stored while it ran (its store thread keeps a temporary file per
+        // state for the next store), is all that is left at a clean exit: no temporary.
+        let senders = p.receiverHome + "/mouse3d/senders"
+        let left = try FileManager.default.contentsOfDirectory(atPath: senders)
+        #expect(left.contains { $0.hasSuffix(".state") } && !left.contains { $0.contains(".tmp-") }, "\(left)")
         let streaming = StreamingTests()
         let expected = try streaming.replayFrames()
         let received = try streaming.receivedFrames(receiver.output)

@@ -14,7 +14,6 @@ struct DurableWriterTests {
     )
     func ordered() throws {
         let writer = try DurableFileWriter<Int>()
-        defer { writer.stop() }
         let path = directory + "/a.state"
         for i in 0..<50 { writer.submit(path: path, bytes: Array("value \(i)\n".utf8), tag: i) }
         var tags: [Int] = []
@@ -29,7 +28,72 @@ struct DurableWriterTests {
         #expect(tags == Array(0..<50))
         #expect(writer.isIdle)
         #expect(String(decoding: try FileContents.read(path: path), as: UTF8.self) == "value 49\n")
+        writer.stop()
         #expect(try DirectoryListing.names(in: directory) == ["a.state"], "no temporary file left behind")
+    }
+
+    @Test(
+        "A path written again reuses its kept temporary: swapped in, so no inode is made; the temporary holds the previous contents, closed to others, and goes when the writer stops"
+    )
+    func keptTemporary() throws {
+        let writer = try DurableFileWriter<Int>()
+        let path = directory + "/k.state"
+        let temporary = SecretFile.temporaryPath(for: path)
+        func inode(_ p: String) -> UInt? {
+            var status = stat()
+            return stat(p, &status) == 0 ? UInt(status.st_ino) : nil
+        }
+        writer.submit(path: path, bytes: Array("first\n".utf8), tag: 0)
+        writer.waitUntilIdle()
+        // The first write of a path that did not exist renames its temporary (nothing to swap).
+        #expect(inode(temporary) == nil)
+        for (i, text) in ["second\n", "third, a longer line\n", "4\n"].enumerated() {
+            let before = (file: inode(path), temporary: inode(temporary))
+            writer.submit(path: path, bytes: Array(text.utf8), tag: i + 1)
+            writer.waitUntilIdle()
+            #expect(String(decoding: try FileContents.read(path: path), as: UTF8.self) == text)
+            // Swapped: the file is the old temporary's inode (when there was one), the temporary the
+            // old file's, holding what the file held.
+            #expect(inode(temporary) == before.file, "write \(i + 2)")
+            if let old = before.temporary { #expect(inode(path) == old, "write \(i + 2): a new inode was made") }
+            var status = stat()
+            #expect(stat(temporary, &status) == 0 && status.st_mode & 0o777 == 0o600)
+        }
+        #expect(String(decoding: try FileContents.read(path: temporary), as: UTF8.self) == "third, a longer line\n")
+        #expect(writer.takeCompletions().allSatisfy { $0.error == nil })
+        writer.stop()
+        #expect(try DirectoryListing.names(in: directory) == ["k.state"], "the kept temporary is removed at stop")
+        // Stopped: a second stop does nothing; a write is done on the spot, and keeps nothing.
+        writer.stop()
+        writer.submit(path: path, bytes: Array("after\n".utf8), tag: 9)
+        #expect(writer.isIdle)
+        #expect(String(decoding: try FileContents.read(path: path), as: UTF8.self) == "after\n")
+        #expect(try DirectoryListing.names(in: directory) == ["k.state"])
+    }
+
+    @Test(
+        "A kept temporary that is not a plain file of the caller's (a FIFO put there) is made anew, without waiting on it; a folder in the file's place is not swapped aside"
+    )
+    func keptTemporaryReplaced() throws {
+        let path = directory + "/f.state"
+        try SecretFile.write(path: path, bytes: Array("old\n".utf8))
+        let temporary = SecretFile.temporaryPath(for: path)
+        #expect(mkfifo(temporary, 0o600) == 0)
+        let errors = SecretFile.write([(path, Array("new\n".utf8))], keepingTemporaries: true)
+        #expect(errors.allSatisfy { $0 == nil }, "\(errors)")
+        #expect(String(decoding: try FileContents.read(path: path), as: UTF8.self) == "new\n")
+        var status = stat()
+        #expect(stat(temporary, &status) == 0 && status.st_mode & S_IFMT == S_IFREG, "the FIFO was replaced")
+        #expect(String(decoding: try FileContents.read(path: temporary), as: UTF8.self) == "old\n")
+        SecretFile.removeTemporary(for: path)
+        #expect(try DirectoryListing.names(in: directory) == ["f.state"])
+        // A folder where the file goes: the write fails as a rename over it does (a swap would
+        // succeed and move the folder aside), and the folder stays.
+        let folder = directory + "/d.state"
+        #expect(mkdir(folder, 0o700) == 0)
+        #expect(SecretFile.write([(folder, [1])], keepingTemporaries: true)[0] != nil, "stored over a folder")
+        #expect(stat(folder, &status) == 0 && status.st_mode & S_IFMT == S_IFDIR)
+        #expect(try DirectoryListing.names(in: directory).sorted() == ["d.state", "f.state"])
     }
 
     @Test("The writer's thread is named and runs at the least CPU priority (nice 19), below the loop it serves")

@@ -2,8 +2,9 @@ import CLinux
 import Glibc
 import Synchronization
 
-/// Writes small secret files durably (``SecretFile/write(path:bytes:)``: a temporary file, fsync,
-/// rename, fsync of the directory) on a thread of its own, in the order they were submitted (those
+/// Writes small secret files durably (``SecretFile/write(_:keepingTemporaries:)``: a temporary file,
+/// fsync, swapped with or renamed over the file, fsync of the directory; the temporary is kept for
+/// the next write of the path and removed at ``stop()``) on a thread of its own, in the order they were submitted (those
 /// waiting together in one group commit), so that the event loop never waits for the disk. Each
 /// finished write comes back, with its tag, through ``completions``, a descriptor the loop watches.
 ///
@@ -30,8 +31,12 @@ public final class DurableFileWriter<Tag: Sendable>: @unchecked Sendable {
         /// Submitted and not finished.
         var pending = 0
         var stopping = false
+        /// ``stop()`` was called (a second call does nothing).
+        var stopped = false
         /// Group commits done.
         var groups = 0
+        /// Every path written: their temporaries are kept between writes, removed at ``stop()``.
+        var written = Set<String>()
     }
 
     /// Readable when writes have finished; ``takeCompletions()`` then returns them.
@@ -47,9 +52,9 @@ public final class DurableFileWriter<Tag: Sendable>: @unchecked Sendable {
         work = try SystemCall.retrying("eventfd", "durable writer") { eventfd(0, Int32(EFD_CLOEXEC)) }
     }
 
-    /// Starts the thread on the first write.
+    /// Starts the thread on the first write (not after ``stop()``: a write then is done on the spot).
     private func startIfNeeded() {
-        guard thread == nil else { return }
+        guard thread == nil, !state.withLock({ $0.stopped }) else { return }
         thread = WorkerThread.start { [self] in runWorker() }
     }
 
@@ -87,10 +92,17 @@ public final class DurableFileWriter<Tag: Sendable>: @unchecked Sendable {
         while !isIdle { MonotonicClock.sleep(nanoseconds: 100_000) }
     }
 
-    /// Finishes the queued writes, then stops the thread.
+    /// Finishes the queued writes, then stops the thread and removes the kept temporaries. Once:
+    /// later calls do nothing.
     public func stop() {
+        let first = state.withLock { s -> Bool in
+            defer { s.stopped = true }
+            return !s.stopped
+        }
+        guard first else { return }
         guard let thread else {
             close(work)
+            for path in state.withLock({ $0.written }) { SecretFile.removeTemporary(for: path) }
             return
         }
         state.withLock { $0.stopping = true }
@@ -98,6 +110,7 @@ public final class DurableFileWriter<Tag: Sendable>: @unchecked Sendable {
         pthread_join(thread, nil)
         self.thread = nil
         close(work)
+        for path in state.withLock({ $0.written }) { SecretFile.removeTemporary(for: path) }
     }
 
     private func wakeWorker() {
@@ -116,7 +129,8 @@ public final class DurableFileWriter<Tag: Sendable>: @unchecked Sendable {
     }
 
     /// Writes everything queued, in order: as many as are waiting (up to ``groupLimit``, and not two
-    /// of one path) in one group commit (``SecretFile/write(_:)``), their completions together.
+    /// of one path) in one group commit (``SecretFile/write(_:keepingTemporaries:)``, each path's
+    /// temporary kept for its next write), their completions together.
     private func runQueued() {
         while true {
             let group = state.withLock { s -> [Job] in
@@ -130,8 +144,10 @@ public final class DurableFileWriter<Tag: Sendable>: @unchecked Sendable {
                 return Array(s.queue.prefix(taken))
             }
             guard !group.isEmpty else { return }
-            let errors = SecretFile.write(group.map { ($0.path, $0.bytes) })
+            let keeping = !state.withLock { $0.stopped }  // after stop(), nothing is left to remove
+            let errors = SecretFile.write(group.map { ($0.path, $0.bytes) }, keepingTemporaries: keeping)
             state.withLock {
+                for job in group { $0.written.insert(job.path) }
                 for (job, error) in zip(group, errors) { $0.finished.append(Completion(tag: job.tag, error: error)) }
                 $0.pending -= group.count
                 $0.groups += 1

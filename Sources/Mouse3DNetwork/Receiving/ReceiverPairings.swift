@@ -181,9 +181,10 @@ public final class ReceiverPairings: SessionStore {
 
     /// At a clean exit: stores each sender's exact epoch and next sequence number where they differ
     /// from what is stored (the reservations reach further ahead), so that a restarted receiver
-    /// takes a sender that carries on at once, and refuses replays of what this one accepted.
+    /// takes a sender that carries on at once, and refuses replays of what this one accepted. The
+    /// store thread is stopped first (its queued stores done, its kept temporary files removed).
     public func saveMarks() {
-        writer.waitUntilIdle()
+        writer.stop()
         for mark in opener.highWaterMarks {
             let f = mark.peer.fingerprint
             if let saved = savedMarks[f], saved == (mark.epoch, mark.nextSequence) { continue }
