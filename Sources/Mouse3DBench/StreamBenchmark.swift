@@ -595,8 +595,9 @@ extension StreamBenchmark {
         var loopP99: Double
         /// Each round's receiver CPU over its floor's (one entry for a single run).
         var ratios: [Double] = []
-        /// The receiver's closing summary when frames were lost (what it dropped, and why).
-        var summary: String?
+        /// When frames were lost: the receiver's lines on refusals and stores, and its closing summary
+        /// (what it dropped, and why).
+        var summary: [String]?
 
         /// The rounds of one count as one row: loss summed, the largest peak RSS, every other
         /// figure the rounds' median (the latency text the median-p99 round's).
@@ -645,7 +646,7 @@ extension StreamBenchmark {
                         + "latency send→output:\(row.latency) (floor p99 \(fixed(row.floorP99, 0)) µs, event loop alone \(fixed(row.loopP99, 0)) µs); receiver CPU \(fixed(row.receiverCPU, 1))% of a core (floor \(fixed(row.floorCPU, 1))%, event loop alone \(fixed(row.loopCPU, 1))%), peak RSS \(fixed(Double(row.receiverRSS) / 1_048_576, 1)) MiB"
                 )
                 if let summary = row.summary {
-                    print("  the receiver's \(summary.trimmingPrefix(while: { $0 == " " }))")
+                    for line in summary { print("  the receiver's \(line.trimmingPrefix(while: { $0 == " " }))") }
                 }
             }
             rows.append(LoadRow.median(of: runs))
@@ -729,8 +730,18 @@ extension StreamBenchmark {
             lost: sent - notDelivered - received, latency: latency,
             p99: Self.p99(in: latency), receiverCPU: cpu / elapsed * 100, receiverRSS: rss,
             floorP99: floor.p99, floorCPU: floor.cpu, loopCPU: loop.cpu, loopP99: loop.p99,
-            summary: sent - notDelivered - received > 0
-                ? report.split(separator: "\n").last { $0.contains("summary:") }.map(String.init) : nil)
+            summary: sent - notDelivered - received > 0 ? Self.lossLines(report) : nil)
+    }
+
+    /// What a receiver that lost frames said about it: its lines on refusals and stores (when and
+    /// why: a store that failed, datagrams held past their bound), at most 20, and its summary.
+    static func lossLines(_ report: String) -> [String] {
+        let lines = report.split(separator: "\n").map(String.init)
+        let said = lines.filter {
+            !$0.contains("summary:")
+                && ($0.contains("refused") || $0.contains("cannot store") || $0.contains("not stored"))
+        }
+        return Array(said.prefix(20)) + (lines.last { $0.contains("summary:") }.map { [$0] } ?? [])
     }
 
     /// The machine's floor under the same load: the same pacing from as many sockets, each datagram
