@@ -4,9 +4,10 @@ import Synchronization
 
 /// Writes small secret files durably (``SecretFile/write(_:keepingTemporaries:)``: a temporary file,
 /// fsync, swapped with or renamed over the file, fsync of the directory; the temporary is kept for
-/// the next write of the path and removed at ``stop()``) on a thread of its own, in the order they were submitted (those
-/// waiting together in one group commit), so that the event loop never waits for the disk. Each
-/// finished write comes back, with its tag, through ``completions``, a descriptor the loop watches.
+/// the next write of the path and removed at ``stop()``) on a thread of its own, in the order they
+/// were submitted (those waiting together in one group commit), so that the event loop never waits
+/// for the disk. Each finished write comes back, with its tag, through ``completions``, a descriptor
+/// the loop watches.
 ///
 /// Why: a receiver stores each sender's replay state before it accepts sequence numbers beyond the
 /// last reservation. Done on the loop, each store (two fsyncs, 1–10 ms on common disks, far more on
@@ -30,9 +31,8 @@ public final class DurableFileWriter<Tag: Sendable>: @unchecked Sendable {
         var finished: [Completion] = []
         /// Submitted and not finished.
         var pending = 0
+        /// ``stop()`` was called: the worker ends once the queue is empty; a second call does nothing.
         var stopping = false
-        /// ``stop()`` was called (a second call does nothing).
-        var stopped = false
         /// Group commits done.
         var groups = 0
         /// Every path written: their temporaries are kept between writes, removed at ``stop()``.
@@ -54,7 +54,7 @@ public final class DurableFileWriter<Tag: Sendable>: @unchecked Sendable {
 
     /// Starts the thread on the first write (not after ``stop()``: a write then is done on the spot).
     private func startIfNeeded() {
-        guard thread == nil, !state.withLock({ $0.stopped }) else { return }
+        guard thread == nil, !state.withLock({ $0.stopping }) else { return }
         thread = WorkerThread.start { [self] in runWorker() }
     }
 
@@ -96,19 +96,15 @@ public final class DurableFileWriter<Tag: Sendable>: @unchecked Sendable {
     /// later calls do nothing.
     public func stop() {
         let first = state.withLock { s -> Bool in
-            defer { s.stopped = true }
-            return !s.stopped
+            defer { s.stopping = true }
+            return !s.stopping
         }
         guard first else { return }
-        guard let thread else {
-            close(work)
-            for path in state.withLock({ $0.written }) { SecretFile.removeTemporary(for: path) }
-            return
+        if let thread {
+            wakeWorker()
+            pthread_join(thread, nil)
+            self.thread = nil
         }
-        state.withLock { $0.stopping = true }
-        wakeWorker()
-        pthread_join(thread, nil)
-        self.thread = nil
         close(work)
         for path in state.withLock({ $0.written }) { SecretFile.removeTemporary(for: path) }
     }
@@ -144,7 +140,7 @@ public final class DurableFileWriter<Tag: Sendable>: @unchecked Sendable {
                 return Array(s.queue.prefix(taken))
             }
             guard !group.isEmpty else { return }
-            let keeping = !state.withLock { $0.stopped }  // after stop(), nothing is left to remove
+            let keeping = !state.withLock { $0.stopping }  // after stop(), nothing would remove them
             let errors = SecretFile.write(group.map { ($0.path, $0.bytes) }, keepingTemporaries: keeping)
             state.withLock {
                 for job in group { $0.written.insert(job.path) }
