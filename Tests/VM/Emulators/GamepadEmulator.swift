@@ -52,7 +52,9 @@ public class GamepadEmulator: UHIDEmulator, @unchecked Sendable {
     /// ``stopStreaming()`` or unplugging. Returns at once. Each report carries the step in force at
     /// its time, or with `integrating` the mean rate since the previous report (so that reports
     /// spanning a change of step, or a stretch skipped because the VM was slow, still add up to the
-    /// script's angle). Reports owed after a stall go in a burst (up to 2 s of them). `gyroBiasDegreesPerSecond` is added to every gyroscope reading, as an
+    /// script's angle). Reports owed after a stall go in a burst (up to 2 s of them); integrating,
+    /// more than 8 behind, each of them spans up to ``longestCatchUp`` until it has caught up.
+    /// `gyroBiasDegreesPerSecond` is added to every gyroscope reading, as an
     /// uncalibrated sensor's offset. At `gate`'s closed gates the script holds (``ScriptGate``).
     public func startStreaming(
         _ script: MotionScript, hertz: Double, integrating: Bool = false,
@@ -92,11 +94,23 @@ public class GamepadEmulator: UHIDEmulator, @unchecked Sendable {
                 // motion, as a controller's buffered reports reach a host that stalled. Over 2 s
                 // behind, the controller lost them: skip ahead (the next report's clock jumps).
                 let now = MonotonicClock.nanoseconds()
+                // Integrating, and more than 8 reports behind: the next report spans what is owed, up
+                // to 100 ms (its mean rate keeps the script's angle; mouse3d takes a step under
+                // 0.25 s as motion). Why: in the seat VM the guest could not keep up with 250
+                // reports a second for long (each goes through hid-playstation, the send unit and
+                // the receiver, all emulated), fell 2 s behind again and again and skipped, and
+                // the skipped seconds' motion was lost: seat_send_unit missed five attempts of
+                // five in a clean CI run (session 40), the send unit saying "the motion samples
+                // stopped for 2.01 s" each time, while the VM itself stalled at most 151 ms.
+                if integrating && now > next + 8 * period { next = min(now, previous + Self.longestCatchUp) }
                 if next + 2_000_000_000 < now { next = now + period }
                 MonotonicClock.sleep(untilNanoseconds: next)
             }
         }
     }
+
+    /// The longest span one report covers when an integrating stream catches up (nanoseconds).
+    static var longestCatchUp: UInt64 { 100_000_000 }
 
     /// How far into the script the stream has sent, in seconds.
     private var sentSeconds = 0.0
