@@ -64,9 +64,7 @@ public enum SecretFile {
         do {
             _ = try SystemCall.retrying("fstat", path) { fstat(fd.rawValue, &status) }
         } catch { throw .system(error) }
-        guard status.st_mode & S_IFMT == S_IFREG else { throw .notRegularFile(path: path) }
-        guard status.st_uid == geteuid() else { throw .wrongOwner(path: path, owner: status.st_uid) }
-        guard status.st_mode & 0o077 == 0 else { throw .readableByOthers(path: path, mode: status.st_mode) }
+        if let problem = problem(with: status, path: path) { throw problem }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 4096)
         while true {
@@ -77,6 +75,15 @@ public enum SecretFile {
             if n == 0 { return bytes }
             bytes += chunk[0..<n]
         }
+    }
+
+    /// Why a file with `status` is not a key file's: not a regular file, another user's, or open to
+    /// group or others (nil: it is fit).
+    static func problem(with status: stat, path: String) -> Problem? {
+        guard status.st_mode & S_IFMT == S_IFREG else { return .notRegularFile(path: path) }
+        guard status.st_uid == geteuid() else { return .wrongOwner(path: path, owner: status.st_uid) }
+        guard status.st_mode & 0o077 == 0 else { return .readableByOthers(path: path, mode: status.st_mode) }
+        return nil
     }
 
     /// Replaces the file at `path` with `bytes`, atomically and durably (a temporary file in the same
@@ -101,7 +108,7 @@ public enum SecretFile {
     /// swap, it is renamed as without. The caller removes the temporaries when it is done
     /// (``removeTemporary(for:)``; a crash leaves them to ``removeStaleTemporaries(in:)``). Why: a
     /// receiver with 64 senders renews their reservations every 2 s, and making and freeing 64 inodes
-    /// each time kept its store thread on the CPU for 20-36 ms a group (perf: ext4's inode allocator
+    /// each time kept its store thread on the CPU for 20-80 ms a group (perf: ext4's inode allocator
     /// stepping over the recently freed inodes, `recently_deleted`), in slices of 0.2-0.5 ms that
     /// the event loop, woken by datagrams, waited behind (the kernel does not preempt in-kernel
     /// work).
@@ -203,8 +210,7 @@ public enum SecretFile {
         var status = stat()
         let usable =
             (try? SystemCall.retrying("fstat", temporary) { fstat(raw, &status) }) != nil
-            && status.st_mode & S_IFMT == S_IFREG && status.st_uid == geteuid()
-            && status.st_mode & 0o077 == 0
+            && problem(with: status, path: temporary) == nil
         guard usable else {
             try? fd.close()
             return nil
