@@ -15,7 +15,9 @@ extension Mouse3D {
                 Throughput: this process sends datagrams at rising rates (in 1 ms bursts) to a real \
                 `mouse3d receive --print --format jsonl` writing to /dev/null; a step passes when the receiver \
                 counts every frame sent (a sealed step starts after one frame and 300 ms, its session's \
-                state stored: a new session's first datagrams are held for that store, at most 1024). Latency: real `mouse3d send` (a 1 kHz scripted log, one datagram per \
+                state stored: a new session's first datagrams are held for that store, at most \
+                \(AttitudeReceiver.maximumHeldPerSender)). Latency: real `mouse3d send` (a 1 kHz scripted \
+                log, one datagram per \
                 sample) and `mouse3d receive --print --latency` processes; the receiver records, in an HDR \
                 histogram, the time from the sender's clock reading just before sendto to its own after the \
                 output write. CPU is user+system time over the run, from the process's CPU clock (the \
