@@ -88,4 +88,31 @@ struct PipelineCoreTests {
         var fresh = MotionFusion(parameters: AttitudeEstimatorParameters())
         #expect(fresh.update(nowNanoseconds: 1) == nil, "nothing to say before the first sample")
     }
+
+    @Test("A gap the filter cannot bridge is said once; the time a source was away (and back) is not a gap")
+    func longGapsAndRestarts() {
+        var fusion = MotionFusion(parameters: AttitudeEstimatorParameters())
+        var sample = MotionSample(
+            timestampNanoseconds: 1_000_000_000, angularVelocityRadiansPerSecond: .zero,
+            specificForceMetersPerSecondSquared: SIMD3(0, 0, 9.81))
+        for _ in 0..<10 {
+            sample.timestampNanoseconds += 4_000_000
+            _ = fusion.fuse(sample, nowNanoseconds: 0)
+        }
+        #expect(fusion.takeLongGap() == nil, "4 ms apart")
+        sample.timestampNanoseconds += 2_000_000_000
+        _ = fusion.fuse(sample, nowNanoseconds: 0)
+        #expect(fusion.takeLongGap() == 2_000_000_000)
+        #expect(fusion.takeLongGap() == nil, "said once")
+        // Unplugged and back: a new device's clock (earlier or later) and seconds away.
+        fusion.sourceRestarted()
+        sample.timestampNanoseconds += 5_000_000_000
+        _ = fusion.fuse(sample, nowNanoseconds: 0)
+        #expect(fusion.takeLongGap() == nil, "the time away is not a gap")
+        sample.timestampNanoseconds += 4_000_000
+        _ = fusion.fuse(sample, nowNanoseconds: 0)
+        sample.timestampNanoseconds += 1_000_000_000
+        _ = fusion.fuse(sample, nowNanoseconds: 0)
+        #expect(fusion.takeLongGap() == 1_000_000_000, "gaps after the restart are said again")
+    }
 }

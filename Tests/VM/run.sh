@@ -135,8 +135,10 @@ if [ "$use_udev" = 1 ]; then
     mkdir -p "$rootfs/etc/udev/rules.d"
     cp udev/70-mouse3d.rules "$rootfs/etc/udev/rules.d/"
     cp udev/70-mouse3d-group.rules.example "$rootfs/etc/udev/rules.d/71-mouse3d-group.rules"
-    printf 'root:x:0:0:root:/:/bin/sh\nplayer:x:1000:1000::/tmp:/bin/sh\nstranger:x:1001:1001::/tmp:/bin/sh\n' > "$rootfs/etc/passwd"
-    printf 'root:x:0:\nmouse3d:x:101:player\ninput:x:102:stranger\nplayer:x:1000:\nstranger:x:1001:\n' > "$rootfs/etc/group"
+    # guest is in no device group: a device node is hers only when the test gives it to her
+    # (replug_unreadable_says_why).
+    printf 'root:x:0:0:root:/:/bin/sh\nplayer:x:1000:1000::/tmp:/bin/sh\nstranger:x:1001:1001::/tmp:/bin/sh\nguest:x:1002:1002::/tmp:/bin/sh\n' > "$rootfs/etc/passwd"
+    printf 'root:x:0:\nmouse3d:x:101:player\ninput:x:102:stranger\nplayer:x:1000:\nstranger:x:1001:\nguest:x:1002:\n' > "$rootfs/etc/group"
 fi
 (cd "$rootfs" && find . | cpio -o -H newc -R 0:0 --quiet) > "$initramfs"
 

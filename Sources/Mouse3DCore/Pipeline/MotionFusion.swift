@@ -80,6 +80,13 @@ public struct MotionFusion: Sendable {
         return longGap
     }
 
+    /// The source came back after it went away (unplugged, reopened): the time it was away is not
+    /// a gap to report (that it went away was said), nor is the jump to the new device's clock.
+    public mutating func sourceRestarted() {
+        lastSampleNanoseconds = nil
+        longGap = nil
+    }
+
     /// Starts measuring the gyroscope bias: once the device has been still for `seconds`, the mean
     /// angular velocity becomes the bias estimate (motion starts it over). Fusion goes on meanwhile.
     public mutating func startCalibration(seconds: Double = 5) { calibrator = GyroCalibrator(seconds: seconds) }

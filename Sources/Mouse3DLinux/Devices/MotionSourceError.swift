@@ -6,7 +6,13 @@ import SystemPackage
 public struct MotionSourceError: Error, CustomStringConvertible {
     /// The sentence for the user.
     public var message: String
+    /// Whether the device looked for is simply not there (a reopen by identity that finds nothing),
+    /// rather than there and not usable.
+    public var isAbsence = false
     /// Creates an error.
-    public init(message: String) { self.message = message }
+    public init(message: String, isAbsence: Bool = false) {
+        self.message = message
+        self.isAbsence = isAbsence
+    }
     public var description: String { message }
 }

@@ -91,7 +91,7 @@ public enum MotionSourceSelector {
                         && ($0.kind == .iio || ($0.hasAccelerometer && $0.hasGyroscope))
                 })
             else {
-                throw MotionSourceError(message: "'\(identity.name)' is not there")
+                throw MotionSourceError(message: "'\(identity.name)' is not there", isAbsence: true)
             }
             if identity.kind == .evdev { return try openEvdev(info) }
             return try openIIO(

@@ -98,6 +98,7 @@ public final class MotionPipeline {
                     try outputs.sourceEnded()
                     loop.stop()
                 },
-                accelerometerRange: { [unowned self] range in fusion.useReportedAccelerometerRange(range) }))
+                accelerometerRange: { [unowned self] range in fusion.useReportedAccelerometerRange(range) },
+                resumed: { [unowned self] in fusion.sourceRestarted() }))
     }
 }

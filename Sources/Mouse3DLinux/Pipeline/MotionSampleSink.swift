@@ -15,17 +15,21 @@ public struct MotionSampleSink {
     /// called when a device is opened or comes back.
     public var accelerometerRange: (Double?) -> Void
 
-    /// A sink of these five.
+    /// The device went away and is back (reopened): the next samples start a new timeline.
+    public var resumed: () -> Void
+
+    /// A sink of these six.
     public init(
         samples: @escaping ([MotionSample]) throws -> Void,
         button: @escaping (Int32, Bool) throws -> Void = { _, _ in },
         axis: @escaping (Int32, Float) throws -> Void = { _, _ in }, ended: @escaping () throws -> Void = {},
-        accelerometerRange: @escaping (Double?) -> Void = { _ in }
+        accelerometerRange: @escaping (Double?) -> Void = { _ in }, resumed: @escaping () -> Void = {}
     ) {
         self.samples = samples
         self.button = button
         self.axis = axis
         self.ended = ended
         self.accelerometerRange = accelerometerRange
+        self.resumed = resumed
     }
 }

@@ -16,6 +16,8 @@ public final class MotionSourceFollower: MotionSampleSource {
     private var lostAt: UInt64?
     private var nextRetry: UInt64 = 0
     private var nextPoll: UInt64 = 0
+    /// Why reopening failed while the device was there, said once a minute each.
+    private var reopenFailures = RepeatedLines(windowNanoseconds: 60_000_000_000)
     private let watchedButtons: Set<Int32>
     private let watchedAxes: Set<Int32>
     /// Whether the controller's event nodes are taken for mouse3d alone (the virtual gamepad
@@ -187,14 +189,25 @@ public final class MotionSourceFollower: MotionSampleSource {
 
     private func tryReopen(now: UInt64) {
         nextRetry = now + 250_000_000
-        guard
-            let opened = try? MotionSourceSelector.open(
+        let opened: (source: LiveMotionSource, identity: MotionSourceSelector.Identity)
+        do {
+            opened = try MotionSourceSelector.open(
                 request, identity: identity, iioPollHertz: iioPollHertz, mountOverride: mountOverride)
-        else { return }
+        } catch let error as MotionSourceError where error.isAbsence {
+            return
+        } catch {
+            // There but not opening (its permissions not yet given to this user, a node that is
+            // already going, a stored setup that does not read): "waiting for it to come back"
+            // alone would hide it. Each reason is said once a minute, with how often it recurred.
+            let line = "'\(identity.name)' is there again but does not open: \(error); trying again every 250 ms"
+            if let said = reopenFailures.say(line, kind: "\(error)", now: now) { report(said) }
+            return
+        }
         source = opened.source
         let away = lostAt.map { " after \(Double((now - $0) / 10_000_000) / 100) s" } ?? ""
         report("\(opened.source.summary): back\(away); resuming")
         lostAt = nil
+        sink.resumed()
         attachButtons()
         registerDevice()
     }

@@ -23,6 +23,7 @@ let allTests: [(name: String, run: () throws -> Void)] = [
     ("iio_record_buffered", LiveSourceTests.sensorHubBuffered),
     ("iio_record_polled", LiveSourceTests.sensorHubPolled),
     ("send_unplug_replug_resumes", LiveSourceTests.unplugReplug),
+    ("replug_unreadable_says_why", LiveSourceTests.replugUnreadableSaysWhy),
     ("send_clutch_and_recenter", GestureTests.clutchAndRecenter),
     ("uinput_pointer_output", OutputTests.pointer),
     ("run_pointer_from_dualsense", RunTests.pointerFromDualSense),
