@@ -72,6 +72,7 @@ public class GamepadEmulator: UHIDEmulator, @unchecked Sendable {
             var next = start
             var previous = start - period
             var previousElapsed = 0.0
+            var refusedSaid = false
             while let self, self.lock.withLock({ self.streaming && !self.stopped && self.generation == mine }) {
                 let elapsed = gate.scriptSeconds(atDeviceSeconds: Double(next - start) / 1e9)
                 let step = script.step(at: elapsed.truncatingRemainder(dividingBy: script.duration))
@@ -83,10 +84,20 @@ public class GamepadEmulator: UHIDEmulator, @unchecked Sendable {
                         from: previousElapsed, to: elapsed, overDeviceSeconds: Double(next - previous) / 1e9)
                     : step.degreesPerSecond
                 previousElapsed = elapsed
-                try? self.sendMotion(
-                    degreesPerSecond: rate + gyroBiasDegreesPerSecond,
-                    metersPerSecondSquared: step.metersPerSecondSquared,
-                    microseconds: UInt32((next - previous) / 1000))
+                do {
+                    try self.sendMotion(
+                        degreesPerSecond: rate + gyroBiasDegreesPerSecond,
+                        metersPerSecondSquared: step.metersPerSecondSquared,
+                        microseconds: UInt32((next - previous) / 1000))
+                } catch {
+                    // Said once a stream: a report the kernel refused (the device destroyed through
+                    // this descriptor: EINVAL; the descriptor closed: EBADF) tells a test's failure
+                    // from a driver that dropped a device whose reports still go in.
+                    if !refusedSaid {
+                        refusedSaid = true
+                        StandardError.write("VMTEST-INFO \(self.modelName): an input report was refused: \(error)\n")
+                    }
+                }
                 self.lock.withLock { self.sentSeconds = elapsed }
                 previous = next
                 next += period

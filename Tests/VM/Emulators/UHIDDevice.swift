@@ -72,12 +72,9 @@ public final class UHIDDevice: @unchecked Sendable {
         Self.put(identity.product, at: 268, in: &event)
         Self.put(identity.version, at: 272, in: &event)
         event.replaceSubrange(280..<280 + reportDescriptor.count, with: reportDescriptor)
-        do {
-            try send(event)
-        } catch {
-            try? descriptor.close()
-            throw error
-        }
+        // On failure deinit closes the descriptor: every stored property is set, so a throw from
+        // here releases a whole object (closing it here too closed it twice, perhaps someone else's).
+        try send(event)
     }
 
     deinit {

@@ -295,6 +295,16 @@ enum SeatTests {
             }
             let other = try shell("tail -n 12 \(otherLog)").output
             text += "\n    the other machine (root in namespace s) said: " + other.replacing("\n", with: "\n      ")
+            // What the kernel did with the emulated devices (a driver's probe that fails after
+            // making its input nodes removes them again), and which input devices are there now.
+            let kernel = try shell(
+                "dmesg | grep -i -e playstation -e uhid -e 'input:' -e 'power_supply' -e ' hid' | tail -n 16"
+            ).output
+            text += "\n    the kernel said: " + kernel.replacing("\n", with: "\n      ")
+            let present = try shell(
+                "for d in /sys/class/input/event*; do printf '%s: %s; ' \"${d##*/}\" \"$(cat \"$d/device/name\")\"; done"
+            ).output
+            text += "\n    input devices now: " + present
             throw VMTestFailure(description: text)
         }
     }
