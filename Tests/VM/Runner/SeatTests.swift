@@ -295,18 +295,22 @@ enum SeatTests {
             }
             let other = try shell("tail -n 12 \(otherLog)").output
             text += "\n    the other machine (root in namespace s) said: " + other.replacing("\n", with: "\n      ")
-            // What the kernel did with the emulated devices (a driver's probe that fails after
-            // making its input nodes removes them again), and which input devices are there now.
-            let kernel = try shell(
-                "dmesg | grep -i -e playstation -e uhid -e 'input:' -e 'power_supply' -e ' hid' | tail -n 16"
-            ).output
-            text += "\n    the kernel said: " + kernel.replacing("\n", with: "\n      ")
-            let present = try shell(
-                "for d in /sys/class/input/event*; do printf '%s: %s; ' \"${d##*/}\" \"$(cat \"$d/device/name\")\"; done"
-            ).output
-            text += "\n    input devices now: " + present
+            text += try kernelOnDevices()
             throw VMTestFailure(description: text)
         }
+    }
+
+    /// What the kernel did with the emulated devices (a driver's probe that fails after making its
+    /// input nodes removes them again) and which input devices are there now, as lines to append.
+    static func kernelOnDevices() throws -> String {
+        let kernel = try shell(
+            "dmesg | grep -i -e playstation -e uhid -e 'input:' -e 'power_supply' -e ' hid' | tail -n 16"
+        ).output
+        let present = try shell(
+            "for d in /sys/class/input/event*; do printf '%s: %s; ' \"${d##*/}\" \"$(cat \"$d/device/name\")\"; done"
+        ).output
+        return "\n    the kernel said: " + kernel.replacing("\n", with: "\n      ") + "\n    input devices now: "
+            + present
     }
 
     /// The 90° turn (rest, left about the vertical, pause, back) streamed by `controller`, read back
@@ -486,7 +490,7 @@ enum SeatTests {
                 _ = try? receiver.wait()
             }
             try configure("[receive]\noutput = \"pointer\"\n\n[send]\nto = [\"10.9.0.1\"]\n")
-            let pad = try plugDualSense()
+            var pad = try plugDualSense()
             defer { try? pad.unplug() }
             let level = SIMD3(0.0, 0.0, 9.80665)
             let script = MotionScript([
@@ -528,12 +532,22 @@ enum SeatTests {
                         "journalctl -b -q --no-pager -o cat _SYSTEMD_USER_UNIT=mouse3d-send.service | grep -c 'motion samples stopped' || true"
                     ).output) ?? 0
             }
+            /// How many times the send unit has said its pad went away (the test unplugs none: a
+            /// clean CI run saw the pad's motion node go within a second of the unit opening it,
+            /// and never come back, about one run in six; the kernel's lines are said when it does).
+            func padLosses() throws -> Int {
+                Int(
+                    try shell(
+                        "journalctl -b -q --no-pager -o cat _SYSTEMD_USER_UNIT=mouse3d-send.service | grep -c -e 'went away' -e 'was unplugged' || true"
+                    ).output) ?? 0
+            }
             var span: Double?
             var attempt = 1
             while true {
                 let from = yaws().count
                 let lostBefore = receiverLosses()
                 let gapsBefore = try senderGaps()
+                let padLossesBefore = try padLosses()
                 let probe = StallProbe()
                 span = try? waitFor("the whole turn at the receiver", seconds: 40) { () -> Double? in
                     let y = Array(yaws().dropFirst(from))
@@ -545,15 +559,24 @@ enum SeatTests {
                 let stalled = probe.stop()
                 let lost = receiverLosses() - lostBefore
                 let gaps = try senderGaps() - gapsBefore
-                if span.map({ abs($0 - 90) < 3 }) == true || (stalled < 250 && lost == 0 && gaps == 0)
+                let vanished = try padLosses() - padLossesBefore
+                if span.map({ abs($0 - 90) < 3 }) == true
+                    || (stalled < 250 && lost == 0 && gaps == 0 && vanished == 0)
                     || attempt == Self.sendUnitAttempts
                 {
                     break
                 }
                 say(
-                    "VMTEST-INFO the turn arrived as \(span.map { "\($0)°" } ?? "no whole turn") while this VM stalled up to \(Int(stalled)) ms, the receiver lost the stream \(lost) time(s) and the sender's samples stopped \(gaps) time(s): again (attempt \(attempt + 1) of \(Self.sendUnitAttempts))"
+                    "VMTEST-INFO the turn arrived as \(span.map { "\($0)°" } ?? "no whole turn") while this VM stalled up to \(Int(stalled)) ms, the receiver lost the stream \(lost) time(s), the sender's samples stopped \(gaps) time(s) and the unit said its pad went away \(vanished) time(s): again (attempt \(attempt + 1) of \(Self.sendUnitAttempts))"
                 )
                 attempt += 1
+                if vanished > 0 {
+                    // Not unplugged by this test: what the kernel said, then a pad plugged anew,
+                    // which the unit must take up by itself ("back; resuming").
+                    say("VMTEST-INFO the pad went away unasked:\(try kernelOnDevices())")
+                    try? pad.unplug()
+                    pad = try plugDualSense()
+                }
                 pad.stream(script)
             }
             guard let whole = span else {
