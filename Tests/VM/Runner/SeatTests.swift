@@ -523,24 +523,22 @@ enum SeatTests {
                 let said = String(decoding: (try? FileContents.read(path: otherLog)) ?? [], as: UTF8.self)
                 return said.ranges(of: "lost (no frames").count
             }
+            /// How many of the send unit's journal lines this boot hold any of `phrases`.
+            func unitSaid(_ phrases: String...) throws -> Int {
+                let patterns = phrases.map { "-e '\($0)'" }.joined(separator: " ")
+                return Int(
+                    try shell(
+                        "journalctl -b -q --no-pager -o cat _SYSTEMD_USER_UNIT=mouse3d-send.service | grep -c \(patterns) || true"
+                    ).output) ?? 0
+            }
             /// How many times the send unit has said its motion samples stopped for longer than its
             /// fusion bridges (0.25 s): the motion meanwhile was not seen (a clean CI run saw 1.5 and
             /// 2 s with no stall of this test's own and no loss said, and the turn never came whole).
-            func senderGaps() throws -> Int {
-                Int(
-                    try shell(
-                        "journalctl -b -q --no-pager -o cat _SYSTEMD_USER_UNIT=mouse3d-send.service | grep -c 'motion samples stopped' || true"
-                    ).output) ?? 0
-            }
+            func senderGaps() throws -> Int { try unitSaid("motion samples stopped") }
             /// How many times the send unit has said its pad went away (the test unplugs none: a
             /// clean CI run saw the pad's motion node go within a second of the unit opening it,
             /// and never come back, about one run in six; the kernel's lines are said when it does).
-            func padLosses() throws -> Int {
-                Int(
-                    try shell(
-                        "journalctl -b -q --no-pager -o cat _SYSTEMD_USER_UNIT=mouse3d-send.service | grep -c -e 'went away' -e 'was unplugged' || true"
-                    ).output) ?? 0
-            }
+            func padLosses() throws -> Int { try unitSaid("went away", "was unplugged") }
             var span: Double?
             var attempt = 1
             while true {
